@@ -1,0 +1,294 @@
+/* bench-overhead.c - ucbench's harness cost: its `signal` workload against a bare
+ * raise(SIGUSR1) loop (and, optionally, will-it-scale's signal1_processes), interleaved in
+ * one run on the same CPU, as root in our own namespace.  Prints per-round rates, the median
+ * ratio and its spread.  A program that prints numbers, not a test.
+ *
+ *   bench-overhead [--ucbench PATH] [--wis PATH/signal1_processes] [--rounds N]
+ *                  [--duration SEC] [--cpu N]
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <jansson.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "stats.h"
+#include "util.h"
+
+static void
+on_usr1 (int sig)
+{
+  (void) sig;
+}
+
+static void
+pin (int cpu)
+{
+  cpu_set_t set;
+  CPU_ZERO (&set);
+  CPU_SET (cpu, &set);
+  if (sched_setaffinity (0, sizeof set, &set) < 0)
+    {
+      perror ("sched_setaffinity");
+      exit (1);
+    }
+}
+
+static void
+sleep_s (double s)
+{
+  struct timespec ts = { (time_t) s, (long) ((s - (double) (time_t) s) * 1e9) };
+  while (nanosleep (&ts, &ts) < 0 && errno == EINTR)
+    ;
+}
+
+/* The bare loop: will-it-scale's signal1 body, counter in a shared page. */
+static double
+bare_rate (int cpu, double warmup, double duration)
+{
+  volatile uint64_t *ctr = mmap (NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+                                 -1, 0);
+  uint64_t a, b, t0, t1;
+  pid_t pid;
+
+  if (ctr == MAP_FAILED)
+    {
+      perror ("mmap");
+      exit (1);
+    }
+  pid = fork ();
+  if (pid == 0)
+    {
+      struct sigaction sa;
+      prctl (PR_SET_PDEATHSIG, SIGKILL);
+      pin (cpu);
+      memset (&sa, 0, sizeof sa);
+      sa.sa_handler = on_usr1;
+      sigaction (SIGUSR1, &sa, NULL);
+      for (;;)
+        {
+          raise (SIGUSR1);
+          (*ctr)++;
+        }
+    }
+  sleep_s (warmup);
+  t0 = ucb_now_ns ();
+  a = *ctr;
+  sleep_s (duration);
+  t1 = ucb_now_ns ();
+  b = *ctr;
+  kill (pid, SIGKILL);
+  waitpid (pid, NULL, 0);
+  munmap ((void *) ctr, 4096);
+  return (double) (b - a) / ((double) (t1 - t0) / 1e9);
+}
+
+/* Run a command, capture stdout. */
+static char *
+capture (char *const argv[])
+{
+  int p[2];
+  pid_t pid;
+  char *buf = NULL;
+  size_t len = 0;
+  ssize_t n;
+  char tmp[4096];
+  int status;
+
+  if (pipe (p) < 0)
+    return NULL;
+  pid = fork ();
+  if (pid == 0)
+    {
+      dup2 (p[1], 1);
+      close (p[0]);
+      close (p[1]);
+      execv (argv[0], argv);
+      _exit (127);
+    }
+  close (p[1]);
+  while ((n = read (p[0], tmp, sizeof tmp)) > 0)
+    {
+      buf = xrealloc (buf, len + (size_t) n + 1);
+      memcpy (buf + len, tmp, (size_t) n);
+      len += (size_t) n;
+      buf[len] = '\0';
+    }
+  close (p[0]);
+  waitpid (pid, &status, 0);
+  if (!WIFEXITED (status) || WEXITSTATUS (status) != 0)
+    {
+      free (buf);
+      return NULL;
+    }
+  return buf;
+}
+
+static double
+ucbench_rate (const char *ucbench, int cpu, double warmup, double duration)
+{
+  char cpus[16], dur[32], wu[32];
+  char *argv[] = { (char *) ucbench, (char *) "run", (char *) "--workload", (char *) "signal",
+                   (char *) "--containers", (char *) "1", (char *) "--depth", (char *) "0",
+                   (char *) "--owner", (char *) "root", (char *) "--pin", cpus,
+                   (char *) "--duration", dur, (char *) "--warmup", wu, (char *) "--interval",
+                   (char *) "0.5", (char *) "--format", (char *) "json", (char *) "--quiet",
+                   NULL };
+  char *out;
+  json_t *doc, *pc;
+  json_error_t jerr;
+  double r;
+
+  snprintf (cpus, sizeof cpus, "%d", cpu);
+  snprintf (dur, sizeof dur, "%g", duration);
+  snprintf (wu, sizeof wu, "%g", warmup);
+  out = capture (argv);
+  if (out == NULL)
+    {
+      fprintf (stderr, "bench-overhead: `%s run` failed\n", ucbench);
+      exit (1);
+    }
+  doc = json_loads (out, 0, &jerr);
+  free (out);
+  pc = json_array_get (json_object_get (json_array_get (json_object_get (doc, "results"), 0),
+                                        "per_container"),
+                       0);
+  r = json_number_value (json_object_get (pc, "rate_ops_per_s"));
+  json_decref (doc);
+  return r;
+}
+
+/* will-it-scale: `signal1_processes -t 1 -s N -n` under taskset; parse `average:`. */
+static double
+wis_rate (const char *wis, int cpu, double duration)
+{
+  char cpus[16], secs[16];
+  char *argv[] = { (char *) "/usr/bin/taskset", (char *) "-c", cpus, (char *) wis,
+                   (char *) "-t", (char *) "1", (char *) "-s", secs, (char *) "-n", NULL };
+  char *out, *avg;
+  double r;
+
+  snprintf (cpus, sizeof cpus, "%d", cpu);
+  snprintf (secs, sizeof secs, "%d", (int) (duration + 0.5));
+  out = capture (argv);
+  if (out == NULL || (avg = strstr (out, "average:")) == NULL)
+    {
+      fprintf (stderr, "bench-overhead: `%s` failed\n", wis);
+      exit (1);
+    }
+  r = strtod (avg + 8, NULL);
+  free (out);
+  return r;
+}
+
+static void
+summary (const char *name, const double *v, size_t n)
+{
+  struct ucb_stats s;
+  ucb_stats_compute (v, n, &s);
+  printf ("%-22s median %10.4g  min %10.4g  max %10.4g  stddev %.3g\n", name, s.median, s.min,
+          s.max, s.stddev);
+}
+
+int
+main (int argc, char **argv)
+{
+  static const struct option longopts[]
+      = { { "ucbench", required_argument, NULL, 'u' }, { "wis", required_argument, NULL, 'w' },
+          { "rounds", required_argument, NULL, 'r' },  { "duration", required_argument, NULL, 'd' },
+          { "cpu", required_argument, NULL, 'c' },     { NULL, 0, NULL, 0 } };
+  const char *ucbench = "./ucbench", *wis = NULL;
+  int rounds = 5, cpu = 1, c;
+  double duration = 5, warmup = 1;
+  double *bare, *ucb, *ratio, *wisr = NULL, *wratio = NULL;
+
+  while ((c = getopt_long (argc, argv, "", longopts, NULL)) != -1)
+    switch (c)
+      {
+      case 'u':
+        ucbench = optarg;
+        break;
+      case 'w':
+        wis = optarg;
+        break;
+      case 'r':
+        rounds = atoi (optarg);
+        break;
+      case 'd':
+        duration = atof (optarg);
+        break;
+      case 'c':
+        cpu = atoi (optarg);
+        break;
+      default:
+        fprintf (stderr, "usage: bench-overhead [--ucbench PATH] [--wis PATH] [--rounds N] "
+                         "[--duration SEC] [--cpu N]\n");
+        return 2;
+      }
+  if (rounds < 1 || duration <= 0 || cpu < 0)
+    {
+      fprintf (stderr, "bench-overhead: bad --rounds/--duration/--cpu\n");
+      return 2;
+    }
+  bare = xcalloc ((size_t) rounds, sizeof *bare);
+  ucb = xcalloc ((size_t) rounds, sizeof *ucb);
+  ratio = xcalloc ((size_t) rounds, sizeof *ratio);
+  if (wis)
+    {
+      wisr = xcalloc ((size_t) rounds, sizeof *wisr);
+      wratio = xcalloc ((size_t) rounds, sizeof *wratio);
+    }
+  printf ("# signal, 1 task on CPU %d, %g s warm-up + %g s measured, %d interleaved rounds\n", cpu,
+          warmup, duration, rounds);
+  printf ("# round  bare_ops_s  ucbench_ops_s  ratio%s\n", wis ? "  wis_ops_s  ucbench/wis" : "");
+  for (int i = 0; i < rounds; i++)
+    {
+      /* Alternate the order so a drift in machine load does not favour one side. */
+      if (i % 2 == 0)
+        {
+          bare[i] = bare_rate (cpu, warmup, duration);
+          ucb[i] = ucbench_rate (ucbench, cpu, warmup, duration);
+        }
+      else
+        {
+          ucb[i] = ucbench_rate (ucbench, cpu, warmup, duration);
+          bare[i] = bare_rate (cpu, warmup, duration);
+        }
+      ratio[i] = ucb[i] / bare[i];
+      if (wis)
+        {
+          wisr[i] = wis_rate (wis, cpu, duration);
+          wratio[i] = ucb[i] / wisr[i];
+          printf ("%7d %11.0f %14.0f %6.4f %10.0f %12.4f\n", i + 1, bare[i], ucb[i], ratio[i],
+                  wisr[i], wratio[i]);
+        }
+      else
+        printf ("%7d %11.0f %14.0f %6.4f\n", i + 1, bare[i], ucb[i], ratio[i]);
+      fflush (stdout);
+    }
+  summary ("bare raise loop ops/s", bare, (size_t) rounds);
+  summary ("ucbench signal ops/s", ucb, (size_t) rounds);
+  summary ("ratio ucbench/bare", ratio, (size_t) rounds);
+  if (wis)
+    {
+      summary ("will-it-scale ops/s", wisr, (size_t) rounds);
+      summary ("ratio ucbench/wis", wratio, (size_t) rounds);
+    }
+  free (bare);
+  free (ucb);
+  free (ratio);
+  free (wisr);
+  free (wratio);
+  return 0;
+}

@@ -1,0 +1,219 @@
+/* cmd-run.c - `ucbench run`: the sweep over workloads, owners, depths and container counts. */
+#include "config.h"
+
+#include <errno.h>
+#include <libgen.h>
+#include <math.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "hostinfo.h"
+#include "options.h"
+#include "owner.h"
+#include "report.h"
+#include "runner.h"
+#include "spawn.h"
+#include "util.h"
+#include "workload.h"
+
+static unsigned
+allowed_cpus (void)
+{
+  cpu_set_t set;
+  if (sched_getaffinity (0, sizeof set, &set) < 0)
+    return 1;
+  return (unsigned) CPU_COUNT (&set);
+}
+
+/* Default uids must be free; explicit ones are the user's choice, so only warn. */
+static int
+check_owner_uids (const struct ucb_run_options *o, ucb_error_t *err)
+{
+  cleanup_free uid_t *all = NULL;
+  cleanup_free uid_t *strict = NULL;
+  cleanup_free char *who = NULL;
+  size_t nall, nstrict, found;
+
+  ucb_owner_collect (o, &all, &nall, &strict, &nstrict);
+  found = ucb_owner_find_users (strict, nstrict, &who);
+  if (found)
+    return ucb_make_error (err, 0,
+                           "owner uid range %u-%u is in use (%s%s): containers would share "
+                           "ucounts with it; choose a free range with --uid-base",
+                           (unsigned) strict[0], (unsigned) strict[nstrict - 1], who,
+                           found > 1 ? ", and more" : "");
+  free (who);
+  who = NULL;
+  if (nall > nstrict && ucb_owner_find_users (all, nall, &who) > 0)
+    fprintf (stderr, "ucbench: warning: %s; its ucounts are shared with the containers\n", who);
+  return 0;
+}
+
+/* One fd per container while spawning: lift the soft limit to what the sweep needs. */
+static int
+ensure_fds (const struct ucb_run_options *o, ucb_error_t *err)
+{
+  struct rlimit rl;
+  rlim_t need = 64;
+
+  for (size_t i = 0; i < o->n_containers; i++)
+    if (o->containers[i] + (rlim_t) 64 > need)
+      need = o->containers[i] + (rlim_t) 64;
+  if (getrlimit (RLIMIT_NOFILE, &rl) < 0)
+    return ucb_make_error (err, errno, "getrlimit(RLIMIT_NOFILE)");
+  if (rl.rlim_cur >= need)
+    return 0;
+  if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < need)
+    return ucb_make_error (err, 0,
+                           "RLIMIT_NOFILE hard limit %llu is below the %llu file descriptors "
+                           "this sweep needs; raise it (ulimit -Hn) or run fewer --containers",
+                           (unsigned long long) rl.rlim_max, (unsigned long long) need);
+  rl.rlim_cur = need;
+  if (setrlimit (RLIMIT_NOFILE, &rl) < 0)
+    return ucb_make_error (err, errno, "setrlimit(RLIMIT_NOFILE, %llu)", (unsigned long long) need);
+  return 0;
+}
+
+/* Fail before a long sweep, not after it, when the output cannot be written. */
+static int
+check_output_dir (const char *path, ucb_error_t *err)
+{
+  cleanup_free char *copy = xstrdup (path);
+  const char *dir = dirname (copy);
+
+  if (access (dir, W_OK) < 0)
+    return ucb_usage_error (err, "cannot write --output `%s`: directory `%s`: %s", path, dir,
+                            strerror (errno));
+  return 0;
+}
+
+static double
+realtime_now (void)
+{
+  struct timespec ts;
+  clock_gettime (CLOCK_REALTIME, &ts);
+  return (double) ts.tv_sec + (double) ts.tv_nsec / 1e9;
+}
+
+static void
+progress (const struct ucb_run_options *o, size_t k, size_t total, uint64_t t_start,
+          const struct ucb_point *pt)
+{
+  cleanup_free char *owner = NULL;
+  double elapsed, eta;
+
+  if (!o->progress)
+    return;
+  owner = ucb_owner_mode_name (&pt->owner);
+  elapsed = (double) (ucb_now_ns () - t_start) / 1e9;
+  /* Before the first point finishes, estimate from the configured times alone. */
+  eta = k > 0 ? elapsed / (double) k * (double) (total - k)
+              : (double) total * (o->warmup + o->duration + 0.2);
+  fprintf (stderr, "\r\033[K[%zu/%zu] %s owner=%s depth=%u containers=%u repeat=%u  ETA %.0fs",
+           k + 1, total, pt->workload->name, owner, pt->depth, pt->containers, pt->repeat, eta);
+}
+
+static int
+run_sweep (const struct ucb_run_options *o, const struct ucb_placement *pl, json_t *results,
+           ucb_error_t *err)
+{
+  size_t total = o->n_workloads * o->n_owners * o->n_depths * o->n_containers * o->repeat;
+  uint64_t t_start = ucb_now_ns ();
+  size_t k = 0;
+
+  /* Containers vary fastest, so each series' 1-container baseline is measured next to it. */
+  for (size_t w = 0; w < o->n_workloads; w++)
+    for (size_t ow = 0; ow < o->n_owners; ow++)
+      for (size_t d = 0; d < o->n_depths; d++)
+        for (size_t n = 0; n < o->n_containers; n++)
+          for (unsigned rep = 1; rep <= o->repeat; rep++, k++)
+            {
+              struct ucb_point pt = { .workload = o->workloads[w],
+                                      .containers = o->containers[n],
+                                      .owner = o->owners[ow],
+                                      .depth = o->depths[d],
+                                      .tasks = 1,
+                                      .repeat = rep };
+              struct ucb_point_result res;
+              int r;
+
+              progress (o, k, total, t_start, &pt);
+              r = ucb_run_point (o, pl, &pt, &res, err);
+              if (r == 0 && json_array_append_new (results, ucb_report_point (&res, pl)) < 0)
+                ucb_oom ();
+              ucb_point_result_free (&res);
+              if (r < 0)
+                {
+                  cleanup_free char *owner = ucb_owner_mode_name (&pt.owner);
+                  if (o->progress)
+                    fputc ('\n', stderr);
+                  return ucb_error_wrap (err, "%s owner=%s depth=%u containers=%u repeat=%u",
+                                         pt.workload->name, owner, pt.depth, pt.containers,
+                                         pt.repeat);
+                }
+            }
+  if (o->progress)
+    fprintf (stderr, "\r\033[K");
+  return 0;
+}
+
+int
+ucb_cmd_run (int argc, char **argv, ucb_error_t *err)
+{
+  __attribute__ ((cleanup (ucb_run_options_free))) struct ucb_run_options o = { 0 };
+  __attribute__ ((cleanup (ucb_placement_free))) struct ucb_placement pl = { 0 };
+  json_t *host = NULL, *results = NULL, *doc = NULL;
+  double t_real;
+  uint64_t t0;
+  int r;
+
+  if (ucb_run_options_parse (&o, argc, argv, allowed_cpus (), err) < 0)
+    return -1;
+  if (o.help)
+    {
+      fputs (ucb_run_usage, stdout);
+      return 0;
+    }
+  o.progress = !o.quiet && isatty (STDERR_FILENO);
+  if (ucb_placement_init (&pl, &o, err) < 0)
+    return -1;
+  if (o.output && check_output_dir (o.output, err) < 0)
+    return -1;
+  if (check_owner_uids (&o, err) < 0 || ensure_fds (&o, err) < 0)
+    return -1;
+  t_real = realtime_now ();
+  t0 = ucb_now_ns ();
+  if (ucb_host_collect (&host, err) < 0)
+    return -1;
+  results = json_array ();
+  if (results == NULL)
+    ucb_oom ();
+  ucb_install_interrupt_handlers ();
+  r = run_sweep (&o, &pl, results, err);
+  if (r < 0)
+    {
+      json_decref (host);
+      json_decref (results);
+      if (ucb_interrupted () && *err)
+        (*err)->status = 128 + ucb_interrupted ();
+      return -1;
+    }
+  ucb_report_scalability (results);
+  doc = ucb_report_document (argc, argv, t_real, (double) (ucb_now_ns () - t0) / 1e9, host,
+                             ucb_report_config (&o, &pl), results);
+  r = 0;
+  if (o.output)
+    r = ucb_report_write_file (doc, o.output, err);
+  if (r == 0 && o.format == UCB_FORMAT_JSON)
+    r = ucb_report_write_stream (doc, stdout, err);
+  else if (r == 0 && !o.quiet)
+    ucb_report_text (stdout, doc);
+  json_decref (doc);
+  return r;
+}

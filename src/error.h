@@ -1,0 +1,43 @@
+/* error.h - errors as values (crun style): code + message, wrapped with context on the way up. */
+#ifndef UCB_ERROR_H
+#define UCB_ERROR_H
+
+#include <stddef.h>
+
+/* One error: `code` is an errno value (0 when none applies), `msg` the full message with
+ * context.  `status` is the process exit status the CLI uses for it: 1 for runtime failures,
+ * 2 for bad usage.  Functions that can fail take `ucb_error_t *err` last and return < 0. */
+struct ucb_error_s
+{
+  int code;
+  int status;
+  char *msg;
+};
+typedef struct ucb_error_s *ucb_error_t;
+
+#define UCB_EXIT_FAILURE 1
+#define UCB_EXIT_USAGE 2
+
+int ucb_make_error (ucb_error_t *err, int code, const char *fmt, ...)
+    __attribute__ ((format (printf, 3, 4)));
+/* A usage error (exit status 2); never carries an errno. */
+int ucb_usage_error (ucb_error_t *err, const char *fmt, ...) __attribute__ ((format (printf, 2, 3)));
+/* Prefix the existing message with context: "context: old message". */
+int ucb_error_wrap (ucb_error_t *err, const char *fmt, ...) __attribute__ ((format (printf, 2, 3)));
+void ucb_error_free (ucb_error_t *err);
+/* Print "ucbench: msg[: strerror]" to stderr, free, and return the exit status to use. */
+int ucb_error_report (ucb_error_t *err);
+
+/* An error serialised to cross a process boundary (clone/fork).  Fixed size so it fits one
+ * SOCK_SEQPACKET datagram; the message is truncated, never overrun. */
+#define UCB_WIRE_MSG_MAX 480
+struct ucb_wire_error
+{
+  int code;
+  int status;
+  char msg[UCB_WIRE_MSG_MAX];
+};
+void ucb_error_to_wire (const ucb_error_t *err, struct ucb_wire_error *w);
+int ucb_error_from_wire (ucb_error_t *err, const struct ucb_wire_error *w);
+
+#endif

@@ -1,0 +1,107 @@
+/* main.c - the command table and dispatch; one of the two places that may end the process. */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "options.h"
+#include "util.h"
+
+static int cmd_help (int argc, char **argv, ucb_error_t *err);
+
+static const char help_usage[] = "Usage: ucbench help [COMMAND]\n"
+                                 "Show the help of COMMAND, or the list of commands.\n";
+
+static const struct ucb_command commands[] = {
+  { "run", ucb_cmd_run, "run workloads in N containers; per-container throughput; JSON",
+    ucb_run_usage },
+  { "list", ucb_cmd_list, "workloads: what one op is, which counter it hits", ucb_list_usage },
+  { "info", ucb_cmd_info, "this host: kernel, CPUs, user namespaces, cgroups, caps, LSMs",
+    ucb_info_usage },
+  { "help", cmd_help, "show the help of a command", help_usage },
+  { NULL, NULL, NULL, NULL },
+};
+
+static const struct ucb_command *
+find_command (const char *name)
+{
+  for (const struct ucb_command *c = commands; c->name; c++)
+    if (strcmp (c->name, name) == 0)
+      return c;
+  return NULL;
+}
+
+static void
+print_main_help (FILE *f)
+{
+  fprintf (f, "Usage: ucbench COMMAND [OPTION]...\n"
+              "Measure and verify per-user-namespace resource accounting (ucounts).\n\n"
+              "Commands:\n");
+  for (const struct ucb_command *c = commands; c->name; c++)
+    fprintf (f, "  %-8s %s\n", c->name, c->summary);
+  fprintf (f, "\n  -h, --help     show this help\n"
+              "  -V, --version  show the version\n\n"
+              "`ucbench run` with no options runs a short default sweep (signal workload;\n"
+              "1, NPROC and 2*NPROC containers; shared and distinct owners).\n"
+              "`ucbench help COMMAND` shows the options of COMMAND; see also ucbench(1).\n");
+}
+
+static int
+cmd_help (int argc, char **argv, ucb_error_t *err)
+{
+  const struct ucb_command *c;
+
+  if (argc < 2)
+    {
+      print_main_help (stdout);
+      return 0;
+    }
+  if (argc > 2)
+    return ucb_usage_error (err, "help takes one command name, got %d", argc - 1);
+  c = find_command (argv[1]);
+  if (c == NULL)
+    return ucb_usage_error (err, "unknown command `%s`", argv[1]);
+  fputs (c->usage, stdout);
+  return 0;
+}
+
+int
+main (int argc, char **argv)
+{
+  const struct ucb_command *c;
+  ucb_error_t err = NULL;
+  int r;
+
+  if (argc < 2)
+    {
+      print_main_help (stderr);
+      return UCB_EXIT_USAGE;
+    }
+  if (strcmp (argv[1], "-h") == 0 || strcmp (argv[1], "--help") == 0)
+    {
+      print_main_help (stdout);
+      return 0;
+    }
+  if (strcmp (argv[1], "-V") == 0 || strcmp (argv[1], "--version") == 0)
+    {
+      printf ("ucbench %s\n", PACKAGE_VERSION);
+      return 0;
+    }
+  c = find_command (argv[1]);
+  if (c == NULL)
+    {
+      ucb_usage_error (&err, "unknown command `%s`", argv[1]);
+      return ucb_error_report (&err);
+    }
+  r = c->handler (argc - 1, argv + 1, &err);
+  if (fflush (stdout) != 0 && r >= 0)
+    {
+      ucb_make_error (&err, 0, "cannot write to standard output");
+      r = -1;
+    }
+  if (r < 0)
+    return ucb_error_report (&err);
+  return r;
+}

@@ -1,0 +1,562 @@
+/* options.c - parsing and validation of `ucbench run` options. */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "options.h"
+#include "util.h"
+#include "workload.h"
+
+const char ucb_run_usage[]
+    = "Usage: ucbench run [OPTION]...\n"
+      "Run workloads in N containers (user namespaces) and report per-container throughput.\n"
+      "List-valued options run every combination (a sweep).\n"
+      "\n"
+      "  --workload NAME[,NAME..]   workloads to run (default: signal; see `ucbench list`)\n"
+      "  --containers N[,N..]       containers per point, 1-4096 (default: 1,NPROC,2*NPROC)\n"
+      "  --owner MODE[,MODE..]      who creates each container's user namespace:\n"
+      "                             shared, distinct, root, UID or UID-UID\n"
+      "                             (default: shared,distinct)\n"
+      "  --depth D[,D..]            user-namespace nesting, 0-32 (0 = none; default: 1)\n"
+      "  --duration SEC             measured time per point (default: 3)\n"
+      "  --warmup SEC               unmeasured time after the start barrier (default: 1)\n"
+      "  --interval SEC             sampling interval (default: 0.5)\n"
+      "  --repeat R                 run each point R times (default: 1)\n"
+      "  --pin auto|none|CPULIST    task placement (default: auto, one task per allowed CPU)\n"
+      "  --uid-base UID             first default owner uid (default: 2100000000)\n"
+      "  --output FILE              write the JSON document to FILE (text table on stdout)\n"
+      "  --format json|text         what stdout shows (default: text)\n"
+      "  --quiet                    no progress and no table; errors only\n"
+      "  -h, --help                 show this help\n";
+
+enum
+{
+  OPT_WORKLOAD = 256,
+  OPT_CONTAINERS,
+  OPT_OWNER,
+  OPT_DEPTH,
+  OPT_DURATION,
+  OPT_WARMUP,
+  OPT_INTERVAL,
+  OPT_REPEAT,
+  OPT_PIN,
+  OPT_UID_BASE,
+  OPT_OUTPUT,
+  OPT_FORMAT,
+  OPT_QUIET,
+};
+
+static const struct option run_longopts[] = {
+  { "workload", required_argument, NULL, OPT_WORKLOAD },
+  { "containers", required_argument, NULL, OPT_CONTAINERS },
+  { "owner", required_argument, NULL, OPT_OWNER },
+  { "depth", required_argument, NULL, OPT_DEPTH },
+  { "duration", required_argument, NULL, OPT_DURATION },
+  { "warmup", required_argument, NULL, OPT_WARMUP },
+  { "interval", required_argument, NULL, OPT_INTERVAL },
+  { "repeat", required_argument, NULL, OPT_REPEAT },
+  { "pin", required_argument, NULL, OPT_PIN },
+  { "uid-base", required_argument, NULL, OPT_UID_BASE },
+  { "output", required_argument, NULL, OPT_OUTPUT },
+  { "format", required_argument, NULL, OPT_FORMAT },
+  { "quiet", no_argument, NULL, OPT_QUIET },
+  { "help", no_argument, NULL, 'h' },
+  { NULL, 0, NULL, 0 },
+};
+
+/* Split a comma list; empty items ("4,,8", ",4", "4,") are errors. */
+static int
+split_list (const char *s, const char *what, char ***items, size_t *n, ucb_error_t *err)
+{
+  cleanup_free char *copy = NULL;
+  char **v = NULL;
+  size_t count = 0;
+  char *p, *q;
+
+  if (s == NULL || *s == '\0')
+    return ucb_usage_error (err, "empty %s list", what);
+  copy = xstrdup (s);
+  for (p = copy;; p = q + 1)
+    {
+      q = strchr (p, ',');
+      if (q)
+        *q = '\0';
+      if (*p == '\0')
+        {
+          for (size_t i = 0; i < count; i++)
+            free (v[i]);
+          free (v);
+          return ucb_usage_error (err, "malformed %s list `%s`: empty item", what, s);
+        }
+      v = xrealloc (v, (count + 1) * sizeof *v);
+      v[count++] = xstrdup (p);
+      if (q == NULL)
+        break;
+    }
+  *items = v;
+  *n = count;
+  return 0;
+}
+
+static void
+free_items (char **items, size_t n)
+{
+  for (size_t i = 0; i < n; i++)
+    free (items[i]);
+  free (items);
+}
+
+int
+ucb_parse_uint_list (const char *s, unsigned min, unsigned max, unsigned **out, size_t *n,
+                     const char *what, ucb_error_t *err)
+{
+  char **items = NULL;
+  size_t count = 0;
+  unsigned *v;
+
+  if (split_list (s, what, &items, &count, err) < 0)
+    return -1;
+  v = xcalloc (count, sizeof *v);
+  for (size_t i = 0; i < count; i++)
+    {
+      uint64_t x;
+      if (ucb_parse_u64 (items[i], min, max, &x) < 0)
+        {
+          ucb_usage_error (err, "invalid %s `%s`: expected an integer from %u to %u", what,
+                           items[i], min, max);
+          goto fail;
+        }
+      v[i] = (unsigned) x;
+      for (size_t j = 0; j < i; j++)
+        if (v[j] == v[i])
+          {
+            ucb_usage_error (err, "duplicate %s `%s`", what, items[i]);
+            goto fail;
+          }
+    }
+  free_items (items, count);
+  *out = v;
+  *n = count;
+  return 0;
+fail:
+  free_items (items, count);
+  free (v);
+  return -1;
+}
+
+static int
+cmp_int (const void *a, const void *b)
+{
+  int x = *(const int *) a, y = *(const int *) b;
+  return (x > y) - (x < y);
+}
+
+int
+ucb_parse_cpu_list (const char *s, int **out, size_t *n, ucb_error_t *err)
+{
+  char **items = NULL;
+  size_t count = 0, ncpus = 0;
+  int *cpus = NULL;
+
+  if (split_list (s, "CPU", &items, &count, err) < 0)
+    return -1;
+  for (size_t i = 0; i < count; i++)
+    {
+      char *dash = strchr (items[i], '-');
+      uint64_t lo, hi;
+
+      if (dash)
+        *dash = '\0';
+      if (ucb_parse_u64 (items[i], 0, UCB_MAX_CPUS - 1, &lo) < 0
+          || (dash && ucb_parse_u64 (dash + 1, 0, UCB_MAX_CPUS - 1, &hi) < 0))
+        {
+          if (dash)
+            *dash = '-';
+          ucb_usage_error (err, "invalid CPU list item `%s` (expected N or N-M, N < %d)", items[i],
+                           UCB_MAX_CPUS);
+          goto fail;
+        }
+      if (!dash)
+        hi = lo;
+      if (hi < lo)
+        {
+          *dash = '-';
+          ucb_usage_error (err, "invalid CPU range `%s`: end before start", items[i]);
+          goto fail;
+        }
+      for (uint64_t c = lo; c <= hi; c++)
+        {
+          cpus = xrealloc (cpus, (ncpus + 1) * sizeof *cpus);
+          cpus[ncpus++] = (int) c;
+        }
+    }
+  qsort (cpus, ncpus, sizeof *cpus, cmp_int);
+  for (size_t i = 1; i < ncpus; i++)
+    if (cpus[i] == cpus[i - 1])
+      {
+        ucb_usage_error (err, "CPU %d listed twice in `%s`", cpus[i], s);
+        goto fail;
+      }
+  free_items (items, count);
+  *out = cpus;
+  *n = ncpus;
+  return 0;
+fail:
+  free_items (items, count);
+  free (cpus);
+  return -1;
+}
+
+int
+ucb_parse_owner_list (const char *s, struct ucb_owner_mode **out, size_t *n, ucb_error_t *err)
+{
+  char **items = NULL;
+  size_t count = 0;
+  struct ucb_owner_mode *v;
+
+  if (split_list (s, "owner", &items, &count, err) < 0)
+    return -1;
+  v = xcalloc (count, sizeof *v);
+  for (size_t i = 0; i < count; i++)
+    {
+      const char *it = items[i];
+      char *dash = strchr (items[i], '-');
+      uint64_t lo, hi;
+
+      if (strcmp (it, "shared") == 0)
+        v[i].kind = UCB_OWNER_SHARED;
+      else if (strcmp (it, "distinct") == 0)
+        v[i].kind = UCB_OWNER_DISTINCT;
+      else if (strcmp (it, "root") == 0)
+        v[i].kind = UCB_OWNER_ROOT;
+      else if (dash == NULL && ucb_parse_u64 (it, 1, UCB_MAX_UID, &lo) == 0)
+        {
+          v[i].kind = UCB_OWNER_UID;
+          v[i].lo = v[i].hi = (uint32_t) lo;
+        }
+      else if (dash != NULL)
+        {
+          int ok;
+          *dash = '\0';
+          ok = ucb_parse_u64 (it, 1, UCB_MAX_UID, &lo) == 0
+               && ucb_parse_u64 (dash + 1, 1, UCB_MAX_UID, &hi) == 0 && lo <= hi;
+          *dash = '-';
+          if (!ok)
+            {
+              ucb_usage_error (err,
+                               "invalid owner range `%s`: expected UID-UID, 1 <= first <= last "
+                               "<= %u (use `root` for uid 0)",
+                               it, UCB_MAX_UID);
+              goto fail;
+            }
+          v[i].kind = UCB_OWNER_RANGE;
+          v[i].lo = (uint32_t) lo;
+          v[i].hi = (uint32_t) hi;
+        }
+      else
+        {
+          ucb_usage_error (err,
+                           "unknown owner mode `%s` (expected shared, distinct, root, UID or "
+                           "UID-UID; use `root` for uid 0)",
+                           it);
+          goto fail;
+        }
+      for (size_t j = 0; j < i; j++)
+        if (v[j].kind == v[i].kind && v[j].lo == v[i].lo && v[j].hi == v[i].hi)
+          {
+            ucb_usage_error (err, "duplicate owner mode `%s`", it);
+            goto fail;
+          }
+    }
+  free_items (items, count);
+  *out = v;
+  *n = count;
+  return 0;
+fail:
+  free_items (items, count);
+  free (v);
+  return -1;
+}
+
+char *
+ucb_owner_mode_name (const struct ucb_owner_mode *m)
+{
+  switch (m->kind)
+    {
+    case UCB_OWNER_SHARED:
+      return xstrdup ("shared");
+    case UCB_OWNER_DISTINCT:
+      return xstrdup ("distinct");
+    case UCB_OWNER_ROOT:
+      return xstrdup ("root");
+    case UCB_OWNER_UID:
+      return xasprintf ("%u", m->lo);
+    case UCB_OWNER_RANGE:
+      return xasprintf ("%u-%u", m->lo, m->hi);
+    default:
+      return xstrdup ("?");
+    }
+}
+
+char *
+ucb_format_cpu_list (const int *cpus, size_t n)
+{
+  char *s = xstrdup ("");
+  size_t i = 0;
+
+  while (i < n)
+    {
+      size_t j = i;
+      char *next;
+      while (j + 1 < n && cpus[j + 1] == cpus[j] + 1)
+        j++;
+      if (j == i)
+        next = xasprintf ("%s%s%d", s, *s ? "," : "", cpus[i]);
+      else
+        next = xasprintf ("%s%s%d-%d", s, *s ? "," : "", cpus[i], cpus[j]);
+      free (s);
+      s = next;
+      i = j + 1;
+    }
+  return s;
+}
+
+static int
+parse_workloads (struct ucb_run_options *o, const char *s, ucb_error_t *err)
+{
+  char **items = NULL;
+  size_t count = 0;
+
+  if (split_list (s, "workload", &items, &count, err) < 0)
+    return -1;
+  free (o->workloads);
+  o->workloads = xcalloc (count, sizeof *o->workloads);
+  o->n_workloads = 0;
+  for (size_t i = 0; i < count; i++)
+    {
+      const struct ucb_workload *w = ucb_workload_find (items[i]);
+      if (w == NULL)
+        {
+          ucb_usage_error (err, "unknown workload `%s` (see `ucbench list`)", items[i]);
+          free_items (items, count);
+          return -1;
+        }
+      for (size_t j = 0; j < o->n_workloads; j++)
+        if (o->workloads[j] == w)
+          {
+            ucb_usage_error (err, "duplicate workload `%s`", items[i]);
+            free_items (items, count);
+            return -1;
+          }
+      o->workloads[o->n_workloads++] = w;
+    }
+  free_items (items, count);
+  return 0;
+}
+
+static int
+parse_seconds_opt (const char *name, const char *arg, double min, double max, double *out,
+                   ucb_error_t *err)
+{
+  if (ucb_parse_seconds (arg, min, max, out) < 0)
+    return ucb_usage_error (err, "invalid --%s `%s`: expected seconds from %g to %g", name, arg,
+                            min, max);
+  return 0;
+}
+
+static void
+set_defaults (struct ucb_run_options *o, unsigned ncpus)
+{
+  memset (o, 0, sizeof *o);
+  o->duration = 3.0;
+  o->warmup = 1.0;
+  o->interval = 0.5;
+  o->repeat = 1;
+  o->pin = UCB_PIN_AUTO;
+  o->uid_base = UCB_DEFAULT_UID_BASE;
+  o->format = UCB_FORMAT_TEXT;
+  (void) ncpus;
+}
+
+static void
+fill_list_defaults (struct ucb_run_options *o, unsigned ncpus)
+{
+  if (o->workloads == NULL)
+    {
+      o->workloads = xcalloc (1, sizeof *o->workloads);
+      o->workloads[0] = ucb_workload_find ("signal");
+      o->n_workloads = 1;
+    }
+  if (o->containers == NULL)
+    {
+      /* The default sweep: 1, nproc and 2*nproc containers (1 and 2 on one CPU). */
+      unsigned c[3] = { 1, ncpus, 2 * ncpus };
+      o->containers = xcalloc (3, sizeof *o->containers);
+      for (size_t i = 0; i < 3; i++)
+        {
+          bool dup = false;
+          for (size_t j = 0; j < o->n_containers; j++)
+            dup = dup || o->containers[j] == c[i];
+          if (!dup && c[i] >= 1 && c[i] <= UCB_MAX_CONTAINERS)
+            o->containers[o->n_containers++] = c[i];
+        }
+    }
+  if (o->owners == NULL)
+    {
+      o->owners = xcalloc (2, sizeof *o->owners);
+      o->owners[0].kind = UCB_OWNER_SHARED;
+      o->owners[1].kind = UCB_OWNER_DISTINCT;
+      o->n_owners = 2;
+    }
+  if (o->depths == NULL)
+    {
+      o->depths = xcalloc (1, sizeof *o->depths);
+      o->depths[0] = 1;
+      o->n_depths = 1;
+    }
+}
+
+int
+ucb_run_options_parse (struct ucb_run_options *o, int argc, char **argv, unsigned ncpus,
+                       ucb_error_t *err)
+{
+  bool format_given = false;
+  int c;
+
+  set_defaults (o, ncpus);
+  optind = 0; /* full re-initialisation: the unit tests parse many argument vectors */
+  opterr = 0;
+  while ((c = getopt_long (argc, argv, "+:h", run_longopts, NULL)) != -1)
+    {
+      uint64_t v;
+
+      switch (c)
+        {
+        case OPT_WORKLOAD:
+          if (parse_workloads (o, optarg, err) < 0)
+            return -1;
+          break;
+        case OPT_CONTAINERS:
+          free (o->containers);
+          o->containers = NULL;
+          if (ucb_parse_uint_list (optarg, 1, UCB_MAX_CONTAINERS, &o->containers,
+                                   &o->n_containers, "container count", err)
+              < 0)
+            return -1;
+          break;
+        case OPT_OWNER:
+          free (o->owners);
+          o->owners = NULL;
+          if (ucb_parse_owner_list (optarg, &o->owners, &o->n_owners, err) < 0)
+            return -1;
+          break;
+        case OPT_DEPTH:
+          free (o->depths);
+          o->depths = NULL;
+          if (ucb_parse_uint_list (optarg, 0, UCB_MAX_DEPTH, &o->depths, &o->n_depths, "depth",
+                                   err)
+              < 0)
+            return -1;
+          break;
+        case OPT_DURATION:
+          if (parse_seconds_opt ("duration", optarg, 0.1, 86400, &o->duration, err) < 0)
+            return -1;
+          break;
+        case OPT_WARMUP:
+          if (parse_seconds_opt ("warmup", optarg, 0, 3600, &o->warmup, err) < 0)
+            return -1;
+          break;
+        case OPT_INTERVAL:
+          if (parse_seconds_opt ("interval", optarg, 0.01, 3600, &o->interval, err) < 0)
+            return -1;
+          break;
+        case OPT_REPEAT:
+          if (ucb_parse_u64 (optarg, 1, UCB_MAX_REPEAT, &v) < 0)
+            return ucb_usage_error (err, "invalid --repeat `%s`: expected an integer from 1 to %d",
+                                    optarg, UCB_MAX_REPEAT);
+          o->repeat = (unsigned) v;
+          break;
+        case OPT_PIN:
+          free (o->pin_cpus);
+          o->pin_cpus = NULL;
+          o->n_pin_cpus = 0;
+          if (strcmp (optarg, "auto") == 0)
+            o->pin = UCB_PIN_AUTO;
+          else if (strcmp (optarg, "none") == 0)
+            o->pin = UCB_PIN_NONE;
+          else
+            {
+              o->pin = UCB_PIN_LIST;
+              if (ucb_parse_cpu_list (optarg, &o->pin_cpus, &o->n_pin_cpus, err) < 0)
+                return ucb_error_wrap (err, "--pin");
+            }
+          break;
+        case OPT_UID_BASE:
+          if (ucb_parse_u64 (optarg, 1, UCB_MAX_UID, &v) < 0)
+            return ucb_usage_error (err, "invalid --uid-base `%s`: expected a uid from 1 to %u",
+                                    optarg, UCB_MAX_UID);
+          o->uid_base = (uint32_t) v;
+          break;
+        case OPT_OUTPUT:
+          if (*optarg == '\0')
+            return ucb_usage_error (err, "empty --output file name");
+          free (o->output);
+          o->output = xstrdup (optarg);
+          break;
+        case OPT_FORMAT:
+          if (strcmp (optarg, "json") == 0)
+            o->format = UCB_FORMAT_JSON;
+          else if (strcmp (optarg, "text") == 0)
+            o->format = UCB_FORMAT_TEXT;
+          else
+            return ucb_usage_error (err, "invalid --format `%s` (expected json or text)", optarg);
+          format_given = true;
+          break;
+        case OPT_QUIET:
+          o->quiet = true;
+          break;
+        case 'h':
+          o->help = true;
+          return 0;
+        case ':':
+          return ucb_usage_error (err, "option `%s` needs a value", argv[optind - 1]);
+        case '?':
+        default:
+          if (optopt)
+            return ucb_usage_error (err, "unknown option `-%c`", optopt);
+          return ucb_usage_error (err, "unknown option `%s`", argv[optind - 1]);
+        }
+    }
+  if (optind < argc)
+    return ucb_usage_error (err, "unexpected argument `%s`", argv[optind]);
+  if (o->interval > o->duration)
+    return ucb_usage_error (err, "--interval %g is longer than --duration %g", o->interval,
+                            o->duration);
+  if (o->duration / o->interval > 100000)
+    return ucb_usage_error (err, "--duration/--interval gives more than 100000 samples per task");
+  (void) format_given;
+  fill_list_defaults (o, ncpus);
+  for (size_t i = 0; i < o->n_owners; i++)
+    if (o->owners[i].kind == UCB_OWNER_DISTINCT || o->owners[i].kind == UCB_OWNER_SHARED)
+      for (size_t j = 0; j < o->n_containers; j++)
+        if ((uint64_t) o->uid_base + o->containers[j] - 1 > UCB_MAX_UID)
+          return ucb_usage_error (err, "--uid-base %u leaves no room for %u owner uids",
+                                  o->uid_base, o->containers[j]);
+  return 0;
+}
+
+void
+ucb_run_options_free (struct ucb_run_options *o)
+{
+  free (o->workloads);
+  free (o->containers);
+  free (o->owners);
+  free (o->depths);
+  free (o->pin_cpus);
+  free (o->output);
+  memset (o, 0, sizeof *o);
+}

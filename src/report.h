@@ -1,0 +1,36 @@
+/* report.h - the result document (jansson) and the text table drawn from it. */
+#ifndef UCB_REPORT_H
+#define UCB_REPORT_H
+
+#include <stdio.h>
+
+#include <jansson.h>
+
+#include "error.h"
+#include "options.h"
+#include "runner.h"
+
+#define UCB_SCHEMA "ucbench-result/1"
+
+/* A real, or null for NaN/inf (JSON has no NaN). */
+json_t *ucb_json_real (double v);
+
+/* One results[] entry from a measured point (pure: no I/O). */
+json_t *ucb_report_point (const struct ucb_point_result *r, const struct ucb_placement *pl);
+/* Fill summary.scalability of every entry: total / (N * median total of the 1-container
+ * points of the same workload, owner, depth, tasks and mode), null when there is none. */
+void ucb_report_scalability (json_t *results);
+/* `config`: every run option as resolved. */
+json_t *ucb_report_config (const struct ucb_run_options *o, const struct ucb_placement *pl);
+/* The whole document; steals references to host, config and results. */
+json_t *ucb_report_document (int argc, char **argv, double start_realtime, double duration_s,
+                             json_t *host, json_t *config, json_t *results);
+/* Write with the house dump flags, to `path` (atomically, via a temporary) or to `f`. */
+int ucb_report_write_file (const json_t *doc, const char *path, ucb_error_t *err)
+    __attribute__ ((warn_unused_result));
+int ucb_report_write_stream (const json_t *doc, FILE *f, ucb_error_t *err)
+    __attribute__ ((warn_unused_result));
+/* The human table: one row per results[] entry. */
+void ucb_report_text (FILE *f, const json_t *doc);
+
+#endif

@@ -1,0 +1,693 @@
+/* spawn.c - the only caller of clone(): owner processes, nested user namespaces, id maps and
+ * the parent/child sync protocol.
+ *
+ * Protocol, per container (parent = ucbench, single-threaded while spawning):
+ *  1. The parent makes a SOCK_SEQPACKET|SOCK_CLOEXEC socketpair and fork()s the owner process,
+ *     which becomes its own process-group leader (the parent also calls setpgid, so there is
+ *     no window where a group kill misses it).
+ *  2. The owner process closes every inherited fd except its sync socket and the start
+ *     barrier, pins itself, drops to the owner uid (setgroups(0), setresgid, setresuid), marks
+ *     itself dumpable and re-arms PR_SET_PDEATHSIG (a credential change clears it).
+ *  3. For each nesting level: raw clone(CLONE_NEWUSER|SIGCHLD).  The child blocks on a pipe;
+ *     the creating process writes, through a /proc/<pid> dirfd, `setgroups` = deny, then
+ *     `gid_map`, then `uid_map` (inside 0 -> its own ids: the owner's at level 1, 0 deeper),
+ *     then releases the child.  The creator stays as a waiting parent, so the death of any
+ *     ancestor reaches every descendant through PR_SET_PDEATHSIG.
+ *  4. The innermost process runs the task function, which sends READY {task, pid} (the
+ *     parent reads pid and uid from SCM_CREDENTIALS, translated to its namespaces) and then
+ *     blocks on the start barrier: a pipe the parent writes one byte to, never read, so POLLIN
+ *     stays set and every task starts together.
+ *  5. Any failure in any process of the container is sent as ERROR {code, status, msg} on the
+ *     same socket, and that process _exits; the parent turns it into a normal ucb_error_t.
+ *  Teardown: the parent kills each container's process group with SIGKILL and reaps the
+ *  owner; PR_SET_PDEATHSIG covers the case where the parent itself is SIGKILLed.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <grp.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "spawn.h"
+#include "util.h"
+
+enum
+{
+  MSG_READY = 1,
+  MSG_ERROR = 2,
+};
+
+struct sync_msg
+{
+  uint32_t type;
+  uint32_t task;
+  int32_t pid;
+  uint32_t reserved;
+  struct ucb_wire_error err;
+};
+
+/* ---- interrupt handling ------------------------------------------------------------------ */
+
+static volatile sig_atomic_t interrupted_by;
+
+static void
+on_interrupt (int sig)
+{
+  interrupted_by = sig;
+}
+
+void
+ucb_install_interrupt_handlers (void)
+{
+  static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+  struct sigaction sa;
+
+  memset (&sa, 0, sizeof sa);
+  sa.sa_handler = on_interrupt;
+  sigemptyset (&sa.sa_mask);
+  /* No SA_RESTART: sleeps and waits return EINTR so the run loop notices at once. */
+  for (size_t i = 0; i < UCB_ARRAY_SIZE (sigs); i++)
+    sigaction (sigs[i], &sa, NULL);
+}
+
+int
+ucb_interrupted (void)
+{
+  return interrupted_by;
+}
+
+const char *
+ucb_clone_hint (int errnum)
+{
+  switch (errnum)
+    {
+    case EPERM:
+      return "user namespaces are disabled or restricted here: check that "
+             "/proc/sys/user/max_user_namespaces is above 0, that kernel.unprivileged_userns_clone "
+             "is 1 (Debian kernels) and kernel.apparmor_restrict_unprivileged_userns is 0 (Ubuntu), "
+             "and that no seccomp profile of the container ucbench runs in blocks clone";
+    case ENOSPC:
+      return "the user-namespace count limit was reached: raise "
+             "/proc/sys/user/max_user_namespaces (sysctl -w user.max_user_namespaces=N) or run "
+             "fewer --containers/--depth";
+    case EAGAIN:
+      return "a process limit was hit: RLIMIT_NPROC of the owner uid (ulimit -u) or a pids cgroup "
+             "(pids.max); run fewer --containers/--depth or raise the limit";
+    case EINVAL:
+      return "this kernel does not support user namespaces (CONFIG_USER_NS)";
+    case ENOMEM:
+      return "out of memory or pids: run fewer --containers/--depth";
+    default:
+      return NULL;
+    }
+}
+
+/* ---- child side -------------------------------------------------------------------------- */
+
+static void
+send_error (int sync_fd, ucb_error_t *err)
+{
+  struct sync_msg m;
+
+  memset (&m, 0, sizeof m);
+  m.type = MSG_ERROR;
+  ucb_error_to_wire (err, &m.err);
+  (void) send (sync_fd, &m, sizeof m, MSG_NOSIGNAL);
+  ucb_error_free (err);
+}
+
+/* The child's only way out: report and _exit (it has no caller to return to). */
+__attribute__ ((noreturn)) static void
+child_fail_noreturn (int sync_fd, ucb_error_t *err)
+{
+  send_error (sync_fd, err);
+  _exit (UCB_EXIT_FAILURE);
+}
+
+void
+ucb_task_report_error (const struct ucb_task_env *env, ucb_error_t *err)
+{
+  send_error (env->sync_fd, err);
+}
+
+int
+ucb_task_ready (const struct ucb_task_env *env, unsigned task, ucb_error_t *err)
+{
+  struct sync_msg m;
+
+  memset (&m, 0, sizeof m);
+  m.type = MSG_READY;
+  m.task = task;
+  m.pid = (int32_t) getpid ();
+  if (send (env->sync_fd, &m, sizeof m, MSG_NOSIGNAL) < 0)
+    return ucb_make_error (err, errno, "send READY");
+  return 0;
+}
+
+int
+ucb_task_wait_start (const struct ucb_task_env *env, ucb_error_t *err)
+{
+  struct pollfd p = { .fd = env->start_fd, .events = POLLIN };
+
+  for (;;)
+    {
+      int r = poll (&p, 1, -1);
+      if (r < 0 && errno == EINTR)
+        continue;
+      if (r < 0)
+        return ucb_make_error (err, errno, "poll start barrier");
+      /* POLLHUP alone: the parent closed the barrier without releasing it. */
+      if (!(p.revents & POLLIN))
+        return ucb_make_error (err, 0, "start barrier closed before the start");
+      return 0;
+    }
+}
+
+/* Die with our parent; fail if it is already gone (it may have died before prctl). */
+static int
+arm_pdeathsig (pid_t expected_parent, ucb_error_t *err)
+{
+  if (prctl (PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
+    return ucb_make_error (err, errno, "prctl(PR_SET_PDEATHSIG)");
+  if (getppid () != expected_parent)
+    return ucb_make_error (err, 0, "parent exited during setup");
+  return 0;
+}
+
+static int
+cmp_fd (const void *a, const void *b)
+{
+  int x = *(const int *) a, y = *(const int *) b;
+  return (x > y) - (x < y);
+}
+
+/* Close every fd >= 3 except `keep`: siblings' sockets and the parent's files must not
+ * leak into containers. */
+static void
+close_all_but (int *keep, size_t n)
+{
+  unsigned lo = 3;
+
+  qsort (keep, n, sizeof *keep, cmp_fd);
+  for (size_t i = 0; i < n; i++)
+    {
+      if (keep[i] < (int) lo)
+        continue;
+      if ((unsigned) keep[i] > lo)
+        syscall (SYS_close_range, lo, (unsigned) keep[i] - 1, 0);
+      lo = (unsigned) keep[i] + 1;
+    }
+  syscall (SYS_close_range, lo, ~0u, 0);
+}
+
+static int
+write_maps (pid_t child, uid_t uid, gid_t gid, ucb_error_t *err)
+{
+  cleanup_close int dirfd = -1;
+  cleanup_free char *path = xasprintf ("/proc/%d", (int) child);
+  cleanup_free char *umap = xasprintf ("0 %u 1\n", (unsigned) uid);
+  cleanup_free char *gmap = xasprintf ("0 %u 1\n", (unsigned) gid);
+  cleanup_close int sfd = -1;
+
+  dirfd = open (path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (dirfd < 0)
+    return ucb_make_error (err, errno, "open `%s`", path);
+  /* An unprivileged writer must deny setgroups before it may write gid_map; ENOENT is a
+   * kernel older than 3.19, where the file does not exist yet. */
+  sfd = openat (dirfd, "setgroups", O_WRONLY | O_CLOEXEC);
+  if (sfd < 0 && errno != ENOENT)
+    return ucb_make_error (err, errno, "open `%s/setgroups`", path);
+  if (sfd >= 0 && ucb_write_all (sfd, "deny", 4) < 0)
+    return ucb_make_error (err, errno, "write `%s/setgroups`", path);
+  if (ucb_write_file_at (dirfd, "gid_map", gmap, err) < 0)
+    return ucb_error_wrap (err, "gid_map `0 %u 1` of pid %d", (unsigned) gid, (int) child);
+  if (ucb_write_file_at (dirfd, "uid_map", umap, err) < 0)
+    return ucb_error_wrap (err, "uid_map `0 %u 1` of pid %d", (unsigned) uid, (int) child);
+  return 0;
+}
+
+/* Name processes so `ps` shows what they are: ucb-owner3, ucb-ns1, ucb-task3. */
+static void
+set_name (const char *prefix, unsigned a)
+{
+  char name[16];
+  snprintf (name, sizeof name, "%s%u", prefix, a);
+  prctl (PR_SET_NAME, name, 0, 0, 0);
+}
+
+/* Wait for `pid` and exit the way it did: intermediate levels only keep the chain alive. */
+__attribute__ ((noreturn)) static void
+wait_and_exit_like (pid_t pid)
+{
+  int status;
+
+  while (waitpid (pid, &status, 0) < 0)
+    if (errno != EINTR)
+      _exit (UCB_EXIT_FAILURE);
+  if (WIFEXITED (status))
+    _exit (WEXITSTATUS (status));
+  _exit (128 + WTERMSIG (status));
+}
+
+/* Build levels `level`..depth below the calling process, then run the task. */
+__attribute__ ((noreturn)) static void
+build_level (const struct ucb_task_env *env, unsigned level, uid_t map_uid, gid_t map_gid,
+             ucb_task_main_fn fn, void *arg)
+{
+  const struct ucb_container_spec *spec = env->spec;
+  ucb_error_t err = NULL;
+  int gate[2];
+  pid_t self = getpid ();
+  pid_t child;
+
+  if (level > spec->depth)
+    {
+      int r;
+      set_name ("ucb-task", spec->index);
+      r = fn (arg, env, &err);
+      if (r < 0)
+        child_fail_noreturn (env->sync_fd, &err);
+      _exit (r);
+    }
+
+  if (pipe2 (gate, O_CLOEXEC) < 0)
+    {
+      ucb_make_error (&err, errno, "pipe for level %u", level);
+      child_fail_noreturn (env->sync_fd, &err);
+    }
+  child = (pid_t) syscall (SYS_clone, CLONE_NEWUSER | SIGCHLD, NULL, NULL, NULL, NULL);
+  if (child < 0)
+    {
+      int e = errno;
+      const char *hint = ucb_clone_hint (e);
+      if (hint)
+        ucb_make_error (&err, 0, "clone(CLONE_NEWUSER) for nesting level %u: %s; %s", level,
+                        strerror (e), hint);
+      else
+        ucb_make_error (&err, e, "clone(CLONE_NEWUSER) for nesting level %u", level);
+      child_fail_noreturn (env->sync_fd, &err);
+    }
+  if (child == 0)
+    {
+      char c;
+      ssize_t n;
+
+      close (gate[1]);
+      do
+        n = read (gate[0], &c, 1);
+      while (n < 0 && errno == EINTR);
+      if (n != 1)
+        _exit (UCB_EXIT_FAILURE); /* the creator failed and already reported why */
+      close (gate[0]);
+      if (arm_pdeathsig (self, &err) < 0)
+        child_fail_noreturn (env->sync_fd, &err);
+      set_name ("ucb-ns", level);
+      /* Inside, we are uid 0 and map our children's 0 to it. */
+      build_level (env, level + 1, 0, 0, fn, arg);
+    }
+
+  close (gate[0]);
+  if (write_maps (child, map_uid, map_gid, &err) < 0)
+    {
+      ucb_error_wrap (&err, "nesting level %u", level);
+      kill (child, SIGKILL);
+      child_fail_noreturn (env->sync_fd, &err);
+    }
+  if (ucb_write_all (gate[1], "g", 1) < 0)
+    {
+      ucb_make_error (&err, errno, "release nesting level %u", level);
+      kill (child, SIGKILL);
+      child_fail_noreturn (env->sync_fd, &err);
+    }
+  close (gate[1]);
+  wait_and_exit_like (child);
+}
+
+static int
+become_owner (const struct ucb_container_spec *spec, pid_t parent, ucb_error_t *err)
+{
+  if (spec->cpus && spec->ncpus)
+    {
+      cpu_set_t set;
+      CPU_ZERO (&set);
+      for (size_t i = 0; i < spec->ncpus; i++)
+        CPU_SET (spec->cpus[i], &set);
+      if (sched_setaffinity (0, sizeof set, &set) < 0)
+        return ucb_make_error (err, errno, "sched_setaffinity");
+    }
+  if (setgroups (0, NULL) < 0)
+    return ucb_make_error (err, errno, "setgroups(0)");
+  if (setresgid (spec->owner_gid, spec->owner_gid, spec->owner_gid) < 0)
+    return ucb_make_error (err, errno, "setresgid(%u)", (unsigned) spec->owner_gid);
+  if (setresuid (spec->owner_uid, spec->owner_uid, spec->owner_uid) < 0)
+    return ucb_make_error (err, errno, "setresuid(%u)", (unsigned) spec->owner_uid);
+  /* A uid change made us non-dumpable, which would make /proc/<child> files root-owned and
+   * our children's id maps unwritable for us. */
+  if (prctl (PR_SET_DUMPABLE, 1, 0, 0, 0) < 0)
+    return ucb_make_error (err, errno, "prctl(PR_SET_DUMPABLE)");
+  /* The credential change also cleared the parent-death signal. */
+  return arm_pdeathsig (parent, err);
+}
+
+__attribute__ ((noreturn)) static void
+owner_main (const struct ucb_task_env *env, pid_t parent, ucb_task_main_fn fn, void *arg)
+{
+  ucb_error_t err = NULL;
+  int keep[2] = { env->sync_fd, env->start_fd };
+
+  close_all_but (keep, 2);
+  if (arm_pdeathsig (parent, &err) < 0)
+    child_fail_noreturn (env->sync_fd, &err);
+  if (setpgid (0, 0) < 0 && errno != EACCES)
+    {
+      ucb_make_error (&err, errno, "setpgid");
+      child_fail_noreturn (env->sync_fd, &err);
+    }
+  /* Terminal signals go to ucbench, which stops us in order. */
+  signal (SIGINT, SIG_IGN);
+  signal (SIGTERM, SIG_DFL);
+  signal (SIGHUP, SIG_IGN);
+  set_name ("ucb-owner", env->spec->index);
+  if (become_owner (env->spec, parent, &err) < 0)
+    {
+      ucb_error_wrap (&err, "owner uid %u", (unsigned) env->spec->owner_uid);
+      child_fail_noreturn (env->sync_fd, &err);
+    }
+  build_level (env, 1, env->spec->owner_uid, env->spec->owner_gid, fn, arg);
+}
+
+/* ---- parent side ------------------------------------------------------------------------- */
+
+int
+ucb_fleet_init (struct ucb_fleet *f, size_t cap, ucb_error_t *err)
+{
+  int p[2];
+
+  memset (f, 0, sizeof *f);
+  f->start_rd = f->start_wr = -1;
+  f->cap = cap;
+  f->c = xcalloc (cap, sizeof *f->c);
+  if (pipe2 (p, O_CLOEXEC) < 0)
+    return ucb_make_error (err, errno, "pipe for the start barrier");
+  f->start_rd = p[0];
+  f->start_wr = p[1];
+  return 0;
+}
+
+int
+ucb_fleet_spawn (struct ucb_fleet *f, const struct ucb_container_spec *spec, ucb_task_main_fn fn,
+                 void *arg, ucb_error_t *err)
+{
+  struct ucb_container *c;
+  int sv[2];
+  int one = 1;
+  pid_t parent = getpid ();
+  pid_t pid;
+
+  if (f->n >= f->cap)
+    return ucb_make_error (err, 0, "internal: fleet is full (%zu)", f->cap);
+  if (socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+    return ucb_make_error (err, errno, "socketpair for container %u%s", spec->index,
+                           errno == EMFILE ? " (raise `ulimit -n`)" : "");
+  /* Credentials of every message: the task's pid and uid as seen from here. */
+  if (setsockopt (sv[0], SOL_SOCKET, SO_PASSCRED, &one, sizeof one) < 0)
+    {
+      int e = errno;
+      close (sv[0]);
+      close (sv[1]);
+      return ucb_make_error (err, e, "setsockopt(SO_PASSCRED)");
+    }
+  fflush (NULL); /* no buffered output may be written twice */
+  pid = fork ();
+  if (pid < 0)
+    {
+      int e = errno;
+      const char *hint = ucb_clone_hint (e);
+      close (sv[0]);
+      close (sv[1]);
+      if (hint)
+        return ucb_make_error (err, 0, "fork for container %u: %s; %s", spec->index,
+                               strerror (e), hint);
+      return ucb_make_error (err, e, "fork for container %u", spec->index);
+    }
+  if (pid == 0)
+    {
+      struct ucb_task_env env = { .spec = spec, .sync_fd = sv[1], .start_fd = f->start_rd };
+      close (sv[0]);
+      owner_main (&env, parent, fn, arg);
+    }
+  close (sv[1]);
+  /* Both sides set the group: a kill right after fork must not miss it. */
+  (void) setpgid (pid, pid);
+  c = &f->c[f->n++];
+  memset (c, 0, sizeof *c);
+  c->pid = pid;
+  c->sock = sv[0];
+  c->task_pid = -1;
+  return 0;
+}
+
+/* Receive one message, with the sender's credentials. 0 = message, 1 = EOF, -1 = error. */
+static int
+recv_msg (int sock, struct sync_msg *m, struct ucred *cred, ucb_error_t *err)
+{
+  union
+  {
+    char buf[CMSG_SPACE (sizeof (struct ucred))];
+    struct cmsghdr align;
+  } ctl;
+  struct iovec iov = { .iov_base = m, .iov_len = sizeof *m };
+  struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.buf,
+                       .msg_controllen = sizeof ctl.buf };
+  ssize_t n;
+
+  memset (m, 0, sizeof *m);
+  memset (cred, 0, sizeof *cred);
+  cred->pid = -1;
+  do
+    n = recvmsg (sock, &mh, MSG_CMSG_CLOEXEC);
+  while (n < 0 && errno == EINTR && !ucb_interrupted ());
+  if (n < 0)
+    return ucb_make_error (err, errno, "recvmsg on sync socket");
+  if (n == 0)
+    return 1;
+  if ((size_t) n != sizeof *m)
+    return ucb_make_error (err, 0, "short sync message (%zd bytes)", n);
+  for (struct cmsghdr *cm = CMSG_FIRSTHDR (&mh); cm; cm = CMSG_NXTHDR (&mh, cm))
+    if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_CREDENTIALS)
+      memcpy (cred, CMSG_DATA (cm), sizeof *cred);
+  return 0;
+}
+
+static int
+describe_exit (struct ucb_container *c, unsigned idx, ucb_error_t *err)
+{
+  if (WIFSIGNALED (c->status))
+    return ucb_make_error (err, 0, "container %u: owner process killed by signal %d", idx,
+                           WTERMSIG (c->status));
+  return ucb_make_error (err, 0, "container %u: exited with status %d before reporting", idx,
+                         WEXITSTATUS (c->status));
+}
+
+/* Handle readable data on container i's socket. */
+static int
+handle_message (struct ucb_fleet *f, size_t i, ucb_error_t *err)
+{
+  struct ucb_container *c = &f->c[i];
+  struct sync_msg m;
+  struct ucred cred;
+  int r = recv_msg (c->sock, &m, &cred, err);
+
+  if (r < 0)
+    return ucb_error_wrap (err, "container %zu", i);
+  if (r == 1)
+    {
+      /* EOF: every process of the container is gone without a word. */
+      if (!c->reaped && waitpid (c->pid, &c->status, 0) == c->pid)
+        c->reaped = true;
+      return describe_exit (c, (unsigned) i, err);
+    }
+  switch (m.type)
+    {
+    case MSG_READY:
+      c->task_pid = cred.pid > 0 ? cred.pid : m.pid;
+      c->task_uid = cred.pid > 0 ? cred.uid : (uid_t) -1;
+      c->ready = true;
+      return 0;
+    case MSG_ERROR:
+      ucb_error_from_wire (err, &m.err);
+      return ucb_error_wrap (err, "container %zu", i);
+    default:
+      return ucb_make_error (err, 0, "container %zu: unknown sync message %u", i, m.type);
+    }
+}
+
+int
+ucb_fleet_wait_ready (struct ucb_fleet *f, double timeout_s, ucb_error_t *err)
+{
+  cleanup_free struct pollfd *pf = xcalloc (f->n, sizeof *pf);
+  uint64_t deadline = ucb_now_ns () + (uint64_t) (timeout_s * 1e9);
+  size_t pending = 0;
+
+  for (size_t i = 0; i < f->n; i++)
+    pending += !f->c[i].ready;
+  while (pending > 0)
+    {
+      uint64_t now = ucb_now_ns ();
+      int r;
+
+      if (ucb_interrupted ())
+        return ucb_make_error (err, EINTR, "interrupted by signal %d during setup",
+                               ucb_interrupted ());
+      if (now >= deadline)
+        return ucb_make_error (err, ETIMEDOUT, "%zu of %zu containers not ready after %.0f s",
+                               pending, f->n, timeout_s);
+      for (size_t i = 0; i < f->n; i++)
+        {
+          pf[i].fd = f->c[i].ready ? -1 : f->c[i].sock;
+          pf[i].events = POLLIN;
+          pf[i].revents = 0;
+        }
+      r = poll (pf, f->n, (int) ((deadline - now) / 1000000 + 1));
+      if (r < 0 && errno == EINTR)
+        continue;
+      if (r < 0)
+        return ucb_make_error (err, errno, "poll sync sockets");
+      for (size_t i = 0; i < f->n; i++)
+        if (pf[i].revents)
+          {
+            if (handle_message (f, i, err) < 0)
+              return -1;
+            if (f->c[i].ready)
+              pending--;
+          }
+    }
+  return 0;
+}
+
+int
+ucb_fleet_start (struct ucb_fleet *f, ucb_error_t *err)
+{
+  if (ucb_write_all (f->start_wr, "s", 1) < 0)
+    return ucb_make_error (err, errno, "release the start barrier");
+  return 0;
+}
+
+int
+ucb_fleet_check (struct ucb_fleet *f, ucb_error_t *err)
+{
+  for (size_t i = 0; i < f->n; i++)
+    {
+      struct pollfd p = { .fd = f->c[i].sock, .events = POLLIN };
+      if (poll (&p, 1, 0) > 0 && handle_message (f, i, err) < 0)
+        return -1;
+      if (!f->c[i].reaped && waitpid (f->c[i].pid, &f->c[i].status, WNOHANG) == f->c[i].pid)
+        {
+          f->c[i].reaped = true;
+          /* The message may have raced the exit: prefer the child's own words. */
+          p.revents = 0;
+          if (poll (&p, 1, 0) > 0 && handle_message (f, i, err) < 0)
+            return -1;
+          return ucb_make_error (err, 0, "container %zu stopped while measuring (%s %d)", i,
+                                 WIFSIGNALED (f->c[i].status) ? "signal" : "status",
+                                 WIFSIGNALED (f->c[i].status) ? WTERMSIG (f->c[i].status)
+                                                              : WEXITSTATUS (f->c[i].status));
+        }
+    }
+  return 0;
+}
+
+int
+ucb_fleet_finish (struct ucb_fleet *f, double grace_s, ucb_error_t *err)
+{
+  uint64_t deadline = ucb_now_ns () + (uint64_t) (grace_s * 1e9);
+  size_t left;
+
+  do
+    {
+      left = 0;
+      for (size_t i = 0; i < f->n; i++)
+        {
+          struct ucb_container *c = &f->c[i];
+          if (c->reaped)
+            continue;
+          if (waitpid (c->pid, &c->status, WNOHANG) == c->pid)
+            c->reaped = true;
+          else
+            left++;
+        }
+      if (left)
+        {
+          struct timespec ts = { 0, 2000000 };
+          nanosleep (&ts, NULL);
+        }
+    }
+  while (left && ucb_now_ns () < deadline);
+
+  /* Errors sent during teardown, then non-zero exits. */
+  for (size_t i = 0; i < f->n; i++)
+    {
+      struct pollfd p = { .fd = f->c[i].sock, .events = POLLIN };
+      struct ucb_container *c = &f->c[i];
+      if (poll (&p, 1, 0) > 0 && (p.revents & POLLIN))
+        {
+          struct sync_msg m;
+          struct ucred cred;
+          if (recv_msg (c->sock, &m, &cred, err) == 0 && m.type == MSG_ERROR)
+            {
+              ucb_error_from_wire (err, &m.err);
+              return ucb_error_wrap (err, "container %zu", i);
+            }
+          ucb_error_free (err);
+        }
+    }
+  if (left)
+    return ucb_make_error (err, ETIMEDOUT,
+                           "%zu containers did not stop within %.1f s of the stop flag", left,
+                           grace_s);
+  for (size_t i = 0; i < f->n; i++)
+    if (!WIFEXITED (f->c[i].status) || WEXITSTATUS (f->c[i].status) != 0)
+      return describe_exit (&f->c[i], (unsigned) i, err);
+  return 0;
+}
+
+void
+ucb_fleet_destroy (struct ucb_fleet *f)
+{
+  if (f->c == NULL)
+    return;
+  /* Kill every group first, then reap: a group's members die in parallel. */
+  for (size_t i = 0; i < f->n; i++)
+    if (f->c[i].pid > 0)
+      kill (-f->c[i].pid, SIGKILL);
+  for (size_t i = 0; i < f->n; i++)
+    {
+      if (!f->c[i].reaped)
+        {
+          while (waitpid (f->c[i].pid, &f->c[i].status, 0) < 0 && errno == EINTR)
+            ;
+          f->c[i].reaped = true;
+        }
+      if (f->c[i].sock >= 0)
+        close (f->c[i].sock);
+    }
+  if (f->start_rd >= 0)
+    close (f->start_rd);
+  if (f->start_wr >= 0)
+    close (f->start_wr);
+  free (f->c);
+  memset (f, 0, sizeof *f);
+  f->start_rd = f->start_wr = -1;
+}

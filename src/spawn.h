@@ -1,0 +1,90 @@
+/* spawn.h - the container engine: owner processes, nested user namespaces, the sync protocol. */
+#ifndef UCB_SPAWN_H
+#define UCB_SPAWN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "error.h"
+
+/* One container as the engine builds it. */
+struct ucb_container_spec
+{
+  unsigned index;
+  uid_t owner_uid;
+  gid_t owner_gid;
+  unsigned depth;  /* 0 = the task runs as the owner uid in our user namespace */
+  const int *cpus; /* affinity of every process of the container; NULL = inherit */
+  size_t ncpus;
+};
+
+/* Runs in the innermost process once the namespaces and maps exist.  It reports readiness
+ * with ucb_task_ready() and returns the exit status; on failure it returns < 0 with `err`
+ * set, and the engine sends the error to the parent. */
+struct ucb_task_env
+{
+  const struct ucb_container_spec *spec;
+  int sync_fd;  /* child's end of the sync socket */
+  int start_fd; /* read end of the start barrier */
+};
+typedef int (*ucb_task_main_fn) (void *arg, const struct ucb_task_env *env, ucb_error_t *err);
+
+struct ucb_container
+{
+  pid_t pid;      /* owner process, also the container's process-group id */
+  int sock;       /* our end of the SOCK_SEQPACKET sync socket */
+  pid_t task_pid; /* innermost task, as seen from here (SCM_CREDENTIALS) */
+  uid_t task_uid; /* its real uid as seen from here */
+  bool ready;
+  bool reaped;
+  int status; /* wait status once reaped */
+};
+
+struct ucb_fleet
+{
+  size_t n;       /* containers spawned so far */
+  size_t cap;
+  struct ucb_container *c;
+  int start_rd, start_wr; /* start barrier: tasks poll() the read end (will-it-scale's trick) */
+};
+
+int ucb_fleet_init (struct ucb_fleet *f, size_t cap, ucb_error_t *err)
+    __attribute__ ((warn_unused_result));
+/* Fork the owner process of one container; it builds the namespaces and runs `fn`. */
+int ucb_fleet_spawn (struct ucb_fleet *f, const struct ucb_container_spec *spec,
+                     ucb_task_main_fn fn, void *arg, ucb_error_t *err)
+    __attribute__ ((warn_unused_result));
+/* Wait until every container reported READY, or fail with the first child's error. */
+int ucb_fleet_wait_ready (struct ucb_fleet *f, double timeout_s, ucb_error_t *err)
+    __attribute__ ((warn_unused_result));
+/* Release the start barrier: one write starts every task at once. */
+int ucb_fleet_start (struct ucb_fleet *f, ucb_error_t *err) __attribute__ ((warn_unused_result));
+/* Non-blocking health check while measuring: an error message or an early exit fails. */
+int ucb_fleet_check (struct ucb_fleet *f, ucb_error_t *err) __attribute__ ((warn_unused_result));
+/* Wait up to `grace_s` for every container to exit by itself (after the stop flag was set),
+ * then kill what is left.  Fails when a container reported an error or exited non-zero. */
+int ucb_fleet_finish (struct ucb_fleet *f, double grace_s, ucb_error_t *err)
+    __attribute__ ((warn_unused_result));
+/* SIGKILL every container's process group and reap; safe to call at any point, twice. */
+void ucb_fleet_destroy (struct ucb_fleet *f);
+
+/* Task side: tell the parent this task is set up.  `task` is the task index. */
+int ucb_task_ready (const struct ucb_task_env *env, unsigned task, ucb_error_t *err)
+    __attribute__ ((warn_unused_result));
+/* Task side: block until the start barrier is released (or the parent is gone). */
+int ucb_task_wait_start (const struct ucb_task_env *env, ucb_error_t *err)
+    __attribute__ ((warn_unused_result));
+/* Task side: report a failure that happens after READY (e.g. a workload that cannot go on). */
+void ucb_task_report_error (const struct ucb_task_env *env, ucb_error_t *err);
+
+/* SIGINT/SIGTERM/SIGHUP set a flag instead of killing us, so every exit path cleans up. */
+void ucb_install_interrupt_handlers (void);
+/* The signal number that interrupted us, or 0. */
+int ucb_interrupted (void);
+
+/* Explain a clone()/unshare()/fork() errno with what to change; returns a static string. */
+const char *ucb_clone_hint (int errnum);
+
+#endif

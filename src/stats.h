@@ -1,0 +1,20 @@
+/* stats.h - descriptive statistics over samples. */
+#ifndef UCB_STATS_H
+#define UCB_STATS_H
+
+#include <stddef.h>
+
+struct ucb_stats
+{
+  size_t n;
+  double mean, median, stddev, min, max; /* NaN when n == 0; stddev NaN when n < 2 */
+  double cv;                             /* stddev / mean, NaN when undefined */
+};
+
+/* Sample statistics (stddev with n - 1).  `v` is not modified. */
+void ucb_stats_compute (const double *v, size_t n, struct ucb_stats *out);
+double ucb_median (const double *v, size_t n);
+/* Jain's fairness index (sum x)^2 / (n sum x^2): 1 = perfectly fair, 1/n = one takes all. */
+double ucb_jain_index (const double *v, size_t n);
+
+#endif

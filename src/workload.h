@@ -1,0 +1,80 @@
+/* workload.h - the workload plug-in contract and the registry. */
+#ifndef UCB_WORKLOAD_H
+#define UCB_WORKLOAD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
+#include "measure.h"
+
+/* Outcome taxonomy (stress-ng's EXIT_* idea): a refused charge is data, not a crash. */
+enum ucb_result
+{
+  UCB_OK = 0,
+  UCB_FAIL,        /* the workload cannot continue */
+  UCB_SKIP,        /* not applicable here */
+  UCB_NO_RESOURCE, /* a kernel limit refused the resource */
+};
+
+/* What a workload sees inside its task.  Only the harness touches `slot` layout; the
+ * workload reports each op through ucb_op_done()/ucb_op_failed(). */
+struct ucb_wctx
+{
+  struct ucb_slot *slot;
+  void *priv; /* workload-owned state, set by setup() */
+  unsigned container;
+  unsigned task;
+};
+
+/* Count one completed op: a plain single-writer increment (will-it-scale's method).  The
+ * relaxed atomic store keeps it a plain `mov`, but stops the compiler from caching the
+ * counter in a register across the syscall. */
+static inline void
+ucb_op_done (struct ucb_wctx *ctx)
+{
+  uint64_t v = __atomic_load_n (&ctx->slot->ops, __ATOMIC_RELAXED);
+  __atomic_store_n (&ctx->slot->ops, v + 1, __ATOMIC_RELAXED);
+}
+
+/* Count one failed op (not work) and remember why. */
+static inline void
+ucb_op_failed (struct ucb_wctx *ctx, int errnum)
+{
+  uint64_t v = __atomic_load_n (&ctx->slot->fails, __ATOMIC_RELAXED);
+  __atomic_store_n (&ctx->slot->fails, v + 1, __ATOMIC_RELAXED);
+  __atomic_store_n (&ctx->slot->last_errno, errnum, __ATOMIC_RELAXED);
+}
+
+#define UCB_RLIM_NONE 0u
+#define UCB_RLIM_SIGPENDING (1u << 0)
+#define UCB_RLIM_MSGQUEUE (1u << 1)
+#define UCB_RLIM_MEMLOCK (1u << 2)
+#define UCB_RLIM_NPROC (1u << 3)
+
+struct ucb_workload
+{
+  const char *name;
+  const char *summary;  /* one line for `ucbench list` */
+  const char *op;       /* what exactly one op is */
+  const char *counter;  /* the ucount it charges, "none" for controls */
+  const char *locks;    /* global kernel locks also taken, so nobody blames ucounts for them */
+  unsigned rlimits;     /* UCB_RLIM_* charged by one op */
+  uint64_t batch;       /* ops between stop-flag checks; 0 = harness default */
+  /* Non-NULL: listed, never run (stress-ng's unimplemented_reason). */
+  const char *unsupported_reason;
+
+  /* setup(): acquire resources inside the container, before the start barrier. */
+  int (*setup) (struct ucb_wctx *ctx, ucb_error_t *err);
+  /* loop(): `iters` attempts of the op, nothing else; timing is the harness's job. */
+  enum ucb_result (*loop) (struct ucb_wctx *ctx, uint64_t iters);
+  /* teardown(): release what setup() took; must be idempotent.  May be NULL. */
+  void (*teardown) (struct ucb_wctx *ctx);
+};
+
+/* The registry, in the order of src/workloads/list.h, NULL-terminated. */
+extern const struct ucb_workload *const ucb_workloads[];
+const struct ucb_workload *ucb_workload_find (const char *name);
+size_t ucb_workload_count (void);
+
+#endif

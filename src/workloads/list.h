@@ -1,0 +1,5 @@
+/* list.h - every workload, once.  Adding a workload: one file in src/workloads/ plus one line
+ * here (see docs/adding-a-workload.md). */
+#define UCB_WORKLOADS(X)                                                                           \
+  X (signal)                                                                                       \
+  X (getppid)

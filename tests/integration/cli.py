@@ -1,0 +1,98 @@
+"""cli.py - bad input: one-line error naming the value, exit status 2; help and version; a
+kernel refusal explained with what to change (exit status 1)."""
+import os
+import subprocess
+
+from taplib import Tap, UCBENCH, all_userns_inodes, run, userns_works, wait_for
+
+t = Tap()
+
+BAD = [
+    (["run", "--containers", "0"], "0"),
+    (["run", "--containers", "100000"], "100000"),
+    (["run", "--containers", "1,,2"], "1,,2"),
+    (["run", "--containers", "x"], "x"),
+    (["run", "--depth", "33"], "33"),
+    (["run", "--workload", "nosuch"], "nosuch"),
+    (["run", "--owner", "everybody"], "everybody"),
+    (["run", "--duration", "-1"], "-1"),
+    (["run", "--interval", "10", "--duration", "1"], "--interval"),
+    (["run", "--repeat", "0"], "0"),
+    (["run", "--pin", "9999"], "9999"),
+    (["run", "--format", "xml"], "xml"),
+    (["run", "--frobnicate"], "--frobnicate"),
+    (["run", "extra"], "extra"),
+    (["run", "--output", "/nonexistent-dir/x.json"], "/nonexistent-dir"),
+    (["nosuchcommand"], "nosuchcommand"),
+    (["help", "nosuchcommand"], "nosuchcommand"),
+    (["list", "--format", "csv"], "csv"),
+    (["info", "--bogus"], "--bogus"),
+]
+for args, needle in BAD:
+    r = run(args)
+    first = r.stderr.splitlines()[0] if r.stderr else ""
+    t.ok(r.returncode == 2 and first.startswith("ucbench: ") and needle in first
+         and r.stdout == "",
+         f"`ucbench {' '.join(args)}` exits 2 with a one-line error naming `{needle}`",
+         f"rc={r.returncode} stderr={r.stderr!r} stdout={r.stdout[:200]!r}")
+
+r = run([])
+t.ok(r.returncode == 2 and "Usage" in r.stderr, "no command: usage on stderr, exit 2")
+for args in (["--help"], ["-h"], ["help"], ["help", "run"], ["run", "--help"], ["list", "--help"],
+             ["info", "--help"]):
+    r = run(args)
+    t.ok(r.returncode == 0 and "Usage" in r.stdout, f"`ucbench {' '.join(args)}` prints usage",
+         r.stderr)
+r = run(["--version"])
+t.ok(r.returncode == 0 and r.stdout.startswith("ucbench "), "--version")
+
+# Every option of `run --help` is documented in the man page and the README.
+with open(os.path.join(os.environ.get("top_srcdir", "."), "man", "ucbench.1")) as f:
+    man = f.read().replace("\\-", "-")
+with open(os.path.join(os.environ.get("top_srcdir", "."), "README.md")) as f:
+    readme = f.read()
+opts = [w.split()[0] for w in run(["run", "--help"]).stdout.split("  --")[1:]]
+opts = ["--" + o.rstrip(",") for o in opts]
+t.ok(len(opts) >= 12, "run --help lists the options", opts)
+missing = [o for o in opts if o not in man]
+t.ok(not missing, "every `run` option is in the man page", missing)
+missing = [o for o in opts if o not in readme]
+t.ok(not missing, "every `run` option is in the README", missing)
+
+# A kernel refusal: no user namespaces left (max_user_namespaces=0 in a namespace we own).
+if userns_works():
+    script = ("echo 0 > /proc/sys/user/max_user_namespaces && stat -L -c %i /proc/self/ns/user && "
+              f"exec {UCBENCH} run --owner root --containers 1 --duration 0.2 --warmup 0")
+    r = subprocess.run(["unshare", "-U", "-r", "sh", "-c", script], capture_output=True, text=True)
+    lines = r.stderr.strip().splitlines()
+    t.ok(r.returncode == 1 and len(lines) == 1 and "max_user_namespaces" in r.stderr
+         and "container 0" in r.stderr,
+         "ENOSPC from clone: exit 1, one line naming the container and the sysctl to raise",
+         f"rc={r.returncode} {r.stderr!r}")
+    ino = int(r.stdout.split()[0]) if r.stdout.split() else -1
+    t.ok(ino > 0 and wait_for(lambda: ino not in all_userns_inodes(), 3),
+         "nothing left in that namespace after the refusal", r.stdout)
+else:
+    t.skip("ENOSPC from clone is explained", "user namespaces cannot be created here")
+
+# A uid of the default range in use by a running process: refused, nothing started.
+if os.geteuid() == 0:
+    holder = subprocess.Popen(["setpriv", "--reuid=2100200001", "--regid=2100200001",
+                               "--clear-groups", "sleep", "30"])
+    try:
+        import time
+        time.sleep(0.3)
+        r = run(["run", "--owner", "distinct", "--containers", "4", "--uid-base", "2100200000",
+                 "--duration", "0.2"])
+        t.ok(r.returncode == 1 and "2100200001" in r.stderr and "--uid-base" in r.stderr,
+             "an owner uid used by a running process is refused with what to change",
+             f"rc={r.returncode} {r.stderr!r}")
+        r = run(["run", "--owner", "distinct", "--containers", "2", "--uid-base", "2100201000",
+                 "--duration", "0.3", "--warmup", "0", "--quiet"])
+        t.ok(r.returncode == 0, "--uid-base moves the range away from it", r.stderr)
+    finally:
+        holder.kill()
+        holder.wait()
+else:
+    t.skip("uid collision refused", "needs root")
+t.done()

@@ -1,0 +1,49 @@
+"""info-list.py - `ucbench info` and `ucbench list`: text and JSON, with real host facts."""
+import json
+import os
+
+from taplib import Tap, run
+
+t = Tap()
+
+r = run(["info", "--format", "json"])
+t.ok(r.returncode == 0, "info --format json exits 0", r.stderr)
+try:
+    doc = json.loads(r.stdout)
+except ValueError as e:
+    doc = {}
+    t.diag(e)
+host = doc.get("host", {})
+t.ok(doc.get("schema") == "ucbench-info/1", "info: schema ucbench-info/1")
+t.ok(host.get("kernel", {}).get("release") == os.uname().release, "info: kernel release",
+     host.get("kernel"))
+t.ok(host.get("cpus_online") == os.cpu_count(), "info: online CPUs", host.get("cpus_online"))
+t.ok(host.get("cgroup_layout") in ("unified", "hybrid", "legacy"), "info: cgroup layout",
+     host.get("cgroup_layout"))
+t.ok(isinstance(host.get("userns", {}).get("can_create"), bool), "info: userns probe answered")
+with open("/proc/sys/user/max_user_namespaces") as f:
+    t.ok(host["userns"].get("max_user_namespaces") == int(f.read()), "info: max_user_namespaces")
+t.ok(isinstance(host.get("capabilities", {}).get("effective"), str), "info: effective caps")
+for lib in ("jansson", "libcap"):
+    t.ok(isinstance(host.get("libraries", {}).get(lib), str), f"info: {lib} version")
+feats = host.get("features", {})
+t.ok(all(k in feats for k in ("seccomp", "cgroup")), "info: seccomp/cgroup availability reported",
+     feats)
+
+r = run(["info"])
+t.ok(r.returncode == 0 and "kernel.release" in r.stdout, "info: text output", r.stdout[:300])
+
+r = run(["list", "--format", "json"])
+t.ok(r.returncode == 0, "list --format json exits 0", r.stderr)
+ws = {w["name"]: w for w in json.loads(r.stdout or "{}").get("workloads", [])}
+t.ok(set(ws) >= {"signal", "getppid"}, "list: signal and getppid listed", list(ws))
+t.ok(ws.get("signal", {}).get("counter") == "SIGPENDING"
+     and ws.get("signal", {}).get("rlimits") == ["SIGPENDING"], "list: signal hits SIGPENDING")
+t.ok(ws.get("getppid", {}).get("counter") == "none" and ws["getppid"].get("rlimits") == [],
+     "list: getppid is the control, no counter")
+t.ok(all(w.get("op") and w.get("locks") for w in ws.values()), "list: every workload says its op "
+     "and the global locks it takes")
+r = run(["list"])
+t.ok(r.returncode == 0 and "signal" in r.stdout and "SIGPENDING" in r.stdout, "list: text",
+     r.stdout)
+t.done()

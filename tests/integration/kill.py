@@ -1,0 +1,48 @@
+"""kill.py - whatever happens to ucbench, no child survives: SIGKILL, SIGINT, SIGTERM.
+
+Uses its own --uid-base so it can run beside the other integration tests."""
+import os
+import signal
+import subprocess
+import time
+
+from taplib import Tap, UCBENCH, alive, descendants, skip_all, tasks_of, userns_works, wait_for
+
+if not userns_works():
+    skip_all("user namespaces cannot be created here")
+if os.geteuid() != 0:
+    skip_all("needs root (setresuid to the owner uids)")
+
+t = Tap()
+
+
+def start(depth):
+    return subprocess.Popen([UCBENCH, "run", "--containers", "4", "--owner", "distinct", "--uid-base", "2100100000", "--depth",
+                             str(depth), "--duration", "60", "--quiet"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+for sig, depth, want_rc in ((signal.SIGKILL, 2, -9), (signal.SIGINT, 1, 130),
+                            (signal.SIGTERM, 3, 143)):
+    name = f"{signal.Signals(sig).name} of ucbench (depth {depth})"
+    p = start(depth)
+    ready = wait_for(lambda: len(tasks_of(p.pid)) == 4, 15)
+    t.ok(ready, f"{name}: 4 tasks running before the signal")
+    procs = descendants(p.pid)
+    t0 = time.monotonic()
+    os.kill(p.pid, sig)
+    try:
+        _, err = p.communicate(timeout=15)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        _, err = p.communicate()
+    took = time.monotonic() - t0
+    t.ok(p.returncode == want_rc, f"{name}: exit status {want_rc}", f"got {p.returncode}\n{err}")
+    if sig != signal.SIGKILL:
+        t.ok(took < 5 and "interrupted" in err, f"{name}: stops promptly and says why",
+             f"{took:.1f}s: {err}")
+    gone = wait_for(lambda: not [q for q in procs if alive(q)], 5)
+    t.ok(gone and len(procs) >= 4 * (depth + 1),
+         f"{name}: none of its {len(procs)} processes survives",
+         [q for q in procs if alive(q)])
+t.done()

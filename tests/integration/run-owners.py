@@ -1,0 +1,126 @@
+"""run-owners.py - `ucbench run` for every owner mode at depth 0, 1 and 3, checked from outside.
+
+While it runs, each task is inspected through /proc and NS_GET_OWNER_UID/NS_GET_PARENT: it must
+sit at the expected depth, in namespaces owned by the expected uid, as that uid.  Afterwards
+the JSON must hold work from every container, and nothing may be left: no process, and no user
+namespace of the run still pinned by anything."""
+import json
+import os
+import subprocess
+import tempfile
+import time
+
+from taplib import (Tap, UCBENCH, alive, all_userns_inodes, descendants, nsinfo, skip_all,
+                    tasks_of, userns_works, wait_for)
+
+BASE = 2100000000
+
+if not userns_works():
+    skip_all("user namespaces cannot be created here")
+if os.geteuid() != 0:
+    skip_all("owner modes need root (setresuid to the owner uids)")
+
+t = Tap()
+tmp = tempfile.mkdtemp(prefix="ucb-test-")
+
+
+def expected_uid(owner, i):
+    return {"shared": BASE, "distinct": BASE + i, "root": 0}[owner]
+
+
+def one(owner, depth):
+    name = f"owner={owner} depth={depth}"
+    out = os.path.join(tmp, f"{owner}-{depth}.json")
+    p = subprocess.Popen([UCBENCH, "run", "--containers", "2", "--owner", owner, "--depth",
+                          str(depth), "--duration", "1.2", "--warmup", "0.3", "--interval", "0.3",
+                          "--output", out, "--quiet"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    tasks = wait_for(lambda: len(tasks_of(p.pid)) == 2 and tasks_of(p.pid), 10)
+    procs = descendants(p.pid)
+    seen = {}
+    for pid in tasks or []:
+        info = nsinfo(pid)
+        if info:
+            seen[pid] = info
+    stdout, stderr = p.communicate(timeout=60)
+    t.ok(p.returncode == 0, f"{name}: exit status 0", stderr)
+    t.ok(len(seen) == 2, f"{name}: two tasks seen from outside while running", seen)
+    try:
+        with open(out) as f:
+            doc = json.load(f)
+    except (OSError, ValueError) as e:
+        t.ok(False, f"{name}: JSON document parses", e)
+        return
+    t.ok(doc.get("schema") == "ucbench-result/1", f"{name}: JSON document parses, schema")
+    res = doc["results"]
+    pcs = res[0]["per_container"] if len(res) == 1 else []
+    t.ok(len(pcs) == 2 and all(c["ops"] > 0 and len(c["samples"]) >= 3 for c in pcs),
+         f"{name}: every container did work and has samples",
+         json.dumps([(c["ops"], len(c["samples"])) for c in pcs]))
+    want = [expected_uid(owner, i) for i in range(2)]
+    t.ok([c["owner_uid"] for c in pcs] == want and all(c["depth"] == depth for c in pcs),
+         f"{name}: JSON owner uids and depth", [(c["owner_uid"], c["depth"]) for c in pcs])
+    # From outside: depth, owner of every level, and the task's real uid on the host.
+    by_pid = {c["task_pid"]: c for c in pcs}
+    good = True
+    why = []
+    for pid, info in seen.items():
+        c = by_pid.get(pid)
+        if c is None:
+            good = False
+            why.append(f"task {pid} not in JSON")
+            continue
+        u = expected_uid(owner, c["index"])
+        if info["depth"] != depth or info["uid"] != u or any(o != u for o in info["owners"]):
+            good = False
+            why.append(f"task {pid}: {info}, expected depth {depth} owner/uid {u}")
+        if depth > 0 and info["userns_inode"] != c["userns_inode"]:
+            good = False
+            why.append(f"task {pid}: userns inode {info['userns_inode']} vs {c['userns_inode']}")
+    t.ok(good and len(seen) == 2, f"{name}: namespaces seen from outside match (depth, owners, uid)",
+         "\n".join(why))
+    if depth > 0:
+        inodes = {c["userns_inode"] for c in pcs}
+        t.ok(len(inodes) == 2, f"{name}: each container has its own user namespace", inodes)
+        # User namespaces are freed asynchronously; give the kernel a moment.
+        left = wait_for(lambda: not (inodes & all_userns_inodes()), 3)
+        t.ok(left, f"{name}: no user namespace of the run is left", inodes & all_userns_inodes())
+    gone = wait_for(lambda: not [q for q in procs if alive(q)], 3)
+    t.ok(gone and len(procs) == 2 * (depth + 1), f"{name}: none of its {len(procs)} processes is left",
+         [q for q in procs if alive(q)])
+
+
+for owner in ("shared", "distinct", "root"):
+    for depth in (0, 1, 3):
+        one(owner, depth)
+
+# Density: 64 containers on this small machine, each with its own samples.
+out = os.path.join(tmp, "64.json")
+p = subprocess.Popen([UCBENCH, "run", "--containers", "64", "--owner", "shared", "--duration", "1",
+                      "--warmup", "0.5", "--interval", "0.25", "--output", out, "--quiet"],
+                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+wait_for(lambda: len(tasks_of(p.pid)) == 64, 30)
+procs = descendants(p.pid)
+_, err = p.communicate(timeout=120)
+r = subprocess.CompletedProcess(p.args, p.returncode, "", err)
+t.ok(r.returncode == 0, "64 containers: exit status 0", r.stderr)
+try:
+    with open(out) as f:
+        pcs = json.load(f)["results"][0]["per_container"]
+except (OSError, ValueError, KeyError, IndexError) as e:
+    pcs = []
+    t.diag(e)
+t.ok(len(pcs) == 64 and sorted(c["index"] for c in pcs) == list(range(64)),
+     "64 containers: 64 per_container entries")
+t.ok(all(len(c["samples"]) == 4 and c["ops"] > 0 for c in pcs),
+     "64 containers: each has its own 4 samples and did work",
+     [(c["index"], c["ops"], len(c["samples"])) for c in pcs if c["ops"] == 0][:5])
+t.ok(len({c["task_pid"] for c in pcs}) == 64 and len({c["userns_inode"] for c in pcs}) == 64,
+     "64 containers: 64 distinct tasks and user namespaces")
+t.ok(wait_for(lambda: not [q for q in procs if alive(q)], 3) and len(procs) == 128,
+     f"64 containers: none of its {len(procs)} processes is left", [q for q in procs if alive(q)])
+
+for f in os.listdir(tmp):
+    os.unlink(os.path.join(tmp, f))
+os.rmdir(tmp)
+t.done()

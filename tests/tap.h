@@ -1,0 +1,92 @@
+/* tap.h - a tiny TAP producer for the unit tests: a table of tests, the plan computed from it. */
+#ifndef UCB_TAP_H
+#define UCB_TAP_H
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct tap_test
+{
+  const char *name;
+  void (*fn) (void);
+};
+
+static int tap_failed_checks;
+
+#define tap_check(cond)                                                                            \
+  do                                                                                               \
+    {                                                                                              \
+      if (!(cond))                                                                                 \
+        {                                                                                          \
+          printf ("# %s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);                       \
+          tap_failed_checks++;                                                                     \
+        }                                                                                          \
+    }                                                                                              \
+  while (0)
+
+#define tap_check_int(a, op, b)                                                                    \
+  do                                                                                               \
+    {                                                                                              \
+      long long _a = (long long) (a), _b = (long long) (b);                                        \
+      if (!(_a op _b))                                                                             \
+        {                                                                                          \
+          printf ("# %s:%d: %s %s %s: %lld vs %lld\n", __FILE__, __LINE__, #a, #op, #b, _a, _b);   \
+          tap_failed_checks++;                                                                     \
+        }                                                                                          \
+    }                                                                                              \
+  while (0)
+
+#define tap_check_near(a, b, eps)                                                                  \
+  do                                                                                               \
+    {                                                                                              \
+      double _a = (a), _b = (b);                                                                   \
+      if (!(fabs (_a - _b) <= (eps)))                                                              \
+        {                                                                                          \
+          printf ("# %s:%d: %s ~ %s: %.9g vs %.9g\n", __FILE__, __LINE__, #a, #b, _a, _b);         \
+          tap_failed_checks++;                                                                     \
+        }                                                                                          \
+    }                                                                                              \
+  while (0)
+
+#define tap_check_str(a, b)                                                                        \
+  do                                                                                               \
+    {                                                                                              \
+      const char *_a = (a), *_b = (b);                                                             \
+      if (_a == NULL || _b == NULL || strcmp (_a, _b) != 0)                                        \
+        {                                                                                          \
+          printf ("# %s:%d: %s == %s: \"%s\" vs \"%s\"\n", __FILE__, __LINE__, #a, #b,             \
+                  _a ? _a : "(null)", _b ? _b : "(null)");                                         \
+          tap_failed_checks++;                                                                     \
+        }                                                                                          \
+    }                                                                                              \
+  while (0)
+
+/* Run every test of the table; one TAP line each.  Exit status 1 if any failed. */
+static inline int
+tap_run (const struct tap_test *tests, size_t n)
+{
+  int failed = 0;
+
+  printf ("TAP version 13\n1..%zu\n", n);
+  for (size_t i = 0; i < n; i++)
+    {
+      int before = tap_failed_checks;
+      tests[i].fn ();
+      if (tap_failed_checks == before)
+        printf ("ok %zu - %s\n", i + 1, tests[i].name);
+      else
+        {
+          printf ("not ok %zu - %s\n", i + 1, tests[i].name);
+          failed++;
+        }
+      fflush (stdout);
+    }
+  return failed ? 1 : 0;
+}
+
+#define TAP_MAIN(table)                                                                            \
+  int main (void) { return tap_run (table, sizeof (table) / sizeof ((table)[0])); }
+
+#endif

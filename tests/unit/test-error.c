@@ -1,0 +1,90 @@
+/* test-error.c - errors as values: make, wrap, usage status, and crossing a process boundary. */
+#include "config.h"
+
+#include <errno.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../tap.h"
+#include "error.h"
+
+static void
+test_make_and_wrap (void)
+{
+  ucb_error_t err = NULL;
+
+  tap_check_int (ucb_make_error (&err, ENOENT, "open `%s`", "/x"), ==, -1);
+  tap_check_int (ucb_error_wrap (&err, "container %d", 3), ==, -1);
+  tap_check_str (err->msg, "container 3: open `/x`");
+  tap_check_int (err->code, ==, ENOENT);
+  tap_check_int (err->status, ==, UCB_EXIT_FAILURE);
+  ucb_error_free (&err);
+  tap_check (err == NULL);
+  ucb_error_free (&err); /* idempotent */
+}
+
+static void
+test_usage_status (void)
+{
+  ucb_error_t err = NULL;
+
+  ucb_usage_error (&err, "bad `%s`", "x");
+  tap_check_int (err->status, ==, UCB_EXIT_USAGE);
+  tap_check_int (err->code, ==, 0);
+  ucb_error_free (&err);
+}
+
+static void
+test_cross_fork (void)
+{
+  struct ucb_wire_error w;
+  ucb_error_t err = NULL;
+  int sv[2];
+  pid_t pid;
+
+  tap_check_int (socketpair (AF_UNIX, SOCK_SEQPACKET, 0, sv), ==, 0);
+  pid = fork ();
+  if (pid == 0)
+    {
+      ucb_error_t e = NULL;
+      ucb_make_error (&e, EAGAIN, "setresuid(%u)", 12345u);
+      ucb_error_to_wire (&e, &w);
+      _exit (send (sv[1], &w, sizeof w, 0) == (ssize_t) sizeof w ? 0 : 1);
+    }
+  tap_check_int (recv (sv[0], &w, sizeof w, 0), ==, (long long) sizeof w);
+  waitpid (pid, NULL, 0);
+  ucb_error_from_wire (&err, &w);
+  tap_check_str (err->msg, "setresuid(12345)");
+  tap_check_int (err->code, ==, EAGAIN);
+  ucb_error_free (&err);
+  close (sv[0]);
+  close (sv[1]);
+}
+
+static void
+test_wire_truncation (void)
+{
+  struct ucb_wire_error w;
+  ucb_error_t err = NULL;
+  char big[2000];
+
+  memset (big, 'a', sizeof big - 1);
+  big[sizeof big - 1] = '\0';
+  ucb_make_error (&err, 0, "%s", big);
+  ucb_error_to_wire (&err, &w);
+  ucb_error_free (&err);
+  memset (w.msg, 'b', sizeof w.msg); /* no terminator at all: must not overrun */
+  ucb_error_from_wire (&err, &w);
+  tap_check_int (strlen (err->msg), ==, UCB_WIRE_MSG_MAX - 1);
+  ucb_error_free (&err);
+}
+
+static const struct tap_test tests[] = {
+  { "make and wrap keep code and add context", test_make_and_wrap },
+  { "usage errors exit with status 2", test_usage_status },
+  { "an error crosses fork over SOCK_SEQPACKET", test_cross_fork },
+  { "wire messages are bounded and terminated", test_wire_truncation },
+};
+
+TAP_MAIN (tests)

@@ -1,0 +1,199 @@
+/* test-options.c - `ucbench run` option parsing: good input, defaults, and bad input. */
+#include "config.h"
+
+#include "../tap.h"
+#include "options.h"
+#include "util.h"
+#include "workload.h"
+
+static int
+parse (struct ucb_run_options *o, ucb_error_t *err, const char *args)
+{
+  /* Split a space-separated command line; "run" is argv[0]. */
+  char *copy = xstrdup (args), *save = NULL;
+  char *argv[32] = { (char *) "run" };
+  int argc = 1, r;
+
+  for (char *t = strtok_r (copy, " ", &save); t && argc < 31; t = strtok_r (NULL, " ", &save))
+    argv[argc++] = t;
+  r = ucb_run_options_parse (o, argc, argv, 2, err);
+  free (copy);
+  return r;
+}
+
+/* Expect a usage error (status 2) whose message mentions `needle`. */
+static void
+expect_bad (const char *args, const char *needle)
+{
+  struct ucb_run_options o;
+  ucb_error_t err = NULL;
+
+  tap_check_int (parse (&o, &err, args), <, 0);
+  tap_check (err != NULL);
+  if (err)
+    {
+      tap_check_int (err->status, ==, UCB_EXIT_USAGE);
+      if (strstr (err->msg, needle) == NULL)
+        {
+          printf ("# `%s`: message \"%s\" lacks \"%s\"\n", args, err->msg, needle);
+          tap_failed_checks++;
+        }
+    }
+  ucb_error_free (&err);
+  ucb_run_options_free (&o);
+}
+
+static void
+test_defaults (void)
+{
+  struct ucb_run_options o;
+  ucb_error_t err = NULL;
+
+  tap_check_int (parse (&o, &err, ""), ==, 0);
+  tap_check_int (o.n_workloads, ==, 1);
+  tap_check_str (o.workloads[0]->name, "signal");
+  /* nproc = 2: 1, 2, 4 */
+  tap_check_int (o.n_containers, ==, 3);
+  tap_check_int (o.containers[0], ==, 1);
+  tap_check_int (o.containers[1], ==, 2);
+  tap_check_int (o.containers[2], ==, 4);
+  tap_check_int (o.n_owners, ==, 2);
+  tap_check_int (o.owners[0].kind, ==, UCB_OWNER_SHARED);
+  tap_check_int (o.owners[1].kind, ==, UCB_OWNER_DISTINCT);
+  tap_check_int (o.n_depths, ==, 1);
+  tap_check_int (o.depths[0], ==, 1);
+  tap_check_int (o.repeat, ==, 1);
+  tap_check_int (o.pin, ==, UCB_PIN_AUTO);
+  tap_check_int (o.format, ==, UCB_FORMAT_TEXT);
+  tap_check_int (o.uid_base, ==, UCB_DEFAULT_UID_BASE);
+  tap_check (o.output == NULL);
+  tap_check (!o.help);
+  ucb_run_options_free (&o);
+}
+
+static void
+test_full_command_line (void)
+{
+  struct ucb_run_options o;
+  ucb_error_t err = NULL;
+
+  tap_check_int (parse (&o, &err,
+                        "--workload getppid,signal --containers 1,4,64 --owner "
+                        "root,1000,2000-2003 --depth 0,3 --duration 2.5 --warmup 0 --interval "
+                        "0.25 --repeat 3 --pin 0-1 --output /tmp/x.json --format json --quiet "
+                        "--uid-base 3000000"),
+                 ==, 0);
+  tap_check (err == NULL);
+  tap_check_int (o.n_workloads, ==, 2);
+  tap_check_str (o.workloads[0]->name, "getppid");
+  tap_check_int (o.n_containers, ==, 3);
+  tap_check_int (o.containers[2], ==, 64);
+  tap_check_int (o.n_owners, ==, 3);
+  tap_check_int (o.owners[0].kind, ==, UCB_OWNER_ROOT);
+  tap_check_int (o.owners[1].kind, ==, UCB_OWNER_UID);
+  tap_check_int (o.owners[1].lo, ==, 1000);
+  tap_check_int (o.owners[2].kind, ==, UCB_OWNER_RANGE);
+  tap_check_int (o.owners[2].lo, ==, 2000);
+  tap_check_int (o.owners[2].hi, ==, 2003);
+  tap_check_int (o.n_depths, ==, 2);
+  tap_check_int (o.depths[1], ==, 3);
+  tap_check_near (o.duration, 2.5, 1e-12);
+  tap_check_near (o.warmup, 0, 1e-12);
+  tap_check_near (o.interval, 0.25, 1e-12);
+  tap_check_int (o.repeat, ==, 3);
+  tap_check_int (o.pin, ==, UCB_PIN_LIST);
+  tap_check_int (o.n_pin_cpus, ==, 2);
+  tap_check_str (o.output, "/tmp/x.json");
+  tap_check_int (o.format, ==, UCB_FORMAT_JSON);
+  tap_check (o.quiet);
+  tap_check_int (o.uid_base, ==, 3000000);
+  ucb_run_options_free (&o);
+}
+
+static void
+test_help (void)
+{
+  struct ucb_run_options o;
+  ucb_error_t err = NULL;
+
+  tap_check_int (parse (&o, &err, "--containers 2 --help"), ==, 0);
+  tap_check (o.help);
+  ucb_run_options_free (&o);
+}
+
+static void
+test_bad_input (void)
+{
+  expect_bad ("--containers 0", "`0`");
+  expect_bad ("--containers 4097", "4097");
+  expect_bad ("--containers 99999999999999999999", "99999999999999999999");
+  expect_bad ("--containers -1", "-1");
+  expect_bad ("--containers 4,,8", "empty item");
+  expect_bad ("--containers 4,", "empty item");
+  expect_bad ("--containers 4,4", "duplicate");
+  expect_bad ("--containers abc", "abc");
+  expect_bad ("--depth 33", "33");
+  expect_bad ("--workload nosuch", "nosuch");
+  expect_bad ("--owner everyone", "everyone");
+  expect_bad ("--owner 0", "`0`");
+  expect_bad ("--owner 10-5", "10-5");
+  expect_bad ("--duration 0", "--duration");
+  expect_bad ("--duration 1e999", "--duration");
+  expect_bad ("--duration nan", "--duration");
+  expect_bad ("--interval 5 --duration 1", "longer");
+  expect_bad ("--repeat 0", "--repeat");
+  expect_bad ("--pin 3-1", "3-1");
+  expect_bad ("--pin 1,1", "twice");
+  expect_bad ("--pin x", "x");
+  expect_bad ("--format yaml", "yaml");
+  expect_bad ("--bogus", "--bogus");
+  expect_bad ("stray", "stray");
+  expect_bad ("--containers", "needs a value");
+  expect_bad ("--uid-base 4294967294 --owner distinct --containers 4", "--uid-base");
+}
+
+static void
+test_cpu_list_roundtrip (void)
+{
+  int *cpus = NULL;
+  size_t n = 0;
+  ucb_error_t err = NULL;
+  char *s;
+
+  tap_check_int (ucb_parse_cpu_list ("8,0-3,5", &cpus, &n, &err), ==, 0);
+  tap_check_int (n, ==, 6);
+  s = ucb_format_cpu_list (cpus, n);
+  tap_check_str (s, "0-3,5,8");
+  free (s);
+  free (cpus);
+}
+
+static void
+test_owner_names (void)
+{
+  struct ucb_owner_mode *m = NULL;
+  size_t n = 0;
+  ucb_error_t err = NULL;
+  const char *want[] = { "shared", "distinct", "root", "77", "5-9" };
+
+  tap_check_int (ucb_parse_owner_list ("shared,distinct,root,77,5-9", &m, &n, &err), ==, 0);
+  tap_check_int (n, ==, 5);
+  for (size_t i = 0; i < n && i < 5; i++)
+    {
+      char *s = ucb_owner_mode_name (&m[i]);
+      tap_check_str (s, want[i]);
+      free (s);
+    }
+  free (m);
+}
+
+static const struct tap_test tests[] = {
+  { "defaults of a bare `run`", test_defaults },
+  { "every option parsed", test_full_command_line },
+  { "--help", test_help },
+  { "bad input is a usage error naming the value", test_bad_input },
+  { "CPU list parse and format", test_cpu_list_roundtrip },
+  { "owner mode names round-trip", test_owner_names },
+};
+
+TAP_MAIN (tests)

@@ -1,0 +1,192 @@
+/* test-report.c - the result document: field names, derived numbers, NaN, scalability. */
+#include "config.h"
+
+#include <jansson.h>
+#include <math.h>
+
+#include "../tap.h"
+#include "report.h"
+#include "runner.h"
+#include "util.h"
+#include "workload.h"
+
+/* Two containers, 3 readings 1 s apart: container 0 does 100 then 300 ops, container 1 does
+ * 100 then 100; CPU 0.5 s per second each. */
+static void
+fake_point (struct ucb_point_result *r, struct ucb_placement *pl, unsigned containers,
+            double scale)
+{
+  memset (r, 0, sizeof *r);
+  memset (pl, 0, sizeof *pl);
+  pl->allowed = xcalloc (2, sizeof (int));
+  pl->allowed[0] = 0;
+  pl->allowed[1] = 1;
+  pl->nallowed = 2;
+  r->pt.workload = ucb_workload_find ("signal");
+  r->pt.containers = containers;
+  r->pt.owner.kind = UCB_OWNER_SHARED;
+  r->pt.depth = 1;
+  r->pt.tasks = 1;
+  r->pt.repeat = 1;
+  r->idle_pct = NAN;
+  r->steal_pct = 1.5;
+  r->setup_s = 0.01;
+  r->c = xcalloc (containers, sizeof *r->c);
+  ucb_samples_init (&r->samples, containers, 3);
+  r->samples.start_ns = 1000000000ull;
+  for (size_t k = 0; k < 3; k++)
+    {
+      for (unsigned i = 0; i < containers; i++)
+        {
+          struct ucb_reading *x = ucb_reading_at (&r->samples, k, i);
+          uint64_t per[3] = { 0, 100, i == 0 ? 400 : 200 };
+          x->t_ns = 2000000000ull + k * 1000000000ull;
+          x->ops = (uint64_t) ((double) per[k] * scale);
+          x->cpu_ns = 1 + k * 500000000ull;
+          x->fails = k == 2 && i == 1 ? 7 : 0;
+        }
+    }
+  r->samples.nreadings = 3;
+  for (unsigned i = 0; i < containers; i++)
+    {
+      r->c[i].index = i;
+      r->c[i].owner_uid = 2100000000u;
+      r->c[i].depth = 1;
+      r->c[i].cpu = (int) i % 2;
+      r->c[i].task_pid = 100 + (pid_t) i;
+      r->c[i].task_uid = 2100000000u;
+      r->c[i].last_errno = i == 1 ? 11 : 0;
+    }
+}
+
+static void
+free_point (struct ucb_point_result *r, struct ucb_placement *pl)
+{
+  ucb_point_result_free (r);
+  ucb_placement_free (pl);
+}
+
+static double
+num_at (json_t *o, const char *path)
+{
+  /* "a.b.c" lookup for brevity */
+  char buf[128];
+  char *save = NULL;
+  snprintf (buf, sizeof buf, "%s", path);
+  for (char *t = strtok_r (buf, ".", &save); t && o; t = strtok_r (NULL, ".", &save))
+    o = json_object_get (o, t);
+  return json_is_number (o) ? json_number_value (o) : NAN;
+}
+
+static void
+test_point_fields (void)
+{
+  struct ucb_point_result r;
+  struct ucb_placement pl;
+  json_t *j, *c0, *c1, *s;
+
+  fake_point (&r, &pl, 2, 1.0);
+  j = ucb_report_point (&r, &pl);
+  tap_check_str (json_string_value (json_object_get (j, "workload")), "signal");
+  tap_check_str (json_string_value (json_object_get (j, "owner")), "shared");
+  tap_check_str (json_string_value (json_object_get (j, "mode")), "process");
+  tap_check_near (num_at (j, "containers"), 2, 0);
+  tap_check_near (num_at (j, "depth"), 1, 0);
+  tap_check_near (num_at (j, "tasks"), 1, 0);
+  tap_check_near (num_at (j, "repeat"), 1, 0);
+  tap_check_int (json_array_size (json_object_get (j, "per_container")), ==, 2);
+  c0 = json_array_get (json_object_get (j, "per_container"), 0);
+  c1 = json_array_get (json_object_get (j, "per_container"), 1);
+  /* container 0: rates 100, 300 per s */
+  tap_check_near (num_at (c0, "ops_per_s.mean"), 200, 1e-9);
+  tap_check_near (num_at (c0, "ops_per_s.median"), 200, 1e-9);
+  tap_check_near (num_at (c0, "ops_per_s.min"), 100, 1e-9);
+  tap_check_near (num_at (c0, "ops_per_s.max"), 300, 1e-9);
+  tap_check_near (num_at (c0, "ops_per_s.stddev"), sqrt (20000), 1e-6);
+  tap_check_near (num_at (c0, "cpu_ns_per_op"), 1e9 / 400, 1e-6);
+  tap_check_near (num_at (c0, "owner_uid"), 2100000000.0, 0);
+  tap_check_int (json_array_size (json_object_get (c0, "samples")), ==, 2);
+  tap_check_near (num_at (json_array_get (json_object_get (c0, "samples"), 1), "t"), 3.0, 1e-9);
+  tap_check_near (num_at (json_array_get (json_object_get (c0, "samples"), 1), "ops"), 300, 0);
+  tap_check_int (json_integer_value (json_array_get (json_object_get (c1, "cpus"), 0)), ==, 1);
+  tap_check_str (json_string_value (json_object_get (c1, "last_errno")), "EAGAIN");
+  tap_check (json_is_null (json_object_get (c0, "last_errno")));
+  tap_check_near (num_at (c1, "failed_ops"), 7, 0);
+  s = json_object_get (j, "summary");
+  /* totals: 200 + 100 = 300 ops/s */
+  tap_check_near (num_at (s, "total_ops_per_s"), 300, 1e-9);
+  tap_check_near (num_at (s, "per_container_ops"), 150, 1e-9);
+  tap_check_near (num_at (s, "fairness"), 300.0 * 300 / (2 * (200.0 * 200 + 100 * 100)), 1e-12);
+  tap_check (json_is_null (json_object_get (s, "scalability")));
+  tap_check (json_is_null (json_object_get (s, "idle_pct"))); /* NaN becomes null */
+  tap_check_near (num_at (s, "steal_pct"), 1.5, 0);
+  tap_check_near (num_at (s, "failed_ops"), 7, 0);
+  json_decref (j);
+  free_point (&r, &pl);
+}
+
+static void
+test_scalability (void)
+{
+  struct ucb_point_result r1, r2;
+  struct ucb_placement p1, p2;
+  json_t *results = json_array ();
+  json_t *s;
+
+  fake_point (&r1, &p1, 1, 1.0); /* 1 container: 200 ops/s */
+  fake_point (&r2, &p2, 2, 1.0); /* 2 containers: 300 ops/s total */
+  json_array_append_new (results, ucb_report_point (&r1, &p1));
+  json_array_append_new (results, ucb_report_point (&r2, &p2));
+  ucb_report_scalability (results);
+  s = json_object_get (json_array_get (results, 0), "summary");
+  tap_check_near (num_at (s, "scalability"), 1.0, 1e-12);
+  s = json_object_get (json_array_get (results, 1), "summary");
+  tap_check_near (num_at (s, "scalability"), 300.0 / (2 * 200.0), 1e-12);
+  json_decref (results);
+  free_point (&r1, &p1);
+  free_point (&r2, &p2);
+}
+
+static void
+test_document_roundtrip (void)
+{
+  struct ucb_point_result r;
+  struct ucb_placement pl;
+  struct ucb_run_options o;
+  ucb_error_t err = NULL;
+  char *argv[] = { (char *) "run", (char *) "--containers", (char *) "2" };
+  json_t *results = json_array (), *doc, *back;
+  char *text;
+  json_error_t jerr;
+
+  tap_check_int (ucb_run_options_parse (&o, 3, argv, 2, &err), ==, 0);
+  fake_point (&r, &pl, 2, 1.0);
+  json_array_append_new (results, ucb_report_point (&r, &pl));
+  doc = ucb_report_document (3, argv, 1.7e9, 12.5, json_object (), ucb_report_config (&o, &pl),
+                             results);
+  tap_check_str (json_string_value (json_object_get (doc, "schema")), "ucbench-result/1");
+  tap_check_str (json_string_value (json_object_get (json_object_get (doc, "tool"), "name")),
+                 "ucbench");
+  tap_check_str (json_string_value (json_object_get (json_object_get (doc, "run"), "start_time")),
+                 "2023-11-14T22:13:20Z");
+  tap_check_int (json_array_size (json_object_get (json_object_get (doc, "run"), "argv")), ==, 4);
+  tap_check_near (num_at (doc, "config.repeat"), 1, 0);
+  tap_check_near (num_at (doc, "config.duration_s"), 3, 0);
+  text = json_dumps (doc, JSON_SORT_KEYS);
+  back = json_loads (text, 0, &jerr);
+  tap_check (back != NULL);
+  tap_check (json_equal (doc, back));
+  free (text);
+  json_decref (back);
+  json_decref (doc);
+  free_point (&r, &pl);
+  ucb_run_options_free (&o);
+}
+
+static const struct tap_test tests[] = {
+  { "per-point fields and derived statistics", test_point_fields },
+  { "scalability against the 1-container point", test_scalability },
+  { "whole document: schema, tool, run, config; JSON round-trip", test_document_roundtrip },
+};
+
+TAP_MAIN (tests)
