@@ -129,7 +129,9 @@ ucb_owner_find_users (const uid_t *uids, size_t n, char **who)
       if (f == NULL)
         continue; /* it exited meanwhile */
       while (fgets (line, sizeof line, f))
-        if (sscanf (line, "Uid: %lu %lu %lu %lu", &r, &e, &s, &fs) == 4)
+        if (strncmp (line, "State:\tZ", 8) == 0)
+          break; /* a zombie waiting for its reaper runs nothing */
+        else if (sscanf (line, "Uid: %lu %lu %lu %lu", &r, &e, &s, &fs) == 4)
           {
             unsigned long ids[4] = { r, e, s, fs };
             for (size_t k = 0; k < 4; k++)

@@ -62,7 +62,7 @@ t.ok(not missing, "every `run` option is in the README", missing)
 # A kernel refusal: no user namespaces left (max_user_namespaces=0 in a namespace we own).
 if userns_works():
     script = ("echo 0 > /proc/sys/user/max_user_namespaces && stat -L -c %i /proc/self/ns/user && "
-              f"exec {UCBENCH} run --owner root --containers 1 --duration 0.2 --warmup 0")
+              f"exec {UCBENCH} run --owner root --containers 1 --duration 0.2 --interval 0.1 --warmup 0")
     r = subprocess.run(["unshare", "-U", "-r", "sh", "-c", script], capture_output=True, text=True)
     lines = r.stderr.strip().splitlines()
     t.ok(r.returncode == 1 and len(lines) == 1 and "max_user_namespaces" in r.stderr
@@ -83,12 +83,12 @@ if os.geteuid() == 0:
         import time
         time.sleep(0.3)
         r = run(["run", "--owner", "distinct", "--containers", "4", "--uid-base", "2100200000",
-                 "--duration", "0.2"])
+                 "--duration", "0.2", "--interval", "0.1"])
         t.ok(r.returncode == 1 and "2100200001" in r.stderr and "--uid-base" in r.stderr,
              "an owner uid used by a running process is refused with what to change",
              f"rc={r.returncode} {r.stderr!r}")
         r = run(["run", "--owner", "distinct", "--containers", "2", "--uid-base", "2100201000",
-                 "--duration", "0.3", "--warmup", "0", "--quiet"])
+                 "--duration", "0.3", "--interval", "0.1", "--warmup", "0", "--quiet"])
         t.ok(r.returncode == 0, "--uid-base moves the range away from it", r.stderr)
     finally:
         holder.kill()

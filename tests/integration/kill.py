@@ -17,7 +17,9 @@ t = Tap()
 
 
 def start(depth):
-    return subprocess.Popen([UCBENCH, "run", "--containers", "4", "--owner", "distinct", "--uid-base", "2100100000", "--depth",
+    # A uid range per round: the previous round's orphans may still await their reaper.
+    return subprocess.Popen([UCBENCH, "run", "--containers", "4", "--owner", "distinct",
+                             "--uid-base", str(2100100000 + 1000 * depth), "--depth",
                              str(depth), "--duration", "60", "--quiet"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
