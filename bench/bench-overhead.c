@@ -57,8 +57,8 @@ sleep_s (double s)
 static double
 bare_rate (int cpu, double warmup, double duration)
 {
-  volatile uint64_t *ctr = mmap (NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
-                                 -1, 0);
+  volatile uint64_t *ctr
+      = mmap (NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
   uint64_t a, b, t0, t1;
   pid_t pid;
 
@@ -139,12 +139,17 @@ static double
 ucbench_rate (const char *ucbench, int cpu, double warmup, double duration)
 {
   char cpus[16], dur[32], wu[32];
-  char *argv[] = { (char *) ucbench, (char *) "run", (char *) "--workload", (char *) "signal",
-                   (char *) "--containers", (char *) "1", (char *) "--depth", (char *) "0",
-                   (char *) "--owner", (char *) "root", (char *) "--pin", cpus,
-                   (char *) "--duration", dur, (char *) "--warmup", wu, (char *) "--interval",
-                   (char *) "0.5", (char *) "--format", (char *) "json", (char *) "--quiet",
-                   NULL };
+  char *argv[] = { (char *) ucbench,        (char *) "run",
+                   (char *) "--workload",   (char *) "signal",
+                   (char *) "--containers", (char *) "1",
+                   (char *) "--depth",      (char *) "0",
+                   (char *) "--owner",      (char *) "root",
+                   (char *) "--pin",        cpus,
+                   (char *) "--duration",   dur,
+                   (char *) "--warmup",     wu,
+                   (char *) "--interval",   (char *) "0.5",
+                   (char *) "--format",     (char *) "json",
+                   (char *) "--quiet",      NULL };
   char *out;
   json_t *doc, *pc;
   json_error_t jerr;
@@ -161,9 +166,8 @@ ucbench_rate (const char *ucbench, int cpu, double warmup, double duration)
     }
   doc = json_loads (out, 0, &jerr);
   free (out);
-  pc = json_array_get (json_object_get (json_array_get (json_object_get (doc, "results"), 0),
-                                        "per_container"),
-                       0);
+  pc = json_array_get (
+      json_object_get (json_array_get (json_object_get (doc, "results"), 0), "per_container"), 0);
   r = json_number_value (json_object_get (pc, "rate_ops_per_s"));
   json_decref (doc);
   return r;
@@ -174,8 +178,16 @@ static double
 wis_rate (const char *wis, int cpu, double duration)
 {
   char cpus[16], secs[16];
-  char *argv[] = { (char *) "/usr/bin/taskset", (char *) "-c", cpus, (char *) wis,
-                   (char *) "-t", (char *) "1", (char *) "-s", secs, (char *) "-n", NULL };
+  char *argv[] = { (char *) "/usr/bin/taskset",
+                   (char *) "-c",
+                   cpus,
+                   (char *) wis,
+                   (char *) "-t",
+                   (char *) "1",
+                   (char *) "-s",
+                   secs,
+                   (char *) "-n",
+                   NULL };
   char *out, *avg;
   double r;
 

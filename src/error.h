@@ -21,7 +21,8 @@ typedef struct ucb_error_s *ucb_error_t;
 int ucb_make_error (ucb_error_t *err, int code, const char *fmt, ...)
     __attribute__ ((format (printf, 3, 4)));
 /* A usage error (exit status 2); never carries an errno. */
-int ucb_usage_error (ucb_error_t *err, const char *fmt, ...) __attribute__ ((format (printf, 2, 3)));
+int ucb_usage_error (ucb_error_t *err, const char *fmt, ...)
+    __attribute__ ((format (printf, 2, 3)));
 /* Prefix the existing message with context: "context: old message". */
 int ucb_error_wrap (ucb_error_t *err, const char *fmt, ...) __attribute__ ((format (printf, 2, 3)));
 void ucb_error_free (ucb_error_t *err);

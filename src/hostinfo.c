@@ -25,6 +25,7 @@
 #endif
 
 #include "hostinfo.h"
+#include "json-util.h"
 #include "options.h"
 #include "util.h"
 
@@ -34,31 +35,6 @@
 #ifndef TMPFS_MAGIC
 #define TMPFS_MAGIC 0x01021994
 #endif
-
-/* For constructors that can fail only for lack of memory: json_pack with probe results passed
- * as `o?` (NULL = no answer = null), containers, strings we made ourselves. */
-static json_t *
-checked (json_t *v)
-{
-  if (v == NULL)
-    ucb_oom ();
-  return v;
-}
-
-/* Store `v` under `k`; NULL (no answer) becomes null. */
-static void
-set (json_t *o, const char *k, json_t *v)
-{
-  if (json_object_set_new (o, k, v ? v : json_null ()) < 0)
-    ucb_oom ();
-}
-
-/* NULL, and strings jansson refuses (invalid UTF-8), read as unknown. */
-static json_t *
-jstr (const char *s)
-{
-  return s ? json_string (s) : NULL;
-}
 
 /* A probe: the file's contents, or NULL when it cannot be read (the reason does not matter). */
 static char *
@@ -99,9 +75,9 @@ split_array (const char *s, const char *seps)
 
   if (s == NULL)
     return NULL;
-  a = checked (json_array ());
+  a = ucb_json_checked (json_array ());
   for (char *t = strtok_r (copy, seps, &save); t; t = strtok_r (NULL, seps, &save))
-    if (json_array_append_new (a, checked (json_string (t))) < 0)
+    if (json_array_append_new (a, ucb_json_checked (json_string (t))) < 0)
       ucb_oom ();
   return a;
 }
@@ -143,7 +119,7 @@ affinity (json_t **count, json_t **list)
               cpus[n++] = (int) c;
           s = ucb_format_cpu_list (cpus, n);
           *count = json_integer ((json_int_t) n);
-          *list = jstr (s);
+          *list = ucb_json_str (s);
         }
       CPU_FREE (set);
       if (r == 0 || e != EINVAL)
@@ -354,13 +330,14 @@ probe_userns (void)
       can = json_false (); /* e.g. a seccomp filter that kills */
       why = xasprintf ("killed by signal %d", WTERMSIG (status));
     }
-  o = checked (json_object ());
-  set (o, "max_user_namespaces", int_file ("/proc/sys/user/max_user_namespaces"));
-  set (o, "unprivileged_userns_clone", int_file ("/proc/sys/kernel/unprivileged_userns_clone"));
-  set (o, "apparmor_restrict_unprivileged_userns",
-       int_file ("/proc/sys/kernel/apparmor_restrict_unprivileged_userns"));
-  set (o, "can_create", can);
-  set (o, "create_errno", jstr (why));
+  o = ucb_json_checked (json_object ());
+  ucb_json_set (o, "max_user_namespaces", int_file ("/proc/sys/user/max_user_namespaces"));
+  ucb_json_set (o, "unprivileged_userns_clone",
+                int_file ("/proc/sys/kernel/unprivileged_userns_clone"));
+  ucb_json_set (o, "apparmor_restrict_unprivileged_userns",
+                int_file ("/proc/sys/kernel/apparmor_restrict_unprivileged_userns"));
+  ucb_json_set (o, "can_create", can);
+  ucb_json_set (o, "create_errno", ucb_json_str (why));
   return o;
 }
 
@@ -379,15 +356,15 @@ probe_caps (void)
 {
   cap_t cur = cap_get_proc ();
   char *text = cur ? cap_to_text (cur, NULL) : NULL;
-  json_t *o = checked (json_object ());
+  json_t *o = ucb_json_checked (json_object ());
 
-  set (o, "effective", jstr (text));
-  set (o, "cap_sys_resource", cap_effective (cur, CAP_SYS_RESOURCE));
-  set (o, "cap_sys_admin", cap_effective (cur, CAP_SYS_ADMIN));
-  set (o, "cap_ipc_lock", cap_effective (cur, CAP_IPC_LOCK));
-  set (o, "cap_setuid", cap_effective (cur, CAP_SETUID));
-  set (o, "uid", json_integer ((json_int_t) getuid ()));
-  set (o, "euid", json_integer ((json_int_t) geteuid ()));
+  ucb_json_set (o, "effective", ucb_json_str (text));
+  ucb_json_set (o, "cap_sys_resource", cap_effective (cur, CAP_SYS_RESOURCE));
+  ucb_json_set (o, "cap_sys_admin", cap_effective (cur, CAP_SYS_ADMIN));
+  ucb_json_set (o, "cap_ipc_lock", cap_effective (cur, CAP_IPC_LOCK));
+  ucb_json_set (o, "cap_setuid", cap_effective (cur, CAP_SETUID));
+  ucb_json_set (o, "uid", json_integer ((json_int_t) getuid ()));
+  ucb_json_set (o, "euid", json_integer ((json_int_t) geteuid ()));
 
   if (text)
     cap_free (text);
@@ -416,7 +393,7 @@ probe_rlimits (void)
     { "MEMLOCK", RLIMIT_MEMLOCK },       { "NPROC", RLIMIT_NPROC },
     { "NOFILE", RLIMIT_NOFILE },
   };
-  json_t *o = checked (json_object ());
+  json_t *o = ucb_json_checked (json_object ());
 
   for (size_t i = 0; i < UCB_ARRAY_SIZE (limits); i++)
     {
@@ -424,9 +401,9 @@ probe_rlimits (void)
       json_t *l = NULL;
 
       if (getrlimit (limits[i].resource, &rl) == 0)
-        l = checked (json_pack ("{s:o, s:o}", "soft", rlim_value (rl.rlim_cur), "hard",
-                                rlim_value (rl.rlim_max)));
-      set (o, limits[i].name, l);
+        l = ucb_json_checked (json_pack ("{s:o, s:o}", "soft", rlim_value (rl.rlim_cur), "hard",
+                                         rlim_value (rl.rlim_max)));
+      ucb_json_set (o, limits[i].name, l);
     }
   return o;
 }
@@ -436,7 +413,7 @@ probe_libraries (void)
 {
   cleanup_free char *seccomp = NULL;
   const char *libcap = NULL, *libcgroup = NULL, *libc = NULL;
-  json_t *o = checked (json_object ());
+  json_t *o = ucb_json_checked (json_object ());
 
 #ifdef UCB_LIBCAP_VERSION
   libcap = UCB_LIBCAP_VERSION;
@@ -454,14 +431,14 @@ probe_libraries (void)
   libc = gnu_get_libc_version ();
 #endif
 #if JANSSON_VERSION_HEX >= 0x020d00 /* jansson_version_str() is new in 2.13 */
-  set (o, "jansson", jstr (jansson_version_str ()));
+  ucb_json_set (o, "jansson", ucb_json_str (jansson_version_str ()));
 #else
-  set (o, "jansson", jstr (JANSSON_VERSION));
+  ucb_json_set (o, "jansson", ucb_json_str (JANSSON_VERSION));
 #endif
-  set (o, "libcap", jstr (libcap));
-  set (o, "libseccomp", jstr (seccomp));
-  set (o, "libcgroup", jstr (libcgroup));
-  set (o, "libc", jstr (libc));
+  ucb_json_set (o, "libcap", ucb_json_str (libcap));
+  ucb_json_set (o, "libseccomp", ucb_json_str (seccomp));
+  ucb_json_set (o, "libcgroup", ucb_json_str (libcgroup));
+  ucb_json_set (o, "libc", ucb_json_str (libc));
   return o;
 }
 
@@ -487,7 +464,7 @@ ucb_host_collect (json_t **out, ucb_error_t *err)
   cleanup_free char *siblings
       = read_opt ("/sys/devices/system/cpu/cpu0/topology/thread_siblings_list");
   cleanup_free char *controllers = NULL;
-  json_t *host = checked (json_object ()), *kernel = checked (json_object ());
+  json_t *host = ucb_json_checked (json_object ()), *kernel = ucb_json_checked (json_object ());
   json_t *allowed = NULL, *allowed_list = NULL;
   const char *layout, *controllers_path;
   long online = sysconf (_SC_NPROCESSORS_ONLN);
@@ -499,35 +476,37 @@ ucb_host_collect (json_t **out, ucb_error_t *err)
   affinity (&allowed, &allowed_list);
   layout = cgroup_layout (&controllers_path);
   controllers = controllers_path ? read_opt (controllers_path) : NULL;
-  set (host, "hostname", have_u ? jstr (u.nodename) : NULL);
-  set (kernel, "release", have_u ? jstr (u.release) : NULL);
-  set (kernel, "version", have_u ? jstr (u.version) : NULL);
-  set (kernel, "cmdline", jstr (cmdline));
-  set (host, "kernel", kernel);
-  set (host, "arch", have_u ? jstr (u.machine) : NULL);
-  set (host, "cpu_model", jstr (model));
-  set (host, "cpus_online", online > 0 ? json_integer (online) : NULL);
-  set (host, "cpus_allowed", allowed);
-  set (host, "cpus_allowed_list", allowed_list);
-  set (host, "smt", smt_active ());
-  set (host, "threads_per_core", count_cpu_list (siblings));
-  set (host, "l3_domains", l3_domains ());
-  set (host, "numa_nodes", numa_nodes ());
-  set (host, "memory_bytes",
-       have_si ? json_integer ((json_int_t) si.totalram * (json_int_t) si.mem_unit) : NULL);
-  set (host, "virtualization", jstr (virt));
-  set (host, "lsms", split_array (lsm, ","));
-  set (host, "cgroup_layout", jstr (layout));
-  set (host, "cgroup_v2_controllers", split_array (controllers, " "));
-  set (host, "userns", probe_userns ());
-  set (host, "capabilities", probe_caps ());
-  set (host, "rlimits", probe_rlimits ());
-  set (host, "seccomp",
-       checked (json_pack ("{s:b, s:o?}", "available", SECCOMP_BUILT, "actions_avail",
-                           split_array (actions, " "))));
-  set (host, "libraries", probe_libraries ());
-  set (host, "features",
-       checked (json_pack ("{s:s, s:s}", "seccomp", SECCOMP_FEATURE, "cgroup", CGROUP_FEATURE)));
+  ucb_json_set (host, "hostname", have_u ? ucb_json_str (u.nodename) : NULL);
+  ucb_json_set (kernel, "release", have_u ? ucb_json_str (u.release) : NULL);
+  ucb_json_set (kernel, "version", have_u ? ucb_json_str (u.version) : NULL);
+  ucb_json_set (kernel, "cmdline", ucb_json_str (cmdline));
+  ucb_json_set (host, "kernel", kernel);
+  ucb_json_set (host, "arch", have_u ? ucb_json_str (u.machine) : NULL);
+  ucb_json_set (host, "cpu_model", ucb_json_str (model));
+  ucb_json_set (host, "cpus_online", online > 0 ? json_integer (online) : NULL);
+  ucb_json_set (host, "cpus_allowed", allowed);
+  ucb_json_set (host, "cpus_allowed_list", allowed_list);
+  ucb_json_set (host, "smt", smt_active ());
+  ucb_json_set (host, "threads_per_core", count_cpu_list (siblings));
+  ucb_json_set (host, "l3_domains", l3_domains ());
+  ucb_json_set (host, "numa_nodes", numa_nodes ());
+  ucb_json_set (host, "memory_bytes",
+                have_si ? json_integer ((json_int_t) si.totalram * (json_int_t) si.mem_unit)
+                        : NULL);
+  ucb_json_set (host, "virtualization", ucb_json_str (virt));
+  ucb_json_set (host, "lsms", split_array (lsm, ","));
+  ucb_json_set (host, "cgroup_layout", ucb_json_str (layout));
+  ucb_json_set (host, "cgroup_v2_controllers", split_array (controllers, " "));
+  ucb_json_set (host, "userns", probe_userns ());
+  ucb_json_set (host, "capabilities", probe_caps ());
+  ucb_json_set (host, "rlimits", probe_rlimits ());
+  ucb_json_set (host, "seccomp",
+                ucb_json_checked (json_pack ("{s:b, s:o?}", "available", SECCOMP_BUILT,
+                                             "actions_avail", split_array (actions, " "))));
+  ucb_json_set (host, "libraries", probe_libraries ());
+  ucb_json_set (host, "features",
+                ucb_json_checked (json_pack ("{s:s, s:s}", "seccomp", SECCOMP_FEATURE, "cgroup",
+                                             CGROUP_FEATURE)));
   *out = host;
   return 0;
 }

@@ -10,7 +10,7 @@
 #include "measure.h"
 #include "util.h"
 
-_Static_assert (sizeof (struct ucb_slot) == UCB_SLOT_SIZE, "slot must be exactly 256 bytes");
+_Static_assert(sizeof (struct ucb_slot) == UCB_SLOT_SIZE, "slot must be exactly 256 bytes");
 
 int
 ucb_arena_create (struct ucb_arena *a, size_t ntasks, ucb_error_t *err)

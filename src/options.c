@@ -443,8 +443,8 @@ ucb_run_options_parse (struct ucb_run_options *o, int argc, char **argv, unsigne
         case OPT_CONTAINERS:
           free (o->containers);
           o->containers = NULL;
-          if (ucb_parse_uint_list (optarg, 1, UCB_MAX_CONTAINERS, &o->containers,
-                                   &o->n_containers, "container count", err)
+          if (ucb_parse_uint_list (optarg, 1, UCB_MAX_CONTAINERS, &o->containers, &o->n_containers,
+                                   "container count", err)
               < 0)
             return -1;
           break;
@@ -457,8 +457,7 @@ ucb_run_options_parse (struct ucb_run_options *o, int argc, char **argv, unsigne
         case OPT_DEPTH:
           free (o->depths);
           o->depths = NULL;
-          if (ucb_parse_uint_list (optarg, 0, UCB_MAX_DEPTH, &o->depths, &o->n_depths, "depth",
-                                   err)
+          if (ucb_parse_uint_list (optarg, 0, UCB_MAX_DEPTH, &o->depths, &o->n_depths, "depth", err)
               < 0)
             return -1;
           break;

@@ -138,8 +138,7 @@ ucb_owner_find_users (const uid_t *uids, size_t n, char **who)
               if (in_set (uids, n, ids[k]))
                 {
                   if (found++ == 0)
-                    first = xasprintf ("uid %lu is used by running process %s", ids[k],
-                                       de->d_name);
+                    first = xasprintf ("uid %lu is used by running process %s", ids[k], de->d_name);
                   break;
                 }
             break;

@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "json-util.h"
 #include "report.h"
 #include "stats.h"
 #include "util.h"
@@ -20,85 +21,25 @@
 
 #define DUMP_FLAGS (JSON_INDENT (2) | JSON_SORT_KEYS | JSON_REAL_PRECISION (10))
 
-/* Attach or die: the only failure of json_object_set_new is allocation. */
-static void
-set (json_t *obj, const char *key, json_t *v)
-{
-  if (v == NULL || json_object_set_new (obj, key, v) < 0)
-    ucb_oom ();
-}
-
-static void
-push (json_t *arr, json_t *v)
-{
-  if (v == NULL || json_array_append_new (arr, v) < 0)
-    ucb_oom ();
-}
-
-static json_t *
-obj (void)
-{
-  json_t *o = json_object ();
-  if (o == NULL)
-    ucb_oom ();
-  return o;
-}
-
-static json_t *
-arr (void)
-{
-  json_t *a = json_array ();
-  if (a == NULL)
-    ucb_oom ();
-  return a;
-}
-
-json_t *
-ucb_json_real (double v)
-{
-  json_t *j = isfinite (v) ? json_real (v) : json_null ();
-  if (j == NULL)
-    ucb_oom ();
-  return j;
-}
-
-static json_t *
-jint (long long v)
-{
-  json_t *j = json_integer (v);
-  if (j == NULL)
-    ucb_oom ();
-  return j;
-}
-
-static json_t *
-jstr (const char *s)
-{
-  json_t *j = s ? json_string (s) : json_null ();
-  if (j == NULL)
-    ucb_oom ();
-  return j;
-}
-
 static json_t *
 stats_json (const struct ucb_stats *s)
 {
-  json_t *o = obj ();
-  set (o, "mean", ucb_json_real (s->mean));
-  set (o, "median", ucb_json_real (s->median));
-  set (o, "stddev", ucb_json_real (s->stddev));
-  set (o, "min", ucb_json_real (s->min));
-  set (o, "max", ucb_json_real (s->max));
-  set (o, "cv", ucb_json_real (s->cv));
+  json_t *o = ucb_json_obj ();
+  ucb_json_set (o, "mean", ucb_json_real (s->mean));
+  ucb_json_set (o, "median", ucb_json_real (s->median));
+  ucb_json_set (o, "stddev", ucb_json_real (s->stddev));
+  ucb_json_set (o, "min", ucb_json_real (s->min));
+  ucb_json_set (o, "max", ucb_json_real (s->max));
+  ucb_json_set (o, "cv", ucb_json_real (s->cv));
   return o;
 }
 
 static json_t *
 cpus_json (const int *cpus, size_t n)
 {
-  json_t *a = arr ();
+  json_t *a = ucb_json_arr ();
   for (size_t i = 0; i < n; i++)
-    push (a, jint (cpus[i]));
+    ucb_json_push (a, ucb_json_int (cpus[i]));
   return a;
 }
 
@@ -112,7 +53,7 @@ container_json (const struct ucb_point_result *r, const struct ucb_placement *pl
   const struct ucb_reading *first = ucb_reading_at (s, 0, i);
   const struct ucb_reading *last = ucb_reading_at (s, k_last, i);
   cleanup_free double *rates = xcalloc (s->nreadings, sizeof *rates);
-  json_t *o = obj (), *samples = arr ();
+  json_t *o = ucb_json_obj (), *samples = ucb_json_arr ();
   struct ucb_stats st;
   double span_s = (double) (last->t_ns - first->t_ns) / 1e9;
   uint64_t ops = last->ops - first->ops;
@@ -124,15 +65,15 @@ container_json (const struct ucb_point_result *r, const struct ucb_placement *pl
       const struct ucb_reading *a = ucb_reading_at (s, k - 1, i);
       const struct ucb_reading *b = ucb_reading_at (s, k, i);
       double dt = (double) (b->t_ns - a->t_ns) / 1e9;
-      json_t *smp = obj ();
+      json_t *smp = ucb_json_obj ();
 
       rates[k - 1] = dt > 0 ? (double) (b->ops - a->ops) / dt : NAN;
-      set (smp, "t", ucb_json_real ((double) (b->t_ns - s->start_ns) / 1e9));
-      set (smp, "dt", ucb_json_real (dt));
-      set (smp, "ops", jint ((long long) (b->ops - a->ops)));
-      set (smp, "ops_per_s", ucb_json_real (rates[k - 1]));
-      set (smp, "failed_ops", jint ((long long) (b->fails - a->fails)));
-      push (samples, smp);
+      ucb_json_set (smp, "t", ucb_json_real ((double) (b->t_ns - s->start_ns) / 1e9));
+      ucb_json_set (smp, "dt", ucb_json_real (dt));
+      ucb_json_set (smp, "ops", ucb_json_int ((long long) (b->ops - a->ops)));
+      ucb_json_set (smp, "ops_per_s", ucb_json_real (rates[k - 1]));
+      ucb_json_set (smp, "failed_ops", ucb_json_int ((long long) (b->fails - a->fails)));
+      ucb_json_push (samples, smp);
     }
   ucb_stats_compute (rates, s->nreadings - 1, &st);
   if (last->cpu_ns > 0 && ops > 0)
@@ -140,25 +81,28 @@ container_json (const struct ucb_point_result *r, const struct ucb_placement *pl
   if (last->cpu_ns > 0 && span_s > 0)
     cpu_util = (double) (last->cpu_ns - first->cpu_ns) / 1e9 / span_s;
 
-  set (o, "index", jint (c->index));
-  set (o, "owner_uid", jint (c->owner_uid));
-  set (o, "depth", jint (c->depth));
+  ucb_json_set (o, "index", ucb_json_int (c->index));
+  ucb_json_set (o, "owner_uid", ucb_json_int (c->owner_uid));
+  ucb_json_set (o, "depth", ucb_json_int (c->depth));
   if (c->cpu >= 0)
-    set (o, "cpus", cpus_json (&c->cpu, 1));
+    ucb_json_set (o, "cpus", cpus_json (&c->cpu, 1));
   else
-    set (o, "cpus", cpus_json (pl->allowed, pl->nallowed));
-  set (o, "pinned", json_boolean (c->cpu >= 0));
-  set (o, "task_pid", jint (c->task_pid));
-  set (o, "task_uid", c->task_uid == (uid_t) -1 ? json_null () : jint (c->task_uid));
-  set (o, "userns_inode", c->userns_ino ? jint ((long long) c->userns_ino) : json_null ());
-  set (o, "ops", jint ((long long) ops));
-  set (o, "rate_ops_per_s", ucb_json_real (rate));
-  set (o, "ops_per_s", stats_json (&st));
-  set (o, "cpu_ns_per_op", ucb_json_real (cpu_ns_per_op));
-  set (o, "cpu_utilization", ucb_json_real (cpu_util));
-  set (o, "failed_ops", jint ((long long) (last->fails - first->fails)));
-  set (o, "last_errno", c->last_errno ? jstr (strerrorname_np (c->last_errno)) : json_null ());
-  set (o, "samples", samples);
+    ucb_json_set (o, "cpus", cpus_json (pl->allowed, pl->nallowed));
+  ucb_json_set (o, "pinned", json_boolean (c->cpu >= 0));
+  ucb_json_set (o, "task_pid", ucb_json_int (c->task_pid));
+  ucb_json_set (o, "task_uid",
+                c->task_uid == (uid_t) -1 ? json_null () : ucb_json_int (c->task_uid));
+  ucb_json_set (o, "userns_inode",
+                c->userns_ino ? ucb_json_int ((long long) c->userns_ino) : json_null ());
+  ucb_json_set (o, "ops", ucb_json_int ((long long) ops));
+  ucb_json_set (o, "rate_ops_per_s", ucb_json_real (rate));
+  ucb_json_set (o, "ops_per_s", stats_json (&st));
+  ucb_json_set (o, "cpu_ns_per_op", ucb_json_real (cpu_ns_per_op));
+  ucb_json_set (o, "cpu_utilization", ucb_json_real (cpu_util));
+  ucb_json_set (o, "failed_ops", ucb_json_int ((long long) (last->fails - first->fails)));
+  ucb_json_set (o, "last_errno",
+                c->last_errno ? ucb_json_str (strerrorname_np (c->last_errno)) : json_null ());
+  ucb_json_set (o, "samples", samples);
   *rate_out = rate;
   *cpu_ns_out = cpu_ns_per_op;
   *fails_out = last->fails - first->fails;
@@ -172,50 +116,51 @@ ucb_report_point (const struct ucb_point_result *r, const struct ucb_placement *
   cleanup_free double *rates = xcalloc (n, sizeof *rates);
   cleanup_free double *cpu = xcalloc (n, sizeof *cpu);
   cleanup_free char *owner = ucb_owner_mode_name (&r->pt.owner);
-  json_t *o = obj (), *pc = arr (), *sum = obj ();
+  json_t *o = ucb_json_obj (), *pc = ucb_json_arr (), *sum = ucb_json_obj ();
   struct ucb_stats across;
   double total = 0;
   uint64_t fails = 0;
   size_t ncpu = 0;
 
-  set (o, "workload", jstr (r->pt.workload->name));
-  set (o, "counter", jstr (r->pt.workload->counter));
-  set (o, "containers", jint (n));
-  set (o, "owner", jstr (owner));
-  set (o, "depth", jint (r->pt.depth));
-  set (o, "tasks", jint (r->pt.tasks));
-  set (o, "mode", jstr ("process"));
-  set (o, "repeat", jint (r->pt.repeat));
-  set (o, "setup_s", ucb_json_real (r->setup_s));
+  ucb_json_set (o, "workload", ucb_json_str (r->pt.workload->name));
+  ucb_json_set (o, "counter", ucb_json_str (r->pt.workload->counter));
+  ucb_json_set (o, "containers", ucb_json_int (n));
+  ucb_json_set (o, "owner", ucb_json_str (owner));
+  ucb_json_set (o, "depth", ucb_json_int (r->pt.depth));
+  ucb_json_set (o, "tasks", ucb_json_int (r->pt.tasks));
+  ucb_json_set (o, "mode", ucb_json_str ("process"));
+  ucb_json_set (o, "repeat", ucb_json_int (r->pt.repeat));
+  ucb_json_set (o, "setup_s", ucb_json_real (r->setup_s));
   if (r->samples.nreadings > 0)
-    set (o, "measured_s",
-         ucb_json_real ((double) (ucb_reading_at (&r->samples, r->samples.nreadings - 1, 0)->t_ns
-                                  - ucb_reading_at (&r->samples, 0, 0)->t_ns)
-                        / 1e9));
+    ucb_json_set (
+        o, "measured_s",
+        ucb_json_real ((double) (ucb_reading_at (&r->samples, r->samples.nreadings - 1, 0)->t_ns
+                                 - ucb_reading_at (&r->samples, 0, 0)->t_ns)
+                       / 1e9));
   for (size_t i = 0; i < n && r->samples.nreadings > 1; i++)
     {
       double c_ns;
       uint64_t f;
-      push (pc, container_json (r, pl, i, &rates[i], &c_ns, &f));
+      ucb_json_push (pc, container_json (r, pl, i, &rates[i], &c_ns, &f));
       total += isfinite (rates[i]) ? rates[i] : 0;
       fails += f;
       if (isfinite (c_ns))
         cpu[ncpu++] = c_ns;
     }
-  set (o, "per_container", pc);
+  ucb_json_set (o, "per_container", pc);
   ucb_stats_compute (rates, n, &across);
-  set (sum, "total_ops_per_s", ucb_json_real (total));
-  set (sum, "per_container_ops", ucb_json_real (total / (double) n));
-  set (sum, "scalability", json_null ());
-  set (sum, "fairness", ucb_json_real (ucb_jain_index (rates, n)));
-  set (sum, "cv", ucb_json_real (across.cv));
-  set (sum, "min_container_ops", ucb_json_real (across.min));
-  set (sum, "max_container_ops", ucb_json_real (across.max));
-  set (sum, "cpu_ns_per_op", ucb_json_real (ucb_median (cpu, ncpu)));
-  set (sum, "failed_ops", jint ((long long) fails));
-  set (sum, "idle_pct", ucb_json_real (r->idle_pct));
-  set (sum, "steal_pct", ucb_json_real (r->steal_pct));
-  set (o, "summary", sum);
+  ucb_json_set (sum, "total_ops_per_s", ucb_json_real (total));
+  ucb_json_set (sum, "per_container_ops", ucb_json_real (total / (double) n));
+  ucb_json_set (sum, "scalability", json_null ());
+  ucb_json_set (sum, "fairness", ucb_json_real (ucb_jain_index (rates, n)));
+  ucb_json_set (sum, "cv", ucb_json_real (across.cv));
+  ucb_json_set (sum, "min_container_ops", ucb_json_real (across.min));
+  ucb_json_set (sum, "max_container_ops", ucb_json_real (across.max));
+  ucb_json_set (sum, "cpu_ns_per_op", ucb_json_real (ucb_median (cpu, ncpu)));
+  ucb_json_set (sum, "failed_ops", ucb_json_int ((long long) fails));
+  ucb_json_set (sum, "idle_pct", ucb_json_real (r->idle_pct));
+  ucb_json_set (sum, "steal_pct", ucb_json_real (r->steal_pct));
+  ucb_json_set (o, "summary", sum);
   return o;
 }
 
@@ -255,7 +200,7 @@ ucb_report_scalability (json_t *results)
       if (nb > 0 && one > 0 && containers > 0)
         {
           double total = json_number_value (json_object_get (sum, "total_ops_per_s"));
-          set (sum, "scalability", ucb_json_real (total / ((double) containers * one)));
+          ucb_json_set (sum, "scalability", ucb_json_real (total / ((double) containers * one)));
         }
     }
 }
@@ -263,66 +208,71 @@ ucb_report_scalability (json_t *results)
 json_t *
 ucb_report_config (const struct ucb_run_options *o, const struct ucb_placement *pl)
 {
-  json_t *c = obj (), *w = arr (), *n = arr (), *ow = arr (), *d = arr (), *pin = obj ();
+  json_t *c = ucb_json_obj (), *w = ucb_json_arr (), *n = ucb_json_arr (), *ow = ucb_json_arr (),
+         *d = ucb_json_arr (), *pin = ucb_json_obj ();
 
   for (size_t i = 0; i < o->n_workloads; i++)
-    push (w, jstr (o->workloads[i]->name));
+    ucb_json_push (w, ucb_json_str (o->workloads[i]->name));
   for (size_t i = 0; i < o->n_containers; i++)
-    push (n, jint (o->containers[i]));
+    ucb_json_push (n, ucb_json_int (o->containers[i]));
   for (size_t i = 0; i < o->n_owners; i++)
     {
       cleanup_free char *name = ucb_owner_mode_name (&o->owners[i]);
-      push (ow, jstr (name));
+      ucb_json_push (ow, ucb_json_str (name));
     }
   for (size_t i = 0; i < o->n_depths; i++)
-    push (d, jint (o->depths[i]));
-  set (c, "workloads", w);
-  set (c, "containers", n);
-  set (c, "owners", ow);
-  set (c, "depths", d);
-  set (c, "tasks", jint (1));
-  set (c, "mode", jstr ("process"));
-  set (c, "duration_s", ucb_json_real (o->duration));
-  set (c, "warmup_s", ucb_json_real (o->warmup));
-  set (c, "interval_s", ucb_json_real (o->interval));
-  set (c, "repeat", jint (o->repeat));
-  set (c, "uid_base", jint (o->uid_base));
-  set (pin, "mode", jstr (o->pin == UCB_PIN_AUTO ? "auto" : o->pin == UCB_PIN_NONE ? "none" : "list"));
-  set (pin, "cpus", cpus_json (pl->cpus, pl->ncpus));
-  set (pin, "allowed", cpus_json (pl->allowed, pl->nallowed));
-  set (c, "pin", pin);
-  set (c, "output", jstr (o->output));
-  set (c, "format", jstr (o->format == UCB_FORMAT_JSON ? "json" : "text"));
-  set (c, "quiet", json_boolean (o->quiet));
+    ucb_json_push (d, ucb_json_int (o->depths[i]));
+  ucb_json_set (c, "workloads", w);
+  ucb_json_set (c, "containers", n);
+  ucb_json_set (c, "owners", ow);
+  ucb_json_set (c, "depths", d);
+  ucb_json_set (c, "tasks", ucb_json_int (1));
+  ucb_json_set (c, "mode", ucb_json_str ("process"));
+  ucb_json_set (c, "duration_s", ucb_json_real (o->duration));
+  ucb_json_set (c, "warmup_s", ucb_json_real (o->warmup));
+  ucb_json_set (c, "interval_s", ucb_json_real (o->interval));
+  ucb_json_set (c, "repeat", ucb_json_int (o->repeat));
+  ucb_json_set (c, "uid_base", ucb_json_int (o->uid_base));
+  ucb_json_set (pin, "mode",
+                ucb_json_str (o->pin == UCB_PIN_AUTO   ? "auto"
+                              : o->pin == UCB_PIN_NONE ? "none"
+                                                       : "list"));
+  ucb_json_set (pin, "cpus", cpus_json (pl->cpus, pl->ncpus));
+  ucb_json_set (pin, "allowed", cpus_json (pl->allowed, pl->nallowed));
+  ucb_json_set (c, "pin", pin);
+  ucb_json_set (c, "output", ucb_json_str (o->output));
+  ucb_json_set (c, "format", ucb_json_str (o->format == UCB_FORMAT_JSON ? "json" : "text"));
+  ucb_json_set (c, "quiet", json_boolean (o->quiet));
   return c;
 }
 
 json_t *
-ucb_report_document (int argc, char **argv, double start_realtime, double duration_s,
-                     json_t *host, json_t *config, json_t *results)
+ucb_report_document (int argc, char **argv, double start_realtime, double duration_s, json_t *host,
+                     json_t *config, json_t *results)
 {
-  json_t *doc = obj (), *tool = obj (), *run = obj (), *av = arr ();
+  json_t *doc = ucb_json_obj (), *tool = ucb_json_obj (), *run = ucb_json_obj (),
+         *av = ucb_json_arr ();
   char when[64] = "";
   time_t secs = (time_t) start_realtime;
   struct tm tm;
 
   if (gmtime_r (&secs, &tm))
     strftime (when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  push (av, jstr (PACKAGE_NAME)); /* argv holds the subcommand onwards */
+  ucb_json_push (av, ucb_json_str (PACKAGE_NAME)); /* argv holds the subcommand onwards */
   for (int i = 0; i < argc; i++)
-    push (av, jstr (argv[i]));
-  set (tool, "name", jstr (PACKAGE_NAME));
-  set (tool, "version", jstr (PACKAGE_VERSION));
-  set (run, "start_time", jstr (when));
-  set (run, "start_epoch_s", jint ((long long) start_realtime));
-  set (run, "duration_s", ucb_json_real (duration_s));
-  set (run, "argv", av);
-  set (doc, "schema", jstr (UCB_SCHEMA));
-  set (doc, "tool", tool);
-  set (doc, "run", run);
-  set (doc, "host", host ? host : json_null ());
-  set (doc, "config", config);
-  set (doc, "results", results);
+    ucb_json_push (av, ucb_json_str (argv[i]));
+  ucb_json_set (tool, "name", ucb_json_str (PACKAGE_NAME));
+  ucb_json_set (tool, "version", ucb_json_str (PACKAGE_VERSION));
+  ucb_json_set (run, "start_time", ucb_json_str (when));
+  ucb_json_set (run, "start_epoch_s", ucb_json_int ((long long) start_realtime));
+  ucb_json_set (run, "duration_s", ucb_json_real (duration_s));
+  ucb_json_set (run, "argv", av);
+  ucb_json_set (doc, "schema", ucb_json_str (UCB_SCHEMA));
+  ucb_json_set (doc, "tool", tool);
+  ucb_json_set (doc, "run", run);
+  ucb_json_set (doc, "host", host ? host : json_null ());
+  ucb_json_set (doc, "config", config);
+  ucb_json_set (doc, "results", results);
   return doc;
 }
 
@@ -395,11 +345,11 @@ ucb_report_text (FILE *f, const json_t *doc)
              json_string_value (json_object_get (r, "workload")),
              json_string_value (json_object_get (r, "owner")),
              json_integer_value (json_object_get (r, "depth")),
-             json_integer_value (json_object_get (r, "containers")),
-             num (s, "per_container_ops"), cv_s, num (s, "total_ops_per_s"), scal_s,
-             num (s, "fairness"), num (s, "cpu_ns_per_op"),
-             json_integer_value (json_object_get (s, "failed_ops")));
+             json_integer_value (json_object_get (r, "containers")), num (s, "per_container_ops"),
+             cv_s, num (s, "total_ops_per_s"), scal_s, num (s, "fairness"),
+             num (s, "cpu_ns_per_op"), json_integer_value (json_object_get (s, "failed_ops")));
   }
-  fprintf (f, "(ops/s/cont = total/N; ±%% = spread across containers; scale = total/(N x 1-container "
-              "total))\n");
+  fprintf (f,
+           "(ops/s/cont = total/N; ±%% = spread across containers; scale = total/(N x 1-container "
+           "total))\n");
 }

@@ -12,9 +12,6 @@
 
 #define UCB_SCHEMA "ucbench-result/1"
 
-/* A real, or null for NaN/inf (JSON has no NaN). */
-json_t *ucb_json_real (double v);
-
 /* One results[] entry from a measured point (pure: no I/O). */
 json_t *ucb_report_point (const struct ucb_point_result *r, const struct ucb_placement *pl);
 /* Fill summary.scalability of every entry: total / (N * median total of the 1-container

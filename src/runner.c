@@ -100,8 +100,8 @@ task_main (void *argp, const struct ucb_task_env *env, ucb_error_t *err)
 {
   const struct task_arg *a = argp;
   const struct ucb_workload *w = a->w;
-  struct ucb_wctx ctx = { .slot = &a->shared->slots[env->spec->index],
-                          .container = env->spec->index };
+  struct ucb_wctx ctx
+      = { .slot = &a->shared->slots[env->spec->index], .container = env->spec->index };
   uint64_t batch = w->batch ? w->batch : 1000;
   enum ucb_result r = UCB_OK;
 
@@ -151,8 +151,8 @@ read_cpu_jiffies (uint64_t *total, uint64_t *idle, uint64_t *steal)
 static int
 sleep_until (uint64_t t_ns, ucb_error_t *err)
 {
-  struct timespec ts = { .tv_sec = (time_t) (t_ns / 1000000000ull),
-                         .tv_nsec = (long) (t_ns % 1000000000ull) };
+  struct timespec ts
+      = { .tv_sec = (time_t) (t_ns / 1000000000ull), .tv_nsec = (long) (t_ns % 1000000000ull) };
   int r;
 
   while ((r = clock_nanosleep (CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL)) == EINTR)
@@ -223,8 +223,8 @@ int
 ucb_run_point (const struct ucb_run_options *o, const struct ucb_placement *pl,
                const struct ucb_point *pt, struct ucb_point_result *res, ucb_error_t *err)
 {
-  __attribute__ ((cleanup (stop_fleet))) struct ucb_fleet fleet = { .start_rd = -1,
-                                                                     .start_wr = -1 };
+  __attribute__ ((cleanup (stop_fleet))) struct ucb_fleet fleet
+      = { .start_rd = -1, .start_wr = -1 };
   __attribute__ ((cleanup (ucb_arena_destroy))) struct ucb_arena arena = { 0 };
   cleanup_free struct ucb_container_spec *specs = NULL;
   cleanup_free struct ucb_probe *probes = NULL;

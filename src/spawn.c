@@ -1,5 +1,5 @@
 /* spawn.c - the only caller of clone(): owner processes, nested user namespaces, id maps and
- * the parent/child sync protocol.
+ * the child side of the sync protocol (fleet.c has the parent side).
  *
  * Protocol, per container (parent = ucbench, single-threaded while spawning):
  *  1. The parent makes a SOCK_SEQPACKET|SOCK_CLOEXEC socketpair and fork()s the owner process,
@@ -40,53 +40,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "spawn-proto.h"
 #include "spawn.h"
 #include "util.h"
-
-enum
-{
-  MSG_READY = 1,
-  MSG_ERROR = 2,
-};
-
-struct sync_msg
-{
-  uint32_t type;
-  uint32_t task;
-  int32_t pid;
-  uint32_t reserved;
-  struct ucb_wire_error err;
-};
-
-/* ---- interrupt handling ------------------------------------------------------------------ */
-
-static volatile sig_atomic_t interrupted_by;
-
-static void
-on_interrupt (int sig)
-{
-  interrupted_by = sig;
-}
-
-void
-ucb_install_interrupt_handlers (void)
-{
-  static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
-  struct sigaction sa;
-
-  memset (&sa, 0, sizeof sa);
-  sa.sa_handler = on_interrupt;
-  sigemptyset (&sa.sa_mask);
-  /* No SA_RESTART: sleeps and waits return EINTR so the run loop notices at once. */
-  for (size_t i = 0; i < UCB_ARRAY_SIZE (sigs); i++)
-    sigaction (sigs[i], &sa, NULL);
-}
-
-int
-ucb_interrupted (void)
-{
-  return interrupted_by;
-}
 
 const char *
 ucb_clone_hint (int errnum)
@@ -96,7 +52,8 @@ ucb_clone_hint (int errnum)
     case EPERM:
       return "user namespaces are disabled or restricted here: check that "
              "/proc/sys/user/max_user_namespaces is above 0, that kernel.unprivileged_userns_clone "
-             "is 1 (Debian kernels) and kernel.apparmor_restrict_unprivileged_userns is 0 (Ubuntu), "
+             "is 1 (Debian kernels) and kernel.apparmor_restrict_unprivileged_userns is 0 "
+             "(Ubuntu), "
              "and that no seccomp profile of the container ucbench runs in blocks clone";
     case ENOSPC:
       return "the user-namespace count limit was reached: raise "
@@ -119,10 +76,10 @@ ucb_clone_hint (int errnum)
 static void
 send_error (int sync_fd, ucb_error_t *err)
 {
-  struct sync_msg m;
+  struct ucb_sync_msg m;
 
   memset (&m, 0, sizeof m);
-  m.type = MSG_ERROR;
+  m.type = UCB_MSG_ERROR;
   ucb_error_to_wire (err, &m.err);
   (void) send (sync_fd, &m, sizeof m, MSG_NOSIGNAL);
   ucb_error_free (err);
@@ -145,10 +102,10 @@ ucb_task_report_error (const struct ucb_task_env *env, ucb_error_t *err)
 int
 ucb_task_ready (const struct ucb_task_env *env, unsigned task, ucb_error_t *err)
 {
-  struct sync_msg m;
+  struct ucb_sync_msg m;
 
   memset (&m, 0, sizeof m);
-  m.type = MSG_READY;
+  m.type = UCB_MSG_READY;
   m.task = task;
   m.pid = (int32_t) getpid ();
   if (send (env->sync_fd, &m, sizeof m, MSG_NOSIGNAL) < 0)
@@ -404,23 +361,7 @@ owner_main (const struct ucb_task_env *env, pid_t parent, ucb_task_main_fn fn, v
   build_level (env, 1, env->spec->owner_uid, env->spec->owner_gid, fn, arg);
 }
 
-/* ---- parent side ------------------------------------------------------------------------- */
-
-int
-ucb_fleet_init (struct ucb_fleet *f, size_t cap, ucb_error_t *err)
-{
-  int p[2];
-
-  memset (f, 0, sizeof *f);
-  f->start_rd = f->start_wr = -1;
-  f->cap = cap;
-  f->c = xcalloc (cap, sizeof *f->c);
-  if (pipe2 (p, O_CLOEXEC) < 0)
-    return ucb_make_error (err, errno, "pipe for the start barrier");
-  f->start_rd = p[0];
-  f->start_wr = p[1];
-  return 0;
-}
+/* ---- the parent's side of the fork ------------------------------------------------------ */
 
 int
 ucb_fleet_spawn (struct ucb_fleet *f, const struct ucb_container_spec *spec, ucb_task_main_fn fn,
@@ -454,8 +395,8 @@ ucb_fleet_spawn (struct ucb_fleet *f, const struct ucb_container_spec *spec, ucb
       close (sv[0]);
       close (sv[1]);
       if (hint)
-        return ucb_make_error (err, 0, "fork for container %u: %s; %s", spec->index,
-                               strerror (e), hint);
+        return ucb_make_error (err, 0, "fork for container %u: %s; %s", spec->index, strerror (e),
+                               hint);
       return ucb_make_error (err, e, "fork for container %u", spec->index);
     }
   if (pid == 0)
@@ -476,234 +417,3 @@ ucb_fleet_spawn (struct ucb_fleet *f, const struct ucb_container_spec *spec, ucb
 }
 
 /* Receive one message, with the sender's credentials. 0 = message, 1 = EOF, -1 = error. */
-static int
-recv_msg (int sock, struct sync_msg *m, struct ucred *cred, ucb_error_t *err)
-{
-  union
-  {
-    char buf[CMSG_SPACE (sizeof (struct ucred))];
-    struct cmsghdr align;
-  } ctl;
-  struct iovec iov = { .iov_base = m, .iov_len = sizeof *m };
-  struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.buf,
-                       .msg_controllen = sizeof ctl.buf };
-  ssize_t n;
-
-  memset (m, 0, sizeof *m);
-  memset (cred, 0, sizeof *cred);
-  cred->pid = -1;
-  do
-    n = recvmsg (sock, &mh, MSG_CMSG_CLOEXEC);
-  while (n < 0 && errno == EINTR && !ucb_interrupted ());
-  if (n < 0)
-    return ucb_make_error (err, errno, "recvmsg on sync socket");
-  if (n == 0)
-    return 1;
-  if ((size_t) n != sizeof *m)
-    return ucb_make_error (err, 0, "short sync message (%zd bytes)", n);
-  for (struct cmsghdr *cm = CMSG_FIRSTHDR (&mh); cm; cm = CMSG_NXTHDR (&mh, cm))
-    if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_CREDENTIALS)
-      memcpy (cred, CMSG_DATA (cm), sizeof *cred);
-  return 0;
-}
-
-static int
-describe_exit (struct ucb_container *c, unsigned idx, ucb_error_t *err)
-{
-  if (WIFSIGNALED (c->status))
-    return ucb_make_error (err, 0, "container %u: owner process killed by signal %d", idx,
-                           WTERMSIG (c->status));
-  return ucb_make_error (err, 0, "container %u: exited with status %d before reporting", idx,
-                         WEXITSTATUS (c->status));
-}
-
-/* Handle readable data on container i's socket. */
-static int
-handle_message (struct ucb_fleet *f, size_t i, ucb_error_t *err)
-{
-  struct ucb_container *c = &f->c[i];
-  struct sync_msg m;
-  struct ucred cred;
-  int r = recv_msg (c->sock, &m, &cred, err);
-
-  if (r < 0)
-    return ucb_error_wrap (err, "container %zu", i);
-  if (r == 1)
-    {
-      /* EOF: every process of the container is gone without a word. */
-      if (!c->reaped && waitpid (c->pid, &c->status, 0) == c->pid)
-        c->reaped = true;
-      return describe_exit (c, (unsigned) i, err);
-    }
-  switch (m.type)
-    {
-    case MSG_READY:
-      c->task_pid = cred.pid > 0 ? cred.pid : m.pid;
-      c->task_uid = cred.pid > 0 ? cred.uid : (uid_t) -1;
-      c->ready = true;
-      return 0;
-    case MSG_ERROR:
-      ucb_error_from_wire (err, &m.err);
-      return ucb_error_wrap (err, "container %zu", i);
-    default:
-      return ucb_make_error (err, 0, "container %zu: unknown sync message %u", i, m.type);
-    }
-}
-
-int
-ucb_fleet_wait_ready (struct ucb_fleet *f, double timeout_s, ucb_error_t *err)
-{
-  cleanup_free struct pollfd *pf = xcalloc (f->n, sizeof *pf);
-  uint64_t deadline = ucb_now_ns () + (uint64_t) (timeout_s * 1e9);
-  size_t pending = 0;
-
-  for (size_t i = 0; i < f->n; i++)
-    pending += !f->c[i].ready;
-  while (pending > 0)
-    {
-      uint64_t now = ucb_now_ns ();
-      int r;
-
-      if (ucb_interrupted ())
-        return ucb_make_error (err, EINTR, "interrupted by signal %d during setup",
-                               ucb_interrupted ());
-      if (now >= deadline)
-        return ucb_make_error (err, ETIMEDOUT, "%zu of %zu containers not ready after %.0f s",
-                               pending, f->n, timeout_s);
-      for (size_t i = 0; i < f->n; i++)
-        {
-          pf[i].fd = f->c[i].ready ? -1 : f->c[i].sock;
-          pf[i].events = POLLIN;
-          pf[i].revents = 0;
-        }
-      r = poll (pf, f->n, (int) ((deadline - now) / 1000000 + 1));
-      if (r < 0 && errno == EINTR)
-        continue;
-      if (r < 0)
-        return ucb_make_error (err, errno, "poll sync sockets");
-      for (size_t i = 0; i < f->n; i++)
-        if (pf[i].revents)
-          {
-            if (handle_message (f, i, err) < 0)
-              return -1;
-            if (f->c[i].ready)
-              pending--;
-          }
-    }
-  return 0;
-}
-
-int
-ucb_fleet_start (struct ucb_fleet *f, ucb_error_t *err)
-{
-  if (ucb_write_all (f->start_wr, "s", 1) < 0)
-    return ucb_make_error (err, errno, "release the start barrier");
-  return 0;
-}
-
-int
-ucb_fleet_check (struct ucb_fleet *f, ucb_error_t *err)
-{
-  for (size_t i = 0; i < f->n; i++)
-    {
-      struct pollfd p = { .fd = f->c[i].sock, .events = POLLIN };
-      if (poll (&p, 1, 0) > 0 && handle_message (f, i, err) < 0)
-        return -1;
-      if (!f->c[i].reaped && waitpid (f->c[i].pid, &f->c[i].status, WNOHANG) == f->c[i].pid)
-        {
-          f->c[i].reaped = true;
-          /* The message may have raced the exit: prefer the child's own words. */
-          p.revents = 0;
-          if (poll (&p, 1, 0) > 0 && handle_message (f, i, err) < 0)
-            return -1;
-          return ucb_make_error (err, 0, "container %zu stopped while measuring (%s %d)", i,
-                                 WIFSIGNALED (f->c[i].status) ? "signal" : "status",
-                                 WIFSIGNALED (f->c[i].status) ? WTERMSIG (f->c[i].status)
-                                                              : WEXITSTATUS (f->c[i].status));
-        }
-    }
-  return 0;
-}
-
-int
-ucb_fleet_finish (struct ucb_fleet *f, double grace_s, ucb_error_t *err)
-{
-  uint64_t deadline = ucb_now_ns () + (uint64_t) (grace_s * 1e9);
-  size_t left;
-
-  do
-    {
-      left = 0;
-      for (size_t i = 0; i < f->n; i++)
-        {
-          struct ucb_container *c = &f->c[i];
-          if (c->reaped)
-            continue;
-          if (waitpid (c->pid, &c->status, WNOHANG) == c->pid)
-            c->reaped = true;
-          else
-            left++;
-        }
-      if (left)
-        {
-          struct timespec ts = { 0, 2000000 };
-          nanosleep (&ts, NULL);
-        }
-    }
-  while (left && ucb_now_ns () < deadline);
-
-  /* Errors sent during teardown, then non-zero exits. */
-  for (size_t i = 0; i < f->n; i++)
-    {
-      struct pollfd p = { .fd = f->c[i].sock, .events = POLLIN };
-      struct ucb_container *c = &f->c[i];
-      if (poll (&p, 1, 0) > 0 && (p.revents & POLLIN))
-        {
-          struct sync_msg m;
-          struct ucred cred;
-          if (recv_msg (c->sock, &m, &cred, err) == 0 && m.type == MSG_ERROR)
-            {
-              ucb_error_from_wire (err, &m.err);
-              return ucb_error_wrap (err, "container %zu", i);
-            }
-          ucb_error_free (err);
-        }
-    }
-  if (left)
-    return ucb_make_error (err, ETIMEDOUT,
-                           "%zu containers did not stop within %.1f s of the stop flag", left,
-                           grace_s);
-  for (size_t i = 0; i < f->n; i++)
-    if (!WIFEXITED (f->c[i].status) || WEXITSTATUS (f->c[i].status) != 0)
-      return describe_exit (&f->c[i], (unsigned) i, err);
-  return 0;
-}
-
-void
-ucb_fleet_destroy (struct ucb_fleet *f)
-{
-  if (f->c == NULL)
-    return;
-  /* Kill every group first, then reap: a group's members die in parallel. */
-  for (size_t i = 0; i < f->n; i++)
-    if (f->c[i].pid > 0)
-      kill (-f->c[i].pid, SIGKILL);
-  for (size_t i = 0; i < f->n; i++)
-    {
-      if (!f->c[i].reaped)
-        {
-          while (waitpid (f->c[i].pid, &f->c[i].status, 0) < 0 && errno == EINTR)
-            ;
-          f->c[i].reaped = true;
-        }
-      if (f->c[i].sock >= 0)
-        close (f->c[i].sock);
-    }
-  if (f->start_rd >= 0)
-    close (f->start_rd);
-  if (f->start_wr >= 0)
-    close (f->start_wr);
-  free (f->c);
-  memset (f, 0, sizeof *f);
-  f->start_rd = f->start_wr = -1;
-}

@@ -44,7 +44,7 @@ struct ucb_container
 
 struct ucb_fleet
 {
-  size_t n;       /* containers spawned so far */
+  size_t n; /* containers spawned so far */
   size_t cap;
   struct ucb_container *c;
   int start_rd, start_wr; /* start barrier: tasks poll() the read end (will-it-scale's trick) */

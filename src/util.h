@@ -44,7 +44,8 @@ char *xstrdup (const char *s);
 char *xasprintf (const char *fmt, ...) __attribute__ ((format (printf, 1, 2)));
 
 /* Read a whole (small) file into a NUL-terminated buffer; trailing newline stripped. */
-int ucb_read_file (const char *path, char **out, ucb_error_t *err) __attribute__ ((warn_unused_result));
+int ucb_read_file (const char *path, char **out, ucb_error_t *err)
+    __attribute__ ((warn_unused_result));
 /* Same, relative to a directory fd. */
 int ucb_read_file_at (int dirfd, const char *path, char **out, ucb_error_t *err)
     __attribute__ ((warn_unused_result));

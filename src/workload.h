@@ -55,12 +55,12 @@ ucb_op_failed (struct ucb_wctx *ctx, int errnum)
 struct ucb_workload
 {
   const char *name;
-  const char *summary;  /* one line for `ucbench list` */
-  const char *op;       /* what exactly one op is */
-  const char *counter;  /* the ucount it charges, "none" for controls */
-  const char *locks;    /* global kernel locks also taken, so nobody blames ucounts for them */
-  unsigned rlimits;     /* UCB_RLIM_* charged by one op */
-  uint64_t batch;       /* ops between stop-flag checks; 0 = harness default */
+  const char *summary; /* one line for `ucbench list` */
+  const char *op;      /* what exactly one op is */
+  const char *counter; /* the ucount it charges, "none" for controls */
+  const char *locks;   /* global kernel locks also taken, so nobody blames ucounts for them */
+  unsigned rlimits;    /* UCB_RLIM_* charged by one op */
+  uint64_t batch;      /* ops between stop-flag checks; 0 = harness default */
   /* Non-NULL: listed, never run (stress-ng's unimplemented_reason). */
   const char *unsupported_reason;
 

@@ -13,8 +13,7 @@
 /* Two containers, 3 readings 1 s apart: container 0 does 100 then 300 ops, container 1 does
  * 100 then 100; CPU 0.5 s per second each. */
 static void
-fake_point (struct ucb_point_result *r, struct ucb_placement *pl, unsigned containers,
-            double scale)
+fake_point (struct ucb_point_result *r, struct ucb_placement *pl, unsigned containers, double scale)
 {
   memset (r, 0, sizeof *r);
   memset (pl, 0, sizeof *pl);

@@ -1,0 +1,60 @@
+/* json-util.c - jansson constructors that cannot fail silently (allocation failure aborts). */
+#include "config.h"
+
+#include <math.h>
+
+#include "json-util.h"
+#include "util.h"
+
+json_t *
+ucb_json_checked (json_t *v)
+{
+  if (v == NULL)
+    ucb_oom ();
+  return v;
+}
+
+void
+ucb_json_set (json_t *o, const char *k, json_t *v)
+{
+  if (json_object_set_new (o, k, v ? v : json_null ()) < 0)
+    ucb_oom ();
+}
+
+void
+ucb_json_push (json_t *a, json_t *v)
+{
+  if (json_array_append_new (a, v ? v : json_null ()) < 0)
+    ucb_oom ();
+}
+
+json_t *
+ucb_json_obj (void)
+{
+  return ucb_json_checked (json_object ());
+}
+
+json_t *
+ucb_json_arr (void)
+{
+  return ucb_json_checked (json_array ());
+}
+
+json_t *
+ucb_json_int (long long v)
+{
+  return ucb_json_checked (json_integer (v));
+}
+
+json_t *
+ucb_json_str (const char *s)
+{
+  json_t *j = s ? json_string (s) : NULL;
+  return j ? j : json_null ();
+}
+
+json_t *
+ucb_json_real (double v)
+{
+  return ucb_json_checked (isfinite (v) ? json_real (v) : json_null ());
+}

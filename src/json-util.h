@@ -1,0 +1,20 @@
+/* json-util.h - jansson constructors that cannot fail silently (allocation failure aborts). */
+#ifndef UCB_JSON_UTIL_H
+#define UCB_JSON_UTIL_H
+
+#include <jansson.h>
+
+/* `v`, or abort: the only way a jansson constructor fails is lack of memory. */
+json_t *ucb_json_checked (json_t *v);
+/* Store `v` under `k`; NULL (no answer) becomes null. */
+void ucb_json_set (json_t *o, const char *k, json_t *v);
+void ucb_json_push (json_t *a, json_t *v);
+json_t *ucb_json_obj (void);
+json_t *ucb_json_arr (void);
+json_t *ucb_json_int (long long v);
+/* NULL, and strings jansson refuses (invalid UTF-8), become null. */
+json_t *ucb_json_str (const char *s);
+/* A real, or null for NaN/inf (JSON has no NaN). */
+json_t *ucb_json_real (double v);
+
+#endif
