@@ -14,6 +14,7 @@
 
 #include "commands.h"
 #include "hostinfo.h"
+#include "json-util.h"
 #include "options.h"
 #include "owner.h"
 #include "report.h"
@@ -41,6 +42,15 @@ check_owner_uids (const struct ucb_run_options *o, ucb_error_t *err)
   size_t nall, nstrict, found;
 
   ucb_owner_collect (o, &all, &nall, &strict, &nstrict);
+  if (ucb_owner_check_privilege (all, nall, err) < 0)
+    return -1;
+  for (size_t i = 0; i < o->n_owners; i++)
+    if (o->owners[i].kind == UCB_OWNER_ROOT)
+      {
+        uid_t root = 0;
+        if (ucb_owner_check_privilege (&root, 1, err) < 0)
+          return -1;
+      }
   found = ucb_owner_find_users (strict, nstrict, &who);
   if (found)
     return ucb_make_error (err, 0,
@@ -144,6 +154,13 @@ run_sweep (const struct ucb_run_options *o, const struct ucb_placement *pl, json
               int r;
 
               progress (o, k, total, t_start, &pt);
+              if (pt.workload->unsupported_reason)
+                {
+                  /* Listed, never run: the document says why (stress-ng's unimplemented). */
+                  ucb_json_push (results,
+                                 ucb_report_skipped (&pt, pt.workload->unsupported_reason));
+                  continue;
+                }
               r = ucb_run_point (o, pl, &pt, &res, err);
               if (r == 0 && json_array_append_new (results, ucb_report_point (&res, pl)) < 0)
                 ucb_oom ();
@@ -185,17 +202,25 @@ ucb_cmd_run (int argc, char **argv, ucb_error_t *err)
     return -1;
   if (o.output && check_output_dir (o.output, err) < 0)
     return -1;
-  if (check_owner_uids (&o, err) < 0 || ensure_fds (&o, err) < 0)
+  if (check_owner_uids (&o, err) < 0)
     return -1;
   t_real = realtime_now ();
   t0 = ucb_now_ns ();
+  /* The host as the user left it: before ensure_fds() lifts RLIMIT_NOFILE. */
   if (ucb_host_collect (&host, err) < 0)
     return -1;
-  results = json_array ();
-  if (results == NULL)
-    ucb_oom ();
+  if (ensure_fds (&o, err) < 0 || ucb_become_subreaper (err) < 0)
+    {
+      json_decref (host);
+      return -1;
+    }
+  results = ucb_json_arr ();
   ucb_install_interrupt_handlers ();
   r = run_sweep (&o, &pl, results, err);
+  /* Every container is gone now: a late signal ends us the ordinary way. */
+  ucb_restore_interrupt_handlers ();
+  if (r == 0 && ucb_interrupted ())
+    r = ucb_make_error (err, EINTR, "interrupted by signal %d", ucb_interrupted ());
   if (r < 0)
     {
       json_decref (host);

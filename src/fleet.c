@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -39,6 +40,14 @@ ucb_install_interrupt_handlers (void)
   /* No SA_RESTART: sleeps and waits return EINTR so the run loop notices at once. */
   for (size_t i = 0; i < UCB_ARRAY_SIZE (sigs); i++)
     sigaction (sigs[i], &sa, NULL);
+}
+
+void
+ucb_restore_interrupt_handlers (void)
+{
+  static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+  for (size_t i = 0; i < UCB_ARRAY_SIZE (sigs); i++)
+    signal (sigs[i], SIG_DFL);
 }
 
 int
@@ -270,11 +279,17 @@ ucb_fleet_finish (struct ucb_fleet *f, double grace_s, ucb_error_t *err)
 void
 ucb_fleet_destroy (struct ucb_fleet *f)
 {
+  uint64_t deadline;
+  pid_t pid;
+  int status;
+
   if (f->c == NULL)
     return;
-  /* Kill every group first, then reap: a group's members die in parallel. */
+  /* Kill every live group first, then reap: a group's members die in parallel.  A reaped
+   * owner's group is skipped: its number may already belong to someone else, and its
+   * descendants are dying anyway through PR_SET_PDEATHSIG. */
   for (size_t i = 0; i < f->n; i++)
-    if (f->c[i].pid > 0)
+    if (f->c[i].pid > 0 && !f->c[i].reaped)
       kill (-f->c[i].pid, SIGKILL);
   for (size_t i = 0; i < f->n; i++)
     {
@@ -287,6 +302,21 @@ ucb_fleet_destroy (struct ucb_fleet *f)
       if (f->c[i].sock >= 0)
         close (f->c[i].sock);
     }
+  /* As a child subreaper (ucb_become_subreaper) we inherit the orphans of killed owners:
+   * reap them too, so no zombie of ours outlives the point. */
+  deadline = ucb_now_ns () + 5000000000ull;
+  while ((pid = waitpid (-1, &status, WNOHANG)) != 0 || ucb_now_ns () < deadline)
+    {
+      if (pid < 0 && errno == EINTR)
+        continue;
+      if (pid < 0)
+        break; /* ECHILD: nothing left */
+      if (pid == 0)
+        {
+          struct timespec ts = { 0, 1000000 };
+          nanosleep (&ts, NULL);
+        }
+    }
   if (f->start_rd >= 0)
     close (f->start_rd);
   if (f->start_wr >= 0)
@@ -294,4 +324,12 @@ ucb_fleet_destroy (struct ucb_fleet *f)
   free (f->c);
   memset (f, 0, sizeof *f);
   f->start_rd = f->start_wr = -1;
+}
+
+int
+ucb_become_subreaper (ucb_error_t *err)
+{
+  if (prctl (PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0)
+    return ucb_make_error (err, errno, "prctl(PR_SET_CHILD_SUBREAPER)");
+  return 0;
 }

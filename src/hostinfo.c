@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <glob.h>
+#include <limits.h>
 #include <linux/magic.h>
 #include <sched.h>
 #include <stdlib.h>
@@ -12,7 +13,6 @@
 #include <sys/statfs.h>
 #include <sys/sysinfo.h>
 #include <sys/utsname.h>
-#include <sys/wait.h>
 #include <unistd.h>
 #ifdef __GLIBC__
 #include <gnu/libc-version.h>
@@ -27,6 +27,7 @@
 #include "hostinfo.h"
 #include "json-util.h"
 #include "options.h"
+#include "spawn.h"
 #include "util.h"
 
 #ifndef CGROUP2_SUPER_MAGIC
@@ -289,21 +290,12 @@ cgroup_layout (const char **controllers_file)
   return "hybrid";
 }
 
+/* "EPERM" rather than a translated sentence: dashboards match on it. */
 static char *
 errno_name (int e)
 {
-  static const struct
-  {
-    int code;
-    const char *name;
-  } names[] = {
-    { EPERM, "EPERM" },   { EACCES, "EACCES" }, { EINVAL, "EINVAL" }, { ENOSPC, "ENOSPC" },
-    { EUSERS, "EUSERS" }, { ENOMEM, "ENOMEM" }, { ENOSYS, "ENOSYS" }, { EAGAIN, "EAGAIN" },
-  };
-  for (size_t i = 0; i < UCB_ARRAY_SIZE (names); i++)
-    if (names[i].code == e)
-      return xstrdup (names[i].name);
-  return xasprintf ("errno %d", e);
+  const char *n = strerrorname_np (e);
+  return n ? xstrdup (n) : xasprintf ("errno %d", e);
 }
 
 /* The sysctls only hint; the reliable answer is to try it in a throw-away child. */
@@ -312,23 +304,20 @@ probe_userns (void)
 {
   cleanup_free char *why = NULL;
   json_t *o, *can = NULL;
-  int status;
-  pid_t pid, r = -1;
+  int r;
 
-  pid = fork ();
-  if (pid == 0)
-    _exit (unshare (CLONE_NEWUSER) == 0 ? 0 : (errno > 0 && errno < 255 ? errno : 255));
-  while (pid > 0 && (r = waitpid (pid, &status, 0)) < 0 && errno == EINTR)
-    ;
-  if (r == pid && WIFEXITED (status))
+  r = ucb_userns_probe ();
+  if (r == 0)
+    can = json_true ();
+  else if (r > 0)
     {
-      can = json_boolean (WEXITSTATUS (status) == 0);
-      why = WEXITSTATUS (status) ? errno_name (WEXITSTATUS (status)) : NULL;
+      can = json_false ();
+      why = errno_name (r);
     }
-  else if (r == pid && WIFSIGNALED (status))
+  else if (r != INT_MIN)
     {
       can = json_false (); /* e.g. a seccomp filter that kills */
-      why = xasprintf ("killed by signal %d", WTERMSIG (status));
+      why = xasprintf ("killed by signal %d", -r);
     }
   o = ucb_json_checked (json_object ());
   ucb_json_set (o, "max_user_namespaces", int_file ("/proc/sys/user/max_user_namespaces"));

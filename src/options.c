@@ -539,8 +539,9 @@ ucb_run_options_parse (struct ucb_run_options *o, int argc, char **argv, unsigne
     return ucb_usage_error (err, "--duration/--interval gives more than 100000 samples per task");
   (void) format_given;
   fill_list_defaults (o, ncpus);
+  /* distinct needs base..base+N-1; shared needs base alone (checked by the parser). */
   for (size_t i = 0; i < o->n_owners; i++)
-    if (o->owners[i].kind == UCB_OWNER_DISTINCT || o->owners[i].kind == UCB_OWNER_SHARED)
+    if (o->owners[i].kind == UCB_OWNER_DISTINCT)
       for (size_t j = 0; j < o->n_containers; j++)
         if ((uint64_t) o->uid_base + o->containers[j] - 1 > UCB_MAX_UID)
           return ucb_usage_error (err, "--uid-base %u leaves no room for %u owner uids",

@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/capability.h>
+#include <unistd.h>
 
 #include "owner.h"
 #include "util.h"
@@ -109,6 +111,7 @@ ucb_owner_find_users (const uid_t *uids, size_t n, char **who)
 {
   cleanup_free char *first = NULL;
   size_t found = 0;
+  int self = (int) getpid ();
   struct passwd *pw;
   DIR *d;
   struct dirent *de;
@@ -122,7 +125,7 @@ ucb_owner_find_users (const uid_t *uids, size_t n, char **who)
       unsigned long r, e, s, fs;
       cleanup_file FILE *f = NULL;
 
-      if (!isdigit ((unsigned char) de->d_name[0]))
+      if (!isdigit ((unsigned char) de->d_name[0]) || atoi (de->d_name) == self)
         continue;
       snprintf (path, sizeof path, "/proc/%s/status", de->d_name);
       f = fopen (path, "re");
@@ -157,4 +160,34 @@ ucb_owner_find_users (const uid_t *uids, size_t n, char **who)
   if (who)
     *who = steal_pointer (&first);
   return found;
+}
+
+static bool
+has_cap (cap_t caps, cap_value_t cap)
+{
+  cap_flag_value_t v = CAP_CLEAR;
+  return caps && cap_get_flag (caps, cap, CAP_EFFECTIVE, &v) == 0 && v == CAP_SET;
+}
+
+int
+ucb_owner_check_privilege (const uid_t *uids, size_t n, ucb_error_t *err)
+{
+  uid_t me = geteuid ();
+  cap_t caps;
+  bool ok;
+
+  for (size_t i = 0; i < n; i++)
+    if (uids[i] != me)
+      {
+        caps = cap_get_proc ();
+        ok = has_cap (caps, CAP_SETUID) && has_cap (caps, CAP_SETGID);
+        cap_free (caps);
+        if (ok)
+          return 0;
+        return ucb_make_error (err, 0,
+                               "becoming owner uid %u needs CAP_SETUID and CAP_SETGID: run "
+                               "ucbench as root, or use --owner %u (your own uid)",
+                               (unsigned) uids[i], (unsigned) me);
+      }
+  return 0;
 }

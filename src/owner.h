@@ -23,4 +23,8 @@ size_t ucb_owner_find_users (const uid_t *uids, size_t n, char **who);
 void ucb_owner_collect (const struct ucb_run_options *o, uid_t **all, size_t *nall, uid_t **strict,
                         size_t *nstrict);
 
+/* Becoming another uid needs CAP_SETUID/CAP_SETGID: say so before anything starts. */
+int ucb_owner_check_privilege (const uid_t *uids, size_t n, ucb_error_t *err)
+    __attribute__ ((warn_unused_result));
+
 #endif

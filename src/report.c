@@ -109,27 +109,54 @@ container_json (const struct ucb_point_result *r, const struct ucb_placement *pl
   return o;
 }
 
+/* The sweep-point keys every results[] entry has, measured or not. */
+static void
+point_header (json_t *o, const struct ucb_point *pt, const char *status)
+{
+  cleanup_free char *owner = ucb_owner_mode_name (&pt->owner);
+
+  ucb_json_set (o, "workload", ucb_json_str (pt->workload->name));
+  ucb_json_set (o, "counter", ucb_json_str (pt->workload->counter));
+  ucb_json_set (o, "containers", ucb_json_int (pt->containers));
+  ucb_json_set (o, "owner", ucb_json_str (owner));
+  ucb_json_set (o, "depth", ucb_json_int (pt->depth));
+  ucb_json_set (o, "tasks", ucb_json_int (pt->tasks));
+  ucb_json_set (o, "mode", ucb_json_str ("process"));
+  ucb_json_set (o, "repeat", ucb_json_int (pt->repeat));
+  ucb_json_set (o, "status", ucb_json_str (status));
+}
+
+json_t *
+ucb_report_skipped (const struct ucb_point *pt, const char *reason)
+{
+  json_t *o = ucb_json_obj (), *sum = ucb_json_obj ();
+  static const char *const nulls[] = {
+    "total_ops_per_s", "per_container_ops", "scalability", "fairness", "cv", "cpu_ns_per_op"
+  };
+
+  point_header (o, pt, "skipped");
+  ucb_json_set (o, "reason", ucb_json_str (reason));
+  ucb_json_set (o, "per_container", ucb_json_arr ());
+  for (size_t i = 0; i < UCB_ARRAY_SIZE (nulls); i++)
+    ucb_json_set (sum, nulls[i], NULL);
+  ucb_json_set (sum, "failed_ops", ucb_json_int (0));
+  ucb_json_set (o, "summary", sum);
+  return o;
+}
+
 json_t *
 ucb_report_point (const struct ucb_point_result *r, const struct ucb_placement *pl)
 {
   size_t n = r->pt.containers;
   cleanup_free double *rates = xcalloc (n, sizeof *rates);
   cleanup_free double *cpu = xcalloc (n, sizeof *cpu);
-  cleanup_free char *owner = ucb_owner_mode_name (&r->pt.owner);
   json_t *o = ucb_json_obj (), *pc = ucb_json_arr (), *sum = ucb_json_obj ();
   struct ucb_stats across;
   double total = 0;
   uint64_t fails = 0;
   size_t ncpu = 0;
 
-  ucb_json_set (o, "workload", ucb_json_str (r->pt.workload->name));
-  ucb_json_set (o, "counter", ucb_json_str (r->pt.workload->counter));
-  ucb_json_set (o, "containers", ucb_json_int (n));
-  ucb_json_set (o, "owner", ucb_json_str (owner));
-  ucb_json_set (o, "depth", ucb_json_int (r->pt.depth));
-  ucb_json_set (o, "tasks", ucb_json_int (r->pt.tasks));
-  ucb_json_set (o, "mode", ucb_json_str ("process"));
-  ucb_json_set (o, "repeat", ucb_json_int (r->pt.repeat));
+  point_header (o, &r->pt, "ok");
   ucb_json_set (o, "setup_s", ucb_json_real (r->setup_s));
   if (r->samples.nreadings > 0)
     ucb_json_set (
@@ -321,6 +348,16 @@ num (json_t *o, const char *key)
   return json_is_number (v) ? json_number_value (v) : NAN;
 }
 
+/* A number for the table: "-" for null (NaN), as JSON has it. */
+static const char *
+cell (char *buf, size_t len, int decimals, double v)
+{
+  if (!isfinite (v))
+    return "-";
+  snprintf (buf, len, "%.*f", decimals, v);
+  return buf;
+}
+
 void
 ucb_report_text (FILE *f, const json_t *doc)
 {
@@ -333,21 +370,26 @@ ucb_report_text (FILE *f, const json_t *doc)
   json_array_foreach (results, i, r)
   {
     json_t *s = json_object_get (r, "summary");
-    double scal = num (s, "scalability");
-    double cv = num (s, "cv");
-    char scal_s[16] = "-", cv_s[16] = "-";
+    const char *status = json_string_value (json_object_get (r, "status"));
+    char b[6][32];
 
-    if (isfinite (scal))
-      snprintf (scal_s, sizeof scal_s, "%.3f", scal);
-    if (isfinite (cv))
-      snprintf (cv_s, sizeof cv_s, "%.1f", cv * 100);
-    fprintf (f, "%-9s %-9s %5lld %5lld %14.0f %6s %14.0f %7s %8.3f %9.1f %7lld\n",
-             json_string_value (json_object_get (r, "workload")),
+    fprintf (f, "%-9s %-9s %5lld %5lld ", json_string_value (json_object_get (r, "workload")),
              json_string_value (json_object_get (r, "owner")),
              json_integer_value (json_object_get (r, "depth")),
-             json_integer_value (json_object_get (r, "containers")), num (s, "per_container_ops"),
-             cv_s, num (s, "total_ops_per_s"), scal_s, num (s, "fairness"),
-             num (s, "cpu_ns_per_op"), json_integer_value (json_object_get (s, "failed_ops")));
+             json_integer_value (json_object_get (r, "containers")));
+    if (status && strcmp (status, "ok") != 0)
+      {
+        fprintf (f, "%s: %s\n", status, json_string_value (json_object_get (r, "reason")));
+        continue;
+      }
+    fprintf (f, "%14s %6s %14s %7s %8s %9s %7lld\n",
+             cell (b[0], sizeof b[0], 0, num (s, "per_container_ops")),
+             cell (b[1], sizeof b[1], 1, num (s, "cv") * 100),
+             cell (b[2], sizeof b[2], 0, num (s, "total_ops_per_s")),
+             cell (b[3], sizeof b[3], 3, num (s, "scalability")),
+             cell (b[4], sizeof b[4], 3, num (s, "fairness")),
+             cell (b[5], sizeof b[5], 1, num (s, "cpu_ns_per_op")),
+             json_integer_value (json_object_get (s, "failed_ops")));
   }
   fprintf (f,
            "(ops/s/cont = total/N; ±%% = spread across containers; scale = total/(N x 1-container "

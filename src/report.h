@@ -14,6 +14,8 @@
 
 /* One results[] entry from a measured point (pure: no I/O). */
 json_t *ucb_report_point (const struct ucb_point_result *r, const struct ucb_placement *pl);
+/* A results[] entry for a point that was not run (an unsupported workload), with `reason`. */
+json_t *ucb_report_skipped (const struct ucb_point *pt, const char *reason);
 /* Fill summary.scalability of every entry: total / (N * median total of the 1-container
  * points of the same workload, owner, depth, tasks and mode), null when there is none. */
 void ucb_report_scalability (json_t *results);

@@ -106,7 +106,11 @@ task_main (void *argp, const struct ucb_task_env *env, ucb_error_t *err)
   enum ucb_result r = UCB_OK;
 
   if (w->setup && w->setup (&ctx, err) < 0)
-    return ucb_error_wrap (err, "workload %s: setup", w->name);
+    {
+      if (w->teardown) /* idempotent: releases what setup took before it failed */
+        w->teardown (&ctx);
+      return ucb_error_wrap (err, "workload %s: setup", w->name);
+    }
   if (ucb_task_ready (env, 0, err) < 0 || ucb_task_wait_start (env, err) < 0)
     {
       if (w->teardown)
@@ -250,7 +254,9 @@ ucb_run_point (const struct ucb_run_options *o, const struct ucb_placement *pl,
 
       s->index = (unsigned) i;
       s->owner_uid = ucb_owner_uid (&pt->owner, o->uid_base, (unsigned) i);
-      s->owner_gid = (gid_t) s->owner_uid;
+      /* Owner gid = owner uid, except for our own uid, whose group we keep (a non-root user
+       * running containers of its own cannot change groups). */
+      s->owner_gid = s->owner_uid == getuid () ? getgid () : (gid_t) s->owner_uid;
       s->depth = pt->depth;
       c->index = (unsigned) i;
       c->owner_uid = s->owner_uid;

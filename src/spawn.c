@@ -26,6 +26,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
@@ -91,12 +92,6 @@ child_fail_noreturn (int sync_fd, ucb_error_t *err)
 {
   send_error (sync_fd, err);
   _exit (UCB_EXIT_FAILURE);
-}
-
-void
-ucb_task_report_error (const struct ucb_task_env *env, ucb_error_t *err)
-{
-  send_error (env->sync_fd, err);
 }
 
 int
@@ -306,6 +301,16 @@ setgroups_denied (void)
   return strcmp (v, "deny") == 0;
 }
 
+static bool
+already_owner (const struct ucb_container_spec *spec)
+{
+  uid_t r, e, su;
+  gid_t rg, eg, sg;
+
+  return getresuid (&r, &e, &su) == 0 && getresgid (&rg, &eg, &sg) == 0 && r == spec->owner_uid
+         && e == r && su == r && rg == spec->owner_gid && eg == rg && sg == rg;
+}
+
 static int
 become_owner (const struct ucb_container_spec *spec, pid_t parent, ucb_error_t *err)
 {
@@ -318,6 +323,10 @@ become_owner (const struct ucb_container_spec *spec, pid_t parent, ucb_error_t *
       if (sched_setaffinity (0, sizeof set, &set) < 0)
         return ucb_make_error (err, errno, "sched_setaffinity");
     }
+  /* Already the owner (an unprivileged user running containers of its own): nothing to
+   * change, and no privilege to change it with. */
+  if (already_owner (spec))
+    return 0;
   /* Inside a user namespace whose setgroups is "deny" (ucbench itself run in a container)
    * the call is refused, and nobody can change the groups anyway: carry on. */
   if (setgroups (0, NULL) < 0 && !(errno == EPERM && setgroups_denied ()))
@@ -417,3 +426,23 @@ ucb_fleet_spawn (struct ucb_fleet *f, const struct ucb_container_spec *spec, ucb
 }
 
 /* Receive one message, with the sender's credentials. 0 = message, 1 = EOF, -1 = error. */
+
+int
+ucb_userns_probe (void)
+{
+  int status;
+  pid_t pid, r;
+
+  pid = fork ();
+  if (pid < 0)
+    return INT_MIN;
+  if (pid == 0)
+    _exit (unshare (CLONE_NEWUSER) == 0 ? 0 : (errno > 0 && errno < 255 ? errno : 255));
+  while ((r = waitpid (pid, &status, 0)) < 0 && errno == EINTR)
+    ;
+  if (r != pid)
+    return INT_MIN;
+  if (WIFSIGNALED (status))
+    return -WTERMSIG (status);
+  return WEXITSTATUS (status);
+}

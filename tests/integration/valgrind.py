@@ -1,0 +1,59 @@
+"""valgrind.py - no leaks and no memory errors in ucbench's own process, on the success paths
+and on the error paths (bad input, a kernel refusal, an interrupt)."""
+import os
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+
+from taplib import Tap, UCBENCH, skip_all, userns_works
+
+if shutil.which("valgrind") is None:
+    skip_all("valgrind is not installed")
+if os.environ.get("UCB_SANITIZED"):
+    skip_all("sanitizer build: valgrind and ASan do not mix")
+
+t = Tap()
+VG = ["valgrind", "-q", "--leak-check=full", "--errors-for-leak-kinds=definite,indirect",
+      "--show-leak-kinds=definite,indirect", "--error-exitcode=99"]
+out = os.path.join(tempfile.mkdtemp(prefix="ucb-vg-"), "r.json")
+RUN = ["run", "--containers", "2", "--duration", "0.4", "--interval", "0.2", "--warmup", "0.1",
+       "--uid-base", "2100300000"]
+CASES = [
+    (["info"], 0),
+    (["info", "--format", "json"], 0),
+    (["list", "--format", "json"], 0),
+    (["help", "run"], 0),
+    (RUN + ["--owner", "shared,root", "--depth", "0,2", "--output", out], 0),
+    (RUN + ["--format", "json", "--repeat", "2"], 0),
+    (["run", "--containers", "0"], 2),
+    (["run", "--owner", "x,shared"], 2),
+    (["run", "--pin", "0-1,1"], 2),
+]
+for args, want in CASES:
+    r = subprocess.run(VG + [UCBENCH] + args, capture_output=True, text=True, timeout=300)
+    t.ok(r.returncode == want, f"valgrind ucbench {' '.join(args)}: clean, exit {want}",
+         f"rc={r.returncode}\n{r.stderr[-3000:]}")
+
+if userns_works() and shutil.which("unshare"):
+    script = ("echo 0 > /proc/sys/user/max_user_namespaces && exec " + " ".join(VG) +
+              f" {UCBENCH} run --owner root --containers 1 --duration 0.2 --interval 0.1")
+    r = subprocess.run(["unshare", "-U", "-r", "sh", "-c", script], capture_output=True, text=True,
+                       timeout=300)
+    t.ok(r.returncode == 1 and "==" not in r.stderr,
+         "valgrind: the ENOSPC refusal path is clean", r.stderr[-3000:])
+else:
+    t.skip("valgrind: the ENOSPC refusal path is clean", "user namespaces cannot be created here")
+
+p = subprocess.Popen(VG + [UCBENCH] + RUN[:1] + ["--containers", "2", "--duration", "30",
+                                                   "--uid-base", "2100310000", "--quiet"],
+                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+time.sleep(4)
+p.send_signal(signal.SIGINT)
+_, err = p.communicate(timeout=120)
+t.ok(p.returncode == 130 and "==" not in err, "valgrind: the SIGINT path is clean, exit 130",
+     f"rc={p.returncode}\n{err[-3000:]}")
+os.unlink(out) if os.path.exists(out) else None
+os.rmdir(os.path.dirname(out))
+t.done()
