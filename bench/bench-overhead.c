@@ -55,8 +55,20 @@ sleep_s (double s)
 
 /* The bare loop: will-it-scale's signal1 body, counter in a shared page. */
 static double
-bare_rate (int cpu, double warmup, double duration)
+cpu_ns (clockid_t clk)
 {
+  struct timespec ts;
+  if (clock_gettime (clk, &ts) < 0)
+    return 0;
+  return (double) ts.tv_sec * 1e9 + (double) ts.tv_nsec;
+}
+
+/* Returns ops/s; `*ns_per_op` gets the child's CPU time per op. */
+static double
+bare_rate (int cpu, double warmup, double duration, double *ns_per_op)
+{
+  clockid_t clk;
+  double c0, c1;
   volatile uint64_t *ctr
       = mmap (NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
   uint64_t a, b, t0, t1;
@@ -82,12 +94,17 @@ bare_rate (int cpu, double warmup, double duration)
           (*ctr)++;
         }
     }
+  if (clock_getcpuclockid (pid, &clk) != 0)
+    clk = (clockid_t) -1;
   sleep_s (warmup);
   t0 = ucb_now_ns ();
   a = *ctr;
+  c0 = cpu_ns (clk);
   sleep_s (duration);
   t1 = ucb_now_ns ();
   b = *ctr;
+  c1 = cpu_ns (clk);
+  *ns_per_op = (c1 - c0) / (double) (b - a);
   kill (pid, SIGKILL);
   waitpid (pid, NULL, 0);
   munmap ((void *) ctr, 4096);
@@ -136,7 +153,7 @@ capture (char *const argv[])
 }
 
 static double
-ucbench_rate (const char *ucbench, int cpu, double warmup, double duration)
+ucbench_rate (const char *ucbench, int cpu, double warmup, double duration, double *ns_per_op)
 {
   char cpus[16], dur[32], wu[32];
   char *argv[] = { (char *) ucbench,        (char *) "run",
@@ -169,6 +186,7 @@ ucbench_rate (const char *ucbench, int cpu, double warmup, double duration)
   pc = json_array_get (
       json_object_get (json_array_get (json_object_get (doc, "results"), 0), "per_container"), 0);
   r = json_number_value (json_object_get (pc, "rate_ops_per_s"));
+  *ns_per_op = json_number_value (json_object_get (pc, "cpu_ns_per_op"));
   json_decref (doc);
   return r;
 }
@@ -223,7 +241,7 @@ main (int argc, char **argv)
   const char *ucbench = "./ucbench", *wis = NULL;
   int rounds = 5, cpu = 1, c;
   double duration = 5, warmup = 1;
-  double *bare, *ucb, *ratio, *wisr = NULL, *wratio = NULL;
+  double *bare, *ucb, *ratio, *bare_ns, *ucb_ns, *cratio, *wisr = NULL, *wratio = NULL;
 
   while ((c = getopt_long (argc, argv, "", longopts, NULL)) != -1)
     switch (c)
@@ -256,6 +274,9 @@ main (int argc, char **argv)
   bare = xcalloc ((size_t) rounds, sizeof *bare);
   ucb = xcalloc ((size_t) rounds, sizeof *ucb);
   ratio = xcalloc ((size_t) rounds, sizeof *ratio);
+  bare_ns = xcalloc ((size_t) rounds, sizeof *bare_ns);
+  ucb_ns = xcalloc ((size_t) rounds, sizeof *ucb_ns);
+  cratio = xcalloc ((size_t) rounds, sizeof *cratio);
   if (wis)
     {
       wisr = xcalloc ((size_t) rounds, sizeof *wisr);
@@ -263,35 +284,42 @@ main (int argc, char **argv)
     }
   printf ("# signal, 1 task on CPU %d, %g s warm-up + %g s measured, %d interleaved rounds\n", cpu,
           warmup, duration, rounds);
-  printf ("# round  bare_ops_s  ucbench_ops_s  ratio%s\n", wis ? "  wis_ops_s  ucbench/wis" : "");
+  printf (
+      "# round  bare_ops_s  ucbench_ops_s  ratio  bare_cpu_ns/op  ucbench_cpu_ns/op  cpu_ratio%s\n",
+      wis ? "  wis_ops_s  ucbench/wis" : "");
   for (int i = 0; i < rounds; i++)
     {
       /* Alternate the order so a drift in machine load does not favour one side. */
       if (i % 2 == 0)
         {
-          bare[i] = bare_rate (cpu, warmup, duration);
-          ucb[i] = ucbench_rate (ucbench, cpu, warmup, duration);
+          bare[i] = bare_rate (cpu, warmup, duration, &bare_ns[i]);
+          ucb[i] = ucbench_rate (ucbench, cpu, warmup, duration, &ucb_ns[i]);
         }
       else
         {
-          ucb[i] = ucbench_rate (ucbench, cpu, warmup, duration);
-          bare[i] = bare_rate (cpu, warmup, duration);
+          ucb[i] = ucbench_rate (ucbench, cpu, warmup, duration, &ucb_ns[i]);
+          bare[i] = bare_rate (cpu, warmup, duration, &bare_ns[i]);
         }
       ratio[i] = ucb[i] / bare[i];
+      cratio[i] = bare_ns[i] / ucb_ns[i]; /* >1 = ucbench spends less CPU per op */
       if (wis)
         {
           wisr[i] = wis_rate (wis, cpu, duration);
           wratio[i] = ucb[i] / wisr[i];
-          printf ("%7d %11.0f %14.0f %6.4f %10.0f %12.4f\n", i + 1, bare[i], ucb[i], ratio[i],
-                  wisr[i], wratio[i]);
+          printf ("%7d %11.0f %14.0f %6.4f %15.1f %18.1f %10.4f %10.0f %12.4f\n", i + 1, bare[i],
+                  ucb[i], ratio[i], bare_ns[i], ucb_ns[i], cratio[i], wisr[i], wratio[i]);
         }
       else
-        printf ("%7d %11.0f %14.0f %6.4f\n", i + 1, bare[i], ucb[i], ratio[i]);
+        printf ("%7d %11.0f %14.0f %6.4f %15.1f %18.1f %10.4f\n", i + 1, bare[i], ucb[i], ratio[i],
+                bare_ns[i], ucb_ns[i], cratio[i]);
       fflush (stdout);
     }
   summary ("bare raise loop ops/s", bare, (size_t) rounds);
   summary ("ucbench signal ops/s", ucb, (size_t) rounds);
   summary ("ratio ucbench/bare", ratio, (size_t) rounds);
+  summary ("bare CPU ns/op", bare_ns, (size_t) rounds);
+  summary ("ucbench CPU ns/op", ucb_ns, (size_t) rounds);
+  summary ("CPU ratio bare/ucbench", cratio, (size_t) rounds);
   if (wis)
     {
       summary ("will-it-scale ops/s", wisr, (size_t) rounds);
@@ -300,6 +328,9 @@ main (int argc, char **argv)
   free (bare);
   free (ucb);
   free (ratio);
+  free (bare_ns);
+  free (ucb_ns);
+  free (cratio);
   free (wisr);
   free (wratio);
   return 0;
