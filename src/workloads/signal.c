@@ -39,7 +39,7 @@ signal_loop (struct ucb_wctx *ctx, uint64_t iters)
     {
       /* raise() cannot report a refused charge: at the limit the kernel still delivers a
        * legacy signal, only without its siginfo (__send_signal_locked "lose info"), so the
-       * op succeeds uncharged.  The `sigqueue` workload (RT signals, EAGAIN) shows refusals. */
+       * op succeeds uncharged.  Only RT signals from sigqueue() are refused with EAGAIN. */
       if (raise (SIGUSR1) == 0)
         ucb_op_done (ctx);
       else
