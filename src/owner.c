@@ -55,6 +55,8 @@ sort_unique (uid_t *v, size_t n)
 {
   size_t k = 0;
 
+  if (n == 0)
+    return 0; /* v may be NULL, which qsort must not see */
   qsort (v, n, sizeof *v, cmp_uid);
   for (size_t i = 0; i < n; i++)
     if (k == 0 || v[k - 1] != v[i])
