@@ -169,12 +169,6 @@ sleep_until (uint64_t t_ns, ucb_error_t *err)
   return 0;
 }
 
-static void
-stop_fleet (struct ucb_fleet *f)
-{
-  ucb_fleet_destroy (f);
-}
-
 static int
 measure (const struct ucb_run_options *o, struct ucb_fleet *fleet, struct ucb_arena *arena,
          const struct ucb_probe *probes, struct ucb_point_result *res, ucb_error_t *err)
@@ -227,7 +221,7 @@ int
 ucb_run_point (const struct ucb_run_options *o, const struct ucb_placement *pl,
                const struct ucb_point *pt, struct ucb_point_result *res, ucb_error_t *err)
 {
-  __attribute__ ((cleanup (stop_fleet))) struct ucb_fleet fleet
+  __attribute__ ((cleanup (ucb_fleet_destroy))) struct ucb_fleet fleet
       = { .start_rd = -1, .start_wr = -1 };
   __attribute__ ((cleanup (ucb_arena_destroy))) struct ucb_arena arena = { 0 };
   cleanup_free struct ucb_container_spec *specs = NULL;
