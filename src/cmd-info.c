@@ -8,6 +8,8 @@
 #include <jansson.h>
 
 #include "commands.h"
+#include "json-util.h"
+#include "options.h"
 #include "hostinfo.h"
 #include "util.h"
 
@@ -32,37 +34,29 @@ static const struct option format_longopts[] = {
 };
 
 int
-ucb_parse_format_only (int argc, char **argv, const char *usage, int *json, ucb_error_t *err)
+ucb_parse_format_only (int argc, char **argv, const char *usage, enum ucb_format *format,
+                       ucb_error_t *err)
 {
   int c;
 
-  *json = 0;
+  *format = UCB_FORMAT_TEXT;
   optind = 0; /* full re-initialisation: argv may be parsed more than once per process */
   opterr = 0;
   while ((c = getopt_long (argc, argv, "+:h", format_longopts, NULL)) != -1)
-    {
-      switch (c)
-        {
-        case OPT_FORMAT:
-          if (strcmp (optarg, "json") == 0)
-            *json = 1;
-          else if (strcmp (optarg, "text") == 0)
-            *json = 0;
-          else
-            return ucb_usage_error (err, "invalid --format `%s` (expected json or text)", optarg);
-          break;
-        case 'h':
-          fputs (usage, stdout);
-          return 1;
-        case ':':
-          return ucb_usage_error (err, "option `%s` needs a value", argv[optind - 1]);
-        case '?':
-        default:
-          if (optopt)
-            return ucb_usage_error (err, "unknown option `-%c`", optopt);
-          return ucb_usage_error (err, "unknown option `%s`", argv[optind - 1]);
-        }
-    }
+    switch (c)
+      {
+      case OPT_FORMAT:
+        if (ucb_parse_format (optarg, format, err) < 0)
+          return -1;
+        break;
+      case 'h':
+        fputs (usage, stdout);
+        return 1;
+      case ':':
+      case '?':
+      default:
+        return ucb_getopt_error (c, argv, err);
+      }
   if (optind < argc)
     return ucb_usage_error (err, "unexpected argument `%s`", argv[optind]);
   return 0;
@@ -71,35 +65,29 @@ ucb_parse_format_only (int argc, char **argv, const char *usage, int *json, ucb_
 static int
 print_json (json_t *host, ucb_error_t *err)
 {
-  json_t *doc = json_object ();
+  json_t *doc = ucb_json_obj ();
+  int r;
 
-  if (doc == NULL)
-    ucb_oom ();
-  if (json_object_set_new (doc, "schema", json_string ("ucbench-info/1")) < 0
-      || json_object_set (doc, "host", host) < 0)
-    ucb_oom ();
-  if (json_dumpf (doc, stdout, JSON_INDENT (2) | JSON_SORT_KEYS | JSON_REAL_PRECISION (10)) < 0
-      || fputc ('\n', stdout) == EOF)
-    {
-      json_decref (doc);
-      return ucb_make_error (err, 0, "cannot write the host description to standard output");
-    }
+  ucb_json_set (doc, "schema", ucb_json_str ("ucbench-info/1"));
+  ucb_json_set (doc, "host", json_incref (host));
+  r = ucb_json_write (doc, stdout, err);
   json_decref (doc);
-  return 0;
+  return r;
 }
 
 int
 ucb_cmd_info (int argc, char **argv, ucb_error_t *err)
 {
   json_t *host = NULL;
-  int json, r;
+  enum ucb_format format;
+  int r;
 
-  r = ucb_parse_format_only (argc, argv, ucb_info_usage, &json, err);
+  r = ucb_parse_format_only (argc, argv, ucb_info_usage, &format, err);
   if (r != 0)
     return r < 0 ? r : 0;
   if (ucb_host_collect (&host, err) < 0)
     return ucb_error_wrap (err, "describe this host");
-  if (json)
+  if (format == UCB_FORMAT_JSON)
     r = print_json (host, err);
   else
     ucb_host_print_text (stdout, host);

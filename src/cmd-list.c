@@ -7,6 +7,8 @@
 #include <jansson.h>
 
 #include "commands.h"
+#include "json-util.h"
+#include "options.h"
 #include "util.h"
 #include "workload.h"
 
@@ -36,19 +38,6 @@ or_none (const char *s)
   return s ? s : "none";
 }
 
-static void
-set (json_t *o, const char *k, json_t *v)
-{
-  if (v == NULL || json_object_set_new (o, k, v) < 0)
-    ucb_oom ();
-}
-
-static json_t *
-str_or_null (const char *s)
-{
-  return s ? json_string (s) : json_null ();
-}
-
 static json_t *
 workload_json (const struct ucb_workload *w)
 {
@@ -56,37 +45,32 @@ workload_json (const struct ucb_workload *w)
 
   if (o == NULL || rl == NULL)
     ucb_oom ();
-  set (o, "name", str_or_null (w->name));
-  set (o, "summary", str_or_null (w->summary));
-  set (o, "op", str_or_null (w->op));
-  set (o, "counter", str_or_null (w->counter));
-  set (o, "locks", str_or_null (w->locks));
+  ucb_json_set (o, "name", ucb_json_str (w->name));
+  ucb_json_set (o, "summary", ucb_json_str (w->summary));
+  ucb_json_set (o, "op", ucb_json_str (w->op));
+  ucb_json_set (o, "counter", ucb_json_str (w->counter));
+  ucb_json_set (o, "locks", ucb_json_str (w->locks));
   for (size_t i = 0; i < UCB_ARRAY_SIZE (rlimit_names); i++)
     if ((w->rlimits & rlimit_names[i].bit)
         && json_array_append_new (rl, json_string (rlimit_names[i].name)) < 0)
       ucb_oom ();
-  set (o, "rlimits", rl);
-  set (o, "supported", json_boolean (w->unsupported_reason == NULL));
-  set (o, "unsupported_reason", str_or_null (w->unsupported_reason));
+  ucb_json_set (o, "rlimits", rl);
+  ucb_json_set (o, "supported", json_boolean (w->unsupported_reason == NULL));
+  ucb_json_set (o, "unsupported_reason", ucb_json_str (w->unsupported_reason));
   return o;
 }
 
 static int
 print_json (ucb_error_t *err)
 {
-  json_t *doc = json_object (), *arr = json_array ();
-  int r = 0;
+  json_t *doc = ucb_json_obj (), *arr = ucb_json_arr ();
+  int r;
 
-  if (doc == NULL || arr == NULL)
-    ucb_oom ();
   for (size_t i = 0; ucb_workloads[i]; i++)
-    if (json_array_append_new (arr, workload_json (ucb_workloads[i])) < 0)
-      ucb_oom ();
-  set (doc, "schema", json_string ("ucbench-list/1"));
-  set (doc, "workloads", arr);
-  if (json_dumpf (doc, stdout, JSON_INDENT (2) | JSON_SORT_KEYS | JSON_REAL_PRECISION (10)) < 0
-      || fputc ('\n', stdout) == EOF)
-    r = ucb_make_error (err, 0, "cannot write the workload list to standard output");
+    ucb_json_push (arr, workload_json (ucb_workloads[i]));
+  ucb_json_set (doc, "schema", ucb_json_str ("ucbench-list/1"));
+  ucb_json_set (doc, "workloads", arr);
+  r = ucb_json_write (doc, stdout, err);
   json_decref (doc);
   return r;
 }
@@ -123,12 +107,13 @@ print_text (void)
 int
 ucb_cmd_list (int argc, char **argv, ucb_error_t *err)
 {
-  int json, r;
+  enum ucb_format format;
+  int r;
 
-  r = ucb_parse_format_only (argc, argv, ucb_list_usage, &json, err);
+  r = ucb_parse_format_only (argc, argv, ucb_list_usage, &format, err);
   if (r != 0)
     return r < 0 ? r : 0;
-  if (json)
+  if (format == UCB_FORMAT_JSON)
     return print_json (err);
   print_text ();
   return 0;

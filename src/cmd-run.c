@@ -236,7 +236,7 @@ ucb_cmd_run (int argc, char **argv, ucb_error_t *err)
   if (o.output)
     r = ucb_report_write_file (doc, o.output, err);
   if (r == 0 && o.format == UCB_FORMAT_JSON)
-    r = ucb_report_write_stream (doc, stdout, err);
+    r = ucb_json_write (doc, stdout, err);
   else if (r == 0 && !o.quiet)
     ucb_report_text (stdout, doc);
   json_decref (doc);

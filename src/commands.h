@@ -3,6 +3,7 @@
 #define UCB_COMMANDS_H
 
 #include "error.h"
+#include "options.h"
 
 /* A subcommand gets argv with argv[0] = its own name and returns the exit status (0/1), or
  * < 0 with `err` set. */
@@ -23,7 +24,7 @@ extern const char ucb_info_usage[];
 
 /* Parse a lone `[--format json|text] [-h|--help]` option set shared by list and info.
  * Returns 1 when help was requested. */
-int ucb_parse_format_only (int argc, char **argv, const char *usage, int *json, ucb_error_t *err)
-    __attribute__ ((warn_unused_result));
+int ucb_parse_format_only (int argc, char **argv, const char *usage, enum ucb_format *format,
+                           ucb_error_t *err) __attribute__ ((warn_unused_result));
 
 #endif

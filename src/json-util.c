@@ -1,6 +1,7 @@
 /* json-util.c - jansson constructors that cannot fail silently (allocation failure aborts). */
 #include "config.h"
 
+#include <errno.h>
 #include <math.h>
 
 #include "json-util.h"
@@ -57,4 +58,13 @@ json_t *
 ucb_json_real (double v)
 {
   return ucb_json_checked (isfinite (v) ? json_real (v) : json_null ());
+}
+
+int
+ucb_json_write (const json_t *doc, FILE *f, ucb_error_t *err)
+{
+  if (json_dumpf (doc, f, JSON_INDENT (2) | JSON_SORT_KEYS | JSON_REAL_PRECISION (10)) < 0
+      || fputc ('\n', f) == EOF || fflush (f) != 0)
+    return ucb_make_error (err, errno, "write JSON document");
+  return 0;
 }

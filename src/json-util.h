@@ -2,7 +2,11 @@
 #ifndef UCB_JSON_UTIL_H
 #define UCB_JSON_UTIL_H
 
+#include <stdio.h>
+
 #include <jansson.h>
+
+#include "error.h"
 
 /* `v`, or abort: the only way a jansson constructor fails is lack of memory. */
 json_t *ucb_json_checked (json_t *v);
@@ -16,5 +20,10 @@ json_t *ucb_json_int (long long v);
 json_t *ucb_json_str (const char *s);
 /* A real, or null for NaN/inf (JSON has no NaN). */
 json_t *ucb_json_real (double v);
+
+/* Write `doc` with the house format (2-space indent, sorted keys, 10 significant digits) and a
+ * newline, and flush. */
+int ucb_json_write (const json_t *doc, FILE *f, ucb_error_t *err)
+    __attribute__ ((warn_unused_result));
 
 #endif

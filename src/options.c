@@ -325,6 +325,30 @@ ucb_format_cpu_list (const int *cpus, size_t n)
   return s;
 }
 
+int
+ucb_parse_format (const char *arg, enum ucb_format *out, ucb_error_t *err)
+{
+  if (strcmp (arg, "json") == 0)
+    *out = UCB_FORMAT_JSON;
+  else if (strcmp (arg, "text") == 0)
+    *out = UCB_FORMAT_TEXT;
+  else
+    return ucb_usage_error (err, "invalid --format `%s` (expected json or text)", arg);
+  return 0;
+}
+
+int
+ucb_getopt_error (int c, char **argv, ucb_error_t *err)
+{
+  /* optstring starts with ':', so ':' is a missing value; optopt holds a short option's
+   * letter, or a long option's `val` (>= 256 here), or 0 for an unknown long option. */
+  if (c == ':')
+    return ucb_usage_error (err, "option `%s` needs a value", argv[optind - 1]);
+  if (optopt > 0 && optopt < 256)
+    return ucb_usage_error (err, "unknown option `-%c`", optopt);
+  return ucb_usage_error (err, "unknown option `%s`", argv[optind - 1]);
+}
+
 static int
 parse_workloads (struct ucb_run_options *o, const char *s, ucb_error_t *err)
 {
@@ -424,7 +448,6 @@ int
 ucb_run_options_parse (struct ucb_run_options *o, int argc, char **argv, unsigned ncpus,
                        ucb_error_t *err)
 {
-  bool format_given = false;
   int c;
 
   set_defaults (o, ncpus);
@@ -507,13 +530,8 @@ ucb_run_options_parse (struct ucb_run_options *o, int argc, char **argv, unsigne
           o->output = xstrdup (optarg);
           break;
         case OPT_FORMAT:
-          if (strcmp (optarg, "json") == 0)
-            o->format = UCB_FORMAT_JSON;
-          else if (strcmp (optarg, "text") == 0)
-            o->format = UCB_FORMAT_TEXT;
-          else
-            return ucb_usage_error (err, "invalid --format `%s` (expected json or text)", optarg);
-          format_given = true;
+          if (ucb_parse_format (optarg, &o->format, err) < 0)
+            return -1;
           break;
         case OPT_QUIET:
           o->quiet = true;
@@ -522,12 +540,9 @@ ucb_run_options_parse (struct ucb_run_options *o, int argc, char **argv, unsigne
           o->help = true;
           return 0;
         case ':':
-          return ucb_usage_error (err, "option `%s` needs a value", argv[optind - 1]);
         case '?':
         default:
-          if (optopt)
-            return ucb_usage_error (err, "unknown option `-%c`", optopt);
-          return ucb_usage_error (err, "unknown option `%s`", argv[optind - 1]);
+          return ucb_getopt_error (c, argv, err);
         }
     }
   if (optind < argc)
@@ -537,7 +552,6 @@ ucb_run_options_parse (struct ucb_run_options *o, int argc, char **argv, unsigne
                             o->duration);
   if (o->duration / o->interval > 100000)
     return ucb_usage_error (err, "--duration/--interval gives more than 100000 samples per task");
-  (void) format_given;
   fill_list_defaults (o, ncpus);
   /* distinct needs base..base+N-1; shared needs base alone (checked by the parser). */
   for (size_t i = 0; i < o->n_owners; i++)

@@ -90,6 +90,12 @@ char *ucb_owner_mode_name (const struct ucb_owner_mode *m);
 /* Canonical "0-3,8" form of a sorted CPU list. */
 char *ucb_format_cpu_list (const int *cpus, size_t n);
 
+/* Shared by every subcommand's parser. */
+int ucb_parse_format (const char *arg, enum ucb_format *out, ucb_error_t *err)
+    __attribute__ ((warn_unused_result));
+/* The usage error for getopt_long's ':' (missing value) or '?' (unknown option) result. */
+int ucb_getopt_error (int c, char **argv, ucb_error_t *err) __attribute__ ((warn_unused_result));
+
 extern const char ucb_run_usage[];
 
 #endif

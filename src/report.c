@@ -19,8 +19,6 @@
 #include "util.h"
 #include "workload.h"
 
-#define DUMP_FLAGS (JSON_INDENT (2) | JSON_SORT_KEYS | JSON_REAL_PRECISION (10))
-
 static json_t *
 stats_json (const struct ucb_stats *s)
 {
@@ -304,14 +302,6 @@ ucb_report_document (int argc, char **argv, double start_realtime, double durati
 }
 
 int
-ucb_report_write_stream (const json_t *doc, FILE *f, ucb_error_t *err)
-{
-  if (json_dumpf (doc, f, DUMP_FLAGS) < 0 || fputc ('\n', f) == EOF || fflush (f) != 0)
-    return ucb_make_error (err, errno, "write JSON document");
-  return 0;
-}
-
-int
 ucb_report_write_file (const json_t *doc, const char *path, ucb_error_t *err)
 {
   cleanup_free char *tmp = xasprintf ("%s.XXXXXX", path);
@@ -327,7 +317,7 @@ ucb_report_write_file (const json_t *doc, const char *path, ucb_error_t *err)
       unlink (tmp);
       return ucb_make_error (err, errno, "fdopen `%s`", tmp);
     }
-  if (ucb_report_write_stream (doc, f, err) < 0 || fchmod (fd, 0644) < 0 || fsync (fd) < 0)
+  if (ucb_json_write (doc, f, err) < 0 || fchmod (fd, 0644) < 0 || fsync (fd) < 0)
     {
       unlink (tmp);
       return ucb_error_wrap (err, "`%s`", path);

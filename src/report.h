@@ -24,10 +24,8 @@ json_t *ucb_report_config (const struct ucb_run_options *o, const struct ucb_pla
 /* The whole document; steals references to host, config and results. */
 json_t *ucb_report_document (int argc, char **argv, double start_realtime, double duration_s,
                              json_t *host, json_t *config, json_t *results);
-/* Write with the house dump flags, to `path` (atomically, via a temporary) or to `f`. */
+/* Write with ucb_json_write() to `path`, atomically (a temporary renamed into place). */
 int ucb_report_write_file (const json_t *doc, const char *path, ucb_error_t *err)
-    __attribute__ ((warn_unused_result));
-int ucb_report_write_stream (const json_t *doc, FILE *f, ucb_error_t *err)
     __attribute__ ((warn_unused_result));
 /* The human table: one row per results[] entry. */
 void ucb_report_text (FILE *f, const json_t *doc);

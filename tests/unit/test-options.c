@@ -149,6 +149,8 @@ test_bad_input (void)
   expect_bad ("--bogus", "--bogus");
   expect_bad ("stray", "stray");
   expect_bad ("--containers", "needs a value");
+  expect_bad ("--quiet=1", "--quiet=1");
+  expect_bad ("-x", "`-x`");
   expect_bad ("--uid-base 4294967294 --owner distinct --containers 4", "--uid-base");
 }
 
