@@ -1,14 +1,17 @@
-/* bench-overhead.c - ucbench's harness cost: its `signal` workload against a bare
- * raise(SIGUSR1) loop (and, optionally, will-it-scale's signal1_processes), interleaved in
- * one run on the same CPU, as root in our own namespace.  Prints per-round rates, the median
- * ratio and its spread.  A program that prints numbers, not a test.
+/* bench-overhead.c - ucbench's harness cost: a workload run by ucbench (1 container, owner
+ * root, pinned) against a bare loop of the same op (the workload's own loop function, called
+ * in a plain forked child with no harness around it), and for `signal` optionally against
+ * will-it-scale's signal1_processes, interleaved in one run on the same CPU.  Prints
+ * per-round rates, the median ratio and its spread.  A program that prints numbers, not a
+ * test.
  *
- *   bench-overhead [--ucbench PATH] [--wis PATH/signal1_processes] [--rounds N]
- *                  [--duration SEC] [--cpu N]
+ *   bench-overhead [--ucbench PATH] [--workload NAME] [--depth 0|1] [--wis PATH]
+ *                  [--rounds N] [--duration SEC] [--cpu N]
  */
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <jansson.h>
 #include <sched.h>
@@ -24,13 +27,8 @@
 #include <unistd.h>
 
 #include "stats.h"
+#include "workload.h"
 #include "util.h"
-
-static void
-on_usr1 (int sig)
-{
-  (void) sig;
-}
 
 static void
 pin (int cpu)
@@ -63,18 +61,49 @@ cpu_ns (clockid_t clk)
   return (double) ts.tv_sec * 1e9 + (double) ts.tv_nsec;
 }
 
+/* depth 1: a user namespace (and IPC namespace) of our own, uid 0 inside mapped to ours, as
+ * ucbench's containers have; no harness otherwise. */
+static void
+enter_userns (void)
+{
+  char map[64];
+  int fd;
+
+  if (unshare (CLONE_NEWUSER | CLONE_NEWIPC) < 0)
+    {
+      perror ("unshare");
+      _exit (1);
+    }
+  fd = open ("/proc/self/setgroups", O_WRONLY);
+  if (fd >= 0)
+    {
+      if (write (fd, "deny", 4) < 0)
+        _exit (1);
+      close (fd);
+    }
+  snprintf (map, sizeof map, "0 %u 1\n", (unsigned) getuid ());
+  for (int i = 0; i < 2; i++)
+    {
+      fd = open (i ? "/proc/self/uid_map" : "/proc/self/gid_map", O_WRONLY);
+      if (fd < 0 || write (fd, map, strlen (map)) < 0)
+        _exit (1);
+      close (fd);
+    }
+}
+
 /* Returns ops/s; `*ns_per_op` gets the child's CPU time per op. */
 static double
-bare_rate (int cpu, double warmup, double duration, double *ns_per_op)
+bare_rate (const struct ucb_workload *w, unsigned depth, int cpu, double warmup, double duration,
+           double *ns_per_op)
 {
   clockid_t clk;
   double c0, c1;
-  volatile uint64_t *ctr
-      = mmap (NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  struct ucb_slot *slot
+      = mmap (NULL, sizeof *slot, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
   uint64_t a, b, t0, t1;
   pid_t pid;
 
-  if (ctr == MAP_FAILED)
+  if (slot == MAP_FAILED)
     {
       perror ("mmap");
       exit (1);
@@ -82,32 +111,38 @@ bare_rate (int cpu, double warmup, double duration, double *ns_per_op)
   pid = fork ();
   if (pid == 0)
     {
-      struct sigaction sa;
+      struct ucb_wctx ctx = { .slot = slot, .tasks = 1, .runid = (unsigned long) getpid () };
+      ucb_error_t err = NULL;
+
       prctl (PR_SET_PDEATHSIG, SIGKILL);
       pin (cpu);
-      memset (&sa, 0, sizeof sa);
-      sa.sa_handler = on_usr1;
-      sigaction (SIGUSR1, &sa, NULL);
-      for (;;)
+      if (depth)
+        enter_userns ();
+      if (w->setup && w->setup (&ctx, &err) < 0)
         {
-          raise (SIGUSR1);
-          (*ctr)++;
+          fprintf (stderr, "bench-overhead: %s setup: %s\n", w->name, err->msg);
+          _exit (1);
         }
+      for (;;)
+        w->loop (&ctx, 1u << 30);
     }
   if (clock_getcpuclockid (pid, &clk) != 0)
     clk = (clockid_t) -1;
   sleep_s (warmup);
   t0 = ucb_now_ns ();
-  a = *ctr;
+  a = __atomic_load_n (&slot->ops, __ATOMIC_RELAXED);
   c0 = cpu_ns (clk);
   sleep_s (duration);
   t1 = ucb_now_ns ();
-  b = *ctr;
+  b = __atomic_load_n (&slot->ops, __ATOMIC_RELAXED);
   c1 = cpu_ns (clk);
-  *ns_per_op = (c1 - c0) / (double) (b - a);
   kill (pid, SIGKILL);
   waitpid (pid, NULL, 0);
-  munmap ((void *) ctr, 4096);
+  if (slot->fails)
+    fprintf (stderr, "bench-overhead: warning: %llu failed ops in the bare loop\n",
+             (unsigned long long) slot->fails);
+  munmap (slot, sizeof *slot);
+  *ns_per_op = (c1 - c0) / (double) (b - a);
   return (double) (b - a) / ((double) (t1 - t0) / 1e9);
 }
 
@@ -173,6 +208,7 @@ ucbench_rate (const char *ucbench, int cpu, double warmup, double duration, doub
   double r;
 
   snprintf (cpus, sizeof cpus, "%d", cpu);
+  snprintf (dep, sizeof dep, "%u", depth);
   snprintf (dur, sizeof dur, "%g", duration);
   snprintf (wu, sizeof wu, "%g", warmup);
   out = capture (argv);
@@ -234,11 +270,15 @@ summary (const char *name, const double *v, size_t n)
 int
 main (int argc, char **argv)
 {
-  static const struct option longopts[]
-      = { { "ucbench", required_argument, NULL, 'u' }, { "wis", required_argument, NULL, 'w' },
-          { "rounds", required_argument, NULL, 'r' },  { "duration", required_argument, NULL, 'd' },
-          { "cpu", required_argument, NULL, 'c' },     { NULL, 0, NULL, 0 } };
-  const char *ucbench = "./ucbench", *wis = NULL;
+  static const struct option longopts[] = {
+    { "ucbench", required_argument, NULL, 'u' },  { "wis", required_argument, NULL, 'w' },
+    { "workload", required_argument, NULL, 'W' }, { "depth", required_argument, NULL, 'D' },
+    { "rounds", required_argument, NULL, 'r' },   { "duration", required_argument, NULL, 'd' },
+    { "cpu", required_argument, NULL, 'c' },      { NULL, 0, NULL, 0 }
+  };
+  const char *ucbench = "./ucbench", *wis = NULL, *wname = "signal";
+  const struct ucb_workload *w;
+  unsigned depth = 0;
   int rounds = 5, cpu = 1, c;
   double duration = 5, warmup = 1;
   double *bare, *ucb, *ratio, *bare_ns, *ucb_ns, *cratio, *wisr = NULL, *wratio = NULL;
@@ -255,6 +295,12 @@ main (int argc, char **argv)
       case 'r':
         rounds = atoi (optarg);
         break;
+      case 'W':
+        wname = optarg;
+        break;
+      case 'D':
+        depth = (unsigned) atoi (optarg);
+        break;
       case 'd':
         duration = atof (optarg);
         break;
@@ -262,13 +308,14 @@ main (int argc, char **argv)
         cpu = atoi (optarg);
         break;
       default:
-        fprintf (stderr, "usage: bench-overhead [--ucbench PATH] [--wis PATH] [--rounds N] "
-                         "[--duration SEC] [--cpu N]\n");
+        fprintf (stderr, "usage: bench-overhead [--ucbench PATH] [--workload NAME] [--depth 0|1] "
+                         "[--wis PATH] [--rounds N] [--duration SEC] [--cpu N]\n");
         return 2;
       }
-  if (rounds < 1 || duration <= 0 || cpu < 0)
+  w = ucb_workload_find (wname);
+  if (rounds < 1 || duration <= 0 || cpu < 0 || depth > 1 || w == NULL || w->loop == NULL)
     {
-      fprintf (stderr, "bench-overhead: bad --rounds/--duration/--cpu\n");
+      fprintf (stderr, "bench-overhead: bad --rounds/--duration/--cpu/--depth/--workload\n");
       return 2;
     }
   bare = xcalloc ((size_t) rounds, sizeof *bare);
@@ -282,8 +329,8 @@ main (int argc, char **argv)
       wisr = xcalloc ((size_t) rounds, sizeof *wisr);
       wratio = xcalloc ((size_t) rounds, sizeof *wratio);
     }
-  printf ("# signal, 1 task on CPU %d, %g s warm-up + %g s measured, %d interleaved rounds\n", cpu,
-          warmup, duration, rounds);
+  printf ("# %s, 1 task on CPU %d, depth %u, %g s warm-up + %g s measured, %d interleaved rounds\n",
+          wname, cpu, depth, warmup, duration, rounds);
   printf (
       "# round  bare_ops_s  ucbench_ops_s  ratio  bare_cpu_ns/op  ucbench_cpu_ns/op  cpu_ratio%s\n",
       wis ? "  wis_ops_s  ucbench/wis" : "");
@@ -292,13 +339,13 @@ main (int argc, char **argv)
       /* Alternate the order so a drift in machine load does not favour one side. */
       if (i % 2 == 0)
         {
-          bare[i] = bare_rate (cpu, warmup, duration, &bare_ns[i]);
-          ucb[i] = ucbench_rate (ucbench, cpu, warmup, duration, &ucb_ns[i]);
+          bare[i] = bare_rate (w, depth, cpu, warmup, duration, &bare_ns[i]);
+          ucb[i] = ucbench_rate (ucbench, wname, depth, cpu, warmup, duration, &ucb_ns[i]);
         }
       else
         {
-          ucb[i] = ucbench_rate (ucbench, cpu, warmup, duration, &ucb_ns[i]);
-          bare[i] = bare_rate (cpu, warmup, duration, &bare_ns[i]);
+          ucb[i] = ucbench_rate (ucbench, wname, depth, cpu, warmup, duration, &ucb_ns[i]);
+          bare[i] = bare_rate (w, depth, cpu, warmup, duration, &bare_ns[i]);
         }
       ratio[i] = ucb[i] / bare[i];
       cratio[i] = bare_ns[i] / ucb_ns[i]; /* >1 = ucbench spends less CPU per op */
@@ -314,8 +361,8 @@ main (int argc, char **argv)
                 bare_ns[i], ucb_ns[i], cratio[i]);
       fflush (stdout);
     }
-  summary ("bare raise loop ops/s", bare, (size_t) rounds);
-  summary ("ucbench signal ops/s", ucb, (size_t) rounds);
+  summary ("bare loop ops/s", bare, (size_t) rounds);
+  summary ("ucbench ops/s", ucb, (size_t) rounds);
   summary ("ratio ucbench/bare", ratio, (size_t) rounds);
   summary ("bare CPU ns/op", bare_ns, (size_t) rounds);
   summary ("ucbench CPU ns/op", ucb_ns, (size_t) rounds);

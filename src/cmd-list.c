@@ -20,17 +20,6 @@ const char ucb_list_usage[]
       "  --format json|text   output format (default: text)\n"
       "  -h, --help           show this help\n";
 
-static const struct
-{
-  unsigned bit;
-  const char *name;
-} rlimit_names[] = {
-  { UCB_RLIM_SIGPENDING, "SIGPENDING" },
-  { UCB_RLIM_MSGQUEUE, "MSGQUEUE" },
-  { UCB_RLIM_MEMLOCK, "MEMLOCK" },
-  { UCB_RLIM_NPROC, "NPROC" },
-};
-
 /* Registry strings are all set today; a missing one must not crash `list`. */
 static const char *
 or_none (const char *s)
@@ -50,10 +39,9 @@ workload_json (const struct ucb_workload *w)
   ucb_json_set (o, "op", ucb_json_str (w->op));
   ucb_json_set (o, "counter", ucb_json_str (w->counter));
   ucb_json_set (o, "locks", ucb_json_str (w->locks));
-  for (size_t i = 0; i < UCB_ARRAY_SIZE (rlimit_names); i++)
-    if ((w->rlimits & rlimit_names[i].bit)
-        && json_array_append_new (rl, json_string (rlimit_names[i].name)) < 0)
-      ucb_oom ();
+  for (unsigned bit = 1; bit <= UCB_RLIM_NPROC; bit <<= 1)
+    if (w->rlimits & bit)
+      ucb_json_push (rl, ucb_json_str (ucb_rlimit_name (bit)));
   ucb_json_set (o, "rlimits", rl);
   ucb_json_set (o, "supported", json_boolean (w->unsupported_reason == NULL));
   ucb_json_set (o, "unsupported_reason", ucb_json_str (w->unsupported_reason));

@@ -15,6 +15,7 @@
 #include "commands.h"
 #include "hostinfo.h"
 #include "json-util.h"
+#include "rlimits.h"
 #include "options.h"
 #include "owner.h"
 #include "report.h"
@@ -125,56 +126,47 @@ progress (const struct ucb_run_options *o, size_t k, size_t total, uint64_t t_st
   /* Before the first point finishes, estimate from the configured times alone. */
   eta = k > 0 ? elapsed / (double) k * (double) (total - k)
               : (double) total * (o->warmup + o->duration + 0.2);
-  fprintf (stderr, "\r\033[K[%zu/%zu] %s owner=%s depth=%u containers=%u repeat=%u  ETA %.0fs",
-           k + 1, total, pt->workload->name, owner, pt->depth, pt->containers, pt->repeat, eta);
+  fprintf (stderr,
+           "\r\033[K[%zu/%zu] %s owner=%s depth=%u tasks=%u containers=%u repeat=%u  ETA %.0fs",
+           k + 1, total, pt->workload->name, owner, pt->depth, pt->tasks, pt->containers,
+           pt->repeat, eta);
 }
 
 static int
 run_sweep (const struct ucb_run_options *o, const struct ucb_placement *pl, json_t *results,
            ucb_error_t *err)
 {
-  size_t total = o->n_workloads * o->n_owners * o->n_depths * o->n_containers * o->repeat;
+  size_t total = ucb_sweep_size (o);
   uint64_t t_start = ucb_now_ns ();
-  size_t k = 0;
 
-  /* Containers vary fastest, so each series' 1-container baseline is measured next to it. */
-  for (size_t w = 0; w < o->n_workloads; w++)
-    for (size_t ow = 0; ow < o->n_owners; ow++)
-      for (size_t d = 0; d < o->n_depths; d++)
-        for (size_t n = 0; n < o->n_containers; n++)
-          for (unsigned rep = 1; rep <= o->repeat; rep++, k++)
-            {
-              struct ucb_point pt = { .workload = o->workloads[w],
-                                      .containers = o->containers[n],
-                                      .owner = o->owners[ow],
-                                      .depth = o->depths[d],
-                                      .tasks = 1,
-                                      .repeat = rep };
-              struct ucb_point_result res;
-              int r;
+  for (size_t k = 0; k < total; k++)
+    {
+      struct ucb_point pt;
+      struct ucb_point_result res;
+      int r;
 
-              progress (o, k, total, t_start, &pt);
-              if (pt.workload->unsupported_reason)
-                {
-                  /* Listed, never run: the document says why (stress-ng's unimplemented). */
-                  ucb_json_push (results,
-                                 ucb_report_skipped (&pt, pt.workload->unsupported_reason));
-                  continue;
-                }
-              r = ucb_run_point (o, pl, &pt, &res, err);
-              if (r == 0 && json_array_append_new (results, ucb_report_point (&res, pl)) < 0)
-                ucb_oom ();
-              ucb_point_result_free (&res);
-              if (r < 0)
-                {
-                  cleanup_free char *owner = ucb_owner_mode_name (&pt.owner);
-                  if (o->progress)
-                    fputc ('\n', stderr);
-                  return ucb_error_wrap (err, "%s owner=%s depth=%u containers=%u repeat=%u",
-                                         pt.workload->name, owner, pt.depth, pt.containers,
-                                         pt.repeat);
-                }
-            }
+      ucb_sweep_point (o, k, &pt);
+      progress (o, k, total, t_start, &pt);
+      if (pt.workload->unsupported_reason)
+        {
+          /* Listed, never run: the document says why (stress-ng's unimplemented). */
+          ucb_json_push (results, ucb_report_skipped (&pt, pt.workload->unsupported_reason));
+          continue;
+        }
+      r = ucb_run_point (o, pl, &pt, &res, err);
+      if (r == 0)
+        ucb_json_push (results, ucb_report_point (&res, pl));
+      ucb_point_result_free (&res);
+      if (r < 0)
+        {
+          cleanup_free char *owner = ucb_owner_mode_name (&pt.owner);
+          if (o->progress)
+            fputc ('\n', stderr);
+          return ucb_error_wrap (err, "%s owner=%s depth=%u tasks=%u containers=%u repeat=%u",
+                                 pt.workload->name, owner, pt.depth, pt.tasks, pt.containers,
+                                 pt.repeat);
+        }
+    }
   if (o->progress)
     fprintf (stderr, "\r\033[K");
   return 0;
@@ -202,7 +194,7 @@ ucb_cmd_run (int argc, char **argv, ucb_error_t *err)
     return -1;
   if (o.output && check_output_dir (o.output, err) < 0)
     return -1;
-  if (check_owner_uids (&o, err) < 0)
+  if (check_owner_uids (&o, err) < 0 || ucb_limits_check (&o, err) < 0)
     return -1;
   t_real = realtime_now ();
   t0 = ucb_now_ns ();

@@ -135,9 +135,11 @@ handle_message (struct ucb_fleet *f, size_t i, ucb_error_t *err)
   switch (m.type)
     {
     case UCB_MSG_READY:
-      c->task_pid = cred.pid > 0 ? cred.pid : m.pid;
+      if (m.task >= c->tasks || c->task_pid[m.task] != 0)
+        return ucb_make_error (err, 0, "container %zu: unexpected READY from task %u", i, m.task);
+      c->task_pid[m.task] = cred.pid > 0 ? cred.pid : m.pid;
       c->task_uid = cred.pid > 0 ? cred.uid : (uid_t) -1;
-      c->ready = true;
+      c->ready++;
       return 0;
     case UCB_MSG_ERROR:
       ucb_error_from_wire (err, &m.err);
@@ -155,7 +157,7 @@ ucb_fleet_wait_ready (struct ucb_fleet *f, double timeout_s, ucb_error_t *err)
   size_t pending = 0;
 
   for (size_t i = 0; i < f->n; i++)
-    pending += !f->c[i].ready;
+    pending += f->c[i].tasks - f->c[i].ready; /* tasks, not containers */
   while (pending > 0)
     {
       uint64_t now = ucb_now_ns ();
@@ -165,11 +167,11 @@ ucb_fleet_wait_ready (struct ucb_fleet *f, double timeout_s, ucb_error_t *err)
         return ucb_make_error (err, EINTR, "interrupted by signal %d during setup",
                                ucb_interrupted ());
       if (now >= deadline)
-        return ucb_make_error (err, ETIMEDOUT, "%zu of %zu containers not ready after %.0f s",
+        return ucb_make_error (err, ETIMEDOUT, "%zu tasks of %zu containers not ready after %.0f s",
                                pending, f->n, timeout_s);
       for (size_t i = 0; i < f->n; i++)
         {
-          pf[i].fd = f->c[i].ready ? -1 : f->c[i].sock;
+          pf[i].fd = f->c[i].ready == f->c[i].tasks ? -1 : f->c[i].sock;
           pf[i].events = POLLIN;
           pf[i].revents = 0;
         }
@@ -181,10 +183,10 @@ ucb_fleet_wait_ready (struct ucb_fleet *f, double timeout_s, ucb_error_t *err)
       for (size_t i = 0; i < f->n; i++)
         if (pf[i].revents)
           {
+            unsigned before = f->c[i].ready;
             if (handle_message (f, i, err) < 0)
               return -1;
-            if (f->c[i].ready)
-              pending--;
+            pending -= f->c[i].ready - before;
           }
     }
   return 0;
@@ -301,6 +303,7 @@ ucb_fleet_destroy (struct ucb_fleet *f)
         }
       if (f->c[i].sock >= 0)
         close (f->c[i].sock);
+      free (f->c[i].task_pid);
     }
   /* As a child subreaper (ucb_become_subreaper) we inherit the orphans of killed owners:
    * reap them too, so no zombie of ours outlives the point. */

@@ -48,6 +48,15 @@ ucb_json_int (long long v)
 }
 
 json_t *
+ucb_json_int_array (const int *v, size_t n)
+{
+  json_t *a = ucb_json_arr ();
+  for (size_t i = 0; i < n; i++)
+    ucb_json_push (a, ucb_json_int (v[i]));
+  return a;
+}
+
+json_t *
 ucb_json_str (const char *s)
 {
   json_t *j = s ? json_string (s) : NULL;

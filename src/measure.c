@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <time.h>
 
 #include "measure.h"
 #include "util.h"
@@ -53,18 +52,8 @@ ucb_samples_free (struct ucb_samples *s)
   memset (s, 0, sizeof *s);
 }
 
-static uint64_t
-cpu_time_ns (clockid_t clk)
-{
-  struct timespec ts;
-
-  if (clk == (clockid_t) -1 || clock_gettime (clk, &ts) < 0)
-    return 0;
-  return (uint64_t) ts.tv_sec * 1000000000ull + (uint64_t) ts.tv_nsec;
-}
-
 void
-ucb_sample_row (struct ucb_samples *s, const struct ucb_arena *a, const struct ucb_probe *p)
+ucb_sample_row (struct ucb_samples *s, const struct ucb_arena *a)
 {
   if (s->nreadings == s->cap)
     {
@@ -79,7 +68,7 @@ ucb_sample_row (struct ucb_samples *s, const struct ucb_arena *a, const struct u
       r->t_ns = ucb_now_ns ();
       r->ops = __atomic_load_n (&slot->ops, __ATOMIC_RELAXED);
       r->fails = __atomic_load_n (&slot->fails, __ATOMIC_RELAXED);
-      r->cpu_ns = cpu_time_ns (p[i].cpuclock);
+      r->cpu_ns = __atomic_load_n (&slot->cpu_ns, __ATOMIC_RELAXED);
     }
   s->nreadings++;
 }

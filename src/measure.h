@@ -13,12 +13,24 @@
  * prefetch cannot make neighbours ping-pong (will-it-scale commit 68ade4e).  Only the task
  * writes; the parent reads with relaxed loads. */
 #define UCB_SLOT_SIZE 256
+#define UCB_SLOT_ERRNOS 6 /* distinct errnos counted per task; the last entry takes the rest */
+#define UCB_ERRNO_OTHER (-1)
+struct ucb_errno_count
+{
+  int32_t err; /* 0 = unused, UCB_ERRNO_OTHER = every errno that found no free entry */
+  uint32_t reserved;
+  uint64_t count;
+};
 struct ucb_slot
 {
-  uint64_t ops;
-  uint64_t fails;
+  uint64_t ops;    /* completed ops: the hot counter */
+  uint64_t fails;  /* failed ops (not work) */
+  uint64_t cpu_ns; /* the task's own CPU time (CLOCK_THREAD_CPUTIME_ID), after every batch */
   int32_t last_errno;
-  char pad[UCB_SLOT_SIZE - 2 * sizeof (uint64_t) - sizeof (int32_t)];
+  int32_t reserved;
+  struct ucb_errno_count errs[UCB_SLOT_ERRNOS];
+  char pad[UCB_SLOT_SIZE - 3 * sizeof (uint64_t) - 2 * sizeof (int32_t)
+           - UCB_SLOT_ERRNOS * sizeof (struct ucb_errno_count)];
 } __attribute__ ((aligned (UCB_SLOT_SIZE)));
 
 /* The shared area: a control line (written only by the parent) and one slot per task. */
@@ -56,7 +68,7 @@ struct ucb_reading
   uint64_t t_ns;   /* CLOCK_MONOTONIC when the counter was read */
   uint64_t ops;    /* cumulative counter */
   uint64_t fails;  /* cumulative failed ops */
-  uint64_t cpu_ns; /* cumulative CPU time of the task (0 when unreadable) */
+  uint64_t cpu_ns; /* cumulative CPU time of the task, as it last published it */
 };
 
 /* Readings of every task: readings[task][k], k = 0 is the baseline at the end of warm-up. */
@@ -75,14 +87,9 @@ ucb_reading_at (const struct ucb_samples *s, size_t k, size_t task)
   return &s->r[k * s->ntasks + task];
 }
 
-/* Read every task once, appending one row (timestamps per task). */
-struct ucb_probe
-{
-  pid_t pid;          /* task pid in our pid namespace */
-  clockid_t cpuclock; /* its process CPU clock, or -1 */
-};
 void ucb_samples_init (struct ucb_samples *s, size_t ntasks, size_t cap);
 void ucb_samples_free (struct ucb_samples *s);
-void ucb_sample_row (struct ucb_samples *s, const struct ucb_arena *a, const struct ucb_probe *p);
+/* Read every task once, appending one row (a timestamp per task). */
+void ucb_sample_row (struct ucb_samples *s, const struct ucb_arena *a);
 
 #endif

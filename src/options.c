@@ -5,6 +5,7 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "options.h"
@@ -22,6 +23,16 @@ const char ucb_run_usage[]
       "                             shared, distinct, root, UID or UID-UID\n"
       "                             (default: shared,distinct)\n"
       "  --depth D[,D..]            user-namespace nesting, 0-32 (0 = none; default: 1)\n"
+      "  --tasks T[,T..]            tasks per container, 1-1024 (default: 1)\n"
+      "  --threads                  tasks are threads of one process per container\n"
+      "                             (default: one process per task)\n"
+      "  --limit RLIMIT=V[,..]      soft limits set by the owner before it creates the\n"
+      "                             namespace (so also its rlimit_max): SIGPENDING, MSGQUEUE\n"
+      "                             (bytes), MEMLOCK (bytes), NPROC; V a number or unlimited\n"
+      "  --headroom near|far        limit of the workload's counter: near = exactly its\n"
+      "                             peak use, far = the hard limit (default: as started)\n"
+      "  --isolate NS[,NS..]        namespaces per container: user,ipc,pid,mnt,uts,net\n"
+      "                             (default: user,ipc; depth 0 has none)\n"
       "  --duration SEC             measured time per point (default: 3)\n"
       "  --warmup SEC               unmeasured time after the start barrier (default: 1)\n"
       "  --interval SEC             sampling interval (default: 0.5)\n"
@@ -39,6 +50,11 @@ enum
   OPT_CONTAINERS,
   OPT_OWNER,
   OPT_DEPTH,
+  OPT_TASKS,
+  OPT_THREADS,
+  OPT_LIMIT,
+  OPT_HEADROOM,
+  OPT_ISOLATE,
   OPT_DURATION,
   OPT_WARMUP,
   OPT_INTERVAL,
@@ -55,6 +71,11 @@ static const struct option run_longopts[] = {
   { "containers", required_argument, NULL, OPT_CONTAINERS },
   { "owner", required_argument, NULL, OPT_OWNER },
   { "depth", required_argument, NULL, OPT_DEPTH },
+  { "tasks", required_argument, NULL, OPT_TASKS },
+  { "threads", no_argument, NULL, OPT_THREADS },
+  { "limit", required_argument, NULL, OPT_LIMIT },
+  { "headroom", required_argument, NULL, OPT_HEADROOM },
+  { "isolate", required_argument, NULL, OPT_ISOLATE },
   { "duration", required_argument, NULL, OPT_DURATION },
   { "warmup", required_argument, NULL, OPT_WARMUP },
   { "interval", required_argument, NULL, OPT_INTERVAL },
@@ -349,6 +370,107 @@ ucb_getopt_error (int c, char **argv, ucb_error_t *err)
   return ucb_usage_error (err, "unknown option `%s`", argv[optind - 1]);
 }
 
+int
+ucb_parse_limits (const char *s, struct ucb_limit *limits, ucb_error_t *err)
+{
+  char **items = NULL;
+  size_t count = 0;
+
+  if (split_list (s, "limit", &items, &count, err) < 0)
+    return -1;
+  for (size_t i = 0; i < count; i++)
+    {
+      char *eq = strchr (items[i], '=');
+      unsigned b = UCB_NLIMITS;
+      uint64_t v = 0;
+
+      if (eq)
+        *eq = '\0';
+      for (unsigned k = 0; k < UCB_NLIMITS && eq; k++)
+        if (strcasecmp (items[i], ucb_rlimit_name (1u << k)) == 0)
+          b = k;
+      if (b == UCB_NLIMITS)
+        {
+          if (eq)
+            *eq = '=';
+          ucb_usage_error (err,
+                           "invalid --limit `%s`: expected RLIMIT=VALUE with RLIMIT one of "
+                           "SIGPENDING, MSGQUEUE, MEMLOCK, NPROC",
+                           items[i]);
+          free_items (items, count);
+          return -1;
+        }
+      if (strcmp (eq + 1, "unlimited") == 0)
+        v = UCB_LIMIT_UNLIMITED;
+      else if (ucb_parse_u64 (eq + 1, 0, UCB_LIMIT_UNLIMITED - 1, &v) < 0)
+        {
+          *eq = '=';
+          ucb_usage_error (err, "invalid --limit `%s`: the value must be a number or `unlimited`",
+                           items[i]);
+          free_items (items, count);
+          return -1;
+        }
+      limits[b].set = true;
+      limits[b].value = v;
+    }
+  free_items (items, count);
+  return 0;
+}
+
+static const struct
+{
+  const char *name;
+  int flag;
+} isolate_names[] = {
+  { "user", 0 }, /* always: it is what a container is (depth >= 1) */
+  { "ipc", CLONE_NEWIPC }, { "pid", CLONE_NEWPID }, { "mnt", CLONE_NEWNS },
+  { "uts", CLONE_NEWUTS }, { "net", CLONE_NEWNET },
+};
+
+int
+ucb_parse_isolate (const char *s, int *flags, ucb_error_t *err)
+{
+  char **items = NULL;
+  size_t count = 0;
+
+  if (split_list (s, "namespace", &items, &count, err) < 0)
+    return -1;
+  *flags = 0;
+  for (size_t i = 0; i < count; i++)
+    {
+      size_t k = 0;
+      while (k < UCB_ARRAY_SIZE (isolate_names) && strcmp (items[i], isolate_names[k].name) != 0)
+        k++;
+      if (k == UCB_ARRAY_SIZE (isolate_names))
+        {
+          ucb_usage_error (err,
+                           "unknown namespace `%s` in --isolate (expected user, ipc, pid, "
+                           "mnt, uts or net)",
+                           items[i]);
+          free_items (items, count);
+          return -1;
+        }
+      *flags |= isolate_names[k].flag;
+    }
+  free_items (items, count);
+  return 0;
+}
+
+char *
+ucb_isolate_name (int flags)
+{
+  char *s = xstrdup ("");
+
+  for (size_t k = 1; k < UCB_ARRAY_SIZE (isolate_names); k++)
+    if (flags & isolate_names[k].flag)
+      {
+        char *next = xasprintf ("%s%s%s", s, *s ? "," : "", isolate_names[k].name);
+        free (s);
+        s = next;
+      }
+  return s;
+}
+
 static int
 parse_workloads (struct ucb_run_options *o, const char *s, ucb_error_t *err)
 {
@@ -403,6 +525,7 @@ set_defaults (struct ucb_run_options *o, unsigned ncpus)
   o->pin = UCB_PIN_AUTO;
   o->uid_base = UCB_DEFAULT_UID_BASE;
   o->format = UCB_FORMAT_TEXT;
+  o->isolate = UCB_ISOLATE_DEFAULT_FLAGS;
   (void) ncpus;
 }
 
@@ -441,6 +564,12 @@ fill_list_defaults (struct ucb_run_options *o, unsigned ncpus)
       o->depths = xcalloc (1, sizeof *o->depths);
       o->depths[0] = 1;
       o->n_depths = 1;
+    }
+  if (o->tasks == NULL)
+    {
+      o->tasks = xcalloc (1, sizeof *o->tasks);
+      o->tasks[0] = 1;
+      o->n_tasks = 1;
     }
 }
 
@@ -483,6 +612,34 @@ ucb_run_options_parse (struct ucb_run_options *o, int argc, char **argv, unsigne
           if (ucb_parse_uint_list (optarg, 0, UCB_MAX_DEPTH, &o->depths, &o->n_depths, "depth", err)
               < 0)
             return -1;
+          break;
+        case OPT_TASKS:
+          free (o->tasks);
+          o->tasks = NULL;
+          if (ucb_parse_uint_list (optarg, 1, UCB_MAX_TASKS, &o->tasks, &o->n_tasks, "task count",
+                                   err)
+              < 0)
+            return -1;
+          break;
+        case OPT_THREADS:
+          o->threads = true;
+          break;
+        case OPT_LIMIT:
+          if (ucb_parse_limits (optarg, o->limits, err) < 0)
+            return -1;
+          break;
+        case OPT_HEADROOM:
+          if (strcmp (optarg, "near") == 0)
+            o->headroom = UCB_HEADROOM_NEAR;
+          else if (strcmp (optarg, "far") == 0)
+            o->headroom = UCB_HEADROOM_FAR;
+          else
+            return ucb_usage_error (err, "invalid --headroom `%s` (expected near or far)", optarg);
+          break;
+        case OPT_ISOLATE:
+          if (ucb_parse_isolate (optarg, &o->isolate, err) < 0)
+            return -1;
+          o->isolate_given = true;
           break;
         case OPT_DURATION:
           if (parse_seconds_opt ("duration", optarg, 0.1, 86400, &o->duration, err) < 0)
@@ -553,6 +710,35 @@ ucb_run_options_parse (struct ucb_run_options *o, int argc, char **argv, unsigne
   if (o->duration / o->interval > 100000)
     return ucb_usage_error (err, "--duration/--interval gives more than 100000 samples per task");
   fill_list_defaults (o, ncpus);
+  for (size_t i = 0; i < o->n_containers; i++)
+    for (size_t j = 0; j < o->n_tasks; j++)
+      if ((uint64_t) o->containers[i] * o->tasks[j] > UCB_MAX_TOTAL_TASKS)
+        return ucb_usage_error (err, "%u containers x %u tasks is more than %d tasks",
+                                o->containers[i], o->tasks[j], UCB_MAX_TOTAL_TASKS);
+  if (o->isolate_given && o->isolate)
+    for (size_t i = 0; i < o->n_depths; i++)
+      if (o->depths[i] == 0)
+        return ucb_usage_error (err, "--isolate beyond `user` needs --depth >= 1: at depth 0 no "
+                                     "container user namespace exists to own the other namespaces");
+  for (size_t i = 0; i < o->n_workloads; i++)
+    if (o->workloads[i]->needs_ipc_ns)
+      {
+        bool depth0 = false;
+        for (size_t j = 0; j < o->n_depths; j++)
+          depth0 = depth0 || o->depths[j] == 0;
+        if (depth0 || !(o->isolate & CLONE_NEWIPC))
+          return ucb_usage_error (err,
+                                  "workload `%s` needs a private IPC namespace per container "
+                                  "(--isolate with ipc, --depth >= 1), so that its objects "
+                                  "cannot outlive it",
+                                  o->workloads[i]->name);
+      }
+  if (o->headroom != UCB_HEADROOM_HOST)
+    for (size_t i = 0; i < o->n_workloads; i++)
+      for (unsigned b = 0; b < UCB_NLIMITS; b++)
+        if ((o->workloads[i]->rlimits & (1u << b)) && o->limits[b].set)
+          return ucb_usage_error (err, "--limit %s and --headroom both set the limit of `%s`",
+                                  ucb_rlimit_name (1u << b), o->workloads[i]->name);
   /* distinct needs base..base+N-1; shared needs base alone (checked by the parser). */
   for (size_t i = 0; i < o->n_owners; i++)
     if (o->owners[i].kind == UCB_OWNER_DISTINCT)
@@ -570,6 +756,7 @@ ucb_run_options_free (struct ucb_run_options *o)
   free (o->containers);
   free (o->owners);
   free (o->depths);
+  free (o->tasks);
   free (o->pin_cpus);
   free (o->output);
   memset (o, 0, sizeof *o);

@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sched.h>
 #include <sys/types.h>
 
 #include "error.h"
@@ -15,6 +16,8 @@ struct ucb_workload;
 #define UCB_MAX_DEPTH 32
 #define UCB_MAX_REPEAT 1000
 #define UCB_MAX_CPUS 4096
+#define UCB_MAX_TASKS 1024        /* per container */
+#define UCB_MAX_TOTAL_TASKS 16384 /* containers x tasks of one point */
 /* Default owner uids: far above any distribution's user, subuid (100000+) or systemd
  * dynamic-user (61184-65519) range, and below 2^31 where some tools turn uids negative. */
 #define UCB_DEFAULT_UID_BASE 2100000000u
@@ -42,6 +45,25 @@ enum ucb_pin_mode
   UCB_PIN_LIST,
 };
 
+enum ucb_headroom
+{
+  UCB_HEADROOM_HOST, /* the limits ucbench was started with */
+  UCB_HEADROOM_NEAR, /* the workload's counter reaches its limit exactly at the peak */
+  UCB_HEADROOM_FAR,  /* soft = hard: as far from the limit as this host allows */
+};
+
+/* --limit: a soft limit for one of the four ucounts rlimits (index: log2 of UCB_RLIM_*). */
+#define UCB_NLIMITS 4
+#define UCB_LIMIT_UNLIMITED UINT64_MAX
+struct ucb_limit
+{
+  bool set;
+  uint64_t value; /* UCB_LIMIT_UNLIMITED for "unlimited" */
+};
+
+/* --isolate: namespaces besides the user namespace (CLONE_NEW* flags). */
+#define UCB_ISOLATE_DEFAULT_FLAGS CLONE_NEWIPC
+
 enum ucb_format
 {
   UCB_FORMAT_TEXT,
@@ -58,6 +80,13 @@ struct ucb_run_options
   size_t n_owners;
   unsigned *depths;
   size_t n_depths;
+  unsigned *tasks; /* tasks per container (a sweep axis) */
+  size_t n_tasks;
+  bool threads; /* tasks are threads of one process per container */
+  struct ucb_limit limits[UCB_NLIMITS];
+  enum ucb_headroom headroom;
+  int isolate;        /* CLONE_NEW* flags besides CLONE_NEWUSER */
+  bool isolate_given; /* explicit --isolate (else the default, which depth 0 drops) */
   double duration, warmup, interval; /* seconds */
   unsigned repeat;
   enum ucb_pin_mode pin;
@@ -87,6 +116,12 @@ int ucb_parse_owner_list (const char *s, struct ucb_owner_mode **out, size_t *n,
     __attribute__ ((warn_unused_result));
 /* "shared", "distinct", "root", "1000" or "1000-1010". */
 char *ucb_owner_mode_name (const struct ucb_owner_mode *m);
+int ucb_parse_limits (const char *s, struct ucb_limit *limits, ucb_error_t *err)
+    __attribute__ ((warn_unused_result));
+int ucb_parse_isolate (const char *s, int *flags, ucb_error_t *err)
+    __attribute__ ((warn_unused_result));
+/* "ipc,pid" for CLONE_NEWIPC|CLONE_NEWPID ("" for none), in --isolate order. */
+char *ucb_isolate_name (int flags);
 /* Canonical "0-3,8" form of a sorted CPU list. */
 char *ucb_format_cpu_list (const int *cpus, size_t n);
 

@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <libgen.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,176 +19,6 @@
 #include "stats.h"
 #include "util.h"
 #include "workload.h"
-
-static json_t *
-stats_json (const struct ucb_stats *s)
-{
-  json_t *o = ucb_json_obj ();
-  ucb_json_set (o, "mean", ucb_json_real (s->mean));
-  ucb_json_set (o, "median", ucb_json_real (s->median));
-  ucb_json_set (o, "stddev", ucb_json_real (s->stddev));
-  ucb_json_set (o, "min", ucb_json_real (s->min));
-  ucb_json_set (o, "max", ucb_json_real (s->max));
-  ucb_json_set (o, "cv", ucb_json_real (s->cv));
-  return o;
-}
-
-static json_t *
-cpus_json (const int *cpus, size_t n)
-{
-  json_t *a = ucb_json_arr ();
-  for (size_t i = 0; i < n; i++)
-    ucb_json_push (a, ucb_json_int (cpus[i]));
-  return a;
-}
-
-static json_t *
-container_json (const struct ucb_point_result *r, const struct ucb_placement *pl, size_t i,
-                double *rate_out, double *cpu_ns_out, uint64_t *fails_out)
-{
-  const struct ucb_samples *s = &r->samples;
-  const struct ucb_container_result *c = &r->c[i];
-  size_t k_last = s->nreadings - 1;
-  const struct ucb_reading *first = ucb_reading_at (s, 0, i);
-  const struct ucb_reading *last = ucb_reading_at (s, k_last, i);
-  cleanup_free double *rates = xcalloc (s->nreadings, sizeof *rates);
-  json_t *o = ucb_json_obj (), *samples = ucb_json_arr ();
-  struct ucb_stats st;
-  double span_s = (double) (last->t_ns - first->t_ns) / 1e9;
-  uint64_t ops = last->ops - first->ops;
-  double rate = span_s > 0 ? (double) ops / span_s : NAN;
-  double cpu_ns_per_op = NAN, cpu_util = NAN;
-
-  for (size_t k = 1; k < s->nreadings; k++)
-    {
-      const struct ucb_reading *a = ucb_reading_at (s, k - 1, i);
-      const struct ucb_reading *b = ucb_reading_at (s, k, i);
-      double dt = (double) (b->t_ns - a->t_ns) / 1e9;
-      json_t *smp = ucb_json_obj ();
-
-      rates[k - 1] = dt > 0 ? (double) (b->ops - a->ops) / dt : NAN;
-      ucb_json_set (smp, "t", ucb_json_real ((double) (b->t_ns - s->start_ns) / 1e9));
-      ucb_json_set (smp, "dt", ucb_json_real (dt));
-      ucb_json_set (smp, "ops", ucb_json_int ((long long) (b->ops - a->ops)));
-      ucb_json_set (smp, "ops_per_s", ucb_json_real (rates[k - 1]));
-      ucb_json_set (smp, "failed_ops", ucb_json_int ((long long) (b->fails - a->fails)));
-      ucb_json_push (samples, smp);
-    }
-  ucb_stats_compute (rates, s->nreadings - 1, &st);
-  if (last->cpu_ns > 0 && ops > 0)
-    cpu_ns_per_op = (double) (last->cpu_ns - first->cpu_ns) / (double) ops;
-  if (last->cpu_ns > 0 && span_s > 0)
-    cpu_util = (double) (last->cpu_ns - first->cpu_ns) / 1e9 / span_s;
-
-  ucb_json_set (o, "index", ucb_json_int (c->index));
-  ucb_json_set (o, "owner_uid", ucb_json_int (c->owner_uid));
-  ucb_json_set (o, "depth", ucb_json_int (c->depth));
-  if (c->cpu >= 0)
-    ucb_json_set (o, "cpus", cpus_json (&c->cpu, 1));
-  else
-    ucb_json_set (o, "cpus", cpus_json (pl->allowed, pl->nallowed));
-  ucb_json_set (o, "pinned", json_boolean (c->cpu >= 0));
-  ucb_json_set (o, "task_pid", ucb_json_int (c->task_pid));
-  ucb_json_set (o, "task_uid",
-                c->task_uid == (uid_t) -1 ? json_null () : ucb_json_int (c->task_uid));
-  ucb_json_set (o, "userns_inode",
-                c->userns_ino ? ucb_json_int ((long long) c->userns_ino) : json_null ());
-  ucb_json_set (o, "ops", ucb_json_int ((long long) ops));
-  ucb_json_set (o, "rate_ops_per_s", ucb_json_real (rate));
-  ucb_json_set (o, "ops_per_s", stats_json (&st));
-  ucb_json_set (o, "cpu_ns_per_op", ucb_json_real (cpu_ns_per_op));
-  ucb_json_set (o, "cpu_utilization", ucb_json_real (cpu_util));
-  ucb_json_set (o, "failed_ops", ucb_json_int ((long long) (last->fails - first->fails)));
-  ucb_json_set (o, "last_errno",
-                c->last_errno ? ucb_json_str (strerrorname_np (c->last_errno)) : json_null ());
-  ucb_json_set (o, "samples", samples);
-  *rate_out = rate;
-  *cpu_ns_out = cpu_ns_per_op;
-  *fails_out = last->fails - first->fails;
-  return o;
-}
-
-/* The sweep-point keys every results[] entry has, measured or not. */
-static void
-point_header (json_t *o, const struct ucb_point *pt, const char *status)
-{
-  cleanup_free char *owner = ucb_owner_mode_name (&pt->owner);
-
-  ucb_json_set (o, "workload", ucb_json_str (pt->workload->name));
-  ucb_json_set (o, "counter", ucb_json_str (pt->workload->counter));
-  ucb_json_set (o, "containers", ucb_json_int (pt->containers));
-  ucb_json_set (o, "owner", ucb_json_str (owner));
-  ucb_json_set (o, "depth", ucb_json_int (pt->depth));
-  ucb_json_set (o, "tasks", ucb_json_int (pt->tasks));
-  ucb_json_set (o, "mode", ucb_json_str ("process"));
-  ucb_json_set (o, "repeat", ucb_json_int (pt->repeat));
-  ucb_json_set (o, "status", ucb_json_str (status));
-}
-
-json_t *
-ucb_report_skipped (const struct ucb_point *pt, const char *reason)
-{
-  json_t *o = ucb_json_obj (), *sum = ucb_json_obj ();
-  static const char *const nulls[] = {
-    "total_ops_per_s", "per_container_ops", "scalability", "fairness", "cv", "cpu_ns_per_op"
-  };
-
-  point_header (o, pt, "skipped");
-  ucb_json_set (o, "reason", ucb_json_str (reason));
-  ucb_json_set (o, "per_container", ucb_json_arr ());
-  for (size_t i = 0; i < UCB_ARRAY_SIZE (nulls); i++)
-    ucb_json_set (sum, nulls[i], NULL);
-  ucb_json_set (sum, "failed_ops", ucb_json_int (0));
-  ucb_json_set (o, "summary", sum);
-  return o;
-}
-
-json_t *
-ucb_report_point (const struct ucb_point_result *r, const struct ucb_placement *pl)
-{
-  size_t n = r->pt.containers;
-  cleanup_free double *rates = xcalloc (n, sizeof *rates);
-  cleanup_free double *cpu = xcalloc (n, sizeof *cpu);
-  json_t *o = ucb_json_obj (), *pc = ucb_json_arr (), *sum = ucb_json_obj ();
-  struct ucb_stats across;
-  double total = 0;
-  uint64_t fails = 0;
-  size_t ncpu = 0;
-
-  point_header (o, &r->pt, "ok");
-  ucb_json_set (o, "setup_s", ucb_json_real (r->setup_s));
-  if (r->samples.nreadings > 0)
-    ucb_json_set (
-        o, "measured_s",
-        ucb_json_real ((double) (ucb_reading_at (&r->samples, r->samples.nreadings - 1, 0)->t_ns
-                                 - ucb_reading_at (&r->samples, 0, 0)->t_ns)
-                       / 1e9));
-  for (size_t i = 0; i < n && r->samples.nreadings > 1; i++)
-    {
-      double c_ns;
-      uint64_t f;
-      ucb_json_push (pc, container_json (r, pl, i, &rates[i], &c_ns, &f));
-      total += isfinite (rates[i]) ? rates[i] : 0;
-      fails += f;
-      if (isfinite (c_ns))
-        cpu[ncpu++] = c_ns;
-    }
-  ucb_json_set (o, "per_container", pc);
-  ucb_stats_compute (rates, n, &across);
-  ucb_json_set (sum, "total_ops_per_s", ucb_json_real (total));
-  ucb_json_set (sum, "per_container_ops", ucb_json_real (total / (double) n));
-  ucb_json_set (sum, "scalability", json_null ());
-  ucb_json_set (sum, "fairness", ucb_json_real (ucb_jain_index (rates, n)));
-  ucb_json_set (sum, "cv", ucb_json_real (across.cv));
-  ucb_json_set (sum, "min_container_ops", ucb_json_real (across.min));
-  ucb_json_set (sum, "max_container_ops", ucb_json_real (across.max));
-  ucb_json_set (sum, "cpu_ns_per_op", ucb_json_real (ucb_median (cpu, ncpu)));
-  ucb_json_set (sum, "failed_ops", ucb_json_int ((long long) fails));
-  ucb_json_set (sum, "idle_pct", ucb_json_real (r->idle_pct));
-  ucb_json_set (sum, "steal_pct", ucb_json_real (r->steal_pct));
-  ucb_json_set (o, "summary", sum);
-  return o;
-}
 
 static bool
 same_series (json_t *a, json_t *b)
@@ -251,8 +82,25 @@ ucb_report_config (const struct ucb_run_options *o, const struct ucb_placement *
   ucb_json_set (c, "containers", n);
   ucb_json_set (c, "owners", ow);
   ucb_json_set (c, "depths", d);
-  ucb_json_set (c, "tasks", ucb_json_int (1));
-  ucb_json_set (c, "mode", ucb_json_str ("process"));
+  {
+    json_t *t = ucb_json_arr (), *lim = ucb_json_obj ();
+    cleanup_free char *iso = ucb_isolate_name (o->isolate);
+    static const char *const headroom[] = { "host", "near", "far" };
+
+    for (size_t i = 0; i < o->n_tasks; i++)
+      ucb_json_push (t, ucb_json_int (o->tasks[i]));
+    for (unsigned b = 0; b < UCB_NLIMITS; b++)
+      if (o->limits[b].set)
+        ucb_json_set (lim, ucb_rlimit_name (1u << b),
+                      o->limits[b].value == UCB_LIMIT_UNLIMITED
+                          ? ucb_json_str ("unlimited")
+                          : ucb_json_int ((long long) o->limits[b].value));
+    ucb_json_set (c, "tasks", t);
+    ucb_json_set (c, "mode", ucb_json_str (o->threads ? "thread" : "process"));
+    ucb_json_set (c, "limits", lim);
+    ucb_json_set (c, "headroom", ucb_json_str (headroom[o->headroom]));
+    ucb_json_set (c, "isolate", ucb_json_checked (json_sprintf ("user%s%s", *iso ? "," : "", iso)));
+  }
   ucb_json_set (c, "duration_s", ucb_json_real (o->duration));
   ucb_json_set (c, "warmup_s", ucb_json_real (o->warmup));
   ucb_json_set (c, "interval_s", ucb_json_real (o->interval));
@@ -262,8 +110,8 @@ ucb_report_config (const struct ucb_run_options *o, const struct ucb_placement *
                 ucb_json_str (o->pin == UCB_PIN_AUTO   ? "auto"
                               : o->pin == UCB_PIN_NONE ? "none"
                                                        : "list"));
-  ucb_json_set (pin, "cpus", cpus_json (pl->cpus, pl->ncpus));
-  ucb_json_set (pin, "allowed", cpus_json (pl->allowed, pl->nallowed));
+  ucb_json_set (pin, "cpus", ucb_json_int_array (pl->cpus, pl->ncpus));
+  ucb_json_set (pin, "allowed", ucb_json_int_array (pl->allowed, pl->nallowed));
   ucb_json_set (c, "pin", pin);
   ucb_json_set (c, "output", ucb_json_str (o->output));
   ucb_json_set (c, "format", ucb_json_str (o->format == UCB_FORMAT_JSON ? "json" : "text"));
@@ -301,13 +149,44 @@ ucb_report_document (int argc, char **argv, double start_realtime, double durati
   return doc;
 }
 
+/* Not a regular file (a pipe, a terminal, /dev/stdout): write through it; renaming a
+ * temporary over it would replace the device node or the symlink itself. */
+static int
+write_direct (const json_t *doc, const char *path, ucb_error_t *err)
+{
+  cleanup_file FILE *f = fopen (path, "we");
+
+  if (f == NULL)
+    return ucb_make_error (err, errno, "open `%s`", path);
+  if (ucb_json_write (doc, f, err) < 0)
+    return ucb_error_wrap (err, "`%s`", path);
+  if (fclose (steal_pointer (&f)) != 0)
+    return ucb_make_error (err, errno, "write `%s`", path);
+  return 0;
+}
+
 int
 ucb_report_write_file (const json_t *doc, const char *path, ucb_error_t *err)
 {
-  cleanup_free char *tmp = xasprintf ("%s.XXXXXX", path);
+  cleanup_free char *real = NULL;
+  cleanup_free char *tmp = NULL;
   cleanup_file FILE *f = NULL;
-  int fd = mkstemp (tmp);
+  struct stat st;
+  int fd;
 
+  if (stat (path, &st) == 0)
+    {
+      if (!S_ISREG (st.st_mode))
+        return write_direct (doc, path, err);
+      /* A symlink to a file: replace the file it points to, not the link. */
+      real = realpath (path, NULL);
+    }
+  else if (lstat (path, &st) == 0 && S_ISLNK (st.st_mode))
+    return write_direct (doc, path, err); /* a dangling link: create its target */
+  if (real == NULL)
+    real = xstrdup (path);
+  tmp = xasprintf ("%s.XXXXXX", real);
+  fd = mkstemp (tmp);
   if (fd < 0)
     return ucb_make_error (err, errno, "create `%s`", tmp);
   f = fdopen (fd, "w");
@@ -322,7 +201,7 @@ ucb_report_write_file (const json_t *doc, const char *path, ucb_error_t *err)
       unlink (tmp);
       return ucb_error_wrap (err, "`%s`", path);
     }
-  if (fclose (steal_pointer (&f)) != 0 || rename (tmp, path) < 0)
+  if (fclose (steal_pointer (&f)) != 0 || rename (tmp, real) < 0)
     {
       int e = errno;
       unlink (tmp);

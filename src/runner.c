@@ -62,6 +62,39 @@ ucb_placement_init (struct ucb_placement *p, const struct ucb_run_options *o, uc
   return 0;
 }
 
+size_t
+ucb_sweep_size (const struct ucb_run_options *o)
+{
+  return o->n_workloads * o->n_owners * o->n_depths * o->n_tasks * o->n_containers * o->repeat;
+}
+
+void
+ucb_sweep_point (const struct ucb_run_options *o, size_t k, struct ucb_point *pt)
+{
+  size_t i = k;
+  unsigned rep = (unsigned) (i % o->repeat);
+  size_t n, t, d, ow, w;
+
+  i /= o->repeat;
+  n = i % o->n_containers;
+  i /= o->n_containers;
+  t = i % o->n_tasks;
+  i /= o->n_tasks;
+  d = i % o->n_depths;
+  i /= o->n_depths;
+  ow = i % o->n_owners;
+  w = i / o->n_owners;
+  *pt = (struct ucb_point){ .workload = o->workloads[w],
+                            .containers = o->containers[n],
+                            .owner = o->owners[ow],
+                            .depth = o->depths[d],
+                            .tasks = o->tasks[t],
+                            .threads = o->threads,
+                            .isolate = o->isolate,
+                            .repeat = rep + 1,
+                            .index = (unsigned) k };
+}
+
 void
 ucb_placement_free (struct ucb_placement *p)
 {
@@ -74,7 +107,22 @@ struct task_arg
 {
   const struct ucb_workload *w;
   struct ucb_shared *shared;
+  unsigned tasks;
+  bool threads;
+  unsigned long runid;
 };
+
+/* The task's own CPU time, published for the parent: clocks of threads in other processes
+ * cannot be read from outside, and the same path serves processes. */
+static void
+publish_cpu (struct ucb_slot *slot)
+{
+  struct timespec ts;
+
+  if (clock_gettime (CLOCK_THREAD_CPUTIME_ID, &ts) == 0)
+    __atomic_store_n (&slot->cpu_ns, (uint64_t) ts.tv_sec * 1000000000ull + (uint64_t) ts.tv_nsec,
+                      __ATOMIC_RELAXED);
+}
 
 static const char *
 result_name (enum ucb_result r)
@@ -96,12 +144,16 @@ result_name (enum ucb_result r)
 
 /* The task: set up, report ready, wait for the barrier, loop until the stop flag. */
 static int
-task_main (void *argp, const struct ucb_task_env *env, ucb_error_t *err)
+task_main (void *argp, const struct ucb_task_env *env, unsigned task, ucb_error_t *err)
 {
   const struct task_arg *a = argp;
   const struct ucb_workload *w = a->w;
-  struct ucb_wctx ctx
-      = { .slot = &a->shared->slots[env->spec->index], .container = env->spec->index };
+  struct ucb_wctx ctx = { .slot = &a->shared->slots[env->spec->index * a->tasks + task],
+                          .container = env->spec->index,
+                          .task = task,
+                          .tasks = a->tasks,
+                          .threads = a->threads,
+                          .runid = a->runid };
   uint64_t batch = w->batch ? w->batch : 1000;
   enum ucb_result r = UCB_OK;
 
@@ -109,9 +161,10 @@ task_main (void *argp, const struct ucb_task_env *env, ucb_error_t *err)
     {
       if (w->teardown) /* idempotent: releases what setup took before it failed */
         w->teardown (&ctx);
-      return ucb_error_wrap (err, "workload %s: setup", w->name);
+      return ucb_error_wrap (err, "workload %s: setup of task %u", w->name, task);
     }
-  if (ucb_task_ready (env, 0, err) < 0 || ucb_task_wait_start (env, err) < 0)
+  publish_cpu (ctx.slot);
+  if (ucb_task_ready (env, task, err) < 0 || ucb_task_wait_start (env, err) < 0)
     {
       if (w->teardown)
         w->teardown (&ctx);
@@ -120,6 +173,7 @@ task_main (void *argp, const struct ucb_task_env *env, ucb_error_t *err)
   while (!ucb_arena_stopping (a->shared))
     {
       r = w->loop (&ctx, batch);
+      publish_cpu (ctx.slot);
       if (r != UCB_OK)
         break;
     }
@@ -127,7 +181,7 @@ task_main (void *argp, const struct ucb_task_env *env, ucb_error_t *err)
     w->teardown (&ctx);
   if (r != UCB_OK)
     return ucb_make_error (err, __atomic_load_n (&ctx.slot->last_errno, __ATOMIC_RELAXED),
-                           "workload %s stopped: %s", w->name, result_name (r));
+                           "workload %s stopped in task %u: %s", w->name, task, result_name (r));
   return 0;
 }
 
@@ -171,7 +225,7 @@ sleep_until (uint64_t t_ns, ucb_error_t *err)
 
 static int
 measure (const struct ucb_run_options *o, struct ucb_fleet *fleet, struct ucb_arena *arena,
-         const struct ucb_probe *probes, struct ucb_point_result *res, ucb_error_t *err)
+         struct ucb_point_result *res, ucb_error_t *err)
 {
   size_t nint = (size_t) floor (o->duration / o->interval + 1e-9);
   uint64_t interval_ns = (uint64_t) llround (o->interval * 1e9);
@@ -189,13 +243,13 @@ measure (const struct ucb_run_options *o, struct ucb_fleet *fleet, struct ucb_ar
       || ucb_fleet_check (fleet, err) < 0)
     return -1;
   have_stat = read_cpu_jiffies (&tot0, &idle0, &steal0) == 0;
-  ucb_sample_row (&res->samples, arena, probes);
+  ucb_sample_row (&res->samples, arena);
   t0 = ucb_reading_at (&res->samples, 0, 0)->t_ns;
   for (size_t k = 1; k <= nint; k++)
     {
       if (sleep_until (t0 + k * interval_ns, err) < 0)
         return -1;
-      ucb_sample_row (&res->samples, arena, probes);
+      ucb_sample_row (&res->samples, arena);
       if (ucb_fleet_check (fleet, err) < 0)
         return -1;
     }
@@ -225,44 +279,52 @@ ucb_run_point (const struct ucb_run_options *o, const struct ucb_placement *pl,
       = { .start_rd = -1, .start_wr = -1 };
   __attribute__ ((cleanup (ucb_arena_destroy))) struct ucb_arena arena = { 0 };
   cleanup_free struct ucb_container_spec *specs = NULL;
-  cleanup_free struct ucb_probe *probes = NULL;
   struct task_arg targ;
   uint64_t t_fork;
-  size_t n = pt->containers;
+  size_t n = pt->containers, T = pt->tasks;
 
   memset (res, 0, sizeof *res);
   res->pt = *pt;
   res->idle_pct = res->steal_pct = NAN;
   res->c = xcalloc (n, sizeof *res->c);
-  if (ucb_arena_create (&arena, n, err) < 0 || ucb_fleet_init (&fleet, n, err) < 0)
+  if (ucb_limits_for_point (o, pt, &res->limits, err) < 0)
     return -1;
-  targ.w = pt->workload;
-  targ.shared = arena.shared;
+  if (ucb_arena_create (&arena, n * T, err) < 0 || ucb_fleet_init (&fleet, n, err) < 0)
+    return -1;
+  targ = (struct task_arg){ .w = pt->workload,
+                            .shared = arena.shared,
+                            .tasks = pt->tasks,
+                            .threads = pt->threads,
+                            /* Unique among concurrent runs and points: names kernel objects. */
+                            .runid = (unsigned long) getpid () * 100000ul + pt->index };
   specs = xcalloc (n, sizeof *specs);
-  probes = xcalloc (n, sizeof *probes);
   t_fork = ucb_now_ns ();
   for (size_t i = 0; i < n; i++)
     {
       struct ucb_container_spec *s = &specs[i];
       struct ucb_container_result *c = &res->c[i];
 
-      s->index = (unsigned) i;
-      s->owner_uid = ucb_owner_uid (&pt->owner, o->uid_base, (unsigned) i);
-      /* Owner gid = owner uid, except for our own uid, whose group we keep (a non-root user
-       * running containers of its own cannot change groups). */
-      s->owner_gid = s->owner_uid == getuid () ? getgid () : (gid_t) s->owner_uid;
-      s->depth = pt->depth;
       c->index = (unsigned) i;
-      c->owner_uid = s->owner_uid;
+      c->owner_uid = ucb_owner_uid (&pt->owner, o->uid_base, (unsigned) i);
       c->depth = pt->depth;
-      c->cpu = -1;
-      if (pl->ncpus)
-        {
-          /* Task k on CPU k mod n: one task per CPU first, round-robin beyond. */
-          s->cpus = &pl->cpus[i % pl->ncpus];
-          s->ncpus = 1;
-          c->cpu = pl->cpus[i % pl->ncpus];
-        }
+      c->cpu = xcalloc (T, sizeof *c->cpu);
+      /* Task k (container-major) on CPU k mod n: one task per CPU first, round-robin beyond. */
+      for (size_t t = 0; t < T; t++)
+        c->cpu[t] = pl->ncpus ? pl->cpus[(i * T + t) % pl->ncpus] : -1;
+      *s = (struct ucb_container_spec){
+        .index = (unsigned) i,
+        .owner_uid = c->owner_uid,
+        /* Owner gid = owner uid, except for our own uid, whose group we keep (a non-root
+         * user running containers of its own cannot change groups). */
+        .owner_gid = c->owner_uid == getuid () ? getgid () : (gid_t) c->owner_uid,
+        .depth = pt->depth,
+        .tasks = pt->tasks,
+        .threads = pt->threads,
+        .clone_flags = pt->depth > 0 ? pt->isolate : 0,
+        .task_cpus = c->cpu,
+        .limits = res->limits.set,
+        .nlimits = res->limits.nset,
+      };
       if (ucb_fleet_spawn (&fleet, s, task_main, &targ, err) < 0)
         return -1;
       if (ucb_interrupted ())
@@ -274,17 +336,14 @@ ucb_run_point (const struct ucb_run_options *o, const struct ucb_placement *pl,
   res->setup_s = (double) (ucb_now_ns () - t_fork) / 1e9;
   for (size_t i = 0; i < n; i++)
     {
-      res->c[i].task_pid = fleet.c[i].task_pid;
+      res->c[i].task_pid = steal_pointer (&fleet.c[i].task_pid);
       res->c[i].task_uid = fleet.c[i].task_uid;
-      res->c[i].userns_ino = userns_inode (fleet.c[i].task_pid);
-      probes[i].pid = fleet.c[i].task_pid;
-      if (clock_getcpuclockid (fleet.c[i].task_pid, &probes[i].cpuclock) != 0)
-        probes[i].cpuclock = (clockid_t) -1;
+      res->c[i].userns_ino = userns_inode (res->c[i].task_pid[0]);
     }
-  if (measure (o, &fleet, &arena, probes, res, err) < 0)
+  if (measure (o, &fleet, &arena, res, err) < 0)
     return -1;
-  for (size_t i = 0; i < n; i++)
-    res->c[i].last_errno = __atomic_load_n (&arena.shared->slots[i].last_errno, __ATOMIC_RELAXED);
+  res->final = xcalloc (n * T, sizeof *res->final);
+  memcpy (res->final, arena.shared->slots, n * T * sizeof *res->final);
   __atomic_store_n (&arena.shared->ctl.stop, 1, __ATOMIC_RELAXED);
   if (ucb_fleet_finish (&fleet, STOP_GRACE_S, err) < 0)
     return ucb_error_wrap (err, "stopping");
@@ -294,7 +353,13 @@ ucb_run_point (const struct ucb_run_options *o, const struct ucb_placement *pl,
 void
 ucb_point_result_free (struct ucb_point_result *res)
 {
+  for (size_t i = 0; res->c && i < res->pt.containers; i++)
+    {
+      free (res->c[i].cpu);
+      free (res->c[i].task_pid);
+    }
   free (res->c);
+  free (res->final);
   ucb_samples_free (&res->samples);
   memset (res, 0, sizeof *res);
 }

@@ -2,11 +2,13 @@
 #ifndef UCB_RUNNER_H
 #define UCB_RUNNER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
 #include "error.h"
+#include "rlimits.h"
 #include "measure.h"
 #include "options.h"
 
@@ -19,7 +21,10 @@ struct ucb_point
   struct ucb_owner_mode owner;
   unsigned depth;
   unsigned tasks;  /* per container */
+  bool threads;    /* tasks are threads of one process per container */
+  int isolate;     /* CLONE_NEW* besides the user namespace (used at depth >= 1) */
   unsigned repeat; /* 1-based repetition index */
+  unsigned index;  /* 0-based position in the sweep */
 };
 
 /* Task placement: `cpus` of every task, or none (the allowed set is recorded). */
@@ -37,22 +42,29 @@ struct ucb_container_result
   unsigned index;
   uid_t owner_uid;
   unsigned depth;
-  int cpu;             /* pinned CPU, -1 when not pinned */
-  pid_t task_pid;      /* as seen from ucbench */
-  uid_t task_uid;      /* real uid of the task as seen from ucbench */
-  uint64_t userns_ino; /* inode of the task's user namespace (0 when unknown) */
-  int last_errno;      /* errno of the task's last failed op, 0 if none */
+  int *cpu;            /* per task: pinned CPU, -1 when not pinned */
+  pid_t *task_pid;     /* per task, as seen from ucbench (threads share their process's) */
+  uid_t task_uid;      /* real uid of the tasks as seen from ucbench */
+  uint64_t userns_ino; /* inode of the tasks' user namespace (0 when unknown) */
 };
 
 struct ucb_point_result
 {
   struct ucb_point pt;
   struct ucb_container_result *c; /* pt.containers entries */
-  struct ucb_samples samples;     /* one column per task; row 0 = end of warm-up */
-  uint64_t start_ns;              /* start barrier released */
-  double setup_s;                 /* fork to all-ready */
-  double idle_pct, steal_pct;     /* whole machine during the measurement, NaN if unknown */
+  struct ucb_samples samples;     /* one column per task (container-major); row 0 = warm-up end */
+  struct ucb_slot *final;         /* every task's slot at the end of the window (errnos) */
+  struct ucb_point_limits limits;
+  uint64_t start_ns;          /* start barrier released */
+  double setup_s;             /* fork to all-ready */
+  double idle_pct, steal_pct; /* whole machine during the measurement, NaN if unknown */
 };
+
+/* The sweep: every combination of the list-valued options, in a stable order (the last
+ * varying fastest): workload, owner, depth, tasks, containers, repetition.  Containers vary
+ * just before repetitions, so each series' 1-container baseline is measured next to it. */
+size_t ucb_sweep_size (const struct ucb_run_options *o);
+void ucb_sweep_point (const struct ucb_run_options *o, size_t k, struct ucb_point *pt);
 
 int ucb_placement_init (struct ucb_placement *p, const struct ucb_run_options *o, ucb_error_t *err)
     __attribute__ ((warn_unused_result));

@@ -28,12 +28,14 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -213,7 +215,135 @@ wait_and_exit_like (pid_t pid)
   _exit (128 + WTERMSIG (status));
 }
 
-/* Build levels `level`..depth below the calling process, then run the task. */
+/* Pin the calling task (process or thread) to its CPU, if it has one. */
+static int
+pin_self (const struct ucb_container_spec *spec, unsigned task, ucb_error_t *err)
+{
+  cpu_set_t set;
+
+  if (spec->task_cpus == NULL || spec->task_cpus[task] < 0)
+    return 0;
+  CPU_ZERO (&set);
+  CPU_SET (spec->task_cpus[task], &set);
+  if (sched_setaffinity (0, sizeof set, &set) < 0)
+    return ucb_make_error (err, errno, "sched_setaffinity(CPU %d) for task %u",
+                           spec->task_cpus[task], task);
+  return 0;
+}
+
+/* One task as a process: dies with the container init, runs `fn`, exits with its status. */
+__attribute__ ((noreturn)) static void
+task_process (const struct ucb_task_env *env, pid_t init, unsigned task, ucb_task_main_fn fn,
+              void *arg)
+{
+  ucb_error_t err = NULL;
+  int r;
+
+  if (arm_pdeathsig (init, &err) < 0 || pin_self (env->spec, task, &err) < 0)
+    child_fail_noreturn (env->sync_fd, &err);
+  set_name ("ucb-task", env->spec->index);
+  r = fn (arg, env, task, &err);
+  if (r < 0)
+    child_fail_noreturn (env->sync_fd, &err);
+  _exit (r);
+}
+
+struct task_thread
+{
+  const struct ucb_task_env *env;
+  ucb_task_main_fn fn;
+  void *arg;
+  unsigned task;
+  int status;
+  pthread_t tid;
+};
+
+static void *
+task_thread_main (void *p)
+{
+  struct task_thread *t = p;
+  ucb_error_t err = NULL;
+
+  set_name ("ucb-task", t->env->spec->index);
+  t->status = pin_self (t->env->spec, t->task, &err);
+  if (t->status == 0)
+    t->status = t->fn (t->arg, t->env, t->task, &err);
+  if (t->status < 0)
+    send_error (t->env->sync_fd, &err); /* the thread cannot _exit: init reports the status */
+  return NULL;
+}
+
+/* The container's init: the innermost process.  It starts the tasks (processes or threads),
+ * waits for all of them and exits 0 only if every task did. */
+__attribute__ ((noreturn)) static void
+container_main (const struct ucb_task_env *env, ucb_task_main_fn fn, void *arg)
+{
+  const struct ucb_container_spec *spec = env->spec;
+  ucb_error_t err = NULL;
+  int failed = 0;
+
+  set_name ("ucb-init", spec->index);
+  if (spec->threads)
+    {
+      cleanup_free struct task_thread *t = xcalloc (spec->tasks, sizeof *t);
+      unsigned started = 0;
+
+      for (; started < spec->tasks; started++)
+        {
+          int e;
+          t[started] = (struct task_thread){ .env = env, .fn = fn, .arg = arg, .task = started };
+          e = pthread_create (&t[started].tid, NULL, task_thread_main, &t[started]);
+          if (e != 0)
+            {
+              ucb_make_error (&err, e, "pthread_create for task %u", started);
+              send_error (env->sync_fd, &err);
+              failed = 1;
+              break;
+            }
+        }
+      for (unsigned i = 0; i < started; i++)
+        {
+          pthread_join (t[i].tid, NULL);
+          failed |= t[i].status != 0;
+        }
+      _exit (failed ? UCB_EXIT_FAILURE : 0);
+    }
+  else
+    {
+      pid_t self = getpid ();
+      unsigned started = 0;
+      int status;
+
+      for (; started < spec->tasks; started++)
+        {
+          pid_t pid = fork ();
+          if (pid == 0)
+            task_process (env, self, started, fn, arg);
+          if (pid < 0)
+            {
+              const char *hint = ucb_clone_hint (errno);
+              ucb_make_error (&err, errno, "fork for task %u%s%s", started, hint ? "; " : "",
+                              hint ? hint : "");
+              send_error (env->sync_fd, &err);
+              failed = 1;
+              break;
+            }
+        }
+      /* Reap every task (and, as pid 1 of a pid namespace, every orphan). */
+      for (;;)
+        {
+          pid_t pid = waitpid (-1, &status, 0);
+          if (pid < 0 && errno == EINTR)
+            continue;
+          if (pid < 0)
+            break;
+          failed |= !WIFEXITED (status) || WEXITSTATUS (status) != 0;
+        }
+      _exit (failed ? UCB_EXIT_FAILURE : 0);
+    }
+}
+
+/* Build levels `level`..depth below the calling process, then become the container init. */
 __attribute__ ((noreturn)) static void
 build_level (const struct ucb_task_env *env, unsigned level, uid_t map_uid, gid_t map_gid,
              ucb_task_main_fn fn, void *arg)
@@ -223,32 +353,28 @@ build_level (const struct ucb_task_env *env, unsigned level, uid_t map_uid, gid_
   int gate[2];
   pid_t self = getpid ();
   pid_t child;
+  /* The innermost level also gets the container's other namespaces, owned by its userns. */
+  int flags = CLONE_NEWUSER | (level == spec->depth ? spec->clone_flags : 0);
 
   if (level > spec->depth)
-    {
-      int r;
-      set_name ("ucb-task", spec->index);
-      r = fn (arg, env, &err);
-      if (r < 0)
-        child_fail_noreturn (env->sync_fd, &err);
-      _exit (r);
-    }
+    container_main (env, fn, arg);
 
   if (pipe2 (gate, O_CLOEXEC) < 0)
     {
       ucb_make_error (&err, errno, "pipe for level %u", level);
       child_fail_noreturn (env->sync_fd, &err);
     }
-  child = (pid_t) syscall (SYS_clone, CLONE_NEWUSER | SIGCHLD, NULL, NULL, NULL, NULL);
+  child = (pid_t) syscall (SYS_clone, flags | SIGCHLD, NULL, NULL, NULL, NULL);
   if (child < 0)
     {
       int e = errno;
       const char *hint = ucb_clone_hint (e);
       if (hint)
-        ucb_make_error (&err, 0, "clone(CLONE_NEWUSER) for nesting level %u: %s; %s", level,
-                        strerror (e), hint);
+        ucb_make_error (&err, 0, "clone(CLONE_NEWUSER%s) for nesting level %u: %s; %s",
+                        flags != CLONE_NEWUSER ? "|..." : "", level, strerror (e), hint);
       else
-        ucb_make_error (&err, e, "clone(CLONE_NEWUSER) for nesting level %u", level);
+        ucb_make_error (&err, e, "clone(CLONE_NEWUSER%s) for nesting level %u",
+                        flags != CLONE_NEWUSER ? "|..." : "", level);
       child_fail_noreturn (env->sync_fd, &err);
     }
   if (child == 0)
@@ -263,7 +389,8 @@ build_level (const struct ucb_task_env *env, unsigned level, uid_t map_uid, gid_
       if (n != 1)
         _exit (UCB_EXIT_FAILURE); /* the creator failed and already reported why */
       close (gate[0]);
-      if (arm_pdeathsig (self, &err) < 0)
+      /* In a new pid namespace our parent is outside it: getppid() reads 0. */
+      if (arm_pdeathsig ((flags & CLONE_NEWPID) ? 0 : self, &err) < 0)
         child_fail_noreturn (env->sync_fd, &err);
       set_name ("ucb-ns", level);
       /* Inside, we are uid 0 and map our children's 0 to it. */
@@ -311,22 +438,32 @@ already_owner (const struct ucb_container_spec *spec)
          && e == r && su == r && rg == spec->owner_gid && eg == rg && sg == rg;
 }
 
+/* The --limit soft limits, set as the owner before any namespace exists: the creator's soft
+ * limit at clone() becomes the namespace's rlimit_max, and every descendant inherits it. */
+static int
+apply_limits (const struct ucb_container_spec *spec, ucb_error_t *err)
+{
+  for (size_t i = 0; i < spec->nlimits; i++)
+    {
+      struct rlimit rl;
+      if (getrlimit (spec->limits[i].resource, &rl) < 0)
+        return ucb_make_error (err, errno, "getrlimit(%s)", spec->limits[i].name);
+      rl.rlim_cur = spec->limits[i].soft;
+      if (setrlimit (spec->limits[i].resource, &rl) < 0)
+        return ucb_make_error (err, errno, "setrlimit(%s, soft %llu, hard %llu)",
+                               spec->limits[i].name, (unsigned long long) rl.rlim_cur,
+                               (unsigned long long) rl.rlim_max);
+    }
+  return 0;
+}
+
 static int
 become_owner (const struct ucb_container_spec *spec, pid_t parent, ucb_error_t *err)
 {
-  if (spec->cpus && spec->ncpus)
-    {
-      cpu_set_t set;
-      CPU_ZERO (&set);
-      for (size_t i = 0; i < spec->ncpus; i++)
-        CPU_SET (spec->cpus[i], &set);
-      if (sched_setaffinity (0, sizeof set, &set) < 0)
-        return ucb_make_error (err, errno, "sched_setaffinity");
-    }
   /* Already the owner (an unprivileged user running containers of its own): nothing to
    * change, and no privilege to change it with. */
   if (already_owner (spec))
-    return 0;
+    return apply_limits (spec, err);
   /* Inside a user namespace whose setgroups is "deny" (ucbench itself run in a container)
    * the call is refused, and nobody can change the groups anyway: carry on. */
   if (setgroups (0, NULL) < 0 && !(errno == EPERM && setgroups_denied ()))
@@ -339,6 +476,8 @@ become_owner (const struct ucb_container_spec *spec, pid_t parent, ucb_error_t *
    * our children's id maps unwritable for us. */
   if (prctl (PR_SET_DUMPABLE, 1, 0, 0, 0) < 0)
     return ucb_make_error (err, errno, "prctl(PR_SET_DUMPABLE)");
+  if (apply_limits (spec, err) < 0)
+    return -1;
   /* The credential change also cleared the parent-death signal. */
   return arm_pdeathsig (parent, err);
 }
@@ -421,7 +560,9 @@ ucb_fleet_spawn (struct ucb_fleet *f, const struct ucb_container_spec *spec, ucb
   memset (c, 0, sizeof *c);
   c->pid = pid;
   c->sock = sv[0];
-  c->task_pid = -1;
+  c->tasks = spec->tasks;
+  c->task_pid = xcalloc (spec->tasks, sizeof *c->task_pid);
+  c->task_uid = (uid_t) -1;
   return 0;
 }
 

@@ -9,35 +9,49 @@
 
 #include "error.h"
 
+/* A soft limit the owner sets before it creates any namespace. */
+struct ucb_soft_limit
+{
+  int resource;     /* RLIMIT_* */
+  const char *name; /* "SIGPENDING", for messages */
+  uint64_t soft;    /* RLIM_INFINITY for unlimited */
+};
+
 /* One container as the engine builds it. */
 struct ucb_container_spec
 {
   unsigned index;
   uid_t owner_uid;
   gid_t owner_gid;
-  unsigned depth;  /* 0 = the task runs as the owner uid in our user namespace */
-  const int *cpus; /* affinity of every process of the container; NULL = inherit */
-  size_t ncpus;
+  unsigned depth;       /* 0 = the tasks run as the owner uid in our user namespace */
+  unsigned tasks;       /* tasks per container, >= 1 */
+  bool threads;         /* tasks are threads of the container init, else processes */
+  int clone_flags;      /* extra CLONE_NEW* for the innermost user namespace (depth >= 1) */
+  const int *task_cpus; /* CPU of each task, -1 = not pinned; NULL = none pinned */
+  const struct ucb_soft_limit *limits;
+  size_t nlimits;
 };
 
-/* Runs in the innermost process once the namespaces and maps exist.  It reports readiness
- * with ucb_task_ready() and returns the exit status; on failure it returns < 0 with `err`
- * set, and the engine sends the error to the parent. */
+/* Runs in every task (a process or a thread of the container init) once the namespaces and
+ * maps exist, pinned to its CPU.  It reports readiness with ucb_task_ready() and returns 0;
+ * on failure it returns < 0 with `err` set, and the engine sends the error to the parent. */
 struct ucb_task_env
 {
   const struct ucb_container_spec *spec;
   int sync_fd;  /* child's end of the sync socket */
   int start_fd; /* read end of the start barrier */
 };
-typedef int (*ucb_task_main_fn) (void *arg, const struct ucb_task_env *env, ucb_error_t *err);
+typedef int (*ucb_task_main_fn) (void *arg, const struct ucb_task_env *env, unsigned task,
+                                 ucb_error_t *err);
 
 struct ucb_container
 {
-  pid_t pid;      /* owner process, also the container's process-group id */
-  int sock;       /* our end of the SOCK_SEQPACKET sync socket */
-  pid_t task_pid; /* innermost task, as seen from here (SCM_CREDENTIALS) */
-  uid_t task_uid; /* its real uid as seen from here */
-  bool ready;
+  pid_t pid;       /* owner process, also the container's process-group id */
+  int sock;        /* our end of the SOCK_SEQPACKET sync socket */
+  unsigned tasks;  /* READY messages expected */
+  unsigned ready;  /* READY messages received */
+  pid_t *task_pid; /* per task, as seen from here (SCM_CREDENTIALS; threads share one) */
+  uid_t task_uid;  /* real uid of the tasks as seen from here, (uid_t) -1 if unknown */
   bool reaped;
   int status; /* wait status once reaped */
 };

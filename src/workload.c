@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <string.h>
+#include <sys/resource.h>
 
 #include "workload.h"
 #include "util.h"
@@ -28,4 +29,55 @@ size_t
 ucb_workload_count (void)
 {
   return UCB_ARRAY_SIZE (ucb_workloads) - 1;
+}
+
+void
+ucb_op_failed (struct ucb_wctx *ctx, int errnum)
+{
+  struct ucb_slot *s = ctx->slot;
+  struct ucb_errno_count *e = NULL;
+
+  __atomic_store_n (&s->fails, s->fails + 1, __ATOMIC_RELAXED);
+  __atomic_store_n (&s->last_errno, errnum, __ATOMIC_RELAXED);
+  for (size_t i = 0; i < UCB_SLOT_ERRNOS - 1 && e == NULL; i++)
+    if (s->errs[i].err == errnum || s->errs[i].err == 0)
+      e = &s->errs[i];
+  if (e == NULL)
+    {
+      e = &s->errs[UCB_SLOT_ERRNOS - 1];
+      errnum = UCB_ERRNO_OTHER;
+    }
+  /* The count before the errno: a reader that sees the errno sees a count that belongs to it. */
+  __atomic_store_n (&e->count, e->count + 1, __ATOMIC_RELAXED);
+  __atomic_store_n (&e->err, errnum, __ATOMIC_RELEASE);
+}
+
+static const struct
+{
+  unsigned bit;
+  const char *name;
+  int resource;
+} rlimits[] = {
+  { UCB_RLIM_SIGPENDING, "SIGPENDING", RLIMIT_SIGPENDING },
+  { UCB_RLIM_MSGQUEUE, "MSGQUEUE", RLIMIT_MSGQUEUE },
+  { UCB_RLIM_MEMLOCK, "MEMLOCK", RLIMIT_MEMLOCK },
+  { UCB_RLIM_NPROC, "NPROC", RLIMIT_NPROC },
+};
+
+const char *
+ucb_rlimit_name (unsigned bit)
+{
+  for (size_t i = 0; i < UCB_ARRAY_SIZE (rlimits); i++)
+    if (rlimits[i].bit == bit)
+      return rlimits[i].name;
+  return NULL;
+}
+
+int
+ucb_rlimit_resource (unsigned bit)
+{
+  for (size_t i = 0; i < UCB_ARRAY_SIZE (rlimits); i++)
+    if (rlimits[i].bit == bit)
+      return rlimits[i].resource;
+  return -1;
 }

@@ -2,6 +2,7 @@
 #ifndef UCB_WORKLOAD_H
 #define UCB_WORKLOAD_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -24,7 +25,10 @@ struct ucb_wctx
   struct ucb_slot *slot;
   void *priv; /* workload-owned state, set by setup() */
   unsigned container;
-  unsigned task;
+  unsigned task;       /* index within the container */
+  unsigned tasks;      /* tasks per container */
+  bool threads;        /* tasks are threads of one process (else one process each) */
+  unsigned long runid; /* unique per ucbench run and point: for names of kernel objects */
 };
 
 /* Count one completed op: a plain single-writer increment (will-it-scale's method).  The
@@ -37,14 +41,8 @@ ucb_op_done (struct ucb_wctx *ctx)
   __atomic_store_n (&ctx->slot->ops, v + 1, __ATOMIC_RELAXED);
 }
 
-/* Count one failed op (not work) and remember why. */
-static inline void
-ucb_op_failed (struct ucb_wctx *ctx, int errnum)
-{
-  uint64_t v = __atomic_load_n (&ctx->slot->fails, __ATOMIC_RELAXED);
-  __atomic_store_n (&ctx->slot->fails, v + 1, __ATOMIC_RELAXED);
-  __atomic_store_n (&ctx->slot->last_errno, errnum, __ATOMIC_RELAXED);
-}
+/* Count one failed op (not work), by errno.  Off the fast path: only refusals pay. */
+void ucb_op_failed (struct ucb_wctx *ctx, int errnum);
 
 #define UCB_RLIM_NONE 0u
 #define UCB_RLIM_SIGPENDING (1u << 0)
@@ -60,7 +58,13 @@ struct ucb_workload
   const char *counter; /* the ucount it charges, "none" for controls */
   const char *locks;   /* global kernel locks also taken, so nobody blames ucounts for them */
   unsigned rlimits;    /* UCB_RLIM_* charged by one op */
-  uint64_t batch;      /* ops between stop-flag checks; 0 = harness default */
+  /* Units of that rlimit one task holds at its peak (signals, bytes, tasks): what
+   * --headroom near leaves free per task. */
+  uint64_t peak;
+  /* Creates named IPC objects (queues): runs only with a private IPC namespace per
+   * container, whose teardown guarantees they cannot outlive the run. */
+  bool needs_ipc_ns;
+  uint64_t batch; /* ops between stop-flag checks; 0 = harness default */
   /* Non-NULL: listed, never run (stress-ng's unimplemented_reason). */
   const char *unsupported_reason;
 
@@ -71,6 +75,10 @@ struct ucb_workload
   /* teardown(): release what setup() took; must be idempotent.  May be NULL. */
   void (*teardown) (struct ucb_wctx *ctx);
 };
+
+/* Name of one UCB_RLIM_* bit ("SIGPENDING", ...), and the setrlimit resource for it. */
+const char *ucb_rlimit_name (unsigned bit);
+int ucb_rlimit_resource (unsigned bit);
 
 /* The registry, in the order of src/workloads/list.h, NULL-terminated. */
 extern const struct ucb_workload *const ucb_workloads[];

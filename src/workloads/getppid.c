@@ -28,6 +28,7 @@ const struct ucb_workload ucb_workload_getppid = {
   .counter = "none",
   .locks = "none",
   .rlimits = UCB_RLIM_NONE,
+  .peak = 0,
   .batch = 10000,
   .loop = getppid_loop,
 };

@@ -2,4 +2,12 @@
  * here (see docs/adding-a-workload.md). */
 #define UCB_WORKLOADS(X)                                                                           \
   X (signal)                                                                                       \
+  X (sigqueue)                                                                                     \
+  X (timer)                                                                                        \
+  X (systrap)                                                                                      \
+  X (mqueue)                                                                                       \
+  X (shmlock)                                                                                      \
+  X (fork)                                                                                         \
+  X (vfork)                                                                                        \
+  X (thread)                                                                                       \
   X (getppid)

@@ -3,7 +3,12 @@
  * One op = tgkill() queues a sigqueue, charged to RLIMIT_SIGPENDING at every user-namespace
  * level (inc_rlimit_get_ucounts), and delivery frees it (dec_rlimit_put_ucounts): exactly one
  * charge and one uncharge.  SIGUSR1 sent with SI_TKILL is not an override signal, so every
- * level's limit is checked.  Also takes the task's own sighand->siglock (not global). */
+ * level's limit is checked.  Also takes the task's own sighand->siglock (not global).
+ *
+ * At the limit tgkill() still succeeds: the kernel delivers a legacy signal without its
+ * siginfo ("lose info" in __send_signal_locked), so si_code arrives as SI_USER instead of
+ * SI_TKILL.  The handler looks at si_code, and such an op counts as failed (EAGAIN, the
+ * refusal an RT signal would get): the charge was refused even though the signal arrived. */
 #include "config.h"
 
 #include <errno.h>
@@ -12,10 +17,15 @@
 
 #include "../workload.h"
 
+/* Per thread: tasks may be threads, each raising to itself. */
+static __thread volatile sig_atomic_t charged;
+
 static void
-on_sigusr1 (int sig)
+on_sigusr1 (int sig, siginfo_t *info, void *uc)
 {
   (void) sig;
+  (void) uc;
+  charged = info->si_code == SI_TKILL;
 }
 
 static int
@@ -25,7 +35,8 @@ signal_setup (struct ucb_wctx *ctx, ucb_error_t *err)
 
   (void) ctx;
   memset (&sa, 0, sizeof sa);
-  sa.sa_handler = on_sigusr1;
+  sa.sa_sigaction = on_sigusr1;
+  sa.sa_flags = SA_SIGINFO;
   sigemptyset (&sa.sa_mask);
   if (sigaction (SIGUSR1, &sa, NULL) < 0)
     return ucb_make_error (err, errno, "sigaction SIGUSR1");
@@ -37,13 +48,14 @@ signal_loop (struct ucb_wctx *ctx, uint64_t iters)
 {
   for (uint64_t i = 0; i < iters; i++)
     {
-      /* raise() cannot report a refused charge: at the limit the kernel still delivers a
-       * legacy signal, only without its siginfo (__send_signal_locked "lose info"), so the
-       * op succeeds uncharged.  Only RT signals from sigqueue() are refused with EAGAIN. */
-      if (raise (SIGUSR1) == 0)
+      /* The handler has run when raise() returns: delivery happens on the way out. */
+      charged = 0;
+      if (raise (SIGUSR1) != 0)
+        ucb_op_failed (ctx, errno);
+      else if (charged)
         ucb_op_done (ctx);
       else
-        ucb_op_failed (ctx, errno);
+        ucb_op_failed (ctx, EAGAIN);
     }
   return UCB_OK;
 }
@@ -51,17 +63,19 @@ signal_loop (struct ucb_wctx *ctx, uint64_t iters)
 static void
 signal_teardown (struct ucb_wctx *ctx)
 {
-  (void) ctx;
-  signal (SIGUSR1, SIG_DFL);
+  /* The disposition is per process: sibling threads may still be raising. */
+  if (!ctx->threads)
+    signal (SIGUSR1, SIG_DFL);
 }
 
 const struct ucb_workload ucb_workload_signal = {
   .name = "signal",
   .summary = "raise(SIGUSR1) into a no-op handler (will-it-scale signal1)",
-  .op = "raise(SIGUSR1) + handler: tgkill, sigqueue alloc/free, rt_sigreturn",
+  .op = "raise(SIGUSR1) + SA_SIGINFO handler: tgkill, sigqueue alloc/free, rt_sigreturn",
   .counter = "SIGPENDING",
   .locks = "per-process sighand->siglock only",
   .rlimits = UCB_RLIM_SIGPENDING,
+  .peak = 1, /* one queued signal between raise() and its delivery */
   .batch = 1000,
   .setup = signal_setup,
   .loop = signal_loop,

@@ -46,6 +46,27 @@ for args in (["--help"], ["-h"], ["help"], ["help", "run"], ["run", "--help"], [
 r = run(["--version"])
 t.ok(r.returncode == 0 and r.stdout.startswith("ucbench "), "--version")
 
+# --output to something that is not a regular file writes through it (a pipe here), and a
+# symlink keeps being a symlink: the atomic rename must not replace either.
+import tempfile
+r = subprocess.run([UCBENCH, "run", "--containers", "1", "--duration", "0.2", "--interval", "0.1",
+                    "--warmup", "0", "--uid-base", "2100210000", "--output", "/dev/stdout",
+                    "--quiet"], capture_output=True, text=True)
+t.ok(r.returncode == 0 and r.stdout.lstrip().startswith("{") and os.path.islink("/dev/stdout"),
+     "--output /dev/stdout writes the document to the pipe; /dev/stdout stays a symlink",
+     r.stderr)
+d = tempfile.mkdtemp(prefix="ucb-out-")
+os.symlink(os.path.join(d, "target.json"), os.path.join(d, "link.json"))
+for _ in range(2):  # dangling, then pointing at a file
+    r = run(["run", "--containers", "1", "--duration", "0.2", "--interval", "0.1", "--warmup", "0",
+             "--uid-base", "2100210000", "--output", os.path.join(d, "link.json"), "--quiet"])
+t.ok(r.returncode == 0 and os.path.islink(os.path.join(d, "link.json"))
+     and os.path.getsize(os.path.join(d, "target.json")) > 0 and len(os.listdir(d)) == 2,
+     "--output through a symlink writes its target and keeps the link", r.stderr)
+for f in os.listdir(d):
+    os.unlink(os.path.join(d, f))
+os.rmdir(d)
+
 # Every option of `run --help` is documented in the man page and the README.
 with open(os.path.join(os.environ.get("top_srcdir", "."), "man", "ucbench.1")) as f:
     man = f.read().replace("\\-", "-")

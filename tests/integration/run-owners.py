@@ -86,7 +86,8 @@ def one(owner, depth):
         left = wait_for(lambda: not (inodes & all_userns_inodes()), 3)
         t.ok(left, f"{name}: no user namespace of the run is left", inodes & all_userns_inodes())
     gone = wait_for(lambda: not [q for q in procs if alive(q)], 3)
-    t.ok(gone and len(procs) == 2 * (depth + 1), f"{name}: none of its {len(procs)} processes is left",
+    # owner, depth-1 intermediate levels, the container init and the task: depth + 2 each
+    t.ok(gone and len(procs) == 2 * (depth + 2), f"{name}: none of its {len(procs)} processes is left",
          [q for q in procs if alive(q)])
 
 
@@ -117,7 +118,7 @@ t.ok(all(len(c["samples"]) == 4 and c["ops"] > 0 for c in pcs),
      [(c["index"], c["ops"], len(c["samples"])) for c in pcs if c["ops"] == 0][:5])
 t.ok(len({c["task_pid"] for c in pcs}) == 64 and len({c["userns_inode"] for c in pcs}) == 64,
      "64 containers: 64 distinct tasks and user namespaces")
-t.ok(wait_for(lambda: not [q for q in procs if alive(q)], 3) and len(procs) == 128,
+t.ok(wait_for(lambda: not [q for q in procs if alive(q)], 3) and len(procs) == 192,
      f"64 containers: none of its {len(procs)} processes is left", [q for q in procs if alive(q)])
 
 for f in os.listdir(tmp):

@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <jansson.h>
+#include <errno.h>
 #include <math.h>
 
 #include "../tap.h"
@@ -26,6 +27,7 @@ fake_point (struct ucb_point_result *r, struct ucb_placement *pl, unsigned conta
   r->pt.owner.kind = UCB_OWNER_SHARED;
   r->pt.depth = 1;
   r->pt.tasks = 1;
+  r->pt.isolate = CLONE_NEWIPC;
   r->pt.repeat = 1;
   r->idle_pct = NAN;
   r->steal_pct = 1.5;
@@ -51,10 +53,21 @@ fake_point (struct ucb_point_result *r, struct ucb_placement *pl, unsigned conta
       r->c[i].index = i;
       r->c[i].owner_uid = 2100000000u;
       r->c[i].depth = 1;
-      r->c[i].cpu = (int) i % 2;
-      r->c[i].task_pid = 100 + (pid_t) i;
+      r->c[i].cpu = xcalloc (1, sizeof (int));
+      r->c[i].cpu[0] = (int) i % 2;
+      r->c[i].task_pid = xcalloc (1, sizeof (pid_t));
+      r->c[i].task_pid[0] = 100 + (pid_t) i;
       r->c[i].task_uid = 2100000000u;
-      r->c[i].last_errno = i == 1 ? 11 : 0;
+    }
+  /* container 1: 5 EAGAIN and 2 EMFILE failures, the last one EAGAIN */
+  r->final = xcalloc (containers, sizeof *r->final);
+  if (containers > 1)
+    {
+      r->final[1].last_errno = EAGAIN;
+      r->final[1].errs[0].err = EMFILE;
+      r->final[1].errs[0].count = 2;
+      r->final[1].errs[1].err = EAGAIN;
+      r->final[1].errs[1].count = 5;
     }
 }
 
@@ -111,6 +124,13 @@ test_point_fields (void)
   tap_check_str (json_string_value (json_object_get (c1, "last_errno")), "EAGAIN");
   tap_check (json_is_null (json_object_get (c0, "last_errno")));
   tap_check_near (num_at (c1, "failed_ops"), 7, 0);
+  tap_check_near (num_at (c1, "failed_by_errno.EAGAIN"), 5, 0);
+  tap_check_near (num_at (c1, "failed_by_errno.EMFILE"), 2, 0);
+  tap_check_int (json_array_size (json_object_get (c1, "tasks")), ==, 1);
+  tap_check_near (num_at (json_array_get (json_object_get (c1, "tasks"), 0), "ops"), 200, 0);
+  tap_check_str (json_string_value (json_object_get (json_object_get (j, "charges"), "counter")),
+                 "SIGPENDING");
+  tap_check_str (json_string_value (json_object_get (j, "isolate")), "user,ipc");
   s = json_object_get (j, "summary");
   /* totals: 200 + 100 = 300 ops/s */
   tap_check_near (num_at (s, "total_ops_per_s"), 300, 1e-9);
@@ -120,6 +140,8 @@ test_point_fields (void)
   tap_check (json_is_null (json_object_get (s, "idle_pct"))); /* NaN becomes null */
   tap_check_near (num_at (s, "steal_pct"), 1.5, 0);
   tap_check_near (num_at (s, "failed_ops"), 7, 0);
+  tap_check_near (num_at (s, "failed_by_errno.EAGAIN"), 5, 0);
+  tap_check_near (num_at (s, "per_task_ops"), 150, 1e-9);
   json_decref (j);
   free_point (&r, &pl);
 }

@@ -1,0 +1,66 @@
+/* fork.c - fork() a child that exits at once, and reap it.
+ *
+ * One op = fork + the child's _exit(0) + waitpid.  copy_creds() charges RLIMIT_NPROC, one task,
+ * at every user-namespace level (inc_rlimit_ucounts), copy_process() then checks it
+ * (is_rlimit_overlimit) and reaping uncharges it (release_task -> dec_rlimit_ucounts): exactly
+ * one charge and one uncharge.  Also takes the global tasklist_lock for writing (fork and
+ * reap) and the pid allocator's lock, and copies the whole mm: this is the heavy NPROC op. */
+#include "config.h"
+
+#include <errno.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../workload.h"
+
+/* Reap `pid`: only then is its NPROC charge gone (zombies stay charged). */
+static int
+reap (pid_t pid)
+{
+  int status;
+
+  while (waitpid (pid, &status, 0) < 0)
+    if (errno != EINTR)
+      return -1;
+  return 0;
+}
+
+static enum ucb_result
+fork_loop (struct ucb_wctx *ctx, uint64_t iters)
+{
+  for (uint64_t i = 0; i < iters; i++)
+    {
+      pid_t pid = fork ();
+
+      if (pid == 0)
+        _exit (0); /* async-signal-safe: fine in a child of a threaded process */
+      /* At the limit copy_process() refuses the charge with EAGAIN; no child exists. */
+      if (pid < 0)
+        {
+          ucb_op_failed (ctx, errno);
+          continue;
+        }
+      /* Only fails if our children are not ours to wait for (SIGCHLD ignored, ECHILD): then
+       * nobody knows when the charge goes, so stop rather than report a wrong op. */
+      if (reap (pid) < 0)
+        {
+          ucb_op_failed (ctx, errno);
+          return UCB_FAIL;
+        }
+      ucb_op_done (ctx);
+    }
+  return UCB_OK;
+}
+
+const struct ucb_workload ucb_workload_fork = {
+  .name = "fork",
+  .summary = "fork() a child that exits at once, then waitpid() it",
+  .op = "fork + child _exit(0) + waitpid",
+  .counter = "NPROC",
+  .locks = "tasklist_lock (global, write), pid allocation (pidmap_lock)",
+  .rlimits = UCB_RLIM_NPROC,
+  .peak = 1, /* the child, from fork until it is reaped */
+  .batch = 20,
+  .loop = fork_loop,
+};

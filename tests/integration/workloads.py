@@ -1,0 +1,84 @@
+"""workloads.py - every workload runs, and proves it hits its counter.
+
+For each workload: 2 containers x {shared, distinct} x depth {1, 3} for a short while, every
+container does work and no op fails.  Then the proof: with a soft limit that leaves no headroom
+for its counter, every op fails with the errno of kernel-ucounts.md; with --headroom near (the
+limit exactly at its peak use) none does."""
+import json
+import os
+import subprocess
+
+from taplib import Tap, UCBENCH, run, skip_all, userns_works
+
+if not userns_works():
+    skip_all("user namespaces cannot be created here")
+if os.geteuid() != 0:
+    skip_all("owner modes need root (setresuid to the owner uids)")
+
+BASE = "2100400000"  # a range of its own: runs beside the other integration tests
+SHORT = ["--duration", "0.5", "--warmup", "0.2", "--interval", "0.25", "--uid-base", BASE,
+         "--format", "json", "--quiet"]
+
+# No headroom: the limit at which one op of the workload cannot be charged, and the errno.
+# (1 container, distinct owner, depth 1, 1 task: NPROC counts owner + init + task = 3.)
+PROOF = {
+    "signal": ("SIGPENDING=0", "EAGAIN"),   # delivered without siginfo: counted as refused
+    "sigqueue": ("SIGPENDING=0", "EAGAIN"),
+    "timer": ("SIGPENDING=0", "EAGAIN"),
+    "mqueue": ("MSGQUEUE=1", "EMFILE"),
+    "shmlock": ("MEMLOCK=4095", "ENOMEM"),
+    "fork": ("NPROC=3", "EAGAIN"),
+    "vfork": ("NPROC=3", "EAGAIN"),
+    "thread": ("NPROC=3", "EAGAIN"),
+}
+
+t = Tap()
+lst = json.loads(run(["list", "--format", "json"]).stdout)["workloads"]
+
+
+def doc_of(r):
+    try:
+        return json.loads(r.stdout)
+    except ValueError:
+        return None
+
+
+for w in lst:
+    name = w["name"]
+    if not w["supported"]:
+        t.skip(f"{name}: runs in every owner mode and depth", w["unsupported_reason"])
+        continue
+    r = run(["run", "--workload", name, "--containers", "2", "--owner", "shared,distinct",
+             "--depth", "1,3"] + SHORT)
+    doc = doc_of(r)
+    res = doc["results"] if doc else []
+    good = r.returncode == 0 and len(res) == 4 and all(
+        c["ops"] > 0 and c["failed_ops"] == 0 for p in res for c in p["per_container"])
+    t.ok(good, f"{name}: works in 2 containers x shared,distinct x depth 1,3",
+         r.stderr + json.dumps([(p["owner"], p["depth"], [(c["ops"], c["failed_by_errno"])
+                                                          for c in p["per_container"]])
+                                for p in res]))
+    t.ok(all(p["charges"]["counter"] == w["counter"] and p["charges"]["locks"] for p in res),
+         f"{name}: results name the counter and the locks it takes")
+    if name not in PROOF:
+        continue
+    limit, errno = PROOF[name]
+    r = run(["run", "--workload", name, "--containers", "1", "--owner", "distinct", "--depth", "1",
+             "--limit", limit] + SHORT)
+    doc = doc_of(r)
+    p = doc["results"][0] if doc else {}
+    s = p.get("summary", {})
+    t.ok(r.returncode == 0 and s.get("failed_ops", 0) > 0 and p["per_container"][0]["ops"] == 0
+         and set(s.get("failed_by_errno", {})) == {errno},
+         f"{name}: with {limit} every op fails with {errno}", r.stderr + json.dumps(s))
+    t.ok(p.get("limits", {}).get(limit.split("=")[0], {}).get("source") == "limit",
+         f"{name}: the limit in force is recorded")
+    r = run(["run", "--workload", name, "--containers", "1", "--owner", "distinct", "--depth", "1",
+             "--headroom", "near"] + SHORT)
+    doc = doc_of(r)
+    p = doc["results"][0] if doc else {}
+    s = p.get("summary", {})
+    t.ok(r.returncode == 0 and s.get("failed_ops") == 0 and p["per_container"][0]["ops"] > 0,
+         f"{name}: with --headroom near (limit = peak use) no op fails",
+         r.stderr + json.dumps(p.get("limits")) + json.dumps(s))
+t.done()

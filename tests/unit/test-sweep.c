@@ -1,0 +1,120 @@
+/* test-sweep.c - the sweep is the full Cartesian product, in a stable documented order. */
+#include "config.h"
+
+#include "../tap.h"
+#include "options.h"
+#include "runner.h"
+#include "util.h"
+#include "workload.h"
+
+static int
+parse (struct ucb_run_options *o, const char *args)
+{
+  char *copy = xstrdup (args), *save = NULL;
+  char *argv[32] = { (char *) "run" };
+  int argc = 1, r;
+  ucb_error_t err = NULL;
+
+  for (char *t = strtok_r (copy, " ", &save); t && argc < 31; t = strtok_r (NULL, " ", &save))
+    argv[argc++] = t;
+  r = ucb_run_options_parse (o, argc, argv, 2, &err);
+  ucb_error_free (&err);
+  free (copy);
+  return r;
+}
+
+static void
+test_product (void)
+{
+  struct ucb_run_options o;
+  size_t n;
+  unsigned seen[2][2][2][2][3][2] = { { { { { { 0 } } } } } };
+
+  tap_check_int (parse (&o, "--workload signal,getppid --owner shared,distinct --depth 0,3 "
+                            "--tasks 1,2 --containers 1,4,8 --repeat 2"),
+                 ==, 0);
+  n = ucb_sweep_size (&o);
+  tap_check_int (n, ==, 2 * 2 * 2 * 2 * 3 * 2);
+  for (size_t k = 0; k < n; k++)
+    {
+      struct ucb_point pt;
+      int w, ow, d, t, c, r;
+
+      ucb_sweep_point (&o, k, &pt);
+      w = pt.workload == o.workloads[1];
+      ow = pt.owner.kind == UCB_OWNER_DISTINCT;
+      d = pt.depth == 3;
+      t = pt.tasks == 2;
+      c = pt.containers == 1 ? 0 : pt.containers == 4 ? 1 : 2;
+      r = (int) pt.repeat - 1;
+      tap_check (r == 0 || r == 1);
+      tap_check_int (pt.index, ==, k);
+      if (r == 0 || r == 1)
+        seen[w][ow][d][t][c][r]++;
+    }
+  /* every combination exactly once */
+  for (size_t i = 0; i < sizeof seen / sizeof (unsigned); i++)
+    tap_check_int (((unsigned *) seen)[i], ==, 1);
+  ucb_run_options_free (&o);
+}
+
+static void
+test_order (void)
+{
+  struct ucb_run_options o;
+  struct ucb_point a, b;
+
+  tap_check_int (parse (&o, "--workload signal,getppid --owner shared,root --depth 1,2 --tasks "
+                            "1,3 --containers 2,5 --repeat 2"),
+                 ==, 0);
+  /* repetitions fastest, then containers, tasks, depth, owner, workload */
+  ucb_sweep_point (&o, 0, &a);
+  ucb_sweep_point (&o, 1, &b);
+  tap_check_int (a.repeat, ==, 1);
+  tap_check_int (b.repeat, ==, 2);
+  tap_check_int (a.containers, ==, b.containers);
+  ucb_sweep_point (&o, 2, &b);
+  tap_check_int (b.containers, ==, 5);
+  tap_check_int (b.tasks, ==, 1);
+  ucb_sweep_point (&o, 4, &b);
+  tap_check_int (b.tasks, ==, 3);
+  tap_check_int (b.containers, ==, 2);
+  ucb_sweep_point (&o, 8, &b);
+  tap_check_int (b.depth, ==, 2);
+  ucb_sweep_point (&o, 16, &b);
+  tap_check_int (b.owner.kind, ==, UCB_OWNER_ROOT);
+  tap_check_str (b.workload->name, "signal");
+  ucb_sweep_point (&o, 32, &b);
+  tap_check_str (b.workload->name, "getppid");
+  tap_check_int (b.owner.kind, ==, UCB_OWNER_SHARED);
+  ucb_sweep_point (&o, 63, &b);
+  tap_check_str (b.workload->name, "getppid");
+  tap_check_int (b.owner.kind, ==, UCB_OWNER_ROOT);
+  tap_check_int (b.depth, ==, 2);
+  tap_check_int (b.tasks, ==, 3);
+  tap_check_int (b.containers, ==, 5);
+  tap_check_int (b.repeat, ==, 2);
+  ucb_run_options_free (&o);
+}
+
+static void
+test_point_carries_mode (void)
+{
+  struct ucb_run_options o;
+  struct ucb_point p;
+
+  tap_check_int (parse (&o, "--threads --tasks 4 --isolate user,ipc,pid --containers 2"), ==, 0);
+  ucb_sweep_point (&o, 0, &p);
+  tap_check (p.threads);
+  tap_check_int (p.tasks, ==, 4);
+  tap_check_int (p.isolate, ==, CLONE_NEWIPC | CLONE_NEWPID);
+  ucb_run_options_free (&o);
+}
+
+static const struct tap_test tests[] = {
+  { "the sweep is the whole Cartesian product, each point once", test_product },
+  { "stable order: repeat fastest, then containers, tasks, depth, owner, workload", test_order },
+  { "points carry threads, tasks and isolation", test_point_carries_mode },
+};
+
+TAP_MAIN (tests)
