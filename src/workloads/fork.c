@@ -4,7 +4,8 @@
  * at every user-namespace level (inc_rlimit_ucounts), copy_process() then checks it
  * (is_rlimit_overlimit) and reaping uncharges it (release_task -> dec_rlimit_ucounts): exactly
  * one charge and one uncharge.  Also takes the global tasklist_lock for writing (fork and
- * reap) and the pid allocator's lock, and copies the whole mm: this is the heavy NPROC op. */
+ * reap) and the pid allocator's lock, and copies the whole mm under its mmap_lock, which the
+ * tasks of a thread-mode container share: this is the heavy NPROC op. */
 #include "config.h"
 
 #include <errno.h>
@@ -18,9 +19,7 @@
 static int
 reap (pid_t pid)
 {
-  int status;
-
-  while (waitpid (pid, &status, 0) < 0)
+  while (waitpid (pid, NULL, 0) < 0)
     if (errno != EINTR)
       return -1;
   return 0;

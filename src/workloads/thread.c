@@ -104,7 +104,7 @@ const struct ucb_workload ucb_workload_thread = {
   /* The new thread plus, briefly, the joined one not yet released: with room for only one,
    * about 0.2% of creates failed with EAGAIN (6.18, 2 vCPUs); with two, none in 200000. */
   .peak = 2,
-  .batch = 200,
+  .batch = 100,
   .setup = thread_setup,
   .loop = thread_loop,
   .teardown = thread_teardown,

@@ -97,8 +97,9 @@ for owner in ("shared", "distinct", "root"):
 
 # Density: 64 containers on this small machine, each with its own samples.
 out = os.path.join(tmp, "64.json")
+# A warm-up long enough to see all 64 tasks from outside even on a loaded machine.
 p = subprocess.Popen([UCBENCH, "run", "--containers", "64", "--owner", "shared", "--duration", "1",
-                      "--warmup", "0.5", "--interval", "0.25", "--output", out, "--quiet"],
+                      "--warmup", "3", "--interval", "0.25", "--output", out, "--quiet"],
                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 wait_for(lambda: len(tasks_of(p.pid)) == 64, 30)
 procs = descendants(p.pid)
