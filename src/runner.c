@@ -342,7 +342,10 @@ ucb_run_point (const struct ucb_run_options *o, const struct ucb_placement *pl,
     }
   if (measure (o, &fleet, &arena, res, err) < 0)
     return -1;
-  res->final = xcalloc (n * T, sizeof *res->final);
+  /* struct ucb_slot is 256-byte aligned: malloc's alignment is not enough. */
+  res->final = aligned_alloc (UCB_SLOT_SIZE, n * T * sizeof *res->final);
+  if (res->final == NULL)
+    ucb_oom ();
   memcpy (res->final, arena.shared->slots, n * T * sizeof *res->final);
   __atomic_store_n (&arena.shared->ctl.stop, 1, __ATOMIC_RELAXED);
   if (ucb_fleet_finish (&fleet, STOP_GRACE_S, err) < 0)

@@ -189,7 +189,52 @@ test_owner_names (void)
   free (m);
 }
 
+static void
+test_limits_isolate_headroom (void)
+{
+  struct ucb_run_options o;
+  ucb_error_t err = NULL;
+  char *name;
+
+  tap_check_int (parse (&o, &err,
+                        "--limit sigpending=5,MSGQUEUE=unlimited --limit NPROC=7 --isolate "
+                        "user,pid,net --tasks 2,4 --threads"),
+                 ==, 0);
+  tap_check (o.limits[0].set && o.limits[0].value == 5);
+  tap_check (o.limits[1].set && o.limits[1].value == UCB_LIMIT_UNLIMITED);
+  tap_check (!o.limits[2].set);
+  tap_check (o.limits[3].set && o.limits[3].value == 7);
+  tap_check_int (o.isolate, ==, CLONE_NEWPID | CLONE_NEWNET);
+  name = ucb_isolate_name (o.isolate);
+  tap_check_str (name, "pid,net");
+  free (name);
+  tap_check_int (o.n_tasks, ==, 2);
+  tap_check (o.threads);
+  ucb_run_options_free (&o);
+  /* headroom for the workload's counter, an explicit limit for another counter */
+  tap_check_int (parse (&o, &err, "--headroom far --limit NPROC=100"), ==, 0);
+  tap_check_int (o.headroom, ==, UCB_HEADROOM_FAR);
+  ucb_run_options_free (&o);
+  /* the default: an IPC namespace per container */
+  tap_check_int (parse (&o, &err, ""), ==, 0);
+  tap_check_int (o.isolate, ==, CLONE_NEWIPC);
+  tap_check_int (o.headroom, ==, UCB_HEADROOM_HOST);
+  ucb_run_options_free (&o);
+  expect_bad ("--limit SIGPENDING", "SIGPENDING");
+  expect_bad ("--limit SIGPENDING=-1", "SIGPENDING=-1");
+  expect_bad ("--limit NOFILE=3", "NOFILE");
+  expect_bad ("--isolate user,time", "time");
+  expect_bad ("--isolate ipc --depth 0,1", "--depth >= 1");
+  expect_bad ("--headroom medium", "medium");
+  expect_bad ("--headroom near --limit SIGPENDING=3", "both");
+  expect_bad ("--workload mqueue --isolate user", "IPC namespace");
+  expect_bad ("--workload mqueue --depth 0", "IPC namespace");
+  expect_bad ("--tasks 1025", "1025");
+  expect_bad ("--containers 4096 --tasks 5", "tasks");
+}
+
 static const struct tap_test tests[] = {
+  { "--limit, --isolate, --headroom, --tasks, --threads", test_limits_isolate_headroom },
   { "defaults of a bare `run`", test_defaults },
   { "every option parsed", test_full_command_line },
   { "--help", test_help },

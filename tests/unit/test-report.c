@@ -60,7 +60,8 @@ fake_point (struct ucb_point_result *r, struct ucb_placement *pl, unsigned conta
       r->c[i].task_uid = 2100000000u;
     }
   /* container 1: 5 EAGAIN and 2 EMFILE failures, the last one EAGAIN */
-  r->final = xcalloc (containers, sizeof *r->final);
+  r->final = aligned_alloc (UCB_SLOT_SIZE, containers * sizeof *r->final);
+  memset (r->final, 0, containers * sizeof *r->final);
   if (containers > 1)
     {
       r->final[1].last_errno = EAGAIN;
