@@ -52,15 +52,6 @@ sleep_s (double s)
 }
 
 /* The bare loop: will-it-scale's signal1 body, counter in a shared page. */
-static double
-cpu_ns (clockid_t clk)
-{
-  struct timespec ts;
-  if (clock_gettime (clk, &ts) < 0)
-    return 0;
-  return (double) ts.tv_sec * 1e9 + (double) ts.tv_nsec;
-}
-
 /* depth 1: a user namespace (and IPC namespace) of our own, uid 0 inside mapped to ours, as
  * ucbench's containers have; no harness otherwise. */
 static void
@@ -96,7 +87,6 @@ static double
 bare_rate (const struct ucb_workload *w, unsigned depth, int cpu, double warmup, double duration,
            double *ns_per_op)
 {
-  clockid_t clk;
   double c0, c1;
   struct ucb_slot *slot
       = mmap (NULL, sizeof *slot, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -123,19 +113,25 @@ bare_rate (const struct ucb_workload *w, unsigned depth, int cpu, double warmup,
           fprintf (stderr, "bench-overhead: %s setup: %s\n", w->name, err->msg);
           _exit (1);
         }
+      /* The same batches as ucbench, and the same CPU clock: the calling thread's own. */
       for (;;)
-        w->loop (&ctx, 1u << 30);
+        {
+          struct timespec ts;
+          w->loop (&ctx, w->batch ? w->batch : 1000);
+          clock_gettime (CLOCK_THREAD_CPUTIME_ID, &ts);
+          __atomic_store_n (&slot->cpu_ns,
+                            (uint64_t) ts.tv_sec * 1000000000ull + (uint64_t) ts.tv_nsec,
+                            __ATOMIC_RELAXED);
+        }
     }
-  if (clock_getcpuclockid (pid, &clk) != 0)
-    clk = (clockid_t) -1;
   sleep_s (warmup);
   t0 = ucb_now_ns ();
   a = __atomic_load_n (&slot->ops, __ATOMIC_RELAXED);
-  c0 = cpu_ns (clk);
+  c0 = (double) __atomic_load_n (&slot->cpu_ns, __ATOMIC_RELAXED);
   sleep_s (duration);
   t1 = ucb_now_ns ();
   b = __atomic_load_n (&slot->ops, __ATOMIC_RELAXED);
-  c1 = cpu_ns (clk);
+  c1 = (double) __atomic_load_n (&slot->cpu_ns, __ATOMIC_RELAXED);
   kill (pid, SIGKILL);
   waitpid (pid, NULL, 0);
   if (slot->fails)
@@ -188,13 +184,14 @@ capture (char *const argv[])
 }
 
 static double
-ucbench_rate (const char *ucbench, int cpu, double warmup, double duration, double *ns_per_op)
+ucbench_rate (const char *ucbench, const char *workload, unsigned depth, int cpu, double warmup,
+              double duration, double *ns_per_op)
 {
-  char cpus[16], dur[32], wu[32];
+  char cpus[16], dur[32], wu[32], dep[16];
   char *argv[] = { (char *) ucbench,        (char *) "run",
-                   (char *) "--workload",   (char *) "signal",
+                   (char *) "--workload",   (char *) workload,
                    (char *) "--containers", (char *) "1",
-                   (char *) "--depth",      (char *) "0",
+                   (char *) "--depth",      dep,
                    (char *) "--owner",      (char *) "root",
                    (char *) "--pin",        cpus,
                    (char *) "--duration",   dur,

@@ -733,6 +733,11 @@ ucb_run_options_parse (struct ucb_run_options *o, int argc, char **argv, unsigne
                                   "cannot outlive it",
                                   o->workloads[i]->name);
       }
+  if (o->headroom == UCB_HEADROOM_NEAR)
+    for (size_t i = 0; i < o->n_owners; i++)
+      if (o->owners[i].kind == UCB_OWNER_ROOT)
+        return ucb_usage_error (err, "--headroom near needs a non-root owner: uid 0's counters "
+                                     "are shared with every root process");
   if (o->headroom != UCB_HEADROOM_HOST)
     for (size_t i = 0; i < o->n_workloads; i++)
       for (unsigned b = 0; b < UCB_NLIMITS; b++)

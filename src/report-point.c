@@ -40,19 +40,29 @@ errno_name (int e)
   return n ? ucb_json_str (n) : ucb_json_checked (json_sprintf ("errno %d", e));
 }
 
-/* Failed ops by errno name, added into `into` (an object of counts). */
+/* Failed ops by errno name during the window (end minus start), added into `into`. */
 static void
-add_errnos (json_t *into, const struct ucb_slot *slot)
+add_errnos (json_t *into, const struct ucb_slot *end, const struct ucb_slot *start)
 {
   for (size_t k = 0; k < UCB_SLOT_ERRNOS; k++)
-    if (slot->errs[k].err != 0 && slot->errs[k].count > 0)
-      {
-        json_t *name = errno_name (slot->errs[k].err);
-        const char *key = json_string_value (name);
-        json_int_t have = json_integer_value (json_object_get (into, key));
-        ucb_json_set (into, key, ucb_json_int (have + (json_int_t) slot->errs[k].count));
-        json_decref (name);
-      }
+    {
+      uint64_t count = end->errs[k].count;
+
+      if (end->errs[k].err == 0)
+        continue;
+      /* An entry, once given an errno, keeps it: match it in the earlier snapshot. */
+      for (size_t j = 0; start && j < UCB_SLOT_ERRNOS; j++)
+        if (start->errs[j].err == end->errs[k].err)
+          count -= start->errs[j].count;
+      if (count > 0)
+        {
+          json_t *name = errno_name (end->errs[k].err);
+          const char *key = json_string_value (name);
+          json_int_t have = json_integer_value (json_object_get (into, key));
+          ucb_json_set (into, key, ucb_json_int (have + (json_int_t) count));
+          json_decref (name);
+        }
+    }
 }
 
 /* Samples of the tasks [first, first + n): one entry per interval, ops summed over the tasks,
@@ -154,8 +164,8 @@ container_json (const struct ucb_point_result *r, const struct ucb_placement *pl
       cw->cpu_ns += tw.cpu_ns;
       cw->rate += isfinite (tw.rate) ? tw.rate : 0;
       cw->span_s = fmax (cw->span_s, tw.span_s);
-      add_errnos (errnos, &r->final[first + t]);
-      add_errnos (errnos_all, &r->final[first + t]);
+      add_errnos (errnos, &r->final[first + t], r->initial ? &r->initial[first + t] : NULL);
+      add_errnos (errnos_all, &r->final[first + t], r->initial ? &r->initial[first + t] : NULL);
       if (r->final[first + t].last_errno)
         last_errno = r->final[first + t].last_errno;
       for (size_t k = 0; k < ncpus; k++)

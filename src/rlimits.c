@@ -102,9 +102,6 @@ ucb_limits_for_point (const struct ucb_run_options *o, const struct ucb_point *p
         }
       else if ((pt->workload->rlimits & bit) && o->headroom == UCB_HEADROOM_NEAR)
         {
-          if (pt->owner.kind == UCB_OWNER_ROOT)
-            return ucb_usage_error (err, "--headroom near needs a non-root owner: uid 0's "
-                                         "counters are shared with every root process");
           soft = near_value (pt, bit);
           source = "headroom near";
         }

@@ -223,6 +223,19 @@ sleep_until (uint64_t t_ns, ucb_error_t *err)
   return 0;
 }
 
+/* Every task's slot as it is now: the errno counts have no reading of their own. */
+static struct ucb_slot *
+snapshot (const struct ucb_arena *a)
+{
+  /* struct ucb_slot is 256-byte aligned: malloc's alignment is not enough. */
+  struct ucb_slot *s = aligned_alloc (UCB_SLOT_SIZE, a->ntasks * sizeof *s);
+
+  if (s == NULL)
+    ucb_oom ();
+  memcpy (s, a->shared->slots, a->ntasks * sizeof *s);
+  return s;
+}
+
 static int
 measure (const struct ucb_run_options *o, struct ucb_fleet *fleet, struct ucb_arena *arena,
          struct ucb_point_result *res, ucb_error_t *err)
@@ -244,6 +257,7 @@ measure (const struct ucb_run_options *o, struct ucb_fleet *fleet, struct ucb_ar
     return -1;
   have_stat = read_cpu_jiffies (&tot0, &idle0, &steal0) == 0;
   ucb_sample_row (&res->samples, arena);
+  res->initial = snapshot (arena);
   t0 = ucb_reading_at (&res->samples, 0, 0)->t_ns;
   for (size_t k = 1; k <= nint; k++)
     {
@@ -342,11 +356,7 @@ ucb_run_point (const struct ucb_run_options *o, const struct ucb_placement *pl,
     }
   if (measure (o, &fleet, &arena, res, err) < 0)
     return -1;
-  /* struct ucb_slot is 256-byte aligned: malloc's alignment is not enough. */
-  res->final = aligned_alloc (UCB_SLOT_SIZE, n * T * sizeof *res->final);
-  if (res->final == NULL)
-    ucb_oom ();
-  memcpy (res->final, arena.shared->slots, n * T * sizeof *res->final);
+  res->final = snapshot (&arena);
   __atomic_store_n (&arena.shared->ctl.stop, 1, __ATOMIC_RELAXED);
   if (ucb_fleet_finish (&fleet, STOP_GRACE_S, err) < 0)
     return ucb_error_wrap (err, "stopping");
@@ -362,6 +372,7 @@ ucb_point_result_free (struct ucb_point_result *res)
       free (res->c[i].task_pid);
     }
   free (res->c);
+  free (res->initial);
   free (res->final);
   ucb_samples_free (&res->samples);
   memset (res, 0, sizeof *res);

@@ -53,7 +53,8 @@ struct ucb_point_result
   struct ucb_point pt;
   struct ucb_container_result *c; /* pt.containers entries */
   struct ucb_samples samples;     /* one column per task (container-major); row 0 = warm-up end */
-  struct ucb_slot *final;         /* every task's slot at the end of the window (errnos) */
+  struct ucb_slot *initial;       /* every task's slot at the start of the window (errnos) */
+  struct ucb_slot *final;         /* ... and at its end */
   struct ucb_point_limits limits;
   uint64_t start_ns;          /* start barrier released */
   double setup_s;             /* fork to all-ready */

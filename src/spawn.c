@@ -321,9 +321,12 @@ container_main (const struct ucb_task_env *env, ucb_task_main_fn fn, void *arg)
             task_process (env, self, started, fn, arg);
           if (pid < 0)
             {
-              const char *hint = ucb_clone_hint (errno);
-              ucb_make_error (&err, errno, "fork for task %u%s%s", started, hint ? "; " : "",
-                              hint ? hint : "");
+              int e = errno;
+              const char *hint = ucb_clone_hint (e);
+              if (hint)
+                ucb_make_error (&err, 0, "fork for task %u: %s; %s", started, strerror (e), hint);
+              else
+                ucb_make_error (&err, e, "fork for task %u", started);
               send_error (env->sync_fd, &err);
               failed = 1;
               break;

@@ -36,7 +36,15 @@ t.ok(r.returncode == 0 and "kernel.release" in r.stdout, "info: text output", r.
 r = run(["list", "--format", "json"])
 t.ok(r.returncode == 0, "list --format json exits 0", r.stderr)
 ws = {w["name"]: w for w in json.loads(r.stdout or "{}").get("workloads", [])}
-t.ok(set(ws) >= {"signal", "getppid"}, "list: signal and getppid listed", list(ws))
+ALL = {"signal", "sigqueue", "timer", "systrap", "mqueue", "shmlock", "fork", "vfork", "thread",
+       "getppid"}
+t.ok(set(ws) == ALL, "list: all ten workloads listed", list(ws))
+COUNTER = {"signal": "SIGPENDING", "sigqueue": "SIGPENDING", "timer": "SIGPENDING",
+           "systrap": "SIGPENDING", "mqueue": "MSGQUEUE", "shmlock": "MEMLOCK", "fork": "NPROC",
+           "vfork": "NPROC", "thread": "NPROC"}
+t.ok(all(ws[n]["rlimits"] == [c] for n, c in COUNTER.items() if n in ws),
+     "list: each rlimit workload names the one rlimit it charges",
+     {n: ws[n]["rlimits"] for n in ws})
 t.ok(ws.get("signal", {}).get("counter") == "SIGPENDING"
      and ws.get("signal", {}).get("rlimits") == ["SIGPENDING"], "list: signal hits SIGPENDING")
 t.ok(ws.get("getppid", {}).get("counter") == "none" and ws["getppid"].get("rlimits") == [],
