@@ -16,10 +16,11 @@ for w in $(./ucbench list --format json | python3 -c 'import json,sys; print(" "
         --rounds "$rounds" --duration "$duration" --cpu 1)
   echo "$out"
   summary="$summary
-$(printf '%-9s depth %s  ' "$w" "$depth")$(echo "$out" | grep -E '^(ratio ucbench/bare|CPU ratio)' | awk '{printf "%s median %s (min %s max %s)  ", $1" "$2, $4, $6, $8}')"
+$(printf '%-9s depth %s  ' "$w" "$depth")$(echo "$out" | awk '/^ratio ucbench\/bare/ { printf "ops/s %s [%s-%s]  ", $4, $6, $8 }
+                      /^CPU ratio/ { printf "cpu %s [%s-%s]", $5, $7, $9 }')"
 done
 echo
-echo "# workload  depth  ops/s ratio ucbench/bare  |  CPU ns/op ratio bare/ucbench"
+echo "# workload  depth  ops/s ratio ucbench/bare median [min-max]  CPU ns/op ratio bare/ucbench"
 echo "$summary"
 echo
 echo "# depth curve: ./ucbench run --workload signal,sigqueue --containers 2 --owner distinct --depth 0,1,2,4,8,16,32 --repeat 3 --duration $duration"

@@ -58,6 +58,7 @@ static void
 enter_userns (void)
 {
   char map[64];
+  unsigned uid = (unsigned) getuid (); /* before unshare: unmapped, it would read 65534 */
   int fd;
 
   if (unshare (CLONE_NEWUSER | CLONE_NEWIPC) < 0)
@@ -72,12 +73,15 @@ enter_userns (void)
         _exit (1);
       close (fd);
     }
-  snprintf (map, sizeof map, "0 %u 1\n", (unsigned) getuid ());
+  snprintf (map, sizeof map, "0 %u 1\n", uid);
   for (int i = 0; i < 2; i++)
     {
       fd = open (i ? "/proc/self/uid_map" : "/proc/self/gid_map", O_WRONLY);
       if (fd < 0 || write (fd, map, strlen (map)) < 0)
-        _exit (1);
+        {
+          perror ("bench-overhead: id map");
+          _exit (1);
+        }
       close (fd);
     }
 }

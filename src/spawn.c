@@ -574,10 +574,10 @@ ucb_fleet_spawn (struct ucb_fleet *f, const struct ucb_container_spec *spec, ucb
 int
 ucb_userns_probe (void)
 {
+  cleanup_pid pid_t pid = fork ();
   int status;
-  pid_t pid, r;
+  pid_t r;
 
-  pid = fork ();
   if (pid < 0)
     return INT_MIN;
   if (pid == 0)
@@ -585,7 +585,8 @@ ucb_userns_probe (void)
   while ((r = waitpid (pid, &status, 0)) < 0 && errno == EINTR)
     ;
   if (r != pid)
-    return INT_MIN;
+    return INT_MIN; /* cleanup_pid kills and reaps it */
+  pid = 0;
   if (WIFSIGNALED (status))
     return -WTERMSIG (status);
   return WEXITSTATUS (status);

@@ -28,13 +28,6 @@ void ucb_cleanup_pidp (pid_t *pid);
     *(pp) = NULL;                                                                                  \
     _ptr;                                                                                          \
   })
-#define take_fd(pfd)                                                                               \
-  ({                                                                                               \
-    int _fd = *(pfd);                                                                              \
-    *(pfd) = -1;                                                                                   \
-    _fd;                                                                                           \
-  })
-
 #define UCB_ARRAY_SIZE(a) (sizeof (a) / sizeof ((a)[0]))
 
 __attribute__ ((noreturn)) void ucb_oom (void);

@@ -25,12 +25,6 @@ ucb_workload_find (const char *name)
   return NULL;
 }
 
-size_t
-ucb_workload_count (void)
-{
-  return UCB_ARRAY_SIZE (ucb_workloads) - 1;
-}
-
 void
 ucb_op_failed (struct ucb_wctx *ctx, int errnum)
 {

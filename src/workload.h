@@ -83,6 +83,5 @@ int ucb_rlimit_resource (unsigned bit);
 /* The registry, in the order of src/workloads/list.h, NULL-terminated. */
 extern const struct ucb_workload *const ucb_workloads[];
 const struct ucb_workload *ucb_workload_find (const char *name);
-size_t ucb_workload_count (void);
 
 #endif

@@ -60,6 +60,19 @@ for w in lst:
                                 for p in res]))
     t.ok(all(p["charges"]["counter"] == w["counter"] and p["charges"]["locks"] for p in res),
          f"{name}: results name the counter and the locks it takes")
+    # The other axes: 2 tasks as processes and as threads, every namespace, --headroom far.
+    for mode in ([], ["--threads"]):
+        r = run(["run", "--workload", name, "--containers", "2", "--tasks", "2", "--depth", "2",
+                 "--isolate", "user,ipc,pid,mnt,uts,net", "--headroom", "far"] + mode + SHORT)
+        doc = doc_of(r)
+        res = doc["results"] if doc else []
+        good = r.returncode == 0 and len(res) == 1 and all(
+            x["ops"] > 0 and x["failed_ops"] == 0 for c in res[0]["per_container"]
+            for x in c["tasks"])
+        t.ok(good, f"{name}: 2 tasks {'as threads' if mode else 'as processes'}, all namespaces, "
+             "--headroom far", r.stderr + json.dumps([[(x["ops"], x["failed_ops"]) for x in
+                                                      c["tasks"]] for p in res
+                                                     for c in p["per_container"]]))
     if name not in PROOF:
         continue
     limit, errno = PROOF[name]
