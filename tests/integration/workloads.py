@@ -63,6 +63,7 @@ for w in lst:
     # The other axes: 2 tasks as processes and as threads, every namespace, --headroom far.
     for mode in ([], ["--threads"]):
         r = run(["run", "--workload", name, "--containers", "2", "--tasks", "2", "--depth", "2",
+                 "--owner", "shared",
                  "--isolate", "user,ipc,pid,mnt,uts,net", "--headroom", "far"] + mode + SHORT)
         doc = doc_of(r)
         res = doc["results"] if doc else []
