@@ -17,6 +17,8 @@ static const char help_usage[] = "Usage: ucbench help [COMMAND]\n"
 static const struct ucb_command commands[] = {
   { "run", ucb_cmd_run, "run workloads in N containers; per-container throughput; JSON",
     ucb_run_usage },
+  { "verify", ucb_cmd_verify, "check limit enforcement across the user-namespace hierarchy",
+    ucb_verify_usage },
   { "list", ucb_cmd_list, "workloads: what one op is, which counter it hits", ucb_list_usage },
   { "info", ucb_cmd_info, "this host: kernel, CPUs, user namespaces, cgroups, caps, LSMs",
     ucb_info_usage },

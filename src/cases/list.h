@@ -1,0 +1,9 @@
+/* list.h - every verify case, once, in ID order (docs/verify.md has one section each). */
+#define UCB_VCASES(X)                                                                              \
+  X (ulim01)                                                                                       \
+  X (ulim02)                                                                                       \
+  X (ulim03)                                                                                       \
+  X (ulim05)                                                                                       \
+  X (ulim11)                                                                                       \
+  X (ulim16)                                                                                       \
+  X (ulim19)

@@ -1,0 +1,70 @@
+/* ulim19.c - ULIM-19: the parent-level RLIMIT_MEMLOCK bound, in pages against bytes.
+ *
+ * U with soft MEMLOCK 16 bytes creates a user (and IPC) namespace, raises its soft limit inside
+ * to the hard limit and SHM_LOCKs one-page segments.  Intended: the namespace's bound is 16 B =
+ * 0 pages, so the first lock fails with ENOMEM.  Every kernel read so far (5.14 .. 7.0-rc) stores
+ * rlimit_max[MEMLOCK] in bytes (create_user_ns) but compares the page counter with it
+ * (inc_rlimit_ucounts in user_shm_lock): 16 one-page locks succeed and the 17th fails, a bound
+ * PAGE_SIZE times looser.  That is reported as `known-bug`; a fixed kernel gets `pass`. */
+#include "config.h"
+
+#include <errno.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/ipc.h>
+#include <sys/shm.h>
+#include <unistd.h>
+
+#include "../verify.h"
+#include "../vprobe.h"
+
+#define SOFT_BYTES 16
+#define MAX_LOCKS 64
+
+static int
+ulim19_run (struct ucb_vctx *ctx, ucb_error_t *err)
+{
+  long page = sysconf (_SC_PAGESIZE);
+  pid_t pid = ucb_vfork ();
+
+  if (pid < 0)
+    return ucb_make_error (err, errno, "fork");
+  if (pid == 0)
+    {
+      ucb_error_t e = NULL;
+      int refused = 0;
+      long n = 0;
+
+      if (ucb_vbecome (ctx->uid_base, &e) < 0 || ucb_vsoft (RLIMIT_MEMLOCK, SOFT_BYTES, &e) < 0
+          || ucb_vuserns (CLONE_NEWIPC, &e) < 0
+          || ucb_vsoft (RLIMIT_MEMLOCK, RLIM_INFINITY, &e) < 0)
+        _exit (1);
+      /* Segments die with this IPC namespace: no cleanup can be missed. */
+      for (; n < MAX_LOCKS; n++)
+        {
+          int id = shmget (IPC_PRIVATE, (size_t) page, IPC_CREAT | 0600);
+          if (id < 0 || shmctl (id, SHM_LOCK, NULL) < 0)
+            {
+              refused = errno;
+              break;
+            }
+        }
+      ucb_vobserve_bug (ctx->res, "one-page SHM_LOCKs under a 16-byte parent bound",
+                        UCB_VITEM_ADMITTED, SOFT_BYTES / page, n, SOFT_BYTES);
+      ucb_vobserve (ctx->res, "errno of the refused SHM_LOCK", UCB_VITEM_ERRNO, ENOMEM, refused);
+      _exit (0);
+    }
+  if (ucb_vwait (pid) != 0)
+    return ucb_make_error (err, 0, "the probe as uid %u failed", (unsigned) ctx->uid_base);
+  return 0;
+}
+
+const struct ucb_vcase ucb_vcase_ulim19 = {
+  .id = "ULIM-19",
+  .name = "memlock-parent-units",
+  .title = "MEMLOCK: the parent bound (rlimit_max, bytes) is compared with a page counter",
+  .rlimit = "MEMLOCK",
+  .checks = "create_user_ns set_userns_rlimit_max(MEMLOCK, rlimit bytes) vs user_shm_lock "
+            "inc_rlimit_ucounts(MEMLOCK, pages): known bug, intended bound in pages",
+  .run = ulim19_run,
+};

@@ -1,0 +1,79 @@
+"""verify.py - `ucbench verify limits`: every case passes here or is the known bug (ULIM-19),
+in every output format, selection by id and rlimit, bad usage, nothing left behind."""
+import json
+import os
+import time
+import xml.etree.ElementTree as ET
+
+from taplib import Tap, run, skip_all, userns_works
+
+if not userns_works():
+    skip_all("user namespaces cannot be created here")
+if os.geteuid() != 0:
+    skip_all("the cases need root (fresh uids per case)")
+
+t = Tap()
+
+
+def shm():
+    with open("/proc/sysvipc/shm") as f:
+        return f.read().splitlines()[1:]
+
+
+before = shm()
+t0 = time.monotonic()
+r = run(["verify", "limits"])
+took = time.monotonic() - t0
+lines = r.stdout.splitlines()
+results = [line for line in lines if line.startswith(("ok ", "not ok "))]
+t.ok(r.returncode == 0 and lines[0] == "TAP version 13" and lines[-1].startswith("# Totals:"),
+     "verify limits: TAP with a plan and a totals line, exit 0", r.stdout + r.stderr)
+t.ok(results and all(x.startswith("ok ") for x in results), "every case is ok", r.stdout)
+t.ok(any("ULIM-19" in x and "# XFAIL known kernel bug" in x for x in results),
+     "ULIM-19 is reported as the known MEMLOCK units bug", r.stdout)
+t.ok(took < 60, f"the suite takes under 60 s ({took:.1f} s)")
+t.ok(shm() == before, "no SysV segment left behind")
+
+r = run(["verify", "--format", "json"])
+doc = json.loads(r.stdout) if r.returncode == 0 else {}
+v = doc.get("verify", [])
+t.ok(doc.get("schema") == "ucbench-result/1" and "host" in doc and len(v) == len(results),
+     "--format json: the result document with a verify array", r.stderr)
+t.ok(all(set(x) >= {"id", "title", "rlimit", "status", "expected", "observed", "detail",
+                    "duration_s"} for x in v), "verify entries carry the documented keys")
+t.ok({x["status"] for x in v} <= {"pass", "known-bug"}
+     and [x["status"] for x in v if x["id"] == "ULIM-19"] == ["known-bug"],
+     "statuses: pass, and known-bug for ULIM-19", json.dumps([(x["id"], x["status"]) for x in v]))
+u19 = [x for x in v if x["id"] == "ULIM-19"]
+key = "one-page SHM_LOCKs under a 16-byte parent bound"
+t.ok(u19 and u19[0]["expected"].get(key) == 0 and u19[0]["observed"].get(key) == 16,
+     "ULIM-19 reports the intended (0) and the observed (16) bound", json.dumps(u19))
+
+r = run(["verify", "--format", "junit"])
+try:
+    root = ET.fromstring(r.stdout)
+    cases = root.findall(".//testcase")
+    ok = len(cases) == len(results) and not root.findall(".//failure")
+except ET.ParseError as e:
+    ok = False
+    t.diag(e)
+t.ok(r.returncode == 0 and ok, "--format junit: well-formed, one testcase per case, no failure")
+
+r = run(["verify", "limits", "sigpending"])
+sel = [x for x in r.stdout.splitlines() if x.startswith("ok ")]
+t.ok(r.returncode == 0 and sel and all("sigpending" in x for x in sel),
+     "selecting by rlimit runs that group", r.stdout)
+r = run(["verify", "ULIM-19", "ulim-01"])
+t.ok(r.returncode == 0 and len([x for x in r.stdout.splitlines() if x.startswith("ok ")]) == 2,
+     "selecting by case id (any case)", r.stdout)
+r = run(["verify", "--list"])
+t.ok(r.returncode == 0 and "ULIM-01" in r.stdout and "ULIM-19" in r.stdout, "--list")
+for args, needle in ((["verify", "ULIM-99"], "ULIM-99"), (["verify", "--format", "xml"], "xml"),
+                     (["verify", "--repeat", "0"], "--repeat")):
+    r = run(args)
+    t.ok(r.returncode == 2 and needle in r.stderr, f"`{' '.join(args)}`: exit 2 naming it",
+         r.stderr)
+r = run(["verify", "sigpending", "--repeat", "3"])
+t.ok(r.returncode == 0 and r.stdout.count("\nok ") == 12, "--repeat 3 runs every case 3 times",
+     r.stdout)
+t.done()
