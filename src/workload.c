@@ -1,7 +1,9 @@
 /* workload.c - the workload registry, expanded from src/workloads/list.h. */
 #include "config.h"
 
+#include <errno.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <sys/resource.h>
 
 #include "workload.h"
@@ -44,6 +46,24 @@ ucb_op_failed (struct ucb_wctx *ctx, int errnum)
   /* The count before the errno: a reader that sees the errno sees a count that belongs to it. */
   __atomic_store_n (&e->count, e->count + 1, __ATOMIC_RELAXED);
   __atomic_store_n (&e->err, errnum, __ATOMIC_RELEASE);
+}
+
+enum ucb_result
+ucb_op_child (struct ucb_wctx *ctx, pid_t pid)
+{
+  if (pid < 0)
+    {
+      ucb_op_failed (ctx, errno); /* copy_process() refused the charge: no child exists */
+      return UCB_OK;
+    }
+  while (waitpid (pid, NULL, 0) < 0)
+    if (errno != EINTR)
+      {
+        ucb_op_failed (ctx, errno);
+        return UCB_FAIL;
+      }
+  ucb_op_done (ctx);
+  return UCB_OK;
 }
 
 static const struct

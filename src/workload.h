@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "error.h"
 #include "measure.h"
@@ -43,6 +44,12 @@ ucb_op_done (struct ucb_wctx *ctx)
 
 /* Count one failed op (not work), by errno.  Off the fast path: only refusals pay. */
 void ucb_op_failed (struct ucb_wctx *ctx, int errnum);
+
+/* Finish a fork-like op whose result was `pid`: a refusal (pid < 0, errno set) is a failed
+ * op; otherwise reap the child (only then is its NPROC charge gone: zombies stay charged) and
+ * count the op.  UCB_FAIL when the child cannot be waited for (SIGCHLD ignored, ECHILD): then
+ * nobody knows when the charge goes, so the workload must stop. */
+enum ucb_result ucb_op_child (struct ucb_wctx *ctx, pid_t pid);
 
 #define UCB_RLIM_NONE 0u
 #define UCB_RLIM_SIGPENDING (1u << 0)

@@ -15,16 +15,6 @@
 
 #include "../workload.h"
 
-/* Reap `pid`: only then is its NPROC charge gone (zombies stay charged). */
-static int
-reap (pid_t pid)
-{
-  while (waitpid (pid, NULL, 0) < 0)
-    if (errno != EINTR)
-      return -1;
-  return 0;
-}
-
 static enum ucb_result
 fork_loop (struct ucb_wctx *ctx, uint64_t iters)
 {
@@ -34,20 +24,8 @@ fork_loop (struct ucb_wctx *ctx, uint64_t iters)
 
       if (pid == 0)
         _exit (0); /* async-signal-safe: fine in a child of a threaded process */
-      /* At the limit copy_process() refuses the charge with EAGAIN; no child exists. */
-      if (pid < 0)
-        {
-          ucb_op_failed (ctx, errno);
-          continue;
-        }
-      /* Only fails if our children are not ours to wait for (SIGCHLD ignored, ECHILD): then
-       * nobody knows when the charge goes, so stop rather than report a wrong op. */
-      if (reap (pid) < 0)
-        {
-          ucb_op_failed (ctx, errno);
-          return UCB_FAIL;
-        }
-      ucb_op_done (ctx);
+      if (ucb_op_child (ctx, pid) != UCB_OK)
+        return UCB_FAIL;
     }
   return UCB_OK;
 }
