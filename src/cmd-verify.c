@@ -37,6 +37,8 @@ const char ucb_verify_usage[]
       "  --list                    list the cases and exit\n"
       "  --repeat N                run every case N times (default: 1)\n"
       "  --keep-going              do not stop at the first failing case\n"
+      "  --uid-base UID            fresh uids: case i uses UID+100i .. +99\n"
+      "                            (default: 2101000000)\n"
       "  -h, --help                show this help\n"
       "\n"
       "Exit status: 0 when every case passes, skips or shows a known kernel bug; 1 when one\n"
@@ -55,6 +57,7 @@ struct vopts
   char *output;
   bool list, keep_going, help;
   unsigned repeat;
+  uid_t uid_base;
   bool selected[64];
 };
 
@@ -76,6 +79,7 @@ parse (struct vopts *o, int argc, char **argv, ucb_error_t *err)
 
   memset (o, 0, sizeof *o);
   o->repeat = 1;
+  o->uid_base = UCB_VERIFY_UID_BASE;
   optind = 0;
   opterr = 0;
   /* No '+': case ids may come before or after the options. */
@@ -107,6 +111,11 @@ parse (struct vopts *o, int argc, char **argv, ucb_error_t *err)
         break;
       case 'k':
         o->keep_going = true;
+        break;
+      case 'u':
+        if (ucb_parse_u64 (optarg, 1, 4294967294u - 100 * 64, &v) < 0)
+          return ucb_usage_error (err, "invalid --uid-base `%s`", optarg);
+        o->uid_base = (uid_t) v;
         break;
       case 'h':
         o->help = true;
@@ -326,7 +335,7 @@ ucb_cmd_verify (int argc, char **argv, ucb_error_t *err)
             cap = cap ? cap * 2 : 32;
             v = xrealloc (v, cap * sizeof *v);
           }
-        ucb_verify_run (ucb_vcases[i], i, &k, &v[n]);
+        ucb_verify_run (ucb_vcases[i], o.uid_base + (uid_t) i * 100, &k, &v[n]);
         bad = bad || v[n].verdict == UCB_VERDICT_FAIL || v[n].verdict == UCB_VERDICT_ERROR;
         n++;
         if (ucb_interrupted ())

@@ -188,7 +188,6 @@ ucb_kernel_probe (struct ucb_kernel *k, ucb_error_t *err)
 /* ---- running a case ------------------------------------------------------------------------ */
 
 #define CASE_TIMEOUT_S 30.0
-#define UID_BASE 2101000000u /* 100 fresh uids per case, checked unused */
 
 /* Count what a case left behind: live processes of its group, IPC objects of its uids. */
 static size_t
@@ -224,12 +223,11 @@ count_ipc_of (uid_t lo, uid_t hi)
 }
 
 void
-ucb_verify_run (const struct ucb_vcase *c, size_t index, const struct ucb_kernel *k,
+ucb_verify_run (const struct ucb_vcase *c, uid_t base, const struct ucb_kernel *k,
                 struct ucb_vrun *out)
 {
   struct ucb_vresult *res
       = mmap (NULL, sizeof *res, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-  uid_t base = UID_BASE + (uid_t) index * 100;
   uint64_t t0 = ucb_now_ns (), deadline = t0 + (uint64_t) (CASE_TIMEOUT_S * 1e9);
   cleanup_free uid_t *uids = xcalloc (100, sizeof *uids);
   cleanup_free char *who = NULL;

@@ -108,11 +108,13 @@ struct ucb_vrun
   double duration_s;
 };
 
-/* Run case `c` (registry position `index`, which picks its fresh uids) in a forked child of
- * its own process group, with a timeout; anything it leaves behind (a process of its group,
- * a SysV IPC object of its uids) is an error of the case.  Needs root. */
-void ucb_verify_run (const struct ucb_vcase *c, size_t index, const struct ucb_kernel *k,
+/* Run case `c` with the fresh uids `uid_base` .. `uid_base` + 99 (checked unused) in a
+ * forked child of its own process group, with a timeout; anything it leaves behind (a
+ * process of its group, a SysV IPC object of its uids) is an error of the case.  Needs
+ * root. */
+void ucb_verify_run (const struct ucb_vcase *c, uid_t uid_base, const struct ucb_kernel *k,
                      struct ucb_vrun *out);
+#define UCB_VERIFY_UID_BASE 2101000000u /* default: case i gets base + 100 i .. + 99 */
 
 int ucb_kernel_probe (struct ucb_kernel *k, ucb_error_t *err) __attribute__ ((warn_unused_result));
 

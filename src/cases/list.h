@@ -6,4 +6,7 @@
   X (ulim05)                                                                                       \
   X (ulim11)                                                                                       \
   X (ulim16)                                                                                       \
-  X (ulim19)
+  X (ulim17)                                                                                       \
+  X (ulim18)                                                                                       \
+  X (ulim19)                                                                                       \
+  X (ulim20)
