@@ -324,6 +324,12 @@ ucb_cmd_verify (int argc, char **argv, ucb_error_t *err)
       free (o.output);
       return -1;
     }
+  if (ucb_become_subreaper (err) < 0)
+    {
+      json_decref (host);
+      free (o.output);
+      return -1;
+    }
   ucb_install_interrupt_handlers ();
   for (unsigned rep = 0; rep < o.repeat && !(bad && !o.keep_going); rep++)
     for (size_t i = 0; ucb_vcases[i] && !(bad && !o.keep_going); i++)

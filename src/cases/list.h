@@ -5,6 +5,10 @@
   X (ulim03)                                                                                       \
   X (ulim05)                                                                                       \
   X (ulim11)                                                                                       \
+  X (ulim12)                                                                                       \
+  X (ulim13)                                                                                       \
+  X (ulim14)                                                                                       \
+  X (ulim15)                                                                                       \
   X (ulim16)                                                                                       \
   X (ulim17)                                                                                       \
   X (ulim18)                                                                                       \
