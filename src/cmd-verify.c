@@ -65,13 +65,10 @@ static int
 parse (struct vopts *o, int argc, char **argv, ucb_error_t *err)
 {
   static const struct option longopts[] = {
-    { "format", required_argument, NULL, 'f' },
-    { "output", required_argument, NULL, 'o' },
-    { "list", no_argument, NULL, 'l' },
-    { "repeat", required_argument, NULL, 'r' },
-    { "keep-going", no_argument, NULL, 'k' },
-    { "help", no_argument, NULL, 'h' },
-    { NULL, 0, NULL, 0 },
+    { "format", required_argument, NULL, 'f' },   { "output", required_argument, NULL, 'o' },
+    { "list", no_argument, NULL, 'l' },           { "repeat", required_argument, NULL, 'r' },
+    { "keep-going", no_argument, NULL, 'k' },     { "help", no_argument, NULL, 'h' },
+    { "uid-base", required_argument, NULL, 'u' }, { NULL, 0, NULL, 0 },
   };
   bool any = false;
   uint64_t v;

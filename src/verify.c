@@ -49,6 +49,13 @@ add_item (struct ucb_vresult *r, const char *name, enum ucb_vkind kind, long lon
       snprintf (r->error, sizeof r->error, "internal: more than %d observations", UCB_VITEMS_MAX);
       return NULL;
     }
+  for (size_t i = 0; i < r->n; i++)
+    if (strcmp (r->items[i].name, name) == 0)
+      {
+        /* Names key the JSON objects: a repeated one would hide a value. */
+        snprintf (r->error, sizeof r->error, "internal: observation `%s` recorded twice", name);
+        return NULL;
+      }
   it = &r->items[r->n++];
   memset (it, 0, sizeof *it);
   snprintf (it->name, sizeof it->name, "%s", name);
@@ -316,6 +323,10 @@ ucb_verify_run (const struct ucb_vcase *c, uid_t base, const struct ucb_kernel *
       snprintf (res->error, sizeof res->error, "%s after %.0f s",
                 ucb_interrupted () ? "interrupted" : "timed out", CASE_TIMEOUT_S);
     }
+  if (!res->error[0] && (!WIFEXITED (status) || WEXITSTATUS (status) != 0))
+    snprintf (res->error, sizeof res->error, "the case process %s %d",
+              WIFSIGNALED (status) ? "was killed by signal" : "exited with status",
+              WIFSIGNALED (status) ? WTERMSIG (status) : WEXITSTATUS (status));
   /* Anything still in the case's group was left behind. */
   if (kill (-pid, 0) == 0 && !res->error[0])
     snprintf (res->error, sizeof res->error, "the case left processes behind");

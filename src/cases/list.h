@@ -3,7 +3,13 @@
   X (ulim01)                                                                                       \
   X (ulim02)                                                                                       \
   X (ulim03)                                                                                       \
+  X (ulim04)                                                                                       \
   X (ulim05)                                                                                       \
+  X (ulim06)                                                                                       \
+  X (ulim07)                                                                                       \
+  X (ulim08)                                                                                       \
+  X (ulim09)                                                                                       \
+  X (ulim10)                                                                                       \
   X (ulim11)                                                                                       \
   X (ulim12)                                                                                       \
   X (ulim13)                                                                                       \

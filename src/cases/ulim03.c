@@ -53,7 +53,8 @@ ulim03_run (struct ucb_vctx *ctx, ucb_error_t *err)
                     (unsigned long) variants[v].soft[0], (unsigned long) variants[v].soft[1],
                     (unsigned long) variants[v].soft[2], (unsigned long) variants[v].soft[3]);
           ucb_vobserve (ctx->res, name, UCB_VITEM_ADMITTED, variants[v].expect, n);
-          ucb_vobserve (ctx->res, "errno at the bound", UCB_VITEM_ERRNO, EAGAIN, refused);
+          snprintf (name, sizeof name, "errno at the bound, variant %zu", v + 1);
+          ucb_vobserve (ctx->res, name, UCB_VITEM_ERRNO, EAGAIN, refused);
           _exit (0);
         }
       if (ucb_vwait (pid) != 0)

@@ -93,8 +93,9 @@ ulim16_run (struct ucb_vctx *ctx, ucb_error_t *err)
             snprintf (name, sizeof name, "%ldx%ld queues at %ld B", shapes[s].maxmsg ?: 10,
                       shapes[s].msgsize ?: 8192, 2 * c - minus);
             ucb_vobserve (ctx->res, name, UCB_VITEM_ADMITTED, minus ? 1 : 2, n);
-            ucb_vobserve (ctx->res, "errno of the refused mq_open", UCB_VITEM_ERRNO, EMFILE,
-                          refused);
+            snprintf (name, sizeof name, "errno after %ldx%ld queues at %ld B",
+                      shapes[s].maxmsg ?: 10, shapes[s].msgsize ?: 8192, 2 * c - minus);
+            ucb_vobserve (ctx->res, name, UCB_VITEM_ERRNO, EMFILE, refused);
             _exit (0);
           }
         if (ucb_vwait (pid) != 0)

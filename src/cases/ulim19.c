@@ -39,15 +39,25 @@ ulim19_run (struct ucb_vctx *ctx, ucb_error_t *err)
           || ucb_vuserns (CLONE_NEWIPC, &e) < 0
           || ucb_vsoft (RLIMIT_MEMLOCK, RLIM_INFINITY, &e) < 0)
         _exit (1);
-      /* Segments die with this IPC namespace: no cleanup can be missed. */
+      int ids[MAX_LOCKS + 1];
+
       for (; n < MAX_LOCKS; n++)
         {
-          int id = shmget (IPC_PRIVATE, (size_t) page, IPC_CREAT | 0600);
-          if (id < 0 || shmctl (id, SHM_LOCK, NULL) < 0)
+          ids[n] = shmget (IPC_PRIVATE, (size_t) page, IPC_CREAT | 0600);
+          if (ids[n] < 0 || shmctl (ids[n], SHM_LOCK, NULL) < 0)
             {
               refused = errno;
+              if (ids[n] >= 0)
+                shmctl (ids[n], IPC_RMID, NULL);
               break;
             }
+        }
+      /* Unlock and remove now: the IPC namespace would destroy them too, but asynchronously,
+       * and until then their pages stay charged to U, which a repeat of the case reuses. */
+      for (long i = 0; i < n; i++)
+        {
+          shmctl (ids[i], SHM_UNLOCK, NULL);
+          shmctl (ids[i], IPC_RMID, NULL);
         }
       ucb_vobserve_bug (ctx->res, "one-page SHM_LOCKs under a 16-byte parent bound",
                         UCB_VITEM_ADMITTED, SOFT_BYTES / page, n, SOFT_BYTES);
