@@ -170,8 +170,8 @@ print_tap (FILE *f, const struct ucb_vrun *v, size_t n)
           break;
         case UCB_VERDICT_FAIL:
         default:
-          fprintf (f, "not ok %zu %s %s\n# %s\n# checks: %s\n", i + 1, x->c->id, x->c->name, x->why,
-                   x->c->checks);
+          fprintf (f, "not ok %zu %s %s\n# %s\n# checks: %s\n# depends on: %s\n", i + 1, x->c->id,
+                   x->c->name, x->why, x->c->checks, x->c->depends);
           for (size_t k = 0; k < x->res.n; k++)
             fprintf (f, "#   %-48s expected %lld, observed %lld\n", x->res.items[k].name,
                      x->res.items[k].expected, x->res.items[k].observed);
@@ -201,6 +201,7 @@ verify_json (const struct ucb_vrun *v, size_t n)
       ucb_json_set (o, "title", ucb_json_str (v[i].c->title));
       ucb_json_set (o, "rlimit", ucb_json_str (v[i].c->rlimit));
       ucb_json_set (o, "checks", ucb_json_str (v[i].c->checks));
+      ucb_json_set (o, "depends_on", ucb_json_str (v[i].c->depends));
       ucb_json_set (o, "status", ucb_json_str (ucb_verdict_name (v[i].verdict)));
       ucb_json_set (o, "expected", exp);
       ucb_json_set (o, "observed", obs);
@@ -285,8 +286,8 @@ print_list (void)
 {
   printf ("%-8s %-28s %-10s %s\n", "ID", "NAME", "RLIMIT", "TITLE");
   for (size_t k = 0; ucb_vcases[k]; k++)
-    printf ("%-8s %-28s %-10s %s\n", ucb_vcases[k]->id, ucb_vcases[k]->name, ucb_vcases[k]->rlimit,
-            ucb_vcases[k]->title);
+    printf ("%-8s %-28s %-10s %s\n%49s depends on: %s\n", ucb_vcases[k]->id, ucb_vcases[k]->name,
+            ucb_vcases[k]->rlimit, ucb_vcases[k]->title, "", ucb_vcases[k]->depends);
 }
 
 int
@@ -355,6 +356,8 @@ ucb_cmd_verify (int argc, char **argv, ucb_error_t *err)
                                          host, ucb_json_obj (), ucb_json_arr ());
       host = NULL;
       ucb_json_set (doc, "verify", verify_json (v, n));
+      ucb_json_set (doc, "verify_kernel",
+                    ucb_json_checked (json_sprintf ("%u.%u.%u", k.major, k.minor, k.patch)));
       if (o.output)
         r = ucb_report_write_file (doc, o.output, err);
       if (r == 0 && o.format == VF_JSON)

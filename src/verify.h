@@ -70,11 +70,12 @@ struct ucb_vctx
 
 struct ucb_vcase
 {
-  const char *id;     /* "ULIM-01" */
-  const char *name;   /* "sigpending-own-level" */
-  const char *title;  /* one line */
-  const char *rlimit; /* "SIGPENDING", ..., or "none" */
-  const char *checks; /* the kernel behaviour, in kernel terms (functions, commits) */
+  const char *id;      /* "ULIM-01" */
+  const char *name;    /* "sigpending-own-level" */
+  const char *title;   /* one line */
+  const char *rlimit;  /* "SIGPENDING", ..., or "none" */
+  const char *checks;  /* the kernel behaviour, in kernel terms (functions, commits) */
+  const char *depends; /* the kernel versions and commits its expectation depends on */
   /* Runs in a forked child as root, in a process group of its own; records observations
    * with ucb_vobserve().  Returns 0, or < 0 with `err` set (a harness error). */
   int (*run) (struct ucb_vctx *ctx, ucb_error_t *err);

@@ -63,6 +63,8 @@ const struct ucb_vcase ucb_vcase_ulim02 = {
   .name = "sigpending-parent-bound",
   .title = "SIGPENDING: a container is bound by its creator's soft limit at creation",
   .rlimit = "SIGPENDING",
+  .depends = "5.16-rc7+ (59ec71575ab4 fixed the max used at parent levels; before it the leaf is "
+             "still bound)",
   .checks = "create_user_ns set_userns_rlimit_max(SIGPENDING); inc_rlimit_get_ucounts level 1 "
             "vs get_userns_rlimit_max (59ec71575ab4)",
   .run = ulim02_run,

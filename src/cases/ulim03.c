@@ -68,6 +68,7 @@ const struct ucb_vcase ucb_vcase_ulim03 = {
   .name = "sigpending-nesting",
   .title = "SIGPENDING: at depth 3 the tightest snapshot on the chain (or the own limit) wins",
   .rlimit = "SIGPENDING",
+  .depends = "5.16-rc7+ (59ec71575ab4)",
   .checks = "inc_rlimit_get_ucounts walks iter->ns->ucounts, max = rlimit_max of the child ns",
   .run = ulim03_run,
 };

@@ -224,6 +224,7 @@ const struct ucb_vcase ucb_vcase_ulim04 = {
   .name = "sigpending-shared-owner",
   .title = "SIGPENDING: sibling containers of one owner share the parent-level counter",
   .rlimit = "SIGPENDING",
+  .depends = "5.16-rc7+: before 59ec71575ab4 siblings did not share the parent level",
   .checks = "ns->ucounts = (parent ns, creator euid) shared by siblings; inc_rlimit_get_ucounts "
             "level 1 vs each child's rlimit_max (59ec71575ab4)",
   .run = ulim04_run,

@@ -77,6 +77,7 @@ const struct ucb_vcase ucb_vcase_ulim05 = {
   .name = "sigpending-distinct-owners",
   .title = "SIGPENDING: containers of distinct owners each get their full limit",
   .rlimit = "SIGPENDING",
+  .depends = "ucounts (5.14+)",
   .checks = "ns->ucounts = (parent ns, creator euid): distinct owners, distinct level-1 counters",
   .run = ulim05_run,
 };

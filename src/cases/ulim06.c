@@ -198,6 +198,7 @@ const struct ucb_vcase ucb_vcase_ulim06 = {
   .name = "sigpending-host-owner",
   .title = "SIGPENDING: the owner's host tasks consume its containers' headroom",
   .rlimit = "SIGPENDING",
+  .depends = "5.16-rc7+: before 59ec71575ab4 the container was not bound by host usage",
   .checks = "(init_user_ns, U) is the host task's level 0 and the container's level 1 "
             "(ns->ucounts); inc_rlimit_get_ucounts vs rlimit_max (59ec71575ab4)",
   .run = ulim06_run,

@@ -217,6 +217,8 @@ const struct ucb_vcase ucb_vcase_ulim08 = {
   .name = "sigpending-sender-matrix",
   .title = "SIGPENDING: each sender API's result at the limit; the legacy override",
   .rlimit = "SIGPENDING",
+  .depends
+  = "parent levels skipped by override since 9e05e5c7ee87 (6.12-rc7, backported to 6.1.y+)",
   .checks = "__send_signal_locked: override_rlimit (si_code >= 0, sig < SIGRTMIN), LOSE_INFO vs "
             "OVERFLOW_FAIL (EAGAIN); override skips parent levels (9e05e5c7ee87)",
   .run = ulim08_run,

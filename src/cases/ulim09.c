@@ -226,6 +226,7 @@ const struct ucb_vcase ucb_vcase_ulim09 = {
   .name = "sigpending-receiver-timers",
   .title = "SIGPENDING: the receiver is charged, not the sender; a POSIX timer holds one unit",
   .rlimit = "SIGPENDING",
+  .depends = "ucounts (5.14+); POSIX timers charge for their life",
   .checks = "sig_get_ucounts(t): task_ucounts/task_rlimit of the target; timer_create "
             "posixtimer_init_sigqueue charge for the timer's lifetime, timer_delete uncharge",
   .run = ulim09_run,

@@ -136,6 +136,7 @@ const struct ucb_vcase ucb_vcase_ulim10 = {
   .name = "sigpending-no-cap-bypass",
   .title = "SIGPENDING: capabilities bypass nothing; a root-owned container shares init_ucounts",
   .rlimit = "SIGPENDING",
+  .depends = "ucounts (5.14+): no capability check on the SIGPENDING path",
   .checks = "no capable() in __send_signal_locked/sig_get_ucounts; charge to the ruid "
             "(a55d07294f1e); root container: level 1 = init_ucounts vs rlimit_max",
   .run = ulim10_run,

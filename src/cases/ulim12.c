@@ -129,6 +129,7 @@ const struct ucb_vcase ucb_vcase_ulim12 = {
   .name = "nproc-parent-bound",
   .title = "NPROC: a container is bound by its creator's soft limit; 50 refork rounds identical",
   .rlimit = "NPROC",
+  .depends = "8f2f9c4d82f2 (5.17-rc5), 59ec71575ab4 (5.16-rc7)",
   .checks = "create_user_ns enforced_nproc_rlimit snapshot; copy_creds inc_rlimit_ucounts + "
             "is_rlimit_overlimit level 1 (59ec71575ab4, 8f2f9c4d82f2); bad_fork_cleanup_count "
             "and release_task uncharge",

@@ -326,6 +326,7 @@ const struct ucb_vcase ucb_vcase_ulim14 = {
   .name = "nproc-exemptions",
   .title = "NPROC: real kuid 0 and CAP_SYS_ADMIN exempt; a container root with kuid U does not",
   .rlimit = "NPROC",
+  .depends = "a55d07294f1e (5.17): ucounts keyed by the real uid",
   .checks = "copy_process: real_cred->user != INIT_USER && !capable(CAP_SYS_RESOURCE) && "
             "!capable(CAP_SYS_ADMIN) (init_user_ns); enforced_nproc_rlimit (0ac983f51203)",
   .run = ulim14_run,

@@ -320,6 +320,7 @@ const struct ucb_vcase ucb_vcase_ulim15 = {
   .name = "nproc-root-creator-setuid",
   .title = "NPROC: a root-created namespace is unbounded at level 1; set*uid flags, execve refuses",
   .rlimit = "NPROC",
+  .depends = "0ac983f51203 (5.17): enforced_nproc_rlimit; execve check of PF_NPROC_EXCEEDED",
   .checks = "create_user_ns enforced_nproc_rlimit = RLIM_INFINITY for a root creator "
             "(0ac983f51203); flag_nproc_exceeded before the charge moves (c923a8e7edb0), "
             "PF_NPROC_EXCEEDED -> EAGAIN in do_execveat_common",

@@ -109,6 +109,7 @@ const struct ucb_vcase ucb_vcase_ulim16 = {
   .name = "msgqueue-cost",
   .title = "MSGQUEUE: a queue costs maxmsg*(msgsize+96) B (x86_64); the boundary is exact",
   .rlimit = "MSGQUEUE",
+  .depends = "x86_64 struct msg_msg / posix_msg_tree_node sizes (6.18); skip elsewhere",
   .checks = "mqueue_get_inode: inc_rlimit_ucounts(MSGQUEUE, mq_bytes) under mq_lock, EMFILE",
   .run = ulim16_run,
 };

@@ -366,6 +366,7 @@ const struct ucb_vcase ucb_vcase_ulim17 = {
   .name = "msgqueue-parent-bound",
   .title = "MSGQUEUE: parent bound, same-owner sharing, release on unlink+close, root owner",
   .rlimit = "MSGQUEUE",
+  .depends = "5.16-rc7+ (59ec71575ab4) for the parent bound and sharing",
   .checks = "mqueue_get_inode inc_rlimit_ucounts(MSGQUEUE) vs rlimit_max (59ec71575ab4); "
             "mqueue_evict_inode uncharge; (init_user_ns, 0) shared by root-owned namespaces",
   .run = ulim17_run,

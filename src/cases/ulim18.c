@@ -271,6 +271,7 @@ const struct ucb_vcase ucb_vcase_ulim18 = {
   .name = "memlock-own-level",
   .title = "MEMLOCK: SHM_LOCK pages at the own level, rounding, release, EPERM/ENOMEM, bypass",
   .rlimit = "MEMLOCK",
+  .depends = "5c2a956c3eea (5.18): user_shm_lock on ucounts; a55d07294f1e (5.17)",
   .checks = "shmctl SHM_LOCK pre-check (EPERM) -> user_shm_lock inc_rlimit_ucounts(MEMLOCK, pages) "
             "vs soft >> PAGE_SHIFT unless capable(CAP_IPC_LOCK); user_shm_unlock on unlock/destroy",
   .run = ulim18_run,

@@ -235,6 +235,7 @@ const struct ucb_vcase ucb_vcase_ulim20 = {
   .name = "non-rlimit-ucounts",
   .title = "Non-rlimit ucounts: per-namespace max_* sysctls, ENOSPC/EMFILE, async userns release",
   .rlimit = "none",
+  .depends = "ucounts (5.14+); asynchronous free_user_ns",
   .checks = "inc_ucount/atomic_long_inc_below per level vs that ns's ucount_max "
             "(/proc/sys/user); free_user_ns workqueue -> dec_user_namespaces",
   .run = ulim20_run,
