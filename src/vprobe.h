@@ -31,6 +31,39 @@ long ucb_vdrain_rt (void);
 /* SigQ of a process: the level-0 SIGPENDING counter of its (user ns, uid); -1 if unreadable. */
 long ucb_vsigq (pid_t pid);
 
+/* Fork up to `max` children that sleep until killed, until the kernel refuses (NPROC):
+ * returns how many, their pids in kids[], the refusal's errno in *refused (0 if none). */
+long ucb_vfork_sleepers (pid_t *kids, long max, int *refused);
+/* Kill and reap them: only release_task (in wait) uncharges NPROC. */
+void ucb_vkill_reap (pid_t *kids, long n);
+/* Reap every child, waiting for each: before a case returns, so no zombie of it stays
+ * charged to its uids. */
+void ucb_vreap_all (void);
+/* Are we uid 0 of the initial user namespace (the NPROC exemptions are about it)? */
+bool ucb_vroot_of_init_userns (void);
+/* A child in a user namespace created by root with range maps written from here (ranges need
+ * a writer with CAP_SETUID in the parent): 0 .. width-1 inside are `first` .. outside, for uids
+ * and gids; the child sets soft NPROC `creator_soft` (if non-zero) before unshare and becomes
+ * uid/gid 0 inside.  Returns the pid here, 0 in the child, -1 with `err` set. */
+pid_t ucb_vfork_range_container (uid_t first, unsigned width, rlim_t creator_soft,
+                                 ucb_error_t *err);
+
+/* An agent: a process that blocks SIGRTMIN, becomes `uid` with soft SIGPENDING `soft` and,
+ * with `container`, creates a user namespace and raises its soft limit inside to the hard one;
+ * then fills or drains on order over a SOCK_SEQPACKET pair, so that only the case records. */
+struct ucb_vagent
+{
+  pid_t pid;
+  int fd; /* our end: orders out, answers in */
+};
+int ucb_vagent_start (struct ucb_vagent *a, uid_t uid, rlim_t soft, bool container,
+                      ucb_error_t *err) __attribute__ ((warn_unused_result));
+/* op 'f': queue up to `max` SIGRTMIN; 'd': drain.  The count; *errnum the refusal's errno;
+ * -1 when the agent is gone. */
+long ucb_vagent_do (struct ucb_vagent *a, char op, long max, int *errnum);
+/* Drain, exit, reap; with `kill_it` (an error path) just kill it.  Its exit status. */
+int ucb_vagent_stop (struct ucb_vagent *a, bool kill_it);
+
 /* A pipe-based handshake between helpers: one byte each way. */
 struct ucb_vgate
 {

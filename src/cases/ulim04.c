@@ -18,137 +18,22 @@
 #include "../verify.h"
 #include "../vprobe.h"
 
-/* A container driven over a socket pair, so that only run() records observations. */
-struct agent
-{
-  pid_t pid;
-  int fd; /* our end of a SOCK_SEQPACKET pair: orders out, answers in */
-};
-
-struct order
-{
-  char op; /* 'f' queue up to n SIGRTMIN, 'd' drain, 'q' drain and exit; 'r' ready */
-  int errnum;
-  long n;
-};
-
-/* One message each way; MSG_NOSIGNAL: a dead peer is an error, not SIGPIPE. */
-static bool
-send_order (int fd, const struct order *o)
-{
-  ssize_t n;
-
-  do
-    n = send (fd, o, sizeof *o, MSG_NOSIGNAL);
-  while (n < 0 && errno == EINTR);
-  return n == (ssize_t) sizeof *o;
-}
-
-static bool
-recv_order (int fd, struct order *o)
-{
-  ssize_t n;
-
-  do
-    n = recv (fd, o, sizeof *o, 0);
-  while (n < 0 && errno == EINTR);
-  return n == (ssize_t) sizeof *o;
-}
-
-static void
-agent_main (uid_t uid, rlim_t created, int fd)
-{
-  ucb_error_t e = NULL;
-  struct order o = { .op = 'r' };
-  sigset_t rt;
-
-  sigemptyset (&rt);
-  sigaddset (&rt, SIGRTMIN);
-  if (sigprocmask (SIG_BLOCK, &rt, NULL) < 0 || ucb_vbecome (uid, &e) < 0
-      || ucb_vsoft (RLIMIT_SIGPENDING, created, &e) < 0 || ucb_vuserns (0, &e) < 0
-      || ucb_vsoft (RLIMIT_SIGPENDING, RLIM_INFINITY, &e) < 0)
-    _exit (1);
-  while (send_order (fd, &o) && recv_order (fd, &o) && o.op != 'q')
-    {
-      o.errnum = 0;
-      o.n = o.op == 'f' ? ucb_vfill_rt (o.n, &o.errnum) : ucb_vdrain_rt ();
-    }
-  ucb_vdrain_rt ();
-  _exit (0);
-}
-
-static int
-agent_start (struct agent *a, uid_t uid, rlim_t created, ucb_error_t *err)
-{
-  struct order o;
-  int sp[2];
-
-  a->pid = -1;
-  if (socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) < 0)
-    return ucb_make_error (err, errno, "socketpair");
-  a->pid = ucb_vfork ();
-  if (a->pid == 0)
-    {
-      close (sp[0]);
-      agent_main (uid, created, sp[1]);
-    }
-  close (sp[1]);
-  a->fd = sp[0];
-  if (a->pid < 0)
-    {
-      int e = errno;
-      close (a->fd);
-      return ucb_make_error (err, e, "fork");
-    }
-  if (!recv_order (a->fd, &o) || o.op != 'r')
-    return ucb_make_error (err, 0, "a container of uid %u did not start", (unsigned) uid);
-  return 0;
-}
-
-/* Queue up to `max` ('f') or drain ('d'); the count, *errnum the refusal's errno; -1: gone. */
-static long
-agent_do (struct agent *a, char op, long max, int *errnum)
-{
-  struct order o = { .op = op, .n = max };
-
-  if (!send_order (a->fd, &o) || !recv_order (a->fd, &o))
-    return -1;
-  *errnum = o.errnum;
-  return o.n;
-}
-
-/* Drain, exit, reap; with `kill_it` (an error path) just kill it.  Its exit status. */
-static int
-agent_stop (struct agent *a, bool kill_it)
-{
-  struct order o = { .op = 'q' };
-  int status;
-
-  if (a->pid <= 0)
-    return -1;
-  if (kill_it || !send_order (a->fd, &o))
-    kill (a->pid, SIGKILL);
-  close (a->fd);
-  status = ucb_vwait (a->pid);
-  a->pid = -1;
-  return status;
-}
-
 /* Symmetric variant: both created with 10. */
 static int
-symmetric (struct ucb_vresult *r, struct agent *a, struct agent *b, pid_t obs, ucb_error_t *err)
+symmetric (struct ucb_vresult *r, struct ucb_vagent *a, struct ucb_vagent *b, pid_t obs,
+           ucb_error_t *err)
 {
   int ea = 0, eb = 0, ed = 0, eb2 = 0;
   long na, nb, q, qb, drained, nb2, q2, q0;
 
-  na = agent_do (a, 'f', 6, &ea);
-  nb = agent_do (b, 'f', 1000, &eb);
+  na = ucb_vagent_do (a, 'f', 6, &ea);
+  nb = ucb_vagent_do (b, 'f', 1000, &eb);
   q = ucb_vsigq (obs);
   qb = ucb_vsigq (b->pid);
-  drained = agent_do (a, 'd', 0, &ed);
-  nb2 = agent_do (b, 'f', 1000, &eb2);
+  drained = ucb_vagent_do (a, 'd', 0, &ed);
+  nb2 = ucb_vagent_do (b, 'f', 1000, &eb2);
   q2 = ucb_vsigq (obs);
-  if (na < 0 || nb < 0 || drained < 0 || nb2 < 0 || agent_do (b, 'd', 0, &ed) < 0)
+  if (na < 0 || nb < 0 || drained < 0 || nb2 < 0 || ucb_vagent_do (b, 'd', 0, &ed) < 0)
     return ucb_make_error (err, 0, "a container of the symmetric variant failed");
   q0 = ucb_vsigq (obs);
   ucb_vobserve (r, "10/10: queued in A (created with 10)", UCB_VITEM_EXACT, 6, na);
@@ -166,16 +51,18 @@ symmetric (struct ucb_vresult *r, struct agent *a, struct agent *b, pid_t obs, u
 
 /* Asymmetric variant: A created with 10, B with 20. */
 static int
-asymmetric (struct ucb_vresult *r, struct agent *a, struct agent *b, pid_t obs, ucb_error_t *err)
+asymmetric (struct ucb_vresult *r, struct ucb_vagent *a, struct ucb_vagent *b, pid_t obs,
+            ucb_error_t *err)
 {
   int ea = 0, eb = 0, ea2 = 0, ed = 0;
   long na, nb, q, na2, q0;
 
-  na = agent_do (a, 'f', 8, &ea);
-  nb = agent_do (b, 'f', 1000, &eb);
+  na = ucb_vagent_do (a, 'f', 8, &ea);
+  nb = ucb_vagent_do (b, 'f', 1000, &eb);
   q = ucb_vsigq (obs);
-  na2 = agent_do (a, 'f', 1000, &ea2);
-  if (na < 0 || nb < 0 || na2 < 0 || agent_do (a, 'd', 0, &ed) < 0 || agent_do (b, 'd', 0, &ed) < 0)
+  na2 = ucb_vagent_do (a, 'f', 1000, &ea2);
+  if (na < 0 || nb < 0 || na2 < 0 || ucb_vagent_do (a, 'd', 0, &ed) < 0
+      || ucb_vagent_do (b, 'd', 0, &ed) < 0)
     return ucb_make_error (err, 0, "a container of the asymmetric variant failed");
   q0 = ucb_vsigq (obs);
   ucb_vobserve (r, "10/20: queued in A (created with 10)", UCB_VITEM_EXACT, 8, na);
@@ -196,18 +83,18 @@ ulim04_run (struct ucb_vctx *ctx, ucb_error_t *err)
   for (int v = 0; v < 2; v++)
     {
       uid_t uid = ctx->uid_base + (uid_t) v;
-      struct agent a = { .pid = -1 }, b = { .pid = -1 };
+      struct ucb_vagent a = { .pid = -1 }, b = { .pid = -1 };
       pid_t obs = ucb_vobserver (uid);
       int ret = -1, sa, sb;
 
       if (obs < 0)
         return ucb_make_error (err, errno, "fork observer");
-      if (agent_start (&a, uid, created[v][0], err) == 0
-          && agent_start (&b, uid, created[v][1], err) == 0)
+      if (ucb_vagent_start (&a, uid, created[v][0], true, err) == 0
+          && ucb_vagent_start (&b, uid, created[v][1], true, err) == 0)
         ret = v == 0 ? symmetric (ctx->res, &a, &b, obs, err)
                      : asymmetric (ctx->res, &a, &b, obs, err);
-      sa = agent_stop (&a, ret < 0);
-      sb = agent_stop (&b, ret < 0);
+      sa = ucb_vagent_stop (&a, ret < 0);
+      sb = ucb_vagent_stop (&b, ret < 0);
       kill (obs, SIGKILL);
       ucb_vwait (obs);
       if (ret < 0)

@@ -17,141 +17,22 @@
 #include "../verify.h"
 #include "../vprobe.h"
 
-/* A task of U (in the initial namespace, or in a container of its own) driven over a socket
- * pair, so that only run() records observations. */
-struct agent
-{
-  pid_t pid;
-  int fd; /* our end of a SOCK_SEQPACKET pair: orders out, answers in */
-};
-
-struct order
-{
-  char op; /* 'f' queue up to n SIGRTMIN, 'd' drain, 'q' drain and exit; 'r' ready */
-  int errnum;
-  long n;
-};
-
-/* One message each way; MSG_NOSIGNAL: a dead peer is an error, not SIGPIPE. */
-static bool
-send_order (int fd, const struct order *o)
-{
-  ssize_t n;
-
-  do
-    n = send (fd, o, sizeof *o, MSG_NOSIGNAL);
-  while (n < 0 && errno == EINTR);
-  return n == (ssize_t) sizeof *o;
-}
-
-static bool
-recv_order (int fd, struct order *o)
-{
-  ssize_t n;
-
-  do
-    n = recv (fd, o, sizeof *o, 0);
-  while (n < 0 && errno == EINTR);
-  return n == (ssize_t) sizeof *o;
-}
-
-static void
-agent_main (uid_t uid, rlim_t soft, bool container, int fd)
-{
-  ucb_error_t e = NULL;
-  struct order o = { .op = 'r' };
-  sigset_t rt;
-
-  sigemptyset (&rt);
-  sigaddset (&rt, SIGRTMIN);
-  if (sigprocmask (SIG_BLOCK, &rt, NULL) < 0 || ucb_vbecome (uid, &e) < 0
-      || ucb_vsoft (RLIMIT_SIGPENDING, soft, &e) < 0)
-    _exit (1);
-  if (container
-      && (ucb_vuserns (0, &e) < 0 || ucb_vsoft (RLIMIT_SIGPENDING, RLIM_INFINITY, &e) < 0))
-    _exit (1);
-  while (send_order (fd, &o) && recv_order (fd, &o) && o.op != 'q')
-    {
-      o.errnum = 0;
-      o.n = o.op == 'f' ? ucb_vfill_rt (o.n, &o.errnum) : ucb_vdrain_rt ();
-    }
-  ucb_vdrain_rt ();
-  _exit (0);
-}
-
 static int
-agent_start (struct agent *a, uid_t uid, rlim_t soft, bool container, ucb_error_t *err)
-{
-  struct order o;
-  int sp[2];
-
-  a->pid = -1;
-  if (socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) < 0)
-    return ucb_make_error (err, errno, "socketpair");
-  a->pid = ucb_vfork ();
-  if (a->pid == 0)
-    {
-      close (sp[0]);
-      agent_main (uid, soft, container, sp[1]);
-    }
-  close (sp[1]);
-  a->fd = sp[0];
-  if (a->pid < 0)
-    {
-      int e = errno;
-      close (a->fd);
-      return ucb_make_error (err, e, "fork");
-    }
-  if (!recv_order (a->fd, &o) || o.op != 'r')
-    return ucb_make_error (err, 0, "a task of uid %u did not start", (unsigned) uid);
-  return 0;
-}
-
-/* Queue up to `max` ('f') or drain ('d'); the count, *errnum the refusal's errno; -1: gone. */
-static long
-agent_do (struct agent *a, char op, long max, int *errnum)
-{
-  struct order o = { .op = op, .n = max };
-
-  if (!send_order (a->fd, &o) || !recv_order (a->fd, &o))
-    return -1;
-  *errnum = o.errnum;
-  return o.n;
-}
-
-/* Drain, exit, reap; with `kill_it` (an error path) just kill it.  Its exit status. */
-static int
-agent_stop (struct agent *a, bool kill_it)
-{
-  struct order o = { .op = 'q' };
-  int status;
-
-  if (a->pid <= 0)
-    return -1;
-  if (kill_it || !send_order (a->fd, &o))
-    kill (a->pid, SIGKILL);
-  close (a->fd);
-  status = ucb_vwait (a->pid);
-  a->pid = -1;
-  return status;
-}
-
-static int
-probe (struct ucb_vresult *r, struct agent *h, struct agent *c, ucb_error_t *err)
+probe (struct ucb_vresult *r, struct ucb_vagent *h, struct ucb_vagent *c, ucb_error_t *err)
 {
   int eh = 0, ec = 0, eh2 = 0, ec2 = 0, ec3 = 0, ed = 0;
   long nh, nc, qh, qc, nh2, qh2, nc2, dh, nc3, dc, qh0, qc0;
 
-  nh = agent_do (h, 'f', 8, &eh);
-  nc = agent_do (c, 'f', 1000, &ec);
+  nh = ucb_vagent_do (h, 'f', 8, &eh);
+  nc = ucb_vagent_do (c, 'f', 1000, &ec);
   qh = ucb_vsigq (h->pid);
   qc = ucb_vsigq (c->pid);
-  nh2 = agent_do (h, 'f', 5000, &eh2);
+  nh2 = ucb_vagent_do (h, 'f', 5000, &eh2);
   qh2 = ucb_vsigq (h->pid);
-  nc2 = agent_do (c, 'f', 1000, &ec2);
-  dh = agent_do (h, 'd', 0, &ed);
-  nc3 = agent_do (c, 'f', 1000, &ec3);
-  dc = agent_do (c, 'd', 0, &ed);
+  nc2 = ucb_vagent_do (c, 'f', 1000, &ec2);
+  dh = ucb_vagent_do (h, 'd', 0, &ed);
+  nc3 = ucb_vagent_do (c, 'f', 1000, &ec3);
+  dc = ucb_vagent_do (c, 'd', 0, &ed);
   if (nh < 0 || nc < 0 || nh2 < 0 || nc2 < 0 || dh < 0 || nc3 < 0 || dc < 0)
     return ucb_make_error (err, 0, "the host task or the container failed");
   qh0 = ucb_vsigq (h->pid);
@@ -177,14 +58,14 @@ probe (struct ucb_vresult *r, struct agent *h, struct agent *c, ucb_error_t *err
 static int
 ulim06_run (struct ucb_vctx *ctx, ucb_error_t *err)
 {
-  struct agent h = { .pid = -1 }, c = { .pid = -1 };
+  struct ucb_vagent h = { .pid = -1 }, c = { .pid = -1 };
   int ret = -1, sh, sc;
 
-  if (agent_start (&h, ctx->uid_base, 1000, false, err) == 0
-      && agent_start (&c, ctx->uid_base, 10, true, err) == 0)
+  if (ucb_vagent_start (&h, ctx->uid_base, 1000, false, err) == 0
+      && ucb_vagent_start (&c, ctx->uid_base, 10, true, err) == 0)
     ret = probe (ctx->res, &h, &c, err);
-  sh = agent_stop (&h, ret < 0);
-  sc = agent_stop (&c, ret < 0);
+  sh = ucb_vagent_stop (&h, ret < 0);
+  sc = ucb_vagent_stop (&c, ret < 0);
   if (ret < 0)
     return ret;
   if (sh != 0 || sc != 0)

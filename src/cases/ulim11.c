@@ -26,61 +26,25 @@ noop (void *p)
   return p;
 }
 
-/* Fork children that wait on `hold` until refused; their pids in kids[]. */
-static long
-fork_until_refused (pid_t *kids, int hold_fd, int *refused)
-{
-  long n = 0;
-
-  *refused = 0;
-  while (n < MAXKIDS)
-    {
-      pid_t pid = fork ();
-      if (pid < 0)
-        {
-          *refused = errno;
-          break;
-        }
-      if (pid == 0)
-        {
-          char c;
-          (void) !read (hold_fd, &c, 1);
-          _exit (0);
-        }
-      kids[n++] = pid;
-    }
-  return n;
-}
-
-static void
-reap (pid_t *kids, long n, int hold_w)
-{
-  for (long i = 0; i < n; i++)
-    kill (kids[i], SIGKILL);
-  (void) hold_w;
-  for (long i = 0; i < n; i++)
-    waitpid (kids[i], NULL, 0);
-}
-
 static void
 probe (struct ucb_vresult *r, uid_t uid)
 {
   ucb_error_t e = NULL;
   pid_t kids[MAXKIDS], z[2];
-  int hold[2], refused, terr;
+  int refused, terr;
   long n, again;
   pthread_t t;
   pid_t extra;
 
-  if (pipe (hold) < 0 || ucb_vbecome (uid, &e) < 0 || ucb_vsoft (RLIMIT_NPROC, 5, &e) < 0)
+  if (ucb_vbecome (uid, &e) < 0 || ucb_vsoft (RLIMIT_NPROC, 5, &e) < 0)
     _exit (1);
-  n = fork_until_refused (kids, hold[0], &refused);
+  n = ucb_vfork_sleepers (kids, MAXKIDS, &refused);
   terr = pthread_create (&t, NULL, noop, NULL);
   if (terr == 0)
     pthread_join (t, NULL);
-  reap (kids, n, hold[1]);
-  again = fork_until_refused (kids, hold[0], &refused);
-  reap (kids, again, hold[1]);
+  ucb_vkill_reap (kids, n);
+  again = ucb_vfork_sleepers (kids, MAXKIDS, &refused);
+  ucb_vkill_reap (kids, again);
   ucb_vobserve (r, "children forked at soft NPROC 5", UCB_VITEM_ADMITTED, 4, n);
   ucb_vobserve (r, "errno of the 5th fork", UCB_VITEM_ERRNO, EAGAIN, refused);
   ucb_vobserve (r, "pthread_create at the limit", UCB_VITEM_ERRNO, EAGAIN, terr);

@@ -22,39 +22,6 @@
 #define MAXKIDS 64
 #define ROUNDS 50
 
-/* Fork children that sleep until killed, until the kernel refuses; their pids in kids[]. */
-static long
-fork_until_refused (pid_t *kids, int *refused)
-{
-  long n = 0;
-
-  *refused = 0;
-  while (n < MAXKIDS)
-    {
-      pid_t pid = ucb_vfork ();
-      if (pid < 0)
-        {
-          *refused = errno;
-          break;
-        }
-      if (pid == 0)
-        for (;;)
-          pause ();
-      kids[n++] = pid;
-    }
-  return n;
-}
-
-/* Kill and reap: only release_task (in wait) uncharges NPROC. */
-static void
-reap (pid_t *kids, long n)
-{
-  for (long i = 0; i < n; i++)
-    kill (kids[i], SIGKILL);
-  for (long i = 0; i < n; i++)
-    ucb_vwait (kids[i]);
-}
-
 static void
 probe (struct ucb_vresult *r, uid_t uid)
 {
@@ -66,17 +33,17 @@ probe (struct ucb_vresult *r, uid_t uid)
   if (ucb_vbecome (uid, &e) < 0 || ucb_vsoft (RLIMIT_NPROC, 5, &e) < 0 || ucb_vuserns (0, &e) < 0
       || ucb_vsoft (RLIMIT_NPROC, RLIM_INFINITY, &e) < 0)
     _exit (1);
-  n = fork_until_refused (kids, &refused);
-  reap (kids, n);
+  n = ucb_vfork_sleepers (kids, MAXKIDS, &refused);
+  ucb_vkill_reap (kids, n);
   ucb_vobserve (r, "children forked in the container", UCB_VITEM_ADMITTED, 4, n);
   ucb_vobserve (r, "errno at the parent bound", UCB_VITEM_ERRNO, EAGAIN, refused);
 
   for (int round = 0; round < ROUNDS; round++)
     {
       int why;
-      long k = fork_until_refused (kids, &why);
+      long k = ucb_vfork_sleepers (kids, MAXKIDS, &why);
 
-      reap (kids, k);
+      ucb_vkill_reap (kids, k);
       if (k < lo)
         lo = k;
       if (k > hi)
@@ -104,23 +71,12 @@ probes (struct ucb_vctx *ctx, ucb_error_t *err)
   return 0;
 }
 
-/* Wait for every child left: a helper that failed leaves orphans to run(), the case's child
- * subreaper.  They die with their parent (PR_SET_PDEATHSIG) but keep their NPROC charge until
- * reaped, and PID 1 may reap them seconds late: the next run with these uids would see less
- * headroom. */
-static void
-reap_orphans (void)
-{
-  while (waitpid (-1, NULL, 0) > 0 || errno == EINTR)
-    ;
-}
-
 static int
 ulim12_run (struct ucb_vctx *ctx, ucb_error_t *err)
 {
   int ret = probes (ctx, err);
 
-  reap_orphans ();
+  ucb_vreap_all ();
   return ret;
 }
 

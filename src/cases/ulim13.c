@@ -22,39 +22,6 @@
 
 #define MAXKIDS 64
 
-/* Fork up to `max` children that sleep until killed, until the kernel refuses; their pids in
- * kids[] (which has room for MAXKIDS). */
-static long
-fork_until_refused (pid_t *kids, long max, int *refused)
-{
-  long n = 0;
-
-  *refused = 0;
-  while (n < max)
-    {
-      pid_t pid = ucb_vfork ();
-      if (pid < 0)
-        {
-          *refused = errno;
-          break;
-        }
-      if (pid == 0)
-        for (;;)
-          pause ();
-      kids[n++] = pid;
-    }
-  return n;
-}
-
-static void
-reap (pid_t *kids, long n)
-{
-  for (long i = 0; i < n; i++)
-    kill (kids[i], SIGKILL);
-  for (long i = 0; i < n; i++)
-    ucb_vwait (kids[i]);
-}
-
 /* Become `uid` and enter a container created with soft NPROC 10, soft raised inside. */
 static void
 enter_container (uid_t uid)
@@ -88,19 +55,19 @@ container_a (struct ucb_vresult *r, uid_t uid, struct helper *h)
   int refused, blocked;
 
   enter_container (uid);
-  held = fork_until_refused (kids, 5, &refused);
+  held = ucb_vfork_sleepers (kids, 5, &refused);
   ucb_vobserve (r, "A: children forked of 5", UCB_VITEM_ADMITTED, 5, held);
   ucb_vgate_post (&h->from);
   if (!ucb_vgate_wait (&h->to))
     _exit (1);
-  more = fork_until_refused (kids + held, 1, &blocked);
-  reap (kids + held, more);
+  more = ucb_vfork_sleepers (kids + held, 1, &blocked);
+  ucb_vkill_reap (kids + held, more);
   ucb_vobserve (r, "A: fork while B is full", UCB_VITEM_ERRNO, EAGAIN, blocked);
   ucb_vgate_post (&h->from);
   if (!ucb_vgate_wait (&h->to))
     _exit (1);
-  more = fork_until_refused (kids + held, MAXKIDS - held, &refused);
-  reap (kids, held + more);
+  more = ucb_vfork_sleepers (kids + held, MAXKIDS - held, &refused);
+  ucb_vkill_reap (kids, held + more);
   ucb_vobserve (r, "A: more children once B is gone", UCB_VITEM_ADMITTED, 4, more);
   ucb_vobserve (r, "A: errno at the shared bound", UCB_VITEM_ERRNO, EAGAIN, refused);
   _exit (0);
@@ -116,14 +83,14 @@ container_fill (struct ucb_vresult *r, uid_t uid, struct helper *h, const char *
   int refused;
 
   enter_container (uid);
-  n = fork_until_refused (kids, MAXKIDS, &refused);
+  n = ucb_vfork_sleepers (kids, MAXKIDS, &refused);
   snprintf (name, sizeof name, "%s: children forked", who);
   ucb_vobserve (r, name, UCB_VITEM_ADMITTED, expect, n);
   snprintf (name, sizeof name, "%s: errno at the parent bound", who);
   ucb_vobserve (r, name, UCB_VITEM_ERRNO, EAGAIN, refused);
   ucb_vgate_post (&h->from);
   ucb_vgate_wait (&h->to);
-  reap (kids, n);
+  ucb_vkill_reap (kids, n);
   _exit (0);
 }
 
@@ -256,23 +223,12 @@ probes (struct ucb_vctx *ctx, ucb_error_t *err)
   return distinct_owners (ctx, err);
 }
 
-/* Wait for every child left: a helper that failed leaves orphans to run(), the case's child
- * subreaper.  They die with their parent (PR_SET_PDEATHSIG) but keep their NPROC charge until
- * reaped, and PID 1 may reap them seconds late: the next run with these uids would see less
- * headroom. */
-static void
-reap_orphans (void)
-{
-  while (waitpid (-1, NULL, 0) > 0 || errno == EINTR)
-    ;
-}
-
 static int
 ulim13_run (struct ucb_vctx *ctx, ucb_error_t *err)
 {
   int ret = probes (ctx, err);
 
-  reap_orphans ();
+  ucb_vreap_all ();
   return ret;
 }
 

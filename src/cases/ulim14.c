@@ -36,38 +36,6 @@
 #define MAP_FIRST 10 /* the range container maps 0.. inside to uid_base + 10 .. */
 #define MAP_WIDTH 50
 
-/* Fork up to `max` children that sleep until killed, until the kernel refuses. */
-static long
-fork_until_refused (pid_t *kids, long max, int *refused)
-{
-  long n = 0;
-
-  *refused = 0;
-  while (n < max)
-    {
-      pid_t pid = ucb_vfork ();
-      if (pid < 0)
-        {
-          *refused = errno;
-          break;
-        }
-      if (pid == 0)
-        for (;;)
-          pause ();
-      kids[n++] = pid;
-    }
-  return n;
-}
-
-static void
-reap (pid_t *kids, long n)
-{
-  for (long i = 0; i < n; i++)
-    kill (kids[i], SIGKILL);
-  for (long i = 0; i < n; i++)
-    ucb_vwait (kids[i]);
-}
-
 /* Clear the effective capability set (permitted kept): capable() then fails everywhere. */
 static int
 drop_effective_caps (void)
@@ -103,8 +71,8 @@ sub_root (struct ucb_vresult *r)
 
   if (setrlimit (RLIMIT_NPROC, &one) < 0 || drop_effective_caps () < 0)
     _exit (1);
-  n = fork_until_refused (kids, 20, &refused);
-  reap (kids, n);
+  n = ucb_vfork_sleepers (kids, 20, &refused);
+  ucb_vkill_reap (kids, n);
   ucb_vobserve (r, "(a) ruid 0, soft=hard 1: forks of 20", UCB_VITEM_ADMITTED, 20, n);
   _exit (0);
 }
@@ -120,8 +88,8 @@ sub_root_container (struct ucb_vresult *r)
 
   if (ucb_vsoft (RLIMIT_NPROC, 1, &e) < 0 || ucb_vuserns (0, &e) < 0)
     _exit (1);
-  n = fork_until_refused (kids, 20, &refused);
-  reap (kids, n);
+  n = ucb_vfork_sleepers (kids, 20, &refused);
+  ucb_vkill_reap (kids, n);
   ucb_vobserve (r, "(b) root container, soft 1: forks of 20", UCB_VITEM_ADMITTED, 20, n);
   _exit (0);
 }
@@ -138,109 +106,17 @@ sub_cap_admin (struct ucb_vresult *r, uid_t uid)
   if (setresuid (uid, 0, 0) < 0 || prctl (PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0
       || ucb_vsoft (RLIMIT_NPROC, 2, &e) < 0)
     _exit (1);
-  n = fork_until_refused (kids, 10, &refused);
+  n = ucb_vfork_sleepers (kids, 10, &refused);
   if (setresuid (uid, uid, uid) < 0 || prctl (PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
     {
-      reap (kids, n);
+      ucb_vkill_reap (kids, n);
       _exit (1);
     }
-  more = fork_until_refused (kids + n, 1, &after);
-  reap (kids, n + more);
+  more = ucb_vfork_sleepers (kids + n, 1, &after);
+  ucb_vkill_reap (kids, n + more);
   ucb_vobserve (r, "(c) ruid U/euid 0, soft 2: forks of 10", UCB_VITEM_ADMITTED, 10, n);
   ucb_vobserve (r, "(c) fork after dropping euid 0", UCB_VITEM_ERRNO, EAGAIN, after);
   _exit (0);
-}
-
-/* The exemptions concern uid 0 of init_user_ns and its capabilities: we must be it. */
-static bool
-root_of_init_userns (void)
-{
-  cleanup_free char *map = NULL;
-  ucb_error_t e = NULL;
-  unsigned long inside, outside, count;
-
-  if (geteuid () != 0 || getuid () != 0)
-    return false;
-  if (ucb_read_file ("/proc/self/uid_map", &map, &e) < 0)
-    {
-      ucb_error_free (&e);
-      return false;
-    }
-  return sscanf (map, "%lu %lu %lu", &inside, &outside, &count) == 3 && inside == 0 && outside == 0
-         && count == 4294967295UL;
-}
-
-/* A child in a user namespace created by root, its maps written from here (ranges need a
- * writer with CAP_SETUID in the parent namespace): 0 .. MAP_WIDTH-1 inside are `first` ..
- * outside, uids and gids.  The child sets `creator_soft` (if non-zero) before unshare and
- * becomes uid/gid 0 inside.  Returns the pid here, 0 in the child, -1 on error. */
-static pid_t
-fork_range_container (uid_t first, rlim_t creator_soft, ucb_error_t *err)
-{
-  struct ucb_vgate ready, mapped;
-  char path[64];
-  cleanup_free char *map = NULL;
-  pid_t pid;
-
-  if (ucb_vgate_open (&ready, err) < 0)
-    return -1;
-  if (ucb_vgate_open (&mapped, err) < 0)
-    {
-      ucb_vgate_close (&ready);
-      return -1;
-    }
-  pid = ucb_vfork ();
-  if (pid < 0)
-    {
-      ucb_vgate_close (&ready);
-      ucb_vgate_close (&mapped);
-      return ucb_make_error (err, errno, "fork");
-    }
-  if (pid == 0)
-    {
-      ucb_error_t e = NULL;
-
-      close (ready.fd[0]);
-      close (mapped.fd[1]);
-      if ((creator_soft && ucb_vsoft (RLIMIT_NPROC, creator_soft, &e) < 0)
-          || unshare (CLONE_NEWUSER) < 0)
-        _exit (1);
-      ucb_vgate_post (&ready);
-      if (!ucb_vgate_wait (&mapped))
-        _exit (1);
-      close (ready.fd[1]);
-      close (mapped.fd[0]);
-      if (setgroups (0, NULL) < 0 || setresgid (0, 0, 0) < 0 || setresuid (0, 0, 0) < 0
-          || prctl (PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
-        _exit (1);
-      return 0;
-    }
-  /* A child that dies is seen as EOF on `ready` (the read end of `mapped` stays open here:
-   * a post to a dead child is no SIGPIPE). */
-  close (ready.fd[1]);
-  ready.fd[1] = -1;
-  map = xasprintf ("0 %u %u\n", (unsigned) first, (unsigned) MAP_WIDTH);
-  if (!ucb_vgate_wait (&ready))
-    {
-      ucb_make_error (err, 0, "the container child did not unshare");
-      goto fail;
-    }
-  snprintf (path, sizeof path, "/proc/%d/gid_map", (int) pid);
-  if (ucb_write_file_at (AT_FDCWD, path, map, err) < 0)
-    goto fail;
-  snprintf (path, sizeof path, "/proc/%d/uid_map", (int) pid);
-  if (ucb_write_file_at (AT_FDCWD, path, map, err) < 0)
-    goto fail;
-  ucb_vgate_post (&mapped);
-  ucb_vgate_close (&ready);
-  ucb_vgate_close (&mapped);
-  return pid;
-fail:
-  kill (pid, SIGKILL);
-  ucb_vwait (pid);
-  ucb_vgate_close (&ready);
-  ucb_vgate_close (&mapped);
-  return -1;
 }
 
 static int
@@ -249,7 +125,7 @@ probes (struct ucb_vctx *ctx, ucb_error_t *err)
   static const char *const what[] = { "(a) ruid 0", "(b) root container", "(c) ruid U/euid 0" };
   pid_t pid;
 
-  if (!root_of_init_userns ())
+  if (!ucb_vroot_of_init_userns ())
     {
       ucb_vskip (ctx->res, "needs uid 0 of the initial user namespace");
       return 0;
@@ -277,7 +153,7 @@ probes (struct ucb_vctx *ctx, ucb_error_t *err)
     }
 
   /* (d) container root with kuid U */
-  pid = fork_range_container (ctx->uid_base + MAP_FIRST, 0, err);
+  pid = ucb_vfork_range_container (ctx->uid_base + MAP_FIRST, MAP_WIDTH, 0, err);
   if (pid < 0)
     return -1;
   if (pid == 0)
@@ -289,8 +165,8 @@ probes (struct ucb_vctx *ctx, ucb_error_t *err)
 
       if (ucb_vsoft (RLIMIT_NPROC, 2, &e) < 0)
         _exit (1);
-      n = fork_until_refused (kids, MAXKIDS, &refused);
-      reap (kids, n);
+      n = ucb_vfork_sleepers (kids, MAXKIDS, &refused);
+      ucb_vkill_reap (kids, n);
       ucb_vobserve (ctx->res, "(d) container root kuid U, soft 2", UCB_VITEM_ADMITTED, 1, n);
       ucb_vobserve (ctx->res, "(d) errno of the 2nd fork", UCB_VITEM_ERRNO, EAGAIN, refused);
       _exit (0);
@@ -301,23 +177,12 @@ probes (struct ucb_vctx *ctx, ucb_error_t *err)
   return 0;
 }
 
-/* Wait for every child left: a helper that failed leaves orphans to run(), the case's child
- * subreaper.  They die with their parent (PR_SET_PDEATHSIG) but keep their NPROC charge until
- * reaped, and PID 1 may reap them seconds late: the next run with these uids would see less
- * headroom. */
-static void
-reap_orphans (void)
-{
-  while (waitpid (-1, NULL, 0) > 0 || errno == EINTR)
-    ;
-}
-
 static int
 ulim14_run (struct ucb_vctx *ctx, ucb_error_t *err)
 {
   int ret = probes (ctx, err);
 
-  reap_orphans ();
+  ucb_vreap_all ();
   return ret;
 }
 

@@ -34,130 +34,6 @@
 #define V_OFFSET 1 /* (b): V = uid_base + 1 */
 #define TRUE_PATH "/bin/true"
 
-/* Fork up to `max` children that sleep until killed, until the kernel refuses. */
-static long
-fork_until_refused (pid_t *kids, long max, int *refused)
-{
-  long n = 0;
-
-  *refused = 0;
-  while (n < max)
-    {
-      pid_t pid = ucb_vfork ();
-      if (pid < 0)
-        {
-          *refused = errno;
-          break;
-        }
-      if (pid == 0)
-        for (;;)
-          pause ();
-      kids[n++] = pid;
-    }
-  return n;
-}
-
-static void
-reap (pid_t *kids, long n)
-{
-  for (long i = 0; i < n; i++)
-    kill (kids[i], SIGKILL);
-  for (long i = 0; i < n; i++)
-    ucb_vwait (kids[i]);
-}
-
-/* The root-creator rule concerns uid 0 of init_user_ns: we must be it. */
-static bool
-root_of_init_userns (void)
-{
-  cleanup_free char *map = NULL;
-  ucb_error_t e = NULL;
-  unsigned long inside, outside, count;
-
-  if (geteuid () != 0 || getuid () != 0)
-    return false;
-  if (ucb_read_file ("/proc/self/uid_map", &map, &e) < 0)
-    {
-      ucb_error_free (&e);
-      return false;
-    }
-  return sscanf (map, "%lu %lu %lu", &inside, &outside, &count) == 3 && inside == 0 && outside == 0
-         && count == 4294967295UL;
-}
-
-/* A child in a user namespace created by root, its maps written from here (ranges need a
- * writer with CAP_SETUID in the parent namespace): 0 .. MAP_WIDTH-1 inside are `first` ..
- * outside, uids and gids.  The child sets `creator_soft` (if non-zero) before unshare and
- * becomes uid/gid 0 inside.  Returns the pid here, 0 in the child, -1 on error. */
-static pid_t
-fork_range_container (uid_t first, rlim_t creator_soft, ucb_error_t *err)
-{
-  struct ucb_vgate ready, mapped;
-  char path[64];
-  cleanup_free char *map = NULL;
-  pid_t pid;
-
-  if (ucb_vgate_open (&ready, err) < 0)
-    return -1;
-  if (ucb_vgate_open (&mapped, err) < 0)
-    {
-      ucb_vgate_close (&ready);
-      return -1;
-    }
-  pid = ucb_vfork ();
-  if (pid < 0)
-    {
-      ucb_vgate_close (&ready);
-      ucb_vgate_close (&mapped);
-      return ucb_make_error (err, errno, "fork");
-    }
-  if (pid == 0)
-    {
-      ucb_error_t e = NULL;
-
-      close (ready.fd[0]);
-      close (mapped.fd[1]);
-      if ((creator_soft && ucb_vsoft (RLIMIT_NPROC, creator_soft, &e) < 0)
-          || unshare (CLONE_NEWUSER) < 0)
-        _exit (1);
-      ucb_vgate_post (&ready);
-      if (!ucb_vgate_wait (&mapped))
-        _exit (1);
-      close (ready.fd[1]);
-      close (mapped.fd[0]);
-      if (setgroups (0, NULL) < 0 || setresgid (0, 0, 0) < 0 || setresuid (0, 0, 0) < 0
-          || prctl (PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
-        _exit (1);
-      return 0;
-    }
-  /* A child that dies is seen as EOF on `ready` (the read end of `mapped` stays open here:
-   * a post to a dead child is no SIGPIPE). */
-  close (ready.fd[1]);
-  ready.fd[1] = -1;
-  map = xasprintf ("0 %u %u\n", (unsigned) first, (unsigned) MAP_WIDTH);
-  if (!ucb_vgate_wait (&ready))
-    {
-      ucb_make_error (err, 0, "the container child did not unshare");
-      goto fail;
-    }
-  snprintf (path, sizeof path, "/proc/%d/gid_map", (int) pid);
-  if (ucb_write_file_at (AT_FDCWD, path, map, err) < 0)
-    goto fail;
-  snprintf (path, sizeof path, "/proc/%d/uid_map", (int) pid);
-  if (ucb_write_file_at (AT_FDCWD, path, map, err) < 0)
-    goto fail;
-  ucb_vgate_post (&mapped);
-  ucb_vgate_close (&ready);
-  ucb_vgate_close (&mapped);
-  return pid;
-fail:
-  kill (pid, SIGKILL);
-  ucb_vwait (pid);
-  ucb_vgate_close (&ready);
-  ucb_vgate_close (&mapped);
-  return -1;
-}
-
 /* (b) One child: soft 2, setresuid(V, V, V), execv(TRUE_PATH).  Reports the setresuid errno
  * and the execve errno (0: the program ran; -1: not attempted) through a close-on-exec pipe. */
 static int
@@ -257,7 +133,7 @@ probes (struct ucb_vctx *ctx, ucb_error_t *err)
 {
   pid_t pid;
 
-  if (!root_of_init_userns ())
+  if (!ucb_vroot_of_init_userns ())
     {
       ucb_vskip (ctx->res, "needs uid 0 of the initial user namespace");
       return 0;
@@ -269,7 +145,7 @@ probes (struct ucb_vctx *ctx, ucb_error_t *err)
     }
 
   /* (a) root-created container, creator soft 3, own soft 50 as kuid U */
-  pid = fork_range_container (ctx->uid_base + MAP_FIRST, 3, err);
+  pid = ucb_vfork_range_container (ctx->uid_base + MAP_FIRST, MAP_WIDTH, 3, err);
   if (pid < 0)
     return -1;
   if (pid == 0)
@@ -281,8 +157,8 @@ probes (struct ucb_vctx *ctx, ucb_error_t *err)
 
       if (ucb_vsoft (RLIMIT_NPROC, 50, &e) < 0)
         _exit (1);
-      n = fork_until_refused (kids, MAXKIDS, &refused);
-      reap (kids, n);
+      n = ucb_vfork_sleepers (kids, MAXKIDS, &refused);
+      ucb_vkill_reap (kids, n);
       ucb_vobserve (ctx->res, "(a) root-created ns (creator soft 3), own 50", UCB_VITEM_ADMITTED,
                     49, n);
       ucb_vobserve (ctx->res, "(a) errno at the own limit", UCB_VITEM_ERRNO, EAGAIN, refused);
@@ -295,23 +171,12 @@ probes (struct ucb_vctx *ctx, ucb_error_t *err)
   return sub_execve (ctx, err);
 }
 
-/* Wait for every child left: a helper that failed leaves orphans to run(), the case's child
- * subreaper.  They die with their parent (PR_SET_PDEATHSIG) but keep their NPROC charge until
- * reaped, and PID 1 may reap them seconds late: the next run with these uids would see less
- * headroom. */
-static void
-reap_orphans (void)
-{
-  while (waitpid (-1, NULL, 0) > 0 || errno == EINTR)
-    ;
-}
-
 static int
 ulim15_run (struct ucb_vctx *ctx, ucb_error_t *err)
 {
   int ret = probes (ctx, err);
 
-  reap_orphans ();
+  ucb_vreap_all ();
   return ret;
 }
 
