@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "export.h"
 #include "hostinfo.h"
 #include "json-util.h"
 #include "owner.h"
@@ -212,75 +213,6 @@ verify_json (const struct ucb_vrun *v, size_t n)
   return arr;
 }
 
-/* Minimal XML escaping for attribute values and text. */
-static void
-xml (FILE *f, const char *s)
-{
-  for (; *s; s++)
-    switch (*s)
-      {
-      case '<':
-        fputs ("&lt;", f);
-        break;
-      case '>':
-        fputs ("&gt;", f);
-        break;
-      case '&':
-        fputs ("&amp;", f);
-        break;
-      case '"':
-        fputs ("&quot;", f);
-        break;
-      default:
-        fputc (*s, f);
-      }
-}
-
-static void
-print_junit (FILE *f, const struct ucb_vrun *v, size_t n)
-{
-  unsigned fail = 0, err = 0, skip = 0;
-  double t = 0;
-
-  for (size_t i = 0; i < n; i++)
-    {
-      fail += v[i].verdict == UCB_VERDICT_FAIL;
-      err += v[i].verdict == UCB_VERDICT_ERROR;
-      skip += v[i].verdict == UCB_VERDICT_SKIP || v[i].verdict == UCB_VERDICT_KNOWN_BUG;
-      t += v[i].duration_s;
-    }
-  fprintf (f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-  fprintf (f,
-           "<testsuites name=\"ucbench verify\" tests=\"%zu\" failures=\"%u\" errors=\"%u\" "
-           "skipped=\"%u\" time=\"%.3f\">\n",
-           n, fail, err, skip, t);
-  fprintf (f,
-           "  <testsuite name=\"limits\" tests=\"%zu\" failures=\"%u\" errors=\"%u\" "
-           "skipped=\"%u\" time=\"%.3f\">\n",
-           n, fail, err, skip, t);
-  for (size_t i = 0; i < n; i++)
-    {
-      fprintf (f, "    <testcase classname=\"limits.%s\" name=\"%s %s\" time=\"%.3f\"",
-               v[i].c->rlimit, v[i].c->id, v[i].c->name, v[i].duration_s);
-      if (v[i].verdict == UCB_VERDICT_PASS)
-        {
-          fputs ("/>\n", f);
-          continue;
-        }
-      fputs (">\n      <", f);
-      fputs (v[i].verdict == UCB_VERDICT_FAIL    ? "failure"
-             : v[i].verdict == UCB_VERDICT_ERROR ? "error"
-                                                 : "skipped",
-             f);
-      fputs (" message=\"", f);
-      if (v[i].verdict == UCB_VERDICT_KNOWN_BUG)
-        fputs ("known kernel bug: ", f);
-      xml (f, v[i].why);
-      fputs ("\"/>\n    </testcase>\n", f);
-    }
-  fputs ("  </testsuite>\n</testsuites>\n", f);
-}
-
 static void
 print_list (void)
 {
@@ -348,9 +280,7 @@ ucb_cmd_verify (int argc, char **argv, ucb_error_t *err)
   ucb_restore_interrupt_handlers ();
   if (o.format == VF_TAP)
     print_tap (stdout, v, n);
-  else if (o.format == VF_JUNIT)
-    print_junit (stdout, v, n);
-  if (o.format == VF_JSON || o.output)
+  if (o.format == VF_JSON || o.format == VF_JUNIT || o.output)
     {
       json_t *doc = ucb_report_document (argc, argv, t_real, (double) (ucb_now_ns () - t0) / 1e9,
                                          host, ucb_json_obj (), ucb_json_arr ());
@@ -362,6 +292,8 @@ ucb_cmd_verify (int argc, char **argv, ucb_error_t *err)
         r = ucb_report_write_file (doc, o.output, err);
       if (r == 0 && o.format == VF_JSON)
         r = ucb_json_write (doc, stdout, err);
+      else if (r == 0 && o.format == VF_JUNIT)
+        ucb_export_junit (stdout, doc); /* the same XML as `ucbench export --to junit` */
       json_decref (doc);
     }
   json_decref (host);

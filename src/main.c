@@ -21,6 +21,8 @@ static const struct ucb_command commands[] = {
     ucb_verify_usage },
   { "compare", ucb_cmd_compare, "base vs head: %change, spread, significance; exit 1 on regression",
     ucb_compare_usage },
+  { "export", ucb_cmd_export, "convert a result document for CI dashboards (gab, bmf, junit, ...)",
+    ucb_export_usage },
   { "list", ucb_cmd_list, "workloads: what one op is, which counter it hits", ucb_list_usage },
   { "info", ucb_cmd_info, "this host: kernel, CPUs, user namespaces, cgroups, caps, LSMs",
     ucb_info_usage },

@@ -1,0 +1,243 @@
+"""export.py - `ucbench export`: every format of the examples byte-for-byte against
+tests/golden, each checked against what its consumer accepts (zod shape, BMF schema, xmllint,
+prove, the googlecpp fields); verdicts of every status; --output; bad usage is one line, exit 2."""
+import copy
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+import xml.etree.ElementTree as ET
+
+from taplib import SRCDIR, Tap, run
+
+t = Tap()
+d = tempfile.mkdtemp(prefix="ucb-exp-")
+RUN = os.path.join(SRCDIR, "examples", "run-small.json")
+VERIFY = os.path.join(SRCDIR, "examples", "verify-small.json")
+GOLDEN = os.path.join(SRCDIR, "tests", "golden")
+
+
+def path(name):
+    return os.path.join(d, name)
+
+
+def write(name, doc):
+    with open(path(name), "w") as f:
+        json.dump(doc, f)
+    return path(name)
+
+
+out = {}
+for fmt, src in (("gab", RUN), ("gab-smaller", RUN), ("bmf", RUN), ("gbench", RUN),
+                 ("lkp", RUN), ("junit", VERIFY), ("ktap", VERIFY)):
+    golden = os.path.join(GOLDEN, os.path.basename(src).replace(".json", "." + fmt))
+    r = run(["export", "--to", fmt, src])
+    with open(golden) as f:
+        want = f.read()
+    t.ok(r.returncode == 0 and r.stderr == "" and r.stdout == want,
+         f"{fmt}: {os.path.basename(src)} matches {os.path.basename(golden)}",
+         r.stderr + r.stdout[:1500])
+    out[fmt] = r.stdout
+
+# github-action-benchmark: zod BenchmarkResult = {name, value, unit, range?, extra?}.
+for fmt, unit in (("gab", "ops/s"), ("gab-smaller", "ns/op")):
+    a = json.loads(out[fmt] or "null")
+    t.ok(isinstance(a, list) and a and all(
+        isinstance(e, dict) and isinstance(e.get("name"), str) and isinstance(e.get("unit"), str)
+        and isinstance(e.get("value"), (int, float)) and not isinstance(e.get("value"), bool)
+        and all(isinstance(e[k], str) for k in ("range", "extra") if k in e)
+        and e["unit"] == unit for e in a), f"{fmt}: the zod shape, unit {unit}", out[fmt])
+doc = json.load(open(RUN))
+a = json.loads(out["gab"] or "[]")
+t.ok([e["value"] for e in a] == [r["summary"]["per_container_ops"] for r in doc["results"]
+                                 if r["status"] == "ok"]
+     and all(e["range"].startswith("± ") for e in a),
+     "gab: value = summary.per_container_ops, range '± X'")
+t.ok(len({e["name"] for e in a}) == len(a) and all(
+    e["name"].startswith("signal/shared/depth:1/tasks:1/process/containers:") for e in a),
+     "gab: stable distinct names from the sweep point", str([e["name"] for e in a]))
+
+# Bencher Metric Format.
+BMF = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "type": "object",
+    "propertyNames": {"maxLength": 1024, "minLength": 1},
+    "additionalProperties": {
+        "type": "object",
+        "propertyNames": {"maxLength": 64, "minLength": 1},
+        "additionalProperties": {
+            "type": "object",
+            "required": ["value"],
+            "properties": {"value": {"type": "number"}, "lower_value": {"type": "number"},
+                           "upper_value": {"type": "number"}},
+        },
+    },
+}
+try:
+    import jsonschema
+except ImportError:
+    jsonschema = None
+bmf = json.loads(out["bmf"] or "null")
+if jsonschema is None:
+    t.skip("bmf: valid against the BMF schema", "python3-jsonschema is not installed")
+else:
+    try:
+        jsonschema.validate(bmf, BMF)
+        t.ok(True, "bmf: valid against the BMF schema")
+    except jsonschema.ValidationError as e:
+        t.ok(False, "bmf: valid against the BMF schema", str(e)[:1000])
+t.ok(isinstance(bmf, dict) and all(
+    m["throughput"]["lower_value"] <= m["throughput"]["value"] <= m["throughput"]["upper_value"]
+    and "latency" in m for m in bmf.values()),
+     "bmf: throughput and latency measures, lower <= value <= upper")
+
+# Google Benchmark, as github-action-benchmark's googlecpp extractor reads it.
+g = json.loads(out["gbench"] or "{}")
+rows = g.get("benchmarks", [])
+t.ok(rows and all(all(k in b for k in ("name", "real_time", "time_unit", "iterations",
+                                       "cpu_time", "threads")) and b["run_type"] == "iteration"
+                  and b["time_unit"] == "ns" for b in rows)
+     and g["context"].get("executable") == "ucbench"
+     and g["context"].get("json_schema_version") == 1,
+     "gbench: the googlecpp fields, iteration rows only, context", out["gbench"][:1500])
+t.ok(all(abs(b["real_time"] * r["summary"]["per_container_ops"] - 1e9) < 1e3
+         and b["threads"] == r["containers"] * r["tasks"]
+         for b, r in zip(rows, doc["results"])), "gbench: real_time = 1e9 / per_container_ops")
+
+# LKP: flat key: value lines.
+lines = out["lkp"].splitlines()
+t.ok(lines and all(len(ln.split(": ")) == 2 and ln.startswith("ucbench.signal.shared.")
+                   and float(ln.split(": ")[1]) >= 0 for ln in lines)
+     and "ucbench.signal.shared.2.per_container_ops: 239908.4642" in lines,
+     "lkp: key: value lines named ucbench.WORKLOAD.OWNER.N.FIELD", out["lkp"])
+
+# A document with repeats, tasks, thread mode and depth 0: names and the median over repeats.
+rep = copy.deepcopy(doc)
+rep["results"] = []
+for k, f in enumerate((1.0, 3.0, 2.0)):
+    e = copy.deepcopy(doc["results"][1])
+    e.update(repeat=k + 1, depth=3, tasks=2, mode="thread")
+    e["summary"]["per_container_ops"] *= f
+    rep["results"].append(e)
+e = copy.deepcopy(doc["results"][0])
+e.update(depth=0)
+e["summary"]["scalability"] = None
+rep["results"].append(e)
+sk = copy.deepcopy(doc["results"][0])
+sk.update(status="skipped", workload="seccomp", per_container=[])
+rep["results"].append(sk)
+pr = write("rep.json", rep)
+r = run(["export", "--to", "lkp", pr])
+want = "ucbench.signal.shared.d3.t2.thread.2.per_container_ops: %.10g" % (
+    doc["results"][1]["summary"]["per_container_ops"] * 2.0)
+t.ok(r.returncode == 0 and want in r.stdout.splitlines()
+     and r.stdout.count(".d3.t2.thread.2.per_container_ops") == 1
+     and "ucbench.signal.shared.d0.1.fairness: 1" in r.stdout
+     and "d0.1.scalability" not in r.stdout and "seccomp" not in r.stdout,
+     "lkp: depth/tasks/mode in the name when not default, median over repeats, null and "
+     "skipped left out", r.stdout + r.stderr)
+r = run(["export", "--to", "gab", pr])
+names = [e["name"] for e in json.loads(r.stdout or "[]")]
+t.ok(r.returncode == 0 and len(names) == 4 and len(set(names)) == 4
+     and "signal/shared/depth:3/tasks:2/thread/containers:2/repeat:2" in names,
+     "gab with repeats: /repeat:R keeps names distinct; skipped points left out", str(names))
+r = run(["export", "--to", "gbench", pr])
+rows = json.loads(r.stdout or "{}").get("benchmarks", [])
+t.ok(r.returncode == 0 and [b["repetition_index"] for b in rows[:3]] == [0, 1, 2]
+     and all(b["repetitions"] == 3 for b in rows[:3]) and rows[0]["threads"] == 4
+     and len({b["name"] for b in rows[:3]}) == 1,
+     "gbench with repeats: one name, repetitions 3, repetition_index 0..2", r.stdout[:1500])
+
+# JUnit and KTAP: the example, and one verdict of every status.
+try:
+    root = ET.fromstring(out["junit"])
+    cases = root.findall("./testsuite/testcase")
+    t.ok(root.tag == "testsuites" and len(cases) == 20
+         and root.find("./testsuite/testcase/skipped").get("message").startswith(
+             "known kernel bug: "), "junit: parses, 20 testcases, known-bug as <skipped>")
+except ET.ParseError as e:
+    t.ok(False, "junit: parses", str(e))
+vd = json.load(open(VERIFY))
+vd["verify"] = vd["verify"][:5]
+for v, st, why in zip(vd["verify"], ("pass", "fail", "error", "skip", "known-bug"),
+                      ("", "over-admission: 3 > 2 & <x>", "fork: \"EAGAIN\"", "no userns",
+                       "intended 0, observed 16")):
+    v["status"], v["detail"] = st, why
+pv = write("verdicts.json", vd)
+r = run(["export", "--to", "junit", pv, "--output", path("v.xml")])
+try:
+    root = ET.parse(path("v.xml")).getroot()
+    ts = root.find("testsuite")
+    c = ts.findall("testcase")
+    t.ok(r.returncode == 0 and r.stdout == "" and len(c) == 5 and len(c[0]) == 0
+         and c[1].find("failure").get("message") == "over-admission: 3 > 2 & <x>"
+         and c[2].find("error").get("message") == "fork: \"EAGAIN\""
+         and c[3].find("skipped").get("message") == "no userns"
+         and c[4].find("skipped").get("message") == "known kernel bug: intended 0, observed 16"
+         and (ts.get("tests"), ts.get("failures"), ts.get("errors"), ts.get("skipped"))
+         == ("5", "1", "1", "2"), "junit --output: each status, escaped messages, counts")
+except (ET.ParseError, OSError) as e:
+    t.ok(False, "junit --output: parses", str(e))
+if shutil.which("xmllint"):
+    x = subprocess.run(["xmllint", "--noout", path("v.xml")], capture_output=True, text=True)
+    with open(path("ex.xml"), "w") as f:
+        f.write(out["junit"])
+    y = subprocess.run(["xmllint", "--noout", path("ex.xml")], capture_output=True, text=True)
+    t.ok(x.returncode == 0 and y.returncode == 0, "junit: xmllint --noout", x.stderr + y.stderr)
+else:
+    t.skip("junit: xmllint --noout", "xmllint is not installed")
+r = run(["export", "--to", "ktap", pv])
+k = r.stdout.splitlines()
+t.ok(r.returncode == 0 and k[:2] == ["KTAP version 1", "1..5"]
+     and k[2] == "ok 1 " + vd["verify"][0]["id"] + " " + vd["verify"][0]["name"]
+     and k[3].startswith("not ok 2 ") and any(ln.startswith("not ok 3 ") and "# ERROR fork"
+                                              in ln for ln in k)
+     and any(ln.startswith("ok 4 ") and ln.endswith("# SKIP no userns") for ln in k)
+     and any(ln.startswith("ok 5 ") and "# XFAIL known kernel bug: intended 0" in ln for ln in k)
+     and k[-1] == "# Totals: pass:1 fail:1 xfail:1 xpass:0 skip:1 error:1",
+     "ktap: ok / not ok, SKIP, XFAIL and ERROR directives, totals", r.stdout)
+if shutil.which("prove"):
+    for name, text, good in (("ex.ktap", out["ktap"], True), ("v.ktap", r.stdout, False)):
+        with open(path(name), "w") as f:
+            f.write(text)
+        p = subprocess.run(["prove", "--exec", "cat", path(name)], capture_output=True,
+                           text=True)
+        t.ok((p.returncode == 0) == good and ("Result: PASS" in p.stdout) == good,
+             f"ktap: prove {'passes' if good else 'fails'} {name}", p.stdout + p.stderr)
+else:
+    t.skip("ktap: prove", "prove is not installed")
+
+# --output: JSON formats atomically, text directly; nothing on stdout.
+r = run(["export", "--to", "bmf", RUN, "--output", path("bmf.json")])
+t.ok(r.returncode == 0 and r.stdout == "" and open(path("bmf.json")).read() == out["bmf"]
+     and oct(os.stat(path("bmf.json")).st_mode & 0o777) == "0o644",
+     "--output (JSON): the same bytes, mode 0644", r.stderr)
+r = run(["export", "--to", "lkp", RUN, "--output", path("lkp.txt")])
+t.ok(r.returncode == 0 and open(path("lkp.txt")).read() == out["lkp"], "--output (text)")
+r = run(["export", "--to", "lkp", RUN, "--output", path("no/such/dir")])
+t.ok(r.returncode == 1 and len(r.stderr.splitlines()) == 1, "--output unwritable: exit 1",
+     r.stderr)
+
+# Bad usage: one line naming the problem, exit 2, nothing on stdout.
+for args, needle in ((["--to", "csv", RUN], "invalid --to `csv`"),
+                     ([RUN], "needs --to"),
+                     (["--to", "gab", RUN, VERIFY], "exactly one document"),
+                     (["--to", "gab"], "exactly one document"),
+                     (["--to", "junit", RUN], RUN + ": no verify[] array"),
+                     (["--to", "ktap", RUN], RUN + ": no verify[] array"),
+                     (["--to", "gab", VERIFY], VERIFY + ": no measured results[]"),
+                     (["--to", "gbench", path("missing.json")], "missing.json"),
+                     (["--to"], "--to"),
+                     (["--bogus", RUN], "--bogus")):
+    r = run(["export"] + args)
+    lines = r.stderr.splitlines()
+    # One error line; the usual "Try 'ucbench --help'" hint may follow it.
+    t.ok(r.returncode == 2 and lines and needle in lines[0] and r.stdout == ""
+         and all(ln.startswith("Try ") for ln in lines[1:]),
+         f"bad usage {' '.join(args)[-60:]}: exit 2, one line", r.stderr)
+r = run(["export", "--help"])
+t.ok(r.returncode == 0 and r.stdout.startswith("Usage: ucbench export"), "--help")
+
+shutil.rmtree(d)
+t.done()

@@ -1,0 +1,211 @@
+"""schema.py - docs/ucbench-result.schema.json: a valid JSON Schema (draft 2020-12) that accepts
+the documents `ucbench run` and `ucbench verify` write now, and examples/run-small.json, and
+rejects broken ones.  Uses uids of its own (2100950000 ...) so it can run beside the other
+integration tests."""
+import copy
+import json
+import os
+
+from taplib import SRCDIR, Tap, run, skip_all, userns_works
+
+try:
+    import jsonschema
+except ImportError:
+    skip_all("python3-jsonschema (module jsonschema) is not installed")
+if not hasattr(jsonschema, "Draft202012Validator"):
+    skip_all("this jsonschema has no Draft202012Validator (needs 4.0 or later)")
+
+SCHEMA = os.path.join(SRCDIR, "docs", "ucbench-result.schema.json")
+EXAMPLE = os.path.join(SRCDIR, "examples", "run-small.json")
+SHORT = ["--duration", "0.4", "--warmup", "0.1", "--interval", "0.2", "--format", "json",
+         "--quiet"]
+
+t = Tap()
+
+with open(SCHEMA) as f:
+    schema = json.load(f)
+try:
+    jsonschema.Draft202012Validator.check_schema(schema)
+    bad_schema = None
+except jsonschema.exceptions.SchemaError as e:
+    bad_schema = e
+t.ok(bad_schema is None, "the schema is a valid draft 2020-12 schema", bad_schema)
+t.ok(schema.get("$schema") == "https://json-schema.org/draft/2020-12/schema"
+     and schema.get("$id") and schema.get("title") and schema.get("description"),
+     "the schema names draft 2020-12 and has $id, title and description")
+V = jsonschema.Draft202012Validator(schema)
+
+
+def errors(doc):
+    return sorted(V.iter_errors(doc), key=lambda e: list(e.absolute_path))
+
+
+def report(errs):
+    return "\n".join(f"{'/'.join(map(str, e.absolute_path)) or '(top)'}: {e.message[:300]}"
+                     for e in errs[:20])
+
+
+def valid(doc, name):
+    errs = errors(doc)
+    t.ok(doc is not None and not errs, name, report(errs))
+
+
+def ucbench_json(args, ok_rc=(0,)):
+    r = run(args, timeout=300)
+    try:
+        doc = json.loads(r.stdout)
+    except ValueError as e:
+        doc = None
+        t.diag(f"`ucbench {' '.join(args)}`: {e}")
+    if r.returncode not in ok_rc:
+        t.diag(f"`ucbench {' '.join(args)}` exited {r.returncode}: {r.stderr.strip()}")
+        doc = None
+    return doc
+
+
+with open(EXAMPLE) as f:
+    example = json.load(f)
+valid(example, "examples/run-small.json validates")
+
+# Real documents, written now.
+can_run = userns_works() and os.geteuid() == 0
+why = ("user namespaces cannot be created here" if not userns_works()
+       else "owner modes need root (setresuid to the owner uids)")
+RUNS = [
+    ("run: 1,2 containers x shared,distinct",
+     ["--containers", "1,2", "--owner", "shared,distinct", "--uid-base", "2100950000"]),
+    ("run: 2 tasks as threads, --limit SIGPENDING=0 (every op fails)",
+     ["--containers", "1,2", "--owner", "shared", "--tasks", "2", "--threads", "--limit",
+      "SIGPENDING=0", "--uid-base", "2100951000"]),
+    ("run: mqueue with --headroom near",
+     ["--workload", "mqueue", "--headroom", "near", "--containers", "1,2", "--owner",
+      "shared,distinct", "--uid-base", "2100952000"]),
+    ("run: control workload at depth 0 and 2, unpinned, repeated",
+     ["--workload", "getppid", "--depth", "0,2", "--pin", "none", "--repeat", "2",
+      "--containers", "2", "--owner", "distinct", "--uid-base", "2100953000"]),
+]
+docs = {}
+for name, args in RUNS:
+    if not can_run:
+        t.skip(f"{name}: the document validates", why)
+        continue
+    doc = ucbench_json(["run"] + args + SHORT)
+    docs[name] = doc
+    valid(doc, f"{name}: the document validates")
+
+if can_run:
+    vdoc = ucbench_json(["verify", "--format", "json", "--uid-base", "2100970000"], ok_rc=(0, 1))
+    valid(vdoc, "verify --format json: the document validates")
+else:
+    vdoc = None
+    t.skip("verify --format json: the document validates",
+           why if not userns_works() else "the cases need root (fresh uids per case)")
+
+# A skipped point, as ucb_report_skipped() writes it (no build here may skip one for real).
+skipped = copy.deepcopy(example)
+pt = skipped["results"][0]
+for k in ("limits", "setup_s", "measured_s"):
+    del pt[k]
+pt.update(status="skipped", reason="built without libseccomp (--without-seccomp)",
+          per_container=[])
+pt["summary"] = dict({k: None for k in ("total_ops_per_s", "per_container_ops", "per_task_ops",
+                                         "scalability", "fairness", "cv", "cpu_ns_per_op")},
+                     failed_ops=0, failed_by_errno={})
+valid(skipped, "a skipped point (as ucb_report_skipped writes it) validates")
+
+# Compatibility rule: new keys may appear in any object.
+extra = copy.deepcopy(example)
+pc = extra["results"][0]["per_container"][0]
+for o in (extra, extra["tool"], extra["run"], extra["host"], extra["host"]["kernel"],
+          extra["config"], extra["config"]["pin"], extra["results"][0],
+          extra["results"][0]["summary"], extra["results"][0]["limits"]["NPROC"], pc,
+          pc["ops_per_s"], pc["samples"][0], pc["tasks"][0], pc["tasks"][0]["samples"][0]):
+    o["x_new_key"] = {"added": "later"}
+valid(extra, "unknown keys are accepted at every level (compatibility rule)")
+
+# The base documents for the rejection checks must themselves validate.
+run_base = docs.get(RUNS[0][0]) or example
+verify_base = vdoc
+if verify_base is None:  # the shape of cmd-verify.c's document, when verify cannot run here
+    verify_base = copy.deepcopy(example)
+    verify_base.update(config={}, results=[], verify_kernel="6.18.44", verify=[{
+        "id": "ULIM-01", "name": "sigpending-own-level", "title": "SIGPENDING: own limit",
+        "rlimit": "SIGPENDING", "checks": "sig_get_ucounts", "depends_on": "5.14+",
+        "status": "pass", "expected": {"SigQ when full": 5}, "observed": {"SigQ when full": 5},
+        "detail": "", "duration_s": 0.01}])
+    verify_base["run"]["argv"] = ["ucbench", "verify", "--format", "json"]
+base_ok = not errors(run_base) and not errors(verify_base)
+t.ok(base_ok, "the base documents of the rejection checks validate",
+     report(errors(run_base) + errors(verify_base)))
+
+
+def rejects(name, base, mutate, path, keyword):
+    """The mutated copy of `base` is invalid, for the reason `keyword` at instance `path`."""
+    doc = copy.deepcopy(base)
+    mutate(doc)
+    errs = errors(doc)
+    hit = any(tuple(e.absolute_path) == tuple(path) and e.validator == keyword for e in errs)
+    t.ok(base_ok and hit, f"rejects {name}",
+         f"expected `{keyword}` at /{'/'.join(map(str, path))}; got:\n{report(errs) or 'valid'}")
+
+
+def pc0(d):
+    return d["results"][0]["per_container"][0]
+
+
+def drop(key):
+    return lambda o: o.pop(key)
+
+
+def setkey(key, v):
+    return lambda o: o.__setitem__(key, v)
+
+
+rejects("a wrong schema string", run_base, setkey("schema", "ucbench-result/2"), ["schema"],
+        "const")
+rejects("a document without `results`", run_base, drop("results"), [], "required")
+rejects("a string where ops_per_s.mean must be a number", run_base,
+        lambda d: pc0(d)["ops_per_s"].__setitem__("mean", "240242.8"),
+        ["results", 0, "per_container", 0, "ops_per_s", "mean"], "type")
+rejects("a negative container count", run_base,
+        lambda d: d["results"][0].__setitem__("containers", -1), ["results", 0, "containers"],
+        "minimum")
+rejects("a zero container count in config", run_base,
+        lambda d: d["config"]["containers"].__setitem__(0, 0), ["config", "containers", 0],
+        "minimum")
+rejects("an unknown verify status", verify_base,
+        lambda d: d["verify"][0].__setitem__("status", "ok"), ["verify", 0, "status"], "enum")
+rejects("a per_container entry without `index`", run_base, lambda d: pc0(d).pop("index"),
+        ["results", 0, "per_container", 0], "required")
+rejects("a sample without `t`", run_base, lambda d: pc0(d)["samples"][0].pop("t"),
+        ["results", 0, "per_container", 0, "samples", 0], "required")
+rejects("a task sample without `t`", run_base,
+        lambda d: pc0(d)["tasks"][0]["samples"][0].pop("t"),
+        ["results", 0, "per_container", 0, "tasks", 0, "samples", 0], "required")
+rejects("a fractional op count", run_base, lambda d: pc0(d).__setitem__("ops", 1.5),
+        ["results", 0, "per_container", 0, "ops"], "type")
+rejects("an unknown results[].status", run_base,
+        lambda d: d["results"][0].__setitem__("status", "failed"), ["results", 0, "status"],
+        "enum")
+rejects("a measured point without `limits`", run_base, lambda d: d["results"][0].pop("limits"),
+        ["results", 0], "required")
+rejects("a null total_ops_per_s in a measured point", run_base,
+        lambda d: d["results"][0]["summary"].__setitem__("total_ops_per_s", None),
+        ["results", 0, "summary", "total_ops_per_s"], "type")
+rejects("an unknown limits source", run_base,
+        lambda d: d["results"][0]["limits"]["NPROC"].__setitem__("source", "inherited"),
+        ["results", 0, "limits", "NPROC", "source"], "enum")
+rejects("an unknown config.mode", run_base, lambda d: d["config"].__setitem__("mode", "fiber"),
+        ["config", "mode"], "enum")
+rejects("an unknown config.headroom", run_base,
+        lambda d: d["config"].__setitem__("headroom", "close"), ["config", "headroom"], "enum")
+rejects("an unknown pin.mode", run_base,
+        lambda d: d["config"]["pin"].__setitem__("mode", "spread"), ["config", "pin", "mode"],
+        "enum")
+rejects("a verify document without `verify_kernel`", verify_base, drop("verify_kernel"), [],
+        "required")
+rejects("a verify entry with a non-integer observation", verify_base,
+        lambda d: d["verify"][0]["observed"].__setitem__(
+            next(iter(d["verify"][0]["observed"]), "x"), "5"),
+        ["verify", 0, "observed", next(iter(verify_base["verify"][0]["observed"]), "x")], "type")
+t.done()
