@@ -21,12 +21,14 @@ int ucb_cmd_info (int argc, char **argv, ucb_error_t *err);
 int ucb_cmd_verify (int argc, char **argv, ucb_error_t *err);
 int ucb_cmd_compare (int argc, char **argv, ucb_error_t *err);
 int ucb_cmd_export (int argc, char **argv, ucb_error_t *err);
+int ucb_cmd_plot (int argc, char **argv, ucb_error_t *err);
 
 extern const char ucb_list_usage[];
 extern const char ucb_info_usage[];
 extern const char ucb_verify_usage[];
 extern const char ucb_compare_usage[];
 extern const char ucb_export_usage[];
+extern const char ucb_plot_usage[];
 
 /* Parse a lone `[--format json|text] [-h|--help]` option set shared by list and info.
  * Returns 1 when help was requested. */

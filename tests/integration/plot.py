@@ -1,0 +1,132 @@
+"""plot.py - `ucbench plot`: the example (and two scaled copies) as a well-formed SVG with titles,
+axis labels, a line and a legend entry per series; an HTML report with the inline SVG, the host
+and a table of the points; bad input is a one-line exit 2; chromium renders the report."""
+import copy
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+import xml.etree.ElementTree as ET
+
+from taplib import Tap, run
+
+t = Tap()
+d = tempfile.mkdtemp(prefix="ucb-plot-")
+NS = "{http://www.w3.org/2000/svg}"
+
+
+def path(name):
+    return os.path.join(d, name)
+
+
+def write(name, doc):
+    with open(path(name), "w") as f:
+        json.dump(doc, f)
+    return path(name)
+
+
+def scaled(doc, factor):
+    doc = copy.deepcopy(doc)
+    for r in doc["results"]:
+        r["summary"]["per_container_ops"] *= factor
+        for c in r["per_container"]:
+            for s in c["samples"]:
+                s["ops_per_s"] *= factor
+    return doc
+
+
+src = os.path.join(os.environ.get("top_srcdir", "."), "examples", "run-small.json")
+doc = json.load(open(src))
+measured = [r for r in doc["results"] if r["status"] == "ok"]
+
+# One file: one SVG, two charts, one series (the example has one owner).
+svg = path("one.svg")
+r = run(["plot", src, "--output", svg])
+t.ok(r.returncode == 0 and r.stdout == "" and r.stderr == "", "plot one file to SVG: exit 0, quiet",
+     r.stderr)
+try:
+    root = ET.parse(svg).getroot()
+except (ET.ParseError, OSError) as e:
+    root = None
+    t.diag(e)
+t.ok(root is not None and root.tag == NS + "svg", "the SVG is well-formed XML with an <svg> root")
+texts = [x.text or "" for x in root.iter(NS + "text")] if root is not None else []
+t.ok("signal: per-container ops/s" in texts and "signal: scalability" in texts,
+     "chart titles name the workload", texts[:10])
+t.ok(texts.count("containers (N)") == 2 and "ops/s per container" in texts
+     and "scalability" in texts, "axis labels: containers on x, ops/s and scalability on y")
+t.ok(any("min-max" in x for x in texts), "the legend says what the error bars are")
+t.ok(any(x.endswith("k") for x in texts), "ticks are readable numbers (e.g. 240k)",
+     [x for x in texts if x[:1].isdigit()])
+xs = {str(r["containers"]) for r in measured}
+t.ok(xs <= set(texts), "every container count is an x category", xs)
+series = root.findall(f".//{NS}g[@class='series']") if root is not None else []
+legend = [g.find(NS + "text").text for g in root.findall(f".//{NS}g[@class='legend']")] \
+    if root is not None else []
+t.ok(len(series) == 2 and all(g.find(NS + "polyline") is not None for g in series),
+     "a polyline per series per chart", len(series))
+t.ok(legend == ["shared", "shared"], "legend entries: the owner mode", legend)
+if shutil.which("xmllint"):
+    x = subprocess.run(["xmllint", "--noout", svg], capture_output=True, text=True)
+    t.ok(x.returncode == 0, "xmllint --noout accepts the SVG", x.stderr)
+else:
+    t.skip("xmllint --noout accepts the SVG", "xmllint is not installed")
+
+# Two files: a line per (owner, file), labelled with the file's basename.
+a = write("base.json", doc)
+b = write("fast <&>.json", scaled(doc, 2.0))
+r = run(["plot", a, b, "--output", path("two.svg")])
+root = ET.parse(path("two.svg")).getroot() if r.returncode == 0 else None
+legend = [g.find(NS + "text").text for g in root.findall(f".//{NS}g[@class='legend']")] \
+    if root is not None else []
+t.ok(r.returncode == 0 and "shared (base.json)" in legend and "shared (fast <&>.json)" in legend,
+     "two files: one series per file, labelled 'owner (file)', names escaped", legend + [r.stderr])
+t.ok(root is not None and len(root.findall(f".//{NS}polyline")) == 4, "two files: 4 polylines")
+
+# HTML report.
+html = path("report.html")
+r = run(["plot", a, b, "--output", html])
+page = open(html).read() if r.returncode == 0 else ""
+t.ok(r.returncode == 0 and page.startswith("<!DOCTYPE html>") and "<svg" in page
+     and "</svg>" in page, "HTML report with the inline SVG", r.stderr)
+t.ok(doc["host"]["kernel"]["release"] in page and doc["host"]["cpu_model"] in page
+     and f"<td>{doc['host']['virtualization']}</td>" in page,
+     "the report shows the host (kernel release, CPU model, virtualization)")
+rows = [ln for ln in page.splitlines() if ln.startswith("<tr><td>signal</td>")]
+t.ok(len(rows) == 2 * len(measured), "a table row per point and file", len(rows))
+t.ok("fast &lt;&amp;&gt;.json" in page and "fast <&>" not in page, "file names escaped in HTML")
+ops = round(measured[0]["summary"]["per_container_ops"])
+t.ok(any(f"<td>{ops}</td>" in ln for ln in rows), "the table has the per-container ops/s", ops)
+
+# Bad input: exit 2, the problem named on the first line, nothing written.
+verify_only = write("verify.json", {"schema": "ucbench-result/1", "results": [],
+                                    "verify": [{"id": "ULIM-01", "status": "pass"}]})
+for args, needle, name in (
+        ([src], "--output", "no --output"),
+        (["--output", path("x.svg")], "at least one", "no input file"),
+        ([src, "--output", path("x.png")], "unknown extension", "--output x.png"),
+        ([verify_only, "--output", path("x.svg")], "no measured results", "verify-only document"),
+        ([path("missing.json"), "--output", path("x.svg")], "No such file", "missing file"),
+        ([src, "--bogus", "-o", path("x.svg")], "bogus", "unknown option")):
+    r = run(["plot"] + args)
+    lines = r.stderr.splitlines()
+    t.ok(r.returncode == 2 and lines and needle in lines[0] and r.stdout == ""
+         and not os.path.exists(path("x.svg")), f"bad usage ({name}): exit 2, one line", r.stderr)
+r = run(["plot", src, "--output", os.path.join(d, "no-dir", "x.svg")])
+t.ok(r.returncode == 1 and "no-dir" in r.stderr, "unwritable --output: exit 1", r.stderr)
+
+# Render the report as a person would.
+browser = shutil.which("chromium")
+if browser:
+    png = path("report.png")
+    x = subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu",
+                        f"--screenshot={png}", "--window-size=1200,1600", "file://" + html],
+                       capture_output=True, text=True, timeout=120)
+    t.ok(os.path.exists(png) and os.path.getsize(png) > 20000,
+         "chromium renders the report (screenshot > 20 kB)", x.stderr[-2000:])
+else:
+    t.skip("chromium renders the report (screenshot > 20 kB)", "chromium is not installed")
+
+shutil.rmtree(d)
+t.done()
