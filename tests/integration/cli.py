@@ -4,6 +4,7 @@ import os
 import subprocess
 
 from taplib import Tap, UCBENCH, all_userns_inodes, run, userns_works, wait_for
+from taplib import scratch_dir
 
 t = Tap()
 
@@ -55,7 +56,7 @@ r = subprocess.run([UCBENCH, "run", "--containers", "1", "--duration", "0.2", "-
 t.ok(r.returncode == 0 and r.stdout.lstrip().startswith("{") and os.path.islink("/dev/stdout"),
      "--output /dev/stdout writes the document to the pipe; /dev/stdout stays a symlink",
      r.stderr)
-d = tempfile.mkdtemp(prefix="ucb-out-")
+d = scratch_dir("ucb-out-")
 os.symlink(os.path.join(d, "target.json"), os.path.join(d, "link.json"))
 for _ in range(2):  # dangling, then pointing at a file
     r = run(["run", "--containers", "1", "--duration", "0.2", "--interval", "0.1", "--warmup", "0",

@@ -8,9 +8,10 @@ import os
 import tempfile
 
 from taplib import Tap, run
+from taplib import scratch_dir
 
 t = Tap()
-d = tempfile.mkdtemp(prefix="ucb-cmp-")
+d = scratch_dir("ucb-cmp-")
 
 
 def path(name):

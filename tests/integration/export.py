@@ -10,9 +10,10 @@ import tempfile
 import xml.etree.ElementTree as ET
 
 from taplib import SRCDIR, Tap, run
+from taplib import scratch_dir
 
 t = Tap()
-d = tempfile.mkdtemp(prefix="ucb-exp-")
+d = scratch_dir("ucb-exp-")
 RUN = os.path.join(SRCDIR, "examples", "run-small.json")
 VERIFY = os.path.join(SRCDIR, "examples", "verify-small.json")
 GOLDEN = os.path.join(SRCDIR, "tests", "golden")

@@ -10,9 +10,10 @@ import tempfile
 import xml.etree.ElementTree as ET
 
 from taplib import Tap, run
+from taplib import scratch_dir
 
 t = Tap()
-d = tempfile.mkdtemp(prefix="ucb-plot-")
+d = scratch_dir("ucb-plot-")
 NS = "{http://www.w3.org/2000/svg}"
 
 

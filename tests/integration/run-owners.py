@@ -12,6 +12,7 @@ import time
 
 from taplib import (Tap, UCBENCH, alive, all_userns_inodes, descendants, nsinfo, skip_all,
                     tasks_of, userns_works, wait_for)
+from taplib import scratch_dir
 
 BASE = 2100000000
 
@@ -21,7 +22,7 @@ if os.geteuid() != 0:
     skip_all("owner modes need root (setresuid to the owner uids)")
 
 t = Tap()
-tmp = tempfile.mkdtemp(prefix="ucb-test-")
+tmp = scratch_dir("ucb-test-")
 
 
 def expected_uid(owner, i):

@@ -1,9 +1,12 @@
 """taplib.py - TAP output and process inspection shared by the integration tests."""
+import atexit
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 
 UCBENCH = os.environ.get("UCBENCH", "ucbench")
@@ -132,3 +135,10 @@ def all_userns_inodes():
             except OSError:
                 pass
     return s
+
+
+def scratch_dir(prefix):
+    """A temporary directory that is removed when the test exits, however it exits."""
+    d = tempfile.mkdtemp(prefix=prefix)
+    atexit.register(shutil.rmtree, d, True)
+    return d

@@ -8,6 +8,7 @@ import tempfile
 import time
 
 from taplib import Tap, UCBENCH, skip_all, userns_works
+from taplib import scratch_dir
 
 if shutil.which("valgrind") is None:
     skip_all("valgrind is not installed")
@@ -17,7 +18,7 @@ if os.environ.get("UCB_SANITIZED"):
 t = Tap()
 VG = ["valgrind", "-q", "--leak-check=full", "--errors-for-leak-kinds=definite,indirect",
       "--show-leak-kinds=definite,indirect", "--error-exitcode=99"]
-out = os.path.join(tempfile.mkdtemp(prefix="ucb-vg-"), "r.json")
+out = os.path.join(scratch_dir("ucb-vg-"), "r.json")
 RUN = ["run", "--containers", "2", "--duration", "0.4", "--interval", "0.2", "--warmup", "0.1",
        "--uid-base", "2100300000"]
 CASES = [
