@@ -9,33 +9,6 @@
 #include "json-util.h"
 #include "util.h"
 
-/* XML escaping for attribute values (the only place text goes). */
-static void
-xml (FILE *f, const char *s)
-{
-  for (; *s; s++)
-    switch (*s)
-      {
-      case '<':
-        fputs ("&lt;", f);
-        break;
-      case '>':
-        fputs ("&gt;", f);
-        break;
-      case '&':
-        fputs ("&amp;", f);
-        break;
-      case '"':
-        fputs ("&quot;", f);
-        break;
-      case '\n':
-        fputs ("&#10;", f);
-        break;
-      default:
-        fputc (*s, f);
-      }
-}
-
 void
 ucb_export_junit (FILE *f, json_t *doc)
 {
@@ -61,9 +34,9 @@ ucb_export_junit (FILE *f, json_t *doc)
            "  <testsuite name=\"limits\" tests=\"%zu\" failures=\"%u\" errors=\"%u\" "
            "skipped=\"%u\" time=\"%.3f\" timestamp=\"",
            json_array_size (ver), fail, error, skip, t);
-  xml (f, ucb_json_str_or (json_object_get (doc, "run"), "start_time", ""));
+  ucb_xml_puts (f, ucb_json_str_or (json_object_get (doc, "run"), "start_time", ""));
   fputs ("\" hostname=\"", f);
-  xml (f, ucb_json_str_or (json_object_get (doc, "host"), "hostname", ""));
+  ucb_xml_puts (f, ucb_json_str_or (json_object_get (doc, "host"), "hostname", ""));
   fputs ("\">\n", f);
   json_array_foreach (ver, i, v)
   {
@@ -74,11 +47,11 @@ ucb_export_junit (FILE *f, json_t *doc)
                                                                                   : "error";
 
     fputs ("    <testcase classname=\"limits.", f);
-    xml (f, ucb_json_str_or (v, "rlimit", "none"));
+    ucb_xml_puts (f, ucb_json_str_or (v, "rlimit", "none"));
     fputs ("\" name=\"", f);
-    xml (f, ucb_json_str_or (v, "id", "?"));
+    ucb_xml_puts (f, ucb_json_str_or (v, "id", "?"));
     fputc (' ', f);
-    xml (f, ucb_json_str_or (v, "name", "?"));
+    ucb_xml_puts (f, ucb_json_str_or (v, "name", "?"));
     fprintf (f, "\" time=\"%.3f\"", json_number_value (json_object_get (v, "duration_s")));
     if (tag == NULL)
       {
@@ -90,7 +63,7 @@ ucb_export_junit (FILE *f, json_t *doc)
       fputs ("known kernel bug: ", f);
     else if (strcmp (tag, "error") == 0 && strcmp (st, "error") != 0)
       fprintf (f, "unknown status %s: ", st); /* never silently a pass */
-    xml (f, ucb_json_str_or (v, "detail", ""));
+    ucb_xml_puts (f, ucb_json_str_or (v, "detail", ""));
     fputs ("\"/>\n    </testcase>\n", f);
   }
   fputs ("  </testsuite>\n</testsuites>\n", f);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "svg.h"
+#include "util.h"
 
 #define LEFT 80.0    /* room for the y tick labels and the rotated y label */
 #define TOP 64.0     /* title and note */
@@ -19,33 +20,6 @@
 static const char *const palette[] = { "#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f",
                                        "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac" };
 #define N_PALETTE (sizeof palette / sizeof palette[0])
-
-void
-ucb_xml_puts (FILE *f, const char *s)
-{
-  for (; s && *s; s++)
-    switch (*s)
-      {
-      case '&':
-        fputs ("&amp;", f);
-        break;
-      case '<':
-        fputs ("&lt;", f);
-        break;
-      case '>':
-        fputs ("&gt;", f);
-        break;
-      case '"':
-        fputs ("&quot;", f);
-        break;
-      case '\'':
-        fputs ("&#39;", f);
-        break;
-      default:
-        /* Control characters are not allowed in XML 1.0, not even as references. */
-        fputc ((unsigned char) *s < 0x20 && *s != '\t' && *s != '\n' ? '?' : *s, f);
-      }
-}
 
 void
 ucb_fmt_num (char *buf, size_t len, double v)

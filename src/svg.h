@@ -34,8 +34,6 @@ void ucb_svg_open (FILE *f, double height, bool xml_decl);
 void ucb_svg_chart (FILE *f, const struct ucb_chart *c, double y0);
 void ucb_svg_close (FILE *f);
 
-/* Write `s` escaped for XML/HTML text and attribute values. */
-void ucb_xml_puts (FILE *f, const char *s);
 /* A short readable number: 240k, 1.25M, 0.5; "-" for NaN. */
 void ucb_fmt_num (char *buf, size_t len, double v);
 

@@ -214,3 +214,33 @@ ucb_now_ns (void)
   clock_gettime (CLOCK_MONOTONIC, &ts);
   return (uint64_t) ts.tv_sec * 1000000000ull + (uint64_t) ts.tv_nsec;
 }
+
+void
+ucb_xml_puts (FILE *f, const char *s)
+{
+  for (; s && *s; s++)
+    switch (*s)
+      {
+      case '&':
+        fputs ("&amp;", f);
+        break;
+      case '<':
+        fputs ("&lt;", f);
+        break;
+      case '>':
+        fputs ("&gt;", f);
+        break;
+      case '"':
+        fputs ("&quot;", f);
+        break;
+      case '\'':
+        fputs ("&#39;", f);
+        break;
+      case '\n': /* kept in attribute values too (JUnit messages) */
+        fputs ("&#10;", f);
+        break;
+      default:
+        /* Control characters are not allowed in XML 1.0, not even as references. */
+        fputc ((unsigned char) *s < 0x20 && *s != '\t' ? '?' : *s, f);
+      }
+}

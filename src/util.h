@@ -52,6 +52,9 @@ int ucb_parse_u64 (const char *s, uint64_t min, uint64_t max, uint64_t *out);
 /* Strict non-negative decimal (seconds, "1.5"): whole string, finite, within [min, max]. */
 int ucb_parse_seconds (const char *s, double min, double max, double *out);
 
+/* Write `s` escaped for XML/HTML text and attribute values (SVG, HTML, JUnit). */
+void ucb_xml_puts (FILE *f, const char *s);
+
 /* Monotonic clock in nanoseconds. */
 uint64_t ucb_now_ns (void);
 
