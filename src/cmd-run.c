@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/capability.h>
 #include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
@@ -20,6 +21,7 @@
 #include "owner.h"
 #include "report.h"
 #include "runner.h"
+#include "runtime.h"
 #include "spawn.h"
 #include "util.h"
 #include "workload.h"
@@ -64,6 +66,41 @@ check_owner_uids (const struct ucb_run_options *o, ucb_error_t *err)
   if (nall > nstrict && ucb_owner_find_users (all, nall, &who) > 0)
     fprintf (stderr, "ucbench: warning: %s; its ucounts are shared with the containers\n", who);
   return 0;
+}
+
+static bool
+can_set_ids (void)
+{
+  cap_t c = cap_get_proc ();
+  cap_flag_value_t u = CAP_CLEAR, g = CAP_CLEAR;
+
+  if (c)
+    {
+      cap_get_flag (c, CAP_SETUID, CAP_EFFECTIVE, &u);
+      cap_get_flag (c, CAP_SETGID, CAP_EFFECTIVE, &g);
+      cap_free (c);
+    }
+  return u == CAP_SET && g == CAP_SET;
+}
+
+/* Unprivileged (no CAP_SETUID/CAP_SETGID): the default owner modes cannot work, so the run
+ * narrows to your own uid and says so, in the document too; an explicit --owner is kept and
+ * refused with the reason later. */
+static void
+narrow_unprivileged (struct ucb_run_options *o, json_t *notes)
+{
+  const char *note = "no CAP_SETUID/CAP_SETGID: every container is owned by your own uid "
+                     "(--owner self); shared, distinct and root need root";
+
+  if (o->owners_given || can_set_ids ())
+    return;
+  free (o->owners);
+  o->owners = xcalloc (1, sizeof *o->owners);
+  o->owners[0].kind = UCB_OWNER_SELF;
+  o->n_owners = 1;
+  ucb_json_push (notes, ucb_json_str (note));
+  if (!o->quiet)
+    fprintf (stderr, "ucbench: note: %s\n", note);
 }
 
 /* One fd per container while spawning: lift the soft limit to what the sweep needs. */
@@ -133,8 +170,8 @@ progress (const struct ucb_run_options *o, size_t k, size_t total, uint64_t t_st
 }
 
 static int
-run_sweep (const struct ucb_run_options *o, const struct ucb_placement *pl, json_t *results,
-           ucb_error_t *err)
+run_sweep (const struct ucb_run_options *o, const struct ucb_placement *pl, struct ucb_runtime *rt,
+           json_t *results, ucb_error_t *err)
 {
   size_t total = ucb_sweep_size (o);
   uint64_t t_start = ucb_now_ns ();
@@ -153,7 +190,7 @@ run_sweep (const struct ucb_run_options *o, const struct ucb_placement *pl, json
           ucb_json_push (results, ucb_report_skipped (&pt, pt.workload->unsupported_reason));
           continue;
         }
-      r = ucb_run_point (o, pl, &pt, &res, err);
+      r = ucb_run_point (o, pl, rt, &pt, &res, err);
       if (r == 0)
         ucb_json_push (results, ucb_report_point (&res, pl));
       ucb_point_result_free (&res);
@@ -177,7 +214,8 @@ ucb_cmd_run (int argc, char **argv, ucb_error_t *err)
 {
   __attribute__ ((cleanup (ucb_run_options_free))) struct ucb_run_options o = { 0 };
   __attribute__ ((cleanup (ucb_placement_free))) struct ucb_placement pl = { 0 };
-  json_t *host = NULL, *results = NULL, *doc = NULL;
+  __attribute__ ((cleanup (ucb_runtime_close))) struct ucb_runtime rt = { 0 };
+  json_t *host = NULL, *results = NULL, *doc = NULL, *notes = NULL, *config;
   double t_real;
   uint64_t t0;
   int r;
@@ -190,25 +228,38 @@ ucb_cmd_run (int argc, char **argv, ucb_error_t *err)
       return 0;
     }
   o.progress = !o.quiet && isatty (STDERR_FILENO);
+  notes = ucb_json_arr ();
+  narrow_unprivileged (&o, notes);
   if (ucb_placement_init (&pl, &o, err) < 0)
-    return -1;
-  if (o.output && check_output_dir (o.output, err) < 0)
-    return -1;
-  if (check_owner_uids (&o, err) < 0 || ucb_limits_check (&o, err) < 0)
-    return -1;
+    {
+      json_decref (notes);
+      return -1;
+    }
+  if ((o.output && check_output_dir (o.output, err) < 0) || check_owner_uids (&o, err) < 0
+      || ucb_limits_check (&o, err) < 0)
+    {
+      json_decref (notes);
+      return -1;
+    }
   t_real = realtime_now ();
   t0 = ucb_now_ns ();
   /* The host as the user left it: before ensure_fds() lifts RLIMIT_NOFILE. */
   if (ucb_host_collect (&host, err) < 0)
-    return -1;
-  if (ensure_fds (&o, err) < 0 || ucb_become_subreaper (err) < 0)
+    {
+      json_decref (notes);
+      return -1;
+    }
+  /* Profiles and cgroups fail here, before any container exists. */
+  if (ensure_fds (&o, err) < 0 || ucb_runtime_open (&rt, &o, err) < 0
+      || ucb_become_subreaper (err) < 0)
     {
       json_decref (host);
+      json_decref (notes);
       return -1;
     }
   results = ucb_json_arr ();
   ucb_install_interrupt_handlers ();
-  r = run_sweep (&o, &pl, results, err);
+  r = run_sweep (&o, &pl, &rt, results, err);
   /* Every container is gone now: a late signal ends us the ordinary way. */
   ucb_restore_interrupt_handlers ();
   if (r == 0 && ucb_interrupted ())
@@ -217,13 +268,18 @@ ucb_cmd_run (int argc, char **argv, ucb_error_t *err)
     {
       json_decref (host);
       json_decref (results);
+      json_decref (notes);
       if (ucb_interrupted () && *err)
         (*err)->status = 128 + ucb_interrupted ();
       return -1;
     }
   ucb_report_scalability (results);
-  doc = ucb_report_document (argc, argv, t_real, (double) (ucb_now_ns () - t0) / 1e9, host,
-                             ucb_report_config (&o, &pl), results);
+  config = ucb_report_config (&o, &pl, &rt);
+  ucb_json_set (config, "notes", notes);
+  doc = ucb_report_document (argc, argv, t_real, (double) (ucb_now_ns () - t0) / 1e9, host, config,
+                             results);
+  if (o.pin == UCB_PIN_L3)
+    ucb_json_set (doc, "l3_scaling", ucb_report_l3_table (results));
   r = 0;
   if (o.output)
     r = ucb_report_write_file (doc, o.output, err);

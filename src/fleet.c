@@ -306,20 +306,23 @@ ucb_fleet_destroy (struct ucb_fleet *f)
       free (f->c[i].task_pid);
     }
   /* As a child subreaper (ucb_become_subreaper) we inherit the orphans of killed owners:
-   * reap them too, so no zombie of ours outlives the point. */
+   * reap them too, so no zombie of ours outlives the point.  They keep their container's
+   * process group, which tells them from our other children (the cgroup janitor). */
   deadline = ucb_now_ns () + 5000000000ull;
-  while ((pid = waitpid (-1, &status, WNOHANG)) != 0 || ucb_now_ns () < deadline)
-    {
-      if (pid < 0 && errno == EINTR)
-        continue;
-      if (pid < 0)
-        break; /* ECHILD: nothing left */
-      if (pid == 0)
-        {
-          struct timespec ts = { 0, 1000000 };
-          nanosleep (&ts, NULL);
-        }
-    }
+  for (size_t i = 0; i < f->n; i++)
+    while (f->c[i].pid > 0)
+      {
+        pid = waitpid (-f->c[i].pid, &status, WNOHANG);
+        if (pid < 0 && errno == EINTR)
+          continue;
+        if (pid < 0 || ucb_now_ns () >= deadline)
+          break; /* ECHILD: nothing of this group left */
+        if (pid == 0)
+          {
+            struct timespec ts = { 0, 1000000 };
+            nanosleep (&ts, NULL);
+          }
+      }
   if (f->start_rd >= 0)
     close (f->start_rd);
   if (f->start_wr >= 0)

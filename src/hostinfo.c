@@ -9,6 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/capability.h>
+
+#include "caps.h"
+#include "perf.h"
 #include <sys/resource.h>
 #include <sys/statfs.h>
 #include <sys/sysinfo.h>
@@ -352,6 +355,11 @@ probe_caps (void)
   ucb_json_set (o, "cap_sys_admin", cap_effective (cur, CAP_SYS_ADMIN));
   ucb_json_set (o, "cap_ipc_lock", cap_effective (cur, CAP_IPC_LOCK));
   ucb_json_set (o, "cap_setuid", cap_effective (cur, CAP_SETUID));
+  {
+    json_t *more = ucb_caps_probe_json (); /* text, iab, missing */
+    json_object_update (o, more);
+    json_decref (more);
+  }
   ucb_json_set (o, "uid", json_integer ((json_int_t) getuid ()));
   ucb_json_set (o, "euid", json_integer ((json_int_t) geteuid ()));
 
@@ -496,6 +504,11 @@ ucb_host_collect (json_t **out, ucb_error_t *err)
   ucb_json_set (host, "features",
                 ucb_json_checked (json_pack ("{s:s, s:s}", "seccomp", SECCOMP_FEATURE, "cgroup",
                                              CGROUP_FEATURE)));
+  {
+    struct ucb_perf_probe pp;
+    ucb_perf_probe (&pp);
+    ucb_json_set (host, "perf", ucb_perf_probe_json (&pp));
+  }
   *out = host;
   return 0;
 }

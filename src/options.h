@@ -8,6 +8,7 @@
 #include <sched.h>
 #include <sys/types.h>
 
+#include "caps.h"
 #include "error.h"
 
 struct ucb_workload;
@@ -30,6 +31,7 @@ enum ucb_owner_kind
   UCB_OWNER_ROOT,     /* owner uid 0 (rootful runtimes) */
   UCB_OWNER_UID,      /* an explicit uid for all containers */
   UCB_OWNER_RANGE,    /* an explicit range, assigned round-robin */
+  UCB_OWNER_SELF,     /* the caller's own uid (what an unprivileged user can do) */
 };
 
 struct ucb_owner_mode
@@ -40,9 +42,28 @@ struct ucb_owner_mode
 
 enum ucb_pin_mode
 {
-  UCB_PIN_AUTO, /* one task per allowed CPU, round-robin */
+  UCB_PIN_AUTO, /* one task per allowed CPU, round-robin in CPU-number order */
   UCB_PIN_NONE,
   UCB_PIN_LIST,
+  UCB_PIN_SPREAD,  /* one task per L3 domain round-robin, physical cores before SMT siblings */
+  UCB_PIN_COMPACT, /* fill an L3 domain before the next */
+  UCB_PIN_L3,      /* compact, and results grouped by the number of L3 domains spanned */
+};
+
+/* How containers are made beyond their namespaces: what runtimes add (cgroups, seccomp,
+ * capabilities) and what ucbench observes (hardware counters).  Parsed in options-runtime.c. */
+struct ucb_runtime_options
+{
+  bool cgroup;         /* --cgroup: one cgroup per container */
+  char *cgroup_parent; /* --cgroup=PARENT, NULL = the cgroup ucbench runs in */
+  bool cpuset;         /* --cpuset: the container's CPUs in its cgroup */
+  uint64_t pids_max;   /* --pids-max, 0 = not set */
+  char **cgroup_set;   /* --cgroup-set FILE=VALUE, in order */
+  size_t n_cgroup_set;
+  char *seccomp;        /* --seccomp: NULL = none, "docker" or a profile file */
+  int seccomp_optimize; /* --seccomp-optimize 1|2 */
+  struct ucb_caps caps; /* --caps */
+  bool perf;            /* --perf */
 };
 
 enum ucb_headroom
@@ -93,6 +114,8 @@ struct ucb_run_options
   int *pin_cpus;
   size_t n_pin_cpus;
   uint32_t uid_base;
+  bool owners_given; /* explicit --owner (else the default, which an unprivileged caller narrows) */
+  struct ucb_runtime_options rt;
   char *output;
   enum ucb_format format;
   bool quiet;
@@ -114,7 +137,7 @@ int ucb_parse_cpu_list (const char *s, int **out, size_t *n, ucb_error_t *err)
     __attribute__ ((warn_unused_result));
 int ucb_parse_owner_list (const char *s, struct ucb_owner_mode **out, size_t *n, ucb_error_t *err)
     __attribute__ ((warn_unused_result));
-/* "shared", "distinct", "root", "1000" or "1000-1010". */
+/* "shared", "distinct", "root", "self", "1000" or "1000-1010". */
 char *ucb_owner_mode_name (const struct ucb_owner_mode *m);
 int ucb_parse_limits (const char *s, struct ucb_limit *limits, ucb_error_t *err)
     __attribute__ ((warn_unused_result));
@@ -124,6 +147,34 @@ int ucb_parse_isolate (const char *s, int *flags, ucb_error_t *err)
 char *ucb_isolate_name (int flags);
 /* Canonical "0-3,8" form of a sorted CPU list. */
 char *ucb_format_cpu_list (const int *cpus, size_t n);
+
+/* options-runtime.c: --cgroup, --cpuset, --pids-max, --cgroup-set, --seccomp,
+ * --seccomp-optimize, --caps, --perf (option ids UCB_OPT_RUNTIME_FIRST..). */
+enum
+{
+  UCB_OPT_RUNTIME_FIRST = 512,
+  UCB_OPT_CGROUP = UCB_OPT_RUNTIME_FIRST,
+  UCB_OPT_CPUSET,
+  UCB_OPT_PIDS_MAX,
+  UCB_OPT_CGROUP_SET,
+  UCB_OPT_SECCOMP,
+  UCB_OPT_SECCOMP_OPTIMIZE,
+  UCB_OPT_CAPS,
+  UCB_OPT_PERF,
+  UCB_OPT_RUNTIME_LAST = UCB_OPT_PERF,
+};
+int ucb_runtime_option (struct ucb_runtime_options *rt, int opt, const char *arg, ucb_error_t *err)
+    __attribute__ ((warn_unused_result));
+int ucb_runtime_validate (const struct ucb_run_options *o, ucb_error_t *err)
+    __attribute__ ((warn_unused_result));
+void ucb_runtime_options_free (struct ucb_runtime_options *rt);
+/* "docker", "none" or the profile file, for the document. */
+const char *ucb_runtime_seccomp_name (const struct ucb_runtime_options *rt);
+
+/* Internal list helpers shared by the parsers. */
+int ucb_split_list (const char *s, const char *what, char ***items, size_t *n, ucb_error_t *err)
+    __attribute__ ((warn_unused_result));
+void ucb_free_items (char **items, size_t n);
 
 /* Shared by every subcommand's parser. */
 int ucb_parse_format (const char *arg, enum ucb_format *out, ucb_error_t *err)

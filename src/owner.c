@@ -28,6 +28,8 @@ ucb_owner_uid (const struct ucb_owner_mode *m, uint32_t base, unsigned index)
       return base + index;
     case UCB_OWNER_ROOT:
       return 0;
+    case UCB_OWNER_SELF:
+      return getuid ();
     case UCB_OWNER_UID:
       return m->lo;
     case UCB_OWNER_RANGE:
@@ -69,6 +71,9 @@ append_uids (const struct ucb_run_options *o, const struct ucb_owner_mode *m, ui
 {
   unsigned maxc = 0;
 
+  /* Your own uid: of course in use, and needs no privilege. */
+  if (m->kind == UCB_OWNER_SELF)
+    return;
   for (size_t j = 0; j < o->n_containers; j++)
     if (o->containers[j] > maxc)
       maxc = o->containers[j];
@@ -188,7 +193,7 @@ ucb_owner_check_privilege (const uid_t *uids, size_t n, ucb_error_t *err)
           return 0;
         return ucb_make_error (err, 0,
                                "becoming owner uid %u needs CAP_SETUID and CAP_SETGID: run "
-                               "ucbench as root, or use --owner %u (your own uid)",
+                               "ucbench as root, or use --owner self (uid %u, your own)",
                                (unsigned) uids[i], (unsigned) me);
       }
   return 0;

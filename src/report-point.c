@@ -155,6 +155,7 @@ container_json (const struct ucb_point_result *r, const struct ucb_placement *pl
 
       ucb_json_set (tj, "index", ucb_json_int ((long long) t));
       ucb_json_set (tj, "cpu", c->cpu[t] >= 0 ? ucb_json_int (c->cpu[t]) : NULL);
+      ucb_report_task_topology (tj, pl, c->cpu[t]);
       ucb_json_set (tj, "pid", ucb_json_int (c->task_pid[t]));
       ucb_json_set (tj, "samples", samples_json (s, first + t, 1, rates));
       window_json (tj, &tw, rates, s->nreadings - 1);
@@ -188,6 +189,7 @@ container_json (const struct ucb_point_result *r, const struct ucb_placement *pl
   ucb_json_set (o, "failed_by_errno", errnos);
   ucb_json_set (o, "last_errno", last_errno ? errno_name (last_errno) : NULL);
   ucb_json_set (o, "tasks", tasks);
+  ucb_report_container_extras (o, c, cw->ops);
   return o;
 }
 
@@ -247,6 +249,7 @@ ucb_report_point (const struct ucb_point_result *r, const struct ucb_placement *
   size_t n = r->pt.containers, T = r->pt.tasks;
   cleanup_free double *rates = xcalloc (n, sizeof *rates);
   cleanup_free double *cpu = xcalloc (n, sizeof *cpu);
+  cleanup_free uint64_t *cops = xcalloc (n, sizeof *cops);
   json_t *o = ucb_json_obj (), *pc = ucb_json_arr (), *sum = ucb_json_obj ();
   json_t *errnos = ucb_json_obj ();
   struct ucb_stats across;
@@ -268,6 +271,7 @@ ucb_report_point (const struct ucb_point_result *r, const struct ucb_placement *
       struct window cw;
       ucb_json_push (pc, container_json (r, pl, i, &cw, errnos));
       rates[i] = cw.rate;
+      cops[i] = cw.ops;
       total += cw.rate;
       fails += cw.fails;
       if (cw.cpu_ns > 0 && cw.ops > 0)
@@ -288,6 +292,7 @@ ucb_report_point (const struct ucb_point_result *r, const struct ucb_placement *
   ucb_json_set (sum, "failed_by_errno", errnos);
   ucb_json_set (sum, "idle_pct", ucb_json_real (r->idle_pct));
   ucb_json_set (sum, "steal_pct", ucb_json_real (r->steal_pct));
+  ucb_report_point_extras (o, sum, r, pl, cops);
   ucb_json_set (o, "summary", sum);
   return o;
 }

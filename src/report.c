@@ -62,7 +62,8 @@ ucb_report_scalability (json_t *results)
 }
 
 json_t *
-ucb_report_config (const struct ucb_run_options *o, const struct ucb_placement *pl)
+ucb_report_config (const struct ucb_run_options *o, const struct ucb_placement *pl,
+                   const struct ucb_runtime *rt)
 {
   json_t *c = ucb_json_obj (), *w = ucb_json_arr (), *n = ucb_json_arr (), *ow = ucb_json_arr (),
          *d = ucb_json_arr (), *pin = ucb_json_obj ();
@@ -106,13 +107,12 @@ ucb_report_config (const struct ucb_run_options *o, const struct ucb_placement *
   ucb_json_set (c, "interval_s", ucb_json_real (o->interval));
   ucb_json_set (c, "repeat", ucb_json_int (o->repeat));
   ucb_json_set (c, "uid_base", ucb_json_int (o->uid_base));
-  ucb_json_set (pin, "mode",
-                ucb_json_str (o->pin == UCB_PIN_AUTO   ? "auto"
-                              : o->pin == UCB_PIN_NONE ? "none"
-                                                       : "list"));
+  ucb_json_set (pin, "mode", ucb_json_str (ucb_pin_mode_name (o->pin)));
   ucb_json_set (pin, "cpus", ucb_json_int_array (pl->cpus, pl->ncpus));
   ucb_json_set (pin, "allowed", ucb_json_int_array (pl->allowed, pl->nallowed));
+  ucb_json_set (pin, "topology", ucb_report_topology (pl));
   ucb_json_set (c, "pin", pin);
+  ucb_json_set (c, "runtime", rt ? ucb_runtime_config_json (rt) : NULL);
   ucb_json_set (c, "output", ucb_json_str (o->output));
   ucb_json_set (c, "format", ucb_json_str (o->format == UCB_FORMAT_JSON ? "json" : "text"));
   ucb_json_set (c, "quiet", json_boolean (o->quiet));
@@ -263,4 +263,5 @@ ucb_report_text (FILE *f, const json_t *doc)
   fprintf (f,
            "(ops/s/cont = total/N; ±%% = spread across containers; scale = total/(N x 1-container "
            "total))\n");
+  ucb_report_l3_text (f, json_object_get (doc, "l3_scaling"));
 }

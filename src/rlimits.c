@@ -61,6 +61,7 @@ containers_per_owner (const struct ucb_point *pt)
     case UCB_OWNER_SHARED:
     case UCB_OWNER_UID:
     case UCB_OWNER_ROOT:
+    case UCB_OWNER_SELF:
     default:
       return pt->containers;
     }

@@ -7,10 +7,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "cgroup.h"
 #include "owner.h"
 #include "runner.h"
 #include "spawn.h"
@@ -33,8 +35,28 @@ ucb_placement_init (struct ucb_placement *p, const struct ucb_run_options *o, uc
   for (int c = 0; c < CPU_SETSIZE; c++)
     if (CPU_ISSET (c, &set))
       p->allowed[p->nallowed++] = c;
+  /* The topology is recorded whatever the mode; spread/compact/l3 cannot work without it. */
+  if (ucb_topology_read ("/", p->allowed, p->nallowed, &p->topo, err) < 0)
+    {
+      if (o->pin == UCB_PIN_SPREAD || o->pin == UCB_PIN_COMPACT || o->pin == UCB_PIN_L3)
+        {
+          ucb_error_wrap (err, "--pin needs the CPU topology from sysfs");
+          ucb_placement_free (p);
+          return -1;
+        }
+      p->topo_error = xstrdup ((*err)->msg);
+      ucb_error_free (err);
+    }
   switch (o->pin)
     {
+    case UCB_PIN_SPREAD:
+    case UCB_PIN_COMPACT:
+    case UCB_PIN_L3:
+      p->ncpus = p->topo.ncpus;
+      p->cpus = xcalloc (p->ncpus ? p->ncpus : 1, sizeof *p->cpus);
+      ucb_topology_order (&p->topo, o->pin == UCB_PIN_SPREAD ? UCB_PLACE_SPREAD : UCB_PLACE_COMPACT,
+                          p->cpus);
+      break;
     case UCB_PIN_AUTO:
       p->cpus = xcalloc (p->nallowed, sizeof *p->cpus);
       memcpy (p->cpus, p->allowed, p->nallowed * sizeof *p->cpus);
@@ -100,6 +122,8 @@ ucb_placement_free (struct ucb_placement *p)
 {
   free (p->cpus);
   free (p->allowed);
+  ucb_topology_free (&p->topo);
+  free (p->topo_error);
   memset (p, 0, sizeof *p);
 }
 
@@ -236,9 +260,31 @@ snapshot (const struct ucb_arena *a)
   return s;
 }
 
+/* Counters of every container over the window: one read at each edge. */
+struct perf_window
+{
+  struct ucb_perf_set *set; /* per container, NULL without --perf */
+  double (*start)[UCB_PERF_NEVENTS];
+};
+
+static void
+perf_edge (struct perf_window *pw, struct ucb_point_result *res, bool end)
+{
+  for (size_t i = 0; pw->set && i < res->pt.containers; i++)
+    {
+      double now[UCB_PERF_NEVENTS];
+      ucb_perf_read (&pw->set[i], now);
+      for (int e = 0; e < UCB_PERF_NEVENTS; e++)
+        if (!end)
+          pw->start[i][e] = now[e];
+        else
+          res->c[i].perf[e] = now[e] - pw->start[i][e]; /* NaN stays NaN */
+    }
+}
+
 static int
 measure (const struct ucb_run_options *o, struct ucb_fleet *fleet, struct ucb_arena *arena,
-         struct ucb_point_result *res, ucb_error_t *err)
+         struct perf_window *pw, struct ucb_point_result *res, ucb_error_t *err)
 {
   size_t nint = (size_t) floor (o->duration / o->interval + 1e-9);
   uint64_t interval_ns = (uint64_t) llround (o->interval * 1e9);
@@ -257,6 +303,7 @@ measure (const struct ucb_run_options *o, struct ucb_fleet *fleet, struct ucb_ar
     return -1;
   have_stat = read_cpu_jiffies (&tot0, &idle0, &steal0) == 0;
   ucb_sample_row (&res->samples, arena);
+  perf_edge (pw, res, false);
   res->initial = snapshot (arena);
   t0 = ucb_reading_at (&res->samples, 0, 0)->t_ns;
   for (size_t k = 1; k <= nint; k++)
@@ -264,6 +311,8 @@ measure (const struct ucb_run_options *o, struct ucb_fleet *fleet, struct ucb_ar
       if (sleep_until (t0 + k * interval_ns, err) < 0)
         return -1;
       ucb_sample_row (&res->samples, arena);
+      if (k == nint)
+        perf_edge (pw, res, true);
       if (ucb_fleet_check (fleet, err) < 0)
         return -1;
     }
@@ -285,10 +334,99 @@ userns_inode (pid_t pid)
   return stat (path, &st) == 0 ? (uint64_t) st.st_ino : 0;
 }
 
+/* Per point, what --cgroup and --perf hold; released after the fleet (declared before it, so
+ * cleanup runs after the fleet's): cgroups can only go once their processes have. */
+struct point_extras
+{
+  struct ucb_runtime *rt;
+  struct ucb_container_rec *rec; /* shared mapping: the container inits write it */
+  size_t nrec;
+  struct perf_window pw;
+  size_t nperf;
+};
+
+static void
+point_extras_release (struct point_extras *x)
+{
+  for (size_t i = 0; x->pw.set && i < x->nperf; i++)
+    ucb_perf_close (&x->pw.set[i]);
+  free (x->pw.set);
+  free (x->pw.start);
+  x->pw.set = NULL;
+  if (x->rt && x->rt->cg)
+    {
+      ucb_error_t e = NULL;
+      if (ucb_cgroup_remove_containers (x->rt->cg, &e) < 0)
+        {
+          /* Only on an error path: the run's end (and its janitor) tries again. */
+          fprintf (stderr, "ucbench: warning: %s\n", e->msg);
+          ucb_error_free (&e);
+        }
+    }
+  if (x->rt)
+    x->rt->rec = NULL;
+  if (x->rec)
+    munmap (x->rec, x->nrec * sizeof *x->rec);
+  x->rec = NULL;
+}
+
+/* The distinct CPUs of one container's tasks (none when unpinned). */
+static size_t
+container_cpus (const int *task_cpu, size_t T, int *out)
+{
+  size_t n = 0;
+
+  for (size_t t = 0; t < T; t++)
+    {
+      bool seen = task_cpu[t] < 0;
+      for (size_t k = 0; k < n && !seen; k++)
+        seen = out[k] == task_cpu[t];
+      if (!seen)
+        out[n++] = task_cpu[t];
+    }
+  return n;
+}
+
+/* Counters on each container's tasks: processes by pid, threads by their tids. */
+static int
+open_perf (struct point_extras *x, struct ucb_point_result *res, ucb_error_t *err)
+{
+  size_t n = res->pt.containers;
+
+  x->pw.set = xcalloc (n, sizeof *x->pw.set);
+  x->pw.start = xcalloc (n, sizeof *x->pw.start);
+  for (size_t i = 0; i < n; i++)
+    {
+      cleanup_free pid_t *tids = NULL;
+      size_t ntids = res->pt.tasks;
+
+      if (res->pt.threads)
+        tids = ucb_perf_threads_of (res->c[i].task_pid[0], &ntids);
+      else
+        {
+          tids = xcalloc (ntids, sizeof *tids);
+          memcpy (tids, res->c[i].task_pid, ntids * sizeof *tids);
+        }
+      if (ucb_perf_open (&x->pw.set[i], &x->rt->perf, tids, ntids, err) < 0)
+        return -1;
+      x->nperf = i + 1;
+      res->c[i].perf_on = true;
+      for (int e = 0; e < UCB_PERF_NEVENTS; e++)
+        {
+          res->c[i].perf[e] = NAN;
+          memcpy (res->c[i].perf_reason[e], x->pw.set[i].reason[e],
+                  sizeof res->c[i].perf_reason[e]);
+        }
+    }
+  return 0;
+}
+
 int
 ucb_run_point (const struct ucb_run_options *o, const struct ucb_placement *pl,
-               const struct ucb_point *pt, struct ucb_point_result *res, ucb_error_t *err)
+               struct ucb_runtime *rt, const struct ucb_point *pt, struct ucb_point_result *res,
+               ucb_error_t *err)
 {
+  __attribute__ ((cleanup (point_extras_release))) struct point_extras extras = { .rt = rt };
   __attribute__ ((cleanup (ucb_fleet_destroy))) struct ucb_fleet fleet
       = { .start_rd = -1, .start_wr = -1 };
   __attribute__ ((cleanup (ucb_arena_destroy))) struct ucb_arena arena = { 0 };
@@ -312,6 +450,16 @@ ucb_run_point (const struct ucb_run_options *o, const struct ucb_placement *pl,
                             /* Unique among concurrent runs and points: names kernel objects. */
                             .runid = (unsigned long) getpid () * 100000ul + pt->index };
   specs = xcalloc (n, sizeof *specs);
+  if (rt)
+    {
+      void *m = mmap (NULL, n * sizeof *extras.rec, PROT_READ | PROT_WRITE,
+                      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+      if (m == MAP_FAILED)
+        return ucb_make_error (err, errno, "mmap container records");
+      extras.rec = m;
+      extras.nrec = n;
+      rt->rec = extras.rec;
+    }
   t_fork = ucb_now_ns ();
   for (size_t i = 0; i < n; i++)
     {
@@ -338,7 +486,20 @@ ucb_run_point (const struct ucb_run_options *o, const struct ucb_placement *pl,
         .task_cpus = c->cpu,
         .limits = res->limits.set,
         .nlimits = res->limits.nset,
+        .owner_hook = rt ? ucb_runtime_owner_hook : NULL,
+        .init_hook = rt ? ucb_runtime_init_hook : NULL,
+        .hook_arg = rt,
       };
+      if (rt && rt->cg)
+        {
+          cleanup_free int *cc = xcalloc (T, sizeof *cc);
+          size_t ncc = container_cpus (c->cpu, T, cc);
+          if (ucb_cgroup_create (rt->cg, (unsigned) i, ncc ? cc : pl->allowed,
+                                 ncc ? ncc : pl->nallowed, err)
+              < 0)
+            return ucb_error_wrap (err, "cgroup of container %zu", i);
+          c->cgroup = ucb_cgroup_container_json (rt->cg, (unsigned) i);
+        }
       if (ucb_fleet_spawn (&fleet, s, task_main, &targ, err) < 0)
         return -1;
       if (ucb_interrupted ())
@@ -353,13 +514,24 @@ ucb_run_point (const struct ucb_run_options *o, const struct ucb_placement *pl,
       res->c[i].task_pid = steal_pointer (&fleet.c[i].task_pid);
       res->c[i].task_uid = fleet.c[i].task_uid;
       res->c[i].userns_ino = userns_inode (res->c[i].task_pid[0]);
+      if (extras.rec)
+        {
+          res->c[i].seccomp_load_ns = extras.rec[i].seccomp_load_ns;
+          res->c[i].caps_applied = extras.rec[i].caps_applied != 0;
+        }
     }
-  if (measure (o, &fleet, &arena, res, err) < 0)
+  if (rt && rt->perf_on && open_perf (&extras, res, err) < 0)
+    return -1;
+  if (measure (o, &fleet, &arena, &extras.pw, res, err) < 0)
     return -1;
   res->final = snapshot (&arena);
   __atomic_store_n (&arena.shared->ctl.stop, 1, __ATOMIC_RELAXED);
   if (ucb_fleet_finish (&fleet, STOP_GRACE_S, err) < 0)
     return ucb_error_wrap (err, "stopping");
+  /* Every process gone (orphans too) before their cgroups can be removed. */
+  ucb_fleet_destroy (&fleet);
+  if (rt && rt->cg && ucb_cgroup_remove_containers (rt->cg, err) < 0)
+    return ucb_error_wrap (err, "removing the containers' cgroups");
   return 0;
 }
 
@@ -370,6 +542,7 @@ ucb_point_result_free (struct ucb_point_result *res)
     {
       free (res->c[i].cpu);
       free (res->c[i].task_pid);
+      json_decref (res->c[i].cgroup);
     }
   free (res->c);
   free (res->initial);

@@ -7,10 +7,15 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include <jansson.h>
+
 #include "error.h"
 #include "rlimits.h"
 #include "measure.h"
 #include "options.h"
+#include "perf.h"
+#include "runtime.h"
+#include "topology.h"
 
 struct ucb_workload;
 
@@ -35,6 +40,8 @@ struct ucb_placement
   size_t ncpus;
   int *allowed; /* sched_getaffinity at start */
   size_t nallowed;
+  struct ucb_topology topo; /* of the allowed CPUs; topo.ncpus == 0 when sysfs could not say */
+  char *topo_error;         /* why not, then */
 };
 
 struct ucb_container_result
@@ -42,10 +49,16 @@ struct ucb_container_result
   unsigned index;
   uid_t owner_uid;
   unsigned depth;
-  int *cpu;            /* per task: pinned CPU, -1 when not pinned */
-  pid_t *task_pid;     /* per task, as seen from ucbench (threads share their process's) */
-  uid_t task_uid;      /* real uid of the tasks as seen from ucbench */
-  uint64_t userns_ino; /* inode of the tasks' user namespace (0 when unknown) */
+  int *cpu;                 /* per task: pinned CPU, -1 when not pinned */
+  pid_t *task_pid;          /* per task, as seen from ucbench (threads share their process's) */
+  uid_t task_uid;           /* real uid of the tasks as seen from ucbench */
+  uint64_t userns_ino;      /* inode of the tasks' user namespace (0 when unknown) */
+  uint64_t seccomp_load_ns; /* seccomp_load() in the container init, 0 = none */
+  bool caps_applied;        /* the --caps sequence ran in the container init */
+  json_t *cgroup;           /* the container's cgroup paths, NULL without --cgroup */
+  bool perf_on;
+  double perf[UCB_PERF_NEVENTS];           /* counts over the measured window, NaN = not counted */
+  char perf_reason[UCB_PERF_NEVENTS][200]; /* why an available event was not counted here */
 };
 
 struct ucb_point_result
@@ -71,9 +84,10 @@ int ucb_placement_init (struct ucb_placement *p, const struct ucb_run_options *o
     __attribute__ ((warn_unused_result));
 void ucb_placement_free (struct ucb_placement *p);
 
+/* `rt` may be NULL: containers with namespaces only. */
 int ucb_run_point (const struct ucb_run_options *o, const struct ucb_placement *pl,
-                   const struct ucb_point *pt, struct ucb_point_result *res, ucb_error_t *err)
-    __attribute__ ((warn_unused_result));
+                   struct ucb_runtime *rt, const struct ucb_point *pt, struct ucb_point_result *res,
+                   ucb_error_t *err) __attribute__ ((warn_unused_result));
 void ucb_point_result_free (struct ucb_point_result *res);
 
 #endif

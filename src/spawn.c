@@ -6,14 +6,18 @@
  *     which becomes its own process-group leader (the parent also calls setpgid, so there is
  *     no window where a group kill misses it).
  *  2. The owner process closes every inherited fd except its sync socket and the start
- *     barrier, pins itself, drops to the owner uid (setgroups(0), setresgid, setresuid), marks
- *     itself dumpable and re-arms PR_SET_PDEATHSIG (a credential change clears it).
+ *     barrier, runs the spec's owner_hook with ucbench's credentials (joining its cgroup, so
+ *     every later process starts inside), drops to the owner uid (setgroups(0), setresgid,
+ *     setresuid), marks itself dumpable and re-arms PR_SET_PDEATHSIG (a credential change
+ *     clears it).
  *  3. For each nesting level: raw clone(CLONE_NEWUSER|SIGCHLD).  The child blocks on a pipe;
  *     the creating process writes, through a /proc/<pid> dirfd, `setgroups` = deny, then
  *     `gid_map`, then `uid_map` (inside 0 -> its own ids: the owner's at level 1, 0 deeper),
  *     then releases the child.  The creator stays as a waiting parent, so the death of any
  *     ancestor reaches every descendant through PR_SET_PDEATHSIG.
- *  4. The innermost process runs the task function, which sends READY {task, pid} (the
+ *  4. The innermost process, the container's init, runs the spec's init_hook (capabilities,
+ *     no-new-privs, seccomp: inherited by every task), then starts the tasks, each of which
+ *     runs the task function, which sends READY {task, pid} (the
  *     parent reads pid and uid from SCM_CREDENTIALS, translated to its namespaces) and then
  *     blocks on the start barrier: a pipe the parent writes one byte to, never read, so POLLIN
  *     stays set and every task starts together.
@@ -283,6 +287,11 @@ container_main (const struct ucb_task_env *env, ucb_task_main_fn fn, void *arg)
   int failed = 0;
 
   set_name ("ucb-init", spec->index);
+  if (spec->init_hook && spec->init_hook (spec->hook_arg, spec, &err) < 0)
+    {
+      ucb_error_wrap (&err, "container %u init", spec->index);
+      child_fail_noreturn (env->sync_fd, &err);
+    }
   if (spec->threads)
     {
       cleanup_free struct task_thread *t = xcalloc (spec->tasks, sizeof *t);
@@ -504,6 +513,11 @@ owner_main (const struct ucb_task_env *env, pid_t parent, ucb_task_main_fn fn, v
   signal (SIGTERM, SIG_DFL);
   signal (SIGHUP, SIG_IGN);
   set_name ("ucb-owner", env->spec->index);
+  if (env->spec->owner_hook && env->spec->owner_hook (env->spec->hook_arg, env->spec, &err) < 0)
+    {
+      ucb_error_wrap (&err, "container %u owner", env->spec->index);
+      child_fail_noreturn (env->sync_fd, &err);
+    }
   if (become_owner (env->spec, parent, &err) < 0)
     {
       ucb_error_wrap (&err, "owner uid %u", (unsigned) env->spec->owner_uid);

@@ -30,6 +30,13 @@ struct ucb_container_spec
   const int *task_cpus; /* CPU of each task, -1 = not pinned; NULL = none pinned */
   const struct ucb_soft_limit *limits;
   size_t nlimits;
+  /* Optional, run in the child with `hook_arg`: owner_hook in the owner process before it
+   * takes the owner uid (still ucbench's credentials: joining a cgroup, and at depth 0 the
+   * bounding set); init_hook in the container init once its namespaces exist and before any
+   * task starts (capabilities, seccomp), so that every task inherits what it set. */
+  int (*owner_hook) (void *arg, const struct ucb_container_spec *spec, ucb_error_t *err);
+  int (*init_hook) (void *arg, const struct ucb_container_spec *spec, ucb_error_t *err);
+  void *hook_arg;
 };
 
 /* Runs in every task (a process or a thread of the container init) once the namespaces and

@@ -83,6 +83,9 @@ RUNS = [
     ("run: control workload at depth 0 and 2, unpinned, repeated",
      ["--workload", "getppid", "--depth", "0,2", "--pin", "none", "--repeat", "2",
       "--containers", "2", "--owner", "distinct", "--uid-base", "2100953000"]),
+    ("run: cgroup, seccomp docker, caps drop, perf, pin l3",
+     ["--cgroup", "--pids-max", "64", "--seccomp", "docker", "--caps", "drop", "--perf",
+      "--pin", "l3", "--containers", "1,2", "--owner", "distinct", "--uid-base", "2100954000"]),
 ]
 docs = {}
 for name, args in RUNS:
@@ -200,7 +203,7 @@ rejects("an unknown config.mode", run_base, lambda d: d["config"].__setitem__("m
 rejects("an unknown config.headroom", run_base,
         lambda d: d["config"].__setitem__("headroom", "close"), ["config", "headroom"], "enum")
 rejects("an unknown pin.mode", run_base,
-        lambda d: d["config"]["pin"].__setitem__("mode", "spread"), ["config", "pin", "mode"],
+        lambda d: d["config"]["pin"].__setitem__("mode", "diagonal"), ["config", "pin", "mode"],
         "enum")
 rejects("a verify document without `verify_kernel`", verify_base, drop("verify_kernel"), [],
         "required")

@@ -184,8 +184,8 @@ test_document_roundtrip (void)
   tap_check_int (ucb_run_options_parse (&o, 3, argv, 2, &err), ==, 0);
   fake_point (&r, &pl, 2, 1.0);
   json_array_append_new (results, ucb_report_point (&r, &pl));
-  doc = ucb_report_document (3, argv, 1.7e9, 12.5, json_object (), ucb_report_config (&o, &pl),
-                             results);
+  doc = ucb_report_document (3, argv, 1.7e9, 12.5, json_object (),
+                             ucb_report_config (&o, &pl, NULL), results);
   tap_check_str (json_string_value (json_object_get (doc, "schema")), "ucbench-result/1");
   tap_check_str (json_string_value (json_object_get (json_object_get (doc, "tool"), "name")),
                  "ucbench");
