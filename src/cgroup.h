@@ -39,6 +39,8 @@ struct ucb_cgroup;
 
 /* Check the options, create ucbench-<pid> under the parent in every hierarchy used, enable the
  * controllers it needs (v2) and start the janitor, which removes everything if ucbench dies.
+ * Without PARENT, when v2 controllers must be enabled in ucbench's own non-root group X and
+ * ucbench is alone in it, ucbench first moves into the leaf X/ucbench-<pid>-self.
  * Bad --cgroup-set or --cgroup=PARENT is a usage error. */
 int ucb_cgroup_open (const struct ucb_cgroup_opts *o, struct ucb_cgroup **out, ucb_error_t *err)
     __attribute__ ((warn_unused_result));
@@ -53,14 +55,15 @@ int ucb_cgroup_attach_self (const struct ucb_cgroup *cg, unsigned index, ucb_err
 /* rmdir every c<i>; a process still inside is killed (the backstop) and EBUSY retried ~2 s. */
 int ucb_cgroup_remove_containers (struct ucb_cgroup *cg, ucb_error_t *err)
     __attribute__ ((warn_unused_result));
-/* Remove everything, undo the subtree_control changes, stop and reap the janitor (which
- * finishes the job if this could not).  Safe on NULL and twice; sets *cg to NULL. */
+/* Remove everything, undo the subtree_control changes, move ucbench back from its leaf, stop
+ * and reap the janitor (which finishes the job if this could not).  Safe on NULL and twice;
+ * sets *cg to NULL. */
 void ucb_cgroup_close (struct ucb_cgroup **cg);
 /* The janitor's pid (a child of ucbench until close), or 0. */
 pid_t ucb_cgroup_janitor_pid (const struct ucb_cgroup *cg);
 
 /* {layout, pid, cpuset, pids_max, set{}, hierarchies[{name, version, backend, mount,
- * controllers[], parent, group}], subtree_control_changes[{dir, controller}]} */
+ * controllers[], parent, group}], subtree_control_changes[{dir, controller}], moved_self} */
 json_t *ucb_cgroup_json (const struct ucb_cgroup *cg);
 /* {index, groups{<hierarchy name>: path}, cpuset_cpus} of a created container; NULL if not. */
 json_t *ucb_cgroup_container_json (const struct ucb_cgroup *cg, unsigned index);
@@ -70,7 +73,7 @@ json_t *ucb_cgroup_container_json (const struct ucb_cgroup *cg, unsigned index);
 char *ucb_cgroup_path_of (pid_t pid, const char *controller);
 
 #ifdef UCB_CGROUP_INTERNAL
-/* ---- shared by cgroup.c, cgroup-v1.c and cgroup-v2.c only ---- */
+/* ---- shared by cgroup.c, cgroup-util.c, cgroup-janitor.c, cgroup-v1.c and cgroup-v2.c ---- */
 
 struct ucb_cg_kv
 {
@@ -122,7 +125,12 @@ struct ucb_cgroup
   struct ucb_cg_container *c;
   size_t nc;
   pid_t janitor;
-  int janitor_fd; /* our end; EOF without "D" (or ucbench's exit) starts the janitor */
+  int janitor_fd;  /* our end; EOF without "D" (or ucbench's exit) starts the janitor */
+  bool own_parent; /* no --cgroup=PARENT: the parents are ucbench's own cgroups */
+  char *self_from; /* v2: ucbench's own group X, left for self_leaf; NULL when not moved */
+  char *self_leaf; /* X/ucbench-<pid>-self */
+  char *self_rel;  /* the same relative to the v2 mount (moved_self in the JSON) */
+  bool self_moved; /* ucbench is in self_leaf now */
 };
 
 /* cgroup-v1.c (libcgroup; fails with a clear error in a build without it). */
@@ -138,15 +146,52 @@ int ucb_cg2_enable (struct ucb_cgroup *cg, struct ucb_cg_hier *h, ucb_error_t *e
     __attribute__ ((warn_unused_result));
 int ucb_cg2_create (const struct ucb_cg_hier *h, const char *rel, const struct ucb_cg_kv *kv,
                     size_t nkv, ucb_error_t *err) __attribute__ ((warn_unused_result));
+/* Disable what ucbench enabled, bottom-up; how many it could not. */
 int ucb_cg2_revert (struct ucb_cgroup *cg);
+/* Move the calling process (ucbench, or the janitor it forked) from self_leaf back into X;
+ * it fails while X still has controllers.  0 or -1 with errno. */
+int ucb_cg2_leave_leaf (const struct ucb_cgroup *cg);
+/* rmdir self_leaf, EBUSY retried (processes still exiting); 0 or -1 with errno. */
+int ucb_cg2_remove_leaf (const struct ucb_cgroup *cg);
 
 /* cgroup.c */
+bool ucb_cg_ctrl_listed (char **list, size_t n, const char *ctrl);
+/* Append `ctrl` to the list unless it is there. */
+void ucb_cg_ctrl_add (char ***list, size_t *n, const char *ctrl);
+
+/* cgroup-util.c: the layout, /proc parsing, paths, the hierarchies used, removal. */
+#define UCB_CG_REMOVE_RETRY_MS 2000 /* EBUSY after a point: processes still exiting */
+/* rel + "/" + name; rel "/" is the root. */
+char *ucb_cg_join_rel (const char *rel, const char *name);
+/* mount + rel: the directory. */
+char *ucb_cg_dir_of (const char *mount, const char *rel);
+uint64_t ucb_cg_ms_since (uint64_t t0);
+void ucb_cg_sleep_ms (long ms);
 int ucb_cg_access_error (ucb_error_t *err, const char *dir);
 /* SIGKILL every process in `dir` and the groups below it (cgroup.kill first when `use_kill`);
  * returns how many were still listed. */
 size_t ucb_cg_kill_tree (const char *dir, bool use_kill);
 /* rmdir the groups below `dir`, deepest first, then `dir`; 0 or -1 with errno. */
 int ucb_cg_remove_tree (const char *dir);
+/* Each controller of `need` to the hierarchy that has it, parent_rel = ucbench's own cgroup. */
+int ucb_cg_resolve_hierarchies (struct ucb_cgroup *cg, char **need, size_t nneed, ucb_error_t *err)
+    __attribute__ ((warn_unused_result));
+/* --cgroup=PARENT as every hierarchy's parent_rel; a usage error for `..`. */
+int ucb_cg_resolve_parent (struct ucb_cgroup *cg, const char *parent, ucb_error_t *err)
+    __attribute__ ((warn_unused_result));
+/* Every parent exists, is writable and (v2, no PARENT, systemd) delegated. */
+int ucb_cg_check_parents (struct ucb_cgroup *cg, const char *parent, ucb_error_t *err)
+    __attribute__ ((warn_unused_result));
+int ucb_cg_hier_create (const struct ucb_cg_hier *h, const char *rel, const struct ucb_cg_kv *kv,
+                        size_t nkv, ucb_error_t *err) __attribute__ ((warn_unused_result));
+/* Remove one empty group; processes still inside after a point are killed (the backstop) and
+ * EBUSY retried for UCB_CG_REMOVE_RETRY_MS. */
+int ucb_cg_hier_remove (const struct ucb_cg_hier *h, const char *rel, ucb_error_t *err)
+    __attribute__ ((warn_unused_result));
+
+/* cgroup-janitor.c: fork the janitor (cg->janitor, cg->janitor_fd). */
+int ucb_cg_janitor_start (struct ucb_cgroup *cg, ucb_error_t *err)
+    __attribute__ ((warn_unused_result));
 #endif
 
 #endif
