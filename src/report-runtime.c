@@ -37,13 +37,14 @@ json_t *
 ucb_report_topology (const struct ucb_placement *pl)
 {
   const struct ucb_topology *t = &pl->topo;
-  json_t *o = ucb_json_obj (), *cpus = ucb_json_arr ();
+  json_t *o = ucb_json_obj (), *cpus;
 
   if (t->ncpus == 0)
     {
       ucb_json_set (o, "error", ucb_json_str (pl->topo_error));
       return o;
     }
+  cpus = ucb_json_arr ();
   ucb_json_set (o, "l3_source", ucb_json_str (t->l3_source));
   ucb_json_set (o, "cpus", ucb_json_int ((long long) t->ncpus));
   ucb_json_set (o, "cores", ucb_json_int ((long long) t->ncores));

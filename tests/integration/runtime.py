@@ -206,6 +206,25 @@ else:
     else:
         t.skip("v2 --cgroup-set", "no controller is free in the unified hierarchy here")
 
+# ---- 2b. legacy (v1 only): the unified mount hidden in a private mount namespace -------------
+V1 = ["unshare", "-m", "--propagation", "private", "sh", "-c",
+      'umount /sys/fs/cgroup/unified && exec "$@"', "ucb-v1"]
+probe = subprocess.run(V1 + ["true"], capture_output=True, text=True)
+if probe.returncode != 0 or not os.path.isdir("/sys/fs/cgroup/pids"):
+    t.skip("legacy cgroup v1", "no hybrid layout with a v1 pids hierarchy to reduce to legacy here")
+else:
+    p = start(["--cgroup", "--pids-max", "64", "--containers", "2", "--owner", "distinct",
+               "--uid-base", str(BASE + 250)], prefix=V1)
+    tasks = observe(p, 2)
+    doc, err = finish(p)
+    cg = ((doc or {}).get("config", {}).get("runtime") or {}).get("cgroup") or {}
+    pids = [line for _, _, lines in tasks for line in lines if ":pids:" in line]
+    t.ok(p.returncode == 0 and cg.get("layout") == "legacy" and len(pids) == 2
+         and all("/ucbench-" in x for x in pids),
+         "legacy v1: detected, every task in its pids group", f"{err} {json.dumps(cg)} {pids}")
+    t.ok(wait_for(lambda: not (set(ucbench_groups()) - set(leftover_before)), 5),
+         "legacy v1: no cgroup left", ucbench_groups())
+
 # ---- 3. SIGKILL of ucbench: the janitor removes the cgroups ---------------------------------
 p = subprocess.Popen([UCBENCH, "run", "--cgroup", "--containers", "3", "--owner", "distinct",
                       "--uid-base", str(BASE + 300), "--duration", "30", "--quiet"],
