@@ -370,6 +370,21 @@ only_in (json_t *a, json_t *b, const char *file, json_t *into)
   }
 }
 
+/* Documents from the kernel matrix ran under QEMU's TCG: their timings are emulated, so
+ * comparing them would compare the emulator (tests/kernels/boot.py labels them). */
+static int
+refuse_emulated (const char *path, json_t *doc, ucb_error_t *err)
+{
+  json_t *km = json_object_get (doc, "kernel_matrix");
+
+  if (json_is_true (json_object_get (km, "emulated_timing")))
+    return ucb_usage_error (err,
+                            "`%s` was measured under emulation (%s): its timings cannot be "
+                            "compared; compare runs made on real hardware",
+                            path, ucb_json_str_or (km, "where", "qemu-tcg"));
+  return 0;
+}
+
 int
 ucb_cmd_compare (int argc, char **argv, ucb_error_t *err)
 {
@@ -392,6 +407,13 @@ ucb_cmd_compare (int argc, char **argv, ucb_error_t *err)
   if (ucb_doc_load (argv[optind + 1], &head, err) < 0)
     {
       json_decref (base);
+      return -1;
+    }
+  if (refuse_emulated (argv[optind], base, err) < 0
+      || refuse_emulated (argv[optind + 1], head, err) < 0)
+    {
+      json_decref (base);
+      json_decref (head);
       return -1;
     }
   out = ucb_json_obj ();

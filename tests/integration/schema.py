@@ -67,6 +67,14 @@ with open(EXAMPLE) as f:
     example = json.load(f)
 valid(example, "examples/run-small.json validates")
 
+# The kernel matrix's documents (docs/results/kernels/), labelled as emulated.
+KDIR = os.path.join(SRCDIR, "docs", "results", "kernels")
+for name in sorted(os.listdir(KDIR)) if os.path.isdir(KDIR) else []:
+    if name.endswith((".verify.json", ".run.json")):
+        with open(os.path.join(KDIR, name)) as f:
+            kdoc = json.load(f)
+        valid(kdoc, f"docs/results/kernels/{name} validates")
+
 # Real documents, written now.
 can_run = userns_works() and os.geteuid() == 0
 why = ("user namespaces cannot be created here" if not userns_works()
