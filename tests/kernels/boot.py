@@ -52,7 +52,7 @@ emit() {
   echo "UCB-ERR-END $name $(sha256sum /tmp/$name.err | cut -d' ' -f1)"
 }
 emit info /bin/ucbench info --format json
-emit verify /bin/ucbench verify --format json
+emit verify /bin/ucbench verify --format json --keep-going
 if [ -e /run-smoke ]; then
   # Bounded: a hang must come back as a status with the process table, not as a lost boot.
   emit run timeout -s KILL 240 /bin/ucbench run --workload signal,getppid --containers 1,2 \
