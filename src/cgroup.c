@@ -76,6 +76,24 @@ parse_set (struct ucb_cgroup *cg, const struct ucb_cgroup_opts *o, ucb_error_t *
   return 0;
 }
 
+int
+ucb_cgroup_check_opts (const struct ucb_cgroup_opts *o, ucb_error_t *err)
+{
+  struct ucb_cgroup tmp;
+  int r;
+
+  memset (&tmp, 0, sizeof tmp);
+  r = parse_set (&tmp, o, err);
+  for (size_t i = 0; i < tmp.nset; i++)
+    {
+      free (tmp.set_file[i]);
+      free (tmp.set_value[i]);
+    }
+  free (tmp.set_file);
+  free (tmp.set_value);
+  return r;
+}
+
 static bool
 hier_has (const struct ucb_cg_hier *h, const char *ctrl)
 {

@@ -37,6 +37,10 @@ struct ucb_cgroup_opts
  * undo, the container groups and the janitor process. */
 struct ucb_cgroup;
 
+/* The --cgroup-set checks of ucb_cgroup_open alone (usage errors), for the option parser: bad
+ * input fails before anything is probed or created. */
+int ucb_cgroup_check_opts (const struct ucb_cgroup_opts *o, ucb_error_t *err)
+    __attribute__ ((warn_unused_result));
 /* Check the options, create ucbench-<pid> under the parent in every hierarchy used, enable the
  * controllers it needs (v2) and start the janitor, which removes everything if ucbench dies.
  * Without PARENT, when v2 controllers must be enabled in ucbench's own non-root group X and

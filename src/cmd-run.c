@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/capability.h>
 #include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
@@ -68,21 +67,6 @@ check_owner_uids (const struct ucb_run_options *o, ucb_error_t *err)
   return 0;
 }
 
-static bool
-can_set_ids (void)
-{
-  cap_t c = cap_get_proc ();
-  cap_flag_value_t u = CAP_CLEAR, g = CAP_CLEAR;
-
-  if (c)
-    {
-      cap_get_flag (c, CAP_SETUID, CAP_EFFECTIVE, &u);
-      cap_get_flag (c, CAP_SETGID, CAP_EFFECTIVE, &g);
-      cap_free (c);
-    }
-  return u == CAP_SET && g == CAP_SET;
-}
-
 /* Unprivileged (no CAP_SETUID/CAP_SETGID): the default owner modes cannot work, so the run
  * narrows to your own uid and says so, in the document too; an explicit --owner is kept and
  * refused with the reason later. */
@@ -92,7 +76,7 @@ narrow_unprivileged (struct ucb_run_options *o, json_t *notes)
   const char *note = "no CAP_SETUID/CAP_SETGID: every container is owned by your own uid "
                      "(--owner self); shared, distinct and root need root";
 
-  if (o->owners_given || can_set_ids ())
+  if (o->owners_given || ucb_owner_can_set_ids ())
     return;
   free (o->owners);
   o->owners = xcalloc (1, sizeof *o->owners);

@@ -2,45 +2,12 @@
  * --pids-max, --cgroup-set, --seccomp, --seccomp-optimize, --caps, --perf. */
 #include "config.h"
 
-#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cgroup.h"
 #include "options.h"
 #include "util.h"
-
-/* FILE=VALUE for one cgroup interface file: a plain file name with a controller prefix
- * ("memory.max"), never a path. */
-static int
-check_cgroup_set (const char *arg, ucb_error_t *err)
-{
-  const char *eq = strchr (arg, '=');
-  const char *dot;
-
-  if (eq == NULL || eq == arg)
-    return ucb_usage_error (err,
-                            "invalid --cgroup-set `%s` (expected FILE=VALUE, e.g. "
-                            "memory.max=1G)",
-                            arg);
-  dot = memchr (arg, '.', (size_t) (eq - arg));
-  if (dot == NULL || dot == arg || dot + 1 == eq)
-    return ucb_usage_error (err,
-                            "invalid --cgroup-set `%s`: FILE must be CONTROLLER.KEY, e.g. "
-                            "pids.max",
-                            arg);
-  for (const char *p = arg; p < eq; p++)
-    if (!(isalnum ((unsigned char) *p) || *p == '.' || *p == '_' || *p == '-'))
-      return ucb_usage_error (err,
-                              "invalid --cgroup-set `%s`: FILE must be a cgroup interface "
-                              "file name, not a path",
-                              arg);
-  if (strncmp (arg, "cgroup.", 7) == 0)
-    return ucb_usage_error (err, "--cgroup-set `%s`: cgroup.* core files are ucbench's to manage",
-                            arg);
-  if (strchr (eq + 1, '\n'))
-    return ucb_usage_error (err, "--cgroup-set `%s`: VALUE must be one line", arg);
-  return 0;
-}
 
 int
 ucb_runtime_option (struct ucb_runtime_options *rt, int opt, const char *arg, ucb_error_t *err)
@@ -72,8 +39,6 @@ ucb_runtime_option (struct ucb_runtime_options *rt, int opt, const char *arg, uc
       rt->pids_max = v;
       return 0;
     case UCB_OPT_CGROUP_SET:
-      if (check_cgroup_set (arg, err) < 0)
-        return -1;
       rt->cgroup_set = xrealloc (rt->cgroup_set, (rt->n_cgroup_set + 1) * sizeof *rt->cgroup_set);
       rt->cgroup_set[rt->n_cgroup_set++] = xstrdup (arg);
       return 0;
@@ -113,12 +78,14 @@ ucb_runtime_validate (const struct ucb_run_options *o, ucb_error_t *err)
                                            : "cgroup-set");
   if (rt->seccomp_optimize && rt->seccomp == NULL)
     return ucb_usage_error (err, "--seccomp-optimize needs --seccomp docker or FILE");
-  for (size_t i = 0; i < rt->n_cgroup_set; i++)
-    if ((rt->pids_max && strncmp (rt->cgroup_set[i], "pids.max=", 9) == 0)
-        || (rt->cpuset && strncmp (rt->cgroup_set[i], "cpuset.cpus=", 12) == 0))
-      return ucb_usage_error (err, "--cgroup-set `%s` conflicts with --%s", rt->cgroup_set[i],
-                              rt->pids_max ? "pids-max" : "cpuset");
-  return 0;
+  {
+    /* One set of --cgroup-set rules: the cgroup module's, checked now, before any probe. */
+    struct ucb_cgroup_opts co = { .cpuset = rt->cpuset,
+                                  .pids_max = rt->pids_max,
+                                  .set = rt->cgroup_set,
+                                  .nset = rt->n_cgroup_set };
+    return ucb_cgroup_check_opts (&co, err);
+  }
 }
 
 const char *

@@ -176,20 +176,25 @@ has_cap (cap_t caps, cap_value_t cap)
   return caps && cap_get_flag (caps, cap, CAP_EFFECTIVE, &v) == 0 && v == CAP_SET;
 }
 
+bool
+ucb_owner_can_set_ids (void)
+{
+  cap_t caps = cap_get_proc ();
+  bool ok = has_cap (caps, CAP_SETUID) && has_cap (caps, CAP_SETGID);
+
+  cap_free (caps);
+  return ok;
+}
+
 int
 ucb_owner_check_privilege (const uid_t *uids, size_t n, ucb_error_t *err)
 {
   uid_t me = geteuid ();
-  cap_t caps;
-  bool ok;
 
   for (size_t i = 0; i < n; i++)
     if (uids[i] != me)
       {
-        caps = cap_get_proc ();
-        ok = has_cap (caps, CAP_SETUID) && has_cap (caps, CAP_SETGID);
-        cap_free (caps);
-        if (ok)
+        if (ucb_owner_can_set_ids ())
           return 0;
         return ucb_make_error (err, 0,
                                "becoming owner uid %u needs CAP_SETUID and CAP_SETGID: run "

@@ -24,6 +24,8 @@ void ucb_owner_collect (const struct ucb_run_options *o, uid_t **all, size_t *na
                         size_t *nstrict);
 
 /* Becoming another uid needs CAP_SETUID/CAP_SETGID: say so before anything starts. */
+/* CAP_SETUID and CAP_SETGID in the effective set: owner modes other than self work. */
+bool ucb_owner_can_set_ids (void);
 int ucb_owner_check_privilege (const uid_t *uids, size_t n, ucb_error_t *err)
     __attribute__ ((warn_unused_result));
 

@@ -143,7 +143,7 @@ container_json (const struct ucb_point_result *r, const struct ucb_placement *pl
   cleanup_free double *rates = xcalloc (s->nreadings, sizeof *rates);
   cleanup_free int *cpus = xcalloc (T, sizeof *cpus);
   json_t *o = ucb_json_obj (), *tasks = ucb_json_arr (), *errnos = ucb_json_obj ();
-  size_t ncpus = 0;
+  size_t ncpus = ucb_distinct_cpus (c->cpu, T, cpus);
   int last_errno = 0;
 
   memset (cw, 0, sizeof *cw);
@@ -151,7 +151,6 @@ container_json (const struct ucb_point_result *r, const struct ucb_placement *pl
     {
       struct window tw = task_window (s, first + t);
       json_t *tj = ucb_json_obj ();
-      bool seen = false;
 
       ucb_json_set (tj, "index", ucb_json_int ((long long) t));
       ucb_json_set (tj, "cpu", c->cpu[t] >= 0 ? ucb_json_int (c->cpu[t]) : NULL);
@@ -169,10 +168,6 @@ container_json (const struct ucb_point_result *r, const struct ucb_placement *pl
       add_errnos (errnos_all, &r->final[first + t], r->initial ? &r->initial[first + t] : NULL);
       if (r->final[first + t].last_errno)
         last_errno = r->final[first + t].last_errno;
-      for (size_t k = 0; k < ncpus; k++)
-        seen = seen || cpus[k] == c->cpu[t];
-      if (c->cpu[t] >= 0 && !seen)
-        cpus[ncpus++] = c->cpu[t];
     }
   ucb_json_set (o, "index", ucb_json_int (c->index));
   ucb_json_set (o, "owner_uid", ucb_json_int (c->owner_uid));

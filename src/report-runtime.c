@@ -108,21 +108,16 @@ void
 ucb_report_point_extras (json_t *o, json_t *sum, const struct ucb_point_result *r,
                          const struct ucb_placement *pl, const uint64_t *container_ops)
 {
-  size_t n = r->pt.containers, T = r->pt.tasks, nc = 0;
+  size_t n = r->pt.containers, T = r->pt.tasks, nc;
+  cleanup_free int *all = xcalloc (n * T + 1, sizeof *all);
   cleanup_free int *cpus = xcalloc (n * T + 1, sizeof *cpus);
   json_t *place = ucb_json_obj ();
   bool perf = false;
   double counts[UCB_PERF_NEVENTS] = { 0 }, ops = 0;
 
   for (size_t i = 0; i < n; i++)
-    for (size_t t = 0; t < T; t++)
-      {
-        bool seen = r->c[i].cpu[t] < 0;
-        for (size_t k = 0; k < nc && !seen; k++)
-          seen = cpus[k] == r->c[i].cpu[t];
-        if (!seen)
-          cpus[nc++] = r->c[i].cpu[t];
-      }
+    memcpy (all + i * T, r->c[i].cpu, T * sizeof *all);
+  nc = ucb_distinct_cpus (all, n * T, cpus);
   ucb_json_set (place, "pinned", json_boolean (nc > 0));
   ucb_json_set (place, "cpus", ucb_json_int ((long long) nc));
   ucb_json_set (place, "cores",

@@ -311,11 +311,10 @@ measure (const struct ucb_run_options *o, struct ucb_fleet *fleet, struct ucb_ar
       if (sleep_until (t0 + k * interval_ns, err) < 0)
         return -1;
       ucb_sample_row (&res->samples, arena);
-      if (k == nint)
-        perf_edge (pw, res, true);
       if (ucb_fleet_check (fleet, err) < 0)
         return -1;
     }
+  perf_edge (pw, res, true);
   if (have_stat && read_cpu_jiffies (&tot1, &idle1, &steal1) == 0 && tot1 > tot0)
     {
       res->idle_pct = 100.0 * (double) (idle1 - idle0) / (double) (tot1 - tot0);
@@ -370,9 +369,8 @@ point_extras_release (struct point_extras *x)
   x->rec = NULL;
 }
 
-/* The distinct CPUs of one container's tasks (none when unpinned). */
-static size_t
-container_cpus (const int *task_cpu, size_t T, int *out)
+size_t
+ucb_distinct_cpus (const int *task_cpu, size_t T, int *out)
 {
   size_t n = 0;
 
@@ -493,7 +491,7 @@ ucb_run_point (const struct ucb_run_options *o, const struct ucb_placement *pl,
       if (rt && rt->cg)
         {
           cleanup_free int *cc = xcalloc (T, sizeof *cc);
-          size_t ncc = container_cpus (c->cpu, T, cc);
+          size_t ncc = ucb_distinct_cpus (c->cpu, T, cc);
           if (ucb_cgroup_create (rt->cg, (unsigned) i, ncc ? cc : pl->allowed,
                                  ncc ? ncc : pl->nallowed, err)
               < 0)

@@ -80,6 +80,10 @@ struct ucb_point_result
 size_t ucb_sweep_size (const struct ucb_run_options *o);
 void ucb_sweep_point (const struct ucb_run_options *o, size_t k, struct ucb_point *pt);
 
+/* The distinct CPUs among task_cpu[0..T-1], in first-seen order, into out (room for T);
+ * unpinned tasks (-1) are left out. */
+size_t ucb_distinct_cpus (const int *task_cpu, size_t T, int *out);
+
 int ucb_placement_init (struct ucb_placement *p, const struct ucb_run_options *o, ucb_error_t *err)
     __attribute__ ((warn_unused_result));
 void ucb_placement_free (struct ucb_placement *p);
