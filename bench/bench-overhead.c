@@ -26,9 +26,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "stats.h"
-#include "workload.h"
-#include "util.h"
+#include "core/stats.h"
+#include "engine/workload.h"
+#include "core/util.h"
 
 static void
 pin (int cpu)

@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "commands.h"
-#include "options.h"
-#include "util.h"
+#include "cli/commands.h"
+#include "cli/options.h"
+#include "core/util.h"
 
 static int cmd_help (int argc, char **argv, ucb_error_t *err);
 

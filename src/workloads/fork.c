@@ -13,7 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../workload.h"
+#include "engine/workload.h"
 
 static enum ucb_result
 fork_loop (struct ucb_wctx *ctx, uint64_t iters)

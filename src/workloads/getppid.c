@@ -7,7 +7,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "../workload.h"
+#include "engine/workload.h"
 
 static enum ucb_result
 getppid_loop (struct ucb_wctx *ctx, uint64_t iters)

@@ -13,8 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "../util.h"
-#include "../workload.h"
+#include "core/util.h"
+#include "engine/workload.h"
 
 /* The smallest queue: one 8-byte message.  Its charge (ipc/mqueue.c, mqueue_get_inode) is
  *   maxmsg * msgsize + maxmsg * sizeof (struct msg_msg)

@@ -13,8 +13,8 @@
 #include <sys/shm.h>
 #include <unistd.h>
 
-#include "../util.h"
-#include "../workload.h"
+#include "core/util.h"
+#include "engine/workload.h"
 
 struct shmlock_state
 {

@@ -15,7 +15,7 @@
 #include <signal.h>
 #include <string.h>
 
-#include "../workload.h"
+#include "engine/workload.h"
 
 /* Per thread: tasks may be threads, each raising to itself. */
 static __thread volatile sig_atomic_t charged;

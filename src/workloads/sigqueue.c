@@ -16,8 +16,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../util.h"
-#include "../workload.h"
+#include "core/util.h"
+#include "engine/workload.h"
 
 struct sigqueue_state
 {

@@ -22,7 +22,7 @@
 #include <unistd.h>
 #endif
 
-#include "../workload.h"
+#include "engine/workload.h"
 
 #ifdef HAVE_SECCOMP
 

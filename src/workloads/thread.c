@@ -14,8 +14,8 @@
 #include <pthread.h>
 #include <stdlib.h>
 
-#include "../util.h"
-#include "../workload.h"
+#include "core/util.h"
+#include "engine/workload.h"
 
 /* The smallest stack glibc takes (16 KiB on x86_64) keeps memory management out of the op:
  * glibc caches the stacks of joined threads and reuses one of the same size, so no create

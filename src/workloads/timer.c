@@ -17,8 +17,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../util.h"
-#include "../workload.h"
+#include "core/util.h"
+#include "engine/workload.h"
 
 /* Not every libc defines it: glibc 2.36 has only the union member. */
 #ifndef sigev_notify_thread_id

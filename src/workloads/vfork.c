@@ -13,8 +13,8 @@
 #include <sys/types.h>
 #include <sys/wait.h>
 
-#include "../util.h"
-#include "../workload.h"
+#include "core/util.h"
+#include "engine/workload.h"
 
 /* clone() with a stack of our own rather than glibc's vfork(): the child then never runs on,
  * and cannot scribble over, the frame of the task that is suspended in vfork (a signal handler

@@ -15,8 +15,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "commands.h"
-#include "util.h"
+#include "cli/commands.h"
+#include "core/util.h"
 
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
 

@@ -16,7 +16,7 @@
 #   --out      where boot.sh writes NAME.{serial.log,info.json,verify.json} (default CACHE/results)
 #   --ucbench  a static ucbench (or $UCBENCH_STATIC); default: build one (configure
 #              --enable-static-binary; make ucbench) from this checkout in
-#              CACHE/ucbench-static/<hash of the checkout's path>, so src/cases edits are in it.
+#              CACHE/ucbench-static/<hash of the checkout's path>, so src/verify/cases edits are in it.
 #              Unless boot.sh passes --keep-going to verify itself, the guest gets a small
 #              busybox-sh wrapper around it that does (so every case's verdict comes back)
 #   --only     build and boot only these kernels (baseline is always included; the exit

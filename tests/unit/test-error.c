@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "../tap.h"
-#include "error.h"
+#include "core/error.h"
 
 static void
 test_make_and_wrap (void)

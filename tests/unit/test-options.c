@@ -2,9 +2,9 @@
 #include "config.h"
 
 #include "../tap.h"
-#include "options.h"
-#include "util.h"
-#include "workload.h"
+#include "cli/options.h"
+#include "core/util.h"
+#include "engine/workload.h"
 
 static int
 parse (struct ucb_run_options *o, ucb_error_t *err, const char *args)

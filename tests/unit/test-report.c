@@ -6,10 +6,10 @@
 #include <math.h>
 
 #include "../tap.h"
-#include "report.h"
-#include "runner.h"
-#include "util.h"
-#include "workload.h"
+#include "report/report.h"
+#include "engine/runner.h"
+#include "core/util.h"
+#include "engine/workload.h"
 
 /* Two containers, 3 readings 1 s apart: container 0 does 100 then 300 ops, container 1 does
  * 100 then 100; CPU 0.5 s per second each. */

@@ -2,7 +2,7 @@
 #include "config.h"
 
 #include "../tap.h"
-#include "stats.h"
+#include "core/stats.h"
 
 static void
 test_basic (void)

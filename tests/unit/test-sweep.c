@@ -2,10 +2,10 @@
 #include "config.h"
 
 #include "../tap.h"
-#include "options.h"
-#include "runner.h"
-#include "util.h"
-#include "workload.h"
+#include "cli/options.h"
+#include "engine/runner.h"
+#include "core/util.h"
+#include "engine/workload.h"
 
 static int
 parse (struct ucb_run_options *o, const char *args)

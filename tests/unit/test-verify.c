@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "../tap.h"
-#include "verify.h"
+#include "verify/verify.h"
 
 static struct ucb_vresult
 fake (long long expected, long long observed, enum ucb_vkind kind)

@@ -1,0 +1,96 @@
+/* cmd-info.c - `ucbench info`: describe this host; also the shared --format parser. */
+#include "config.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "cli/commands.h"
+#include "core/json-util.h"
+#include "cli/options.h"
+#include "host/hostinfo.h"
+#include "core/util.h"
+
+const char ucb_info_usage[]
+    = "Usage: ucbench info [--format json|text]\n"
+      "Describe this host: kernel, CPU topology, virtualization, user-namespace limits and\n"
+      "whether they can be created, cgroup layout, capabilities, rlimits, seccomp, LSMs and\n"
+      "library versions.  Probes that cannot be answered show as `unknown` (null in JSON).\n"
+      "\n"
+      "  --format json|text   output format (default: text)\n"
+      "  -h, --help           show this help\n";
+
+enum
+{
+  OPT_FORMAT = 256,
+};
+
+static const struct option format_longopts[] = {
+  { "format", required_argument, NULL, OPT_FORMAT },
+  { "help", no_argument, NULL, 'h' },
+  { NULL, 0, NULL, 0 },
+};
+
+int
+ucb_parse_format_only (int argc, char **argv, const char *usage, enum ucb_format *format,
+                       ucb_error_t *err)
+{
+  int c;
+
+  *format = UCB_FORMAT_TEXT;
+  optind = 0; /* full re-initialisation: argv may be parsed more than once per process */
+  opterr = 0;
+  while ((c = getopt_long (argc, argv, "+:h", format_longopts, NULL)) != -1)
+    switch (c)
+      {
+      case OPT_FORMAT:
+        if (ucb_parse_format (optarg, format, err) < 0)
+          return -1;
+        break;
+      case 'h':
+        fputs (usage, stdout);
+        return 1;
+      case ':':
+      case '?':
+      default:
+        return ucb_getopt_error (c, argv, err);
+      }
+  if (optind < argc)
+    return ucb_usage_error (err, "unexpected argument `%s`", argv[optind]);
+  return 0;
+}
+
+static int
+print_json (json_t *host, ucb_error_t *err)
+{
+  json_t *doc = ucb_json_obj ();
+  int r;
+
+  ucb_json_set (doc, "schema", ucb_json_str ("ucbench-info/1"));
+  ucb_json_set (doc, "host", json_incref (host));
+  r = ucb_json_write (doc, stdout, err);
+  json_decref (doc);
+  return r;
+}
+
+int
+ucb_cmd_info (int argc, char **argv, ucb_error_t *err)
+{
+  json_t *host = NULL;
+  enum ucb_format format;
+  int r;
+
+  r = ucb_parse_format_only (argc, argv, ucb_info_usage, &format, err);
+  if (r != 0)
+    return r < 0 ? r : 0;
+  if (ucb_host_collect (&host, err) < 0)
+    return ucb_error_wrap (err, "describe this host");
+  if (format == UCB_FORMAT_JSON)
+    r = print_json (host, err);
+  else
+    ucb_host_print_text (stdout, host);
+  json_decref (host);
+  return r;
+}

@@ -1,0 +1,108 @@
+/* cmd-list.c - `ucbench list`: every registered workload, what one op is, what it charges. */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "cli/commands.h"
+#include "core/json-util.h"
+#include "cli/options.h"
+#include "core/util.h"
+#include "engine/workload.h"
+
+const char ucb_list_usage[]
+    = "Usage: ucbench list [--format json|text]\n"
+      "List the workloads: what exactly one op is, the ucount (rlimit) it charges, the global\n"
+      "kernel locks it also takes, and whether this build can run it.\n"
+      "\n"
+      "  --format json|text   output format (default: text)\n"
+      "  -h, --help           show this help\n";
+
+/* Registry strings are all set today; a missing one must not crash `list`. */
+static const char *
+or_none (const char *s)
+{
+  return s ? s : "none";
+}
+
+static json_t *
+workload_json (const struct ucb_workload *w)
+{
+  json_t *o = json_object (), *rl = json_array ();
+
+  if (o == NULL || rl == NULL)
+    ucb_oom ();
+  ucb_json_set (o, "name", ucb_json_str (w->name));
+  ucb_json_set (o, "summary", ucb_json_str (w->summary));
+  ucb_json_set (o, "op", ucb_json_str (w->op));
+  ucb_json_set (o, "counter", ucb_json_str (w->counter));
+  ucb_json_set (o, "locks", ucb_json_str (w->locks));
+  for (unsigned bit = 1; bit <= UCB_RLIM_NPROC; bit <<= 1)
+    if (w->rlimits & bit)
+      ucb_json_push (rl, ucb_json_str (ucb_rlimit_name (bit)));
+  ucb_json_set (o, "rlimits", rl);
+  ucb_json_set (o, "supported", json_boolean (w->unsupported_reason == NULL));
+  ucb_json_set (o, "unsupported_reason", ucb_json_str (w->unsupported_reason));
+  return o;
+}
+
+static int
+print_json (ucb_error_t *err)
+{
+  json_t *doc = ucb_json_obj (), *arr = ucb_json_arr ();
+  int r;
+
+  for (size_t i = 0; ucb_workloads[i]; i++)
+    ucb_json_push (arr, workload_json (ucb_workloads[i]));
+  ucb_json_set (doc, "schema", ucb_json_str ("ucbench-list/1"));
+  ucb_json_set (doc, "workloads", arr);
+  r = ucb_json_write (doc, stdout, err);
+  json_decref (doc);
+  return r;
+}
+
+static void
+print_text (void)
+{
+  int wname = (int) strlen ("NAME"), wcounter = (int) strlen ("COUNTER");
+
+  for (size_t i = 0; ucb_workloads[i]; i++)
+    {
+      const struct ucb_workload *w = ucb_workloads[i];
+      if ((int) strlen (or_none (w->name)) > wname)
+        wname = (int) strlen (or_none (w->name));
+      if ((int) strlen (or_none (w->counter)) > wcounter)
+        wcounter = (int) strlen (or_none (w->counter));
+    }
+  printf ("%-*s  %-*s  %s\n", wname, "NAME", wcounter, "COUNTER", "STATUS");
+  for (size_t i = 0; ucb_workloads[i]; i++)
+    {
+      const struct ucb_workload *w = ucb_workloads[i];
+
+      printf ("%-*s  %-*s  ", wname, or_none (w->name), wcounter, or_none (w->counter));
+      if (w->unsupported_reason)
+        printf ("unsupported: %s\n", w->unsupported_reason);
+      else
+        printf ("ok\n");
+      printf ("    %s\n", or_none (w->summary));
+      printf ("    op: %s\n", or_none (w->op));
+      printf ("    locks: %s\n", or_none (w->locks));
+    }
+}
+
+int
+ucb_cmd_list (int argc, char **argv, ucb_error_t *err)
+{
+  enum ucb_format format;
+  int r;
+
+  r = ucb_parse_format_only (argc, argv, ucb_list_usage, &format, err);
+  if (r != 0)
+    return r < 0 ? r : 0;
+  if (format == UCB_FORMAT_JSON)
+    return print_json (err);
+  print_text ();
+  return 0;
+}

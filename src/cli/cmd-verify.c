@@ -1,0 +1,310 @@
+/* cmd-verify.c - `ucbench verify limits`: run the cases, each in a forked child with fresh
+ * uids, check that it left nothing behind, and report TAP, JSON or JUnit. */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/commands.h"
+#include "report/export.h"
+#include "host/hostinfo.h"
+#include "core/json-util.h"
+#include "engine/owner.h"
+#include "report/report.h"
+#include "engine/spawn.h"
+#include "core/util.h"
+#include "verify/verify.h"
+
+const char ucb_verify_usage[]
+    = "Usage: ucbench verify [limits] [CASE-ID|RLIMIT ...] [OPTION]...\n"
+      "Check that the kernel enforces the ucounts rlimits across the user-namespace\n"
+      "hierarchy (kernel-ucounts.md §4).  Each case runs with fresh uids in its own user\n"
+      "namespaces and must leave nothing behind.  Select cases by id (ULIM-01) or by rlimit\n"
+      "(sigpending, nproc, msgqueue, memlock); the default is every case.\n"
+      "\n"
+      "  --format tap|json|junit   output on stdout (default: tap)\n"
+      "  --output FILE             also write the JSON document to FILE\n"
+      "  --list                    list the cases and exit\n"
+      "  --repeat N                run every case N times (default: 1)\n"
+      "  --keep-going              do not stop at the first failing case\n"
+      "  --uid-base UID            fresh uids: case i uses UID+100i .. +99\n"
+      "                            (default: 2101000000)\n"
+      "  -h, --help                show this help\n"
+      "\n"
+      "Exit status: 0 when every case passes, skips or shows a known kernel bug; 1 when one\n"
+      "fails or the harness failed; 2 for bad usage.\n";
+
+enum vformat
+{
+  VF_TAP,
+  VF_JSON,
+  VF_JUNIT,
+};
+
+struct vopts
+{
+  enum vformat format;
+  char *output;
+  bool list, keep_going, help;
+  unsigned repeat;
+  uid_t uid_base;
+  bool selected[64];
+};
+
+static int
+parse (struct vopts *o, int argc, char **argv, ucb_error_t *err)
+{
+  static const struct option longopts[] = {
+    { "format", required_argument, NULL, 'f' },   { "output", required_argument, NULL, 'o' },
+    { "list", no_argument, NULL, 'l' },           { "repeat", required_argument, NULL, 'r' },
+    { "keep-going", no_argument, NULL, 'k' },     { "help", no_argument, NULL, 'h' },
+    { "uid-base", required_argument, NULL, 'u' }, { NULL, 0, NULL, 0 },
+  };
+  bool any = false;
+  uint64_t v;
+  int c;
+
+  memset (o, 0, sizeof *o);
+  o->repeat = 1;
+  o->uid_base = UCB_VERIFY_UID_BASE;
+  optind = 0;
+  opterr = 0;
+  /* No '+': case ids may come before or after the options. */
+  while ((c = getopt_long (argc, argv, ":h", longopts, NULL)) != -1)
+    switch (c)
+      {
+      case 'f':
+        if (strcmp (optarg, "tap") == 0)
+          o->format = VF_TAP;
+        else if (strcmp (optarg, "json") == 0)
+          o->format = VF_JSON;
+        else if (strcmp (optarg, "junit") == 0)
+          o->format = VF_JUNIT;
+        else
+          return ucb_usage_error (err, "invalid --format `%s` (expected tap, json or junit)",
+                                  optarg);
+        break;
+      case 'o':
+        free (o->output);
+        o->output = xstrdup (optarg);
+        break;
+      case 'l':
+        o->list = true;
+        break;
+      case 'r':
+        if (ucb_parse_u64 (optarg, 1, 1000, &v) < 0)
+          return ucb_usage_error (err, "invalid --repeat `%s`: expected 1 to 1000", optarg);
+        o->repeat = (unsigned) v;
+        break;
+      case 'k':
+        o->keep_going = true;
+        break;
+      case 'u':
+        if (ucb_parse_u64 (optarg, 1, 4294967294u - 100 * 64, &v) < 0)
+          return ucb_usage_error (err, "invalid --uid-base `%s`", optarg);
+        o->uid_base = (uid_t) v;
+        break;
+      case 'h':
+        o->help = true;
+        return 0;
+      case ':':
+      case '?':
+      default:
+        return ucb_getopt_error (c, argv, err);
+      }
+  for (int i = optind; i < argc; i++)
+    {
+      bool hit = false;
+      if (i == optind && strcmp (argv[i], "limits") == 0)
+        continue;
+      for (size_t k = 0; ucb_vcases[k] && k < 64; k++)
+        if (strcasecmp (argv[i], ucb_vcases[k]->id) == 0
+            || strcmp (argv[i], ucb_vcases[k]->name) == 0
+            || strcasecmp (argv[i], ucb_vcases[k]->rlimit) == 0)
+          hit = o->selected[k] = true;
+      if (!hit)
+        return ucb_usage_error (err, "unknown case or rlimit `%s` (see `ucbench verify --list`)",
+                                argv[i]);
+      any = true;
+    }
+  if (!any)
+    for (size_t k = 0; ucb_vcases[k] && k < 64; k++)
+      o->selected[k] = true;
+  return 0;
+}
+
+static void
+print_tap (FILE *f, const struct ucb_vrun *v, size_t n)
+{
+  unsigned tot[5] = { 0 };
+
+  fprintf (f, "TAP version 13\n1..%zu\n", n);
+  for (size_t i = 0; i < n; i++)
+    {
+      const struct ucb_vrun *x = &v[i];
+      tot[x->verdict]++;
+      switch (x->verdict)
+        {
+        case UCB_VERDICT_PASS:
+          fprintf (f, "ok %zu %s %s\n", i + 1, x->c->id, x->c->name);
+          break;
+        case UCB_VERDICT_SKIP:
+          fprintf (f, "ok %zu %s %s # SKIP %s\n", i + 1, x->c->id, x->c->name, x->why);
+          break;
+        case UCB_VERDICT_KNOWN_BUG:
+          fprintf (f, "ok %zu %s %s # XFAIL known kernel bug: %s\n", i + 1, x->c->id, x->c->name,
+                   x->why);
+          break;
+        case UCB_VERDICT_ERROR:
+          fprintf (f, "not ok %zu %s %s # ERROR %s\n", i + 1, x->c->id, x->c->name, x->why);
+          break;
+        case UCB_VERDICT_FAIL:
+        default:
+          fprintf (f, "not ok %zu %s %s\n# %s\n# checks: %s\n# depends on: %s\n", i + 1, x->c->id,
+                   x->c->name, x->why, x->c->checks, x->c->depends);
+          for (size_t k = 0; k < x->res.n; k++)
+            fprintf (f, "#   %-48s expected %lld, observed %lld\n", x->res.items[k].name,
+                     x->res.items[k].expected, x->res.items[k].observed);
+          break;
+        }
+    }
+  fprintf (f, "# Totals: pass:%u fail:%u xfail:%u xpass:0 skip:%u error:%u\n",
+           tot[UCB_VERDICT_PASS], tot[UCB_VERDICT_FAIL], tot[UCB_VERDICT_KNOWN_BUG],
+           tot[UCB_VERDICT_SKIP], tot[UCB_VERDICT_ERROR]);
+}
+
+static json_t *
+verify_json (const struct ucb_vrun *v, size_t n)
+{
+  json_t *arr = ucb_json_arr ();
+
+  for (size_t i = 0; i < n; i++)
+    {
+      json_t *o = ucb_json_obj (), *exp = ucb_json_obj (), *obs = ucb_json_obj ();
+      for (size_t k = 0; k < v[i].res.n; k++)
+        {
+          ucb_json_set (exp, v[i].res.items[k].name, ucb_json_int (v[i].res.items[k].expected));
+          ucb_json_set (obs, v[i].res.items[k].name, ucb_json_int (v[i].res.items[k].observed));
+        }
+      ucb_json_set (o, "id", ucb_json_str (v[i].c->id));
+      ucb_json_set (o, "name", ucb_json_str (v[i].c->name));
+      ucb_json_set (o, "title", ucb_json_str (v[i].c->title));
+      ucb_json_set (o, "rlimit", ucb_json_str (v[i].c->rlimit));
+      ucb_json_set (o, "checks", ucb_json_str (v[i].c->checks));
+      ucb_json_set (o, "depends_on", ucb_json_str (v[i].c->depends));
+      ucb_json_set (o, "status", ucb_json_str (ucb_verdict_name (v[i].verdict)));
+      ucb_json_set (o, "expected", exp);
+      ucb_json_set (o, "observed", obs);
+      ucb_json_set (o, "detail", ucb_json_str (v[i].why));
+      ucb_json_set (o, "duration_s", ucb_json_real (v[i].duration_s));
+      ucb_json_push (arr, o);
+    }
+  return arr;
+}
+
+static void
+print_list (void)
+{
+  printf ("%-8s %-28s %-10s %s\n", "ID", "NAME", "RLIMIT", "TITLE");
+  for (size_t k = 0; ucb_vcases[k]; k++)
+    printf ("%-8s %-28s %-10s %s\n%49s depends on: %s\n", ucb_vcases[k]->id, ucb_vcases[k]->name,
+            ucb_vcases[k]->rlimit, ucb_vcases[k]->title, "", ucb_vcases[k]->depends);
+}
+
+int
+ucb_cmd_verify (int argc, char **argv, ucb_error_t *err)
+{
+  struct vopts o;
+  struct ucb_kernel k;
+  cleanup_free struct ucb_vrun *v = NULL;
+  size_t n = 0, cap = 0;
+  json_t *host = NULL;
+  bool bad = false;
+  double t_real = (double) time (NULL);
+  uint64_t t0 = ucb_now_ns ();
+  int r = 0;
+
+  if (parse (&o, argc, argv, err) < 0)
+    {
+      free (o.output);
+      return -1;
+    }
+  if (o.help || o.list)
+    {
+      if (o.help)
+        fputs (ucb_verify_usage, stdout);
+      else
+        print_list ();
+      free (o.output);
+      return 0;
+    }
+  if (ucb_kernel_probe (&k, err) < 0 || ucb_host_collect (&host, err) < 0)
+    {
+      free (o.output);
+      return -1;
+    }
+  if (ucb_become_subreaper (err) < 0)
+    {
+      json_decref (host);
+      free (o.output);
+      return -1;
+    }
+  ucb_install_interrupt_handlers ();
+  for (unsigned rep = 0; rep < o.repeat && !(bad && !o.keep_going); rep++)
+    for (size_t i = 0; ucb_vcases[i] && !(bad && !o.keep_going); i++)
+      {
+        if (!o.selected[i])
+          continue;
+        if (n == cap)
+          {
+            cap = cap ? cap * 2 : 32;
+            v = xrealloc (v, cap * sizeof *v);
+          }
+        ucb_verify_run (ucb_vcases[i], o.uid_base + (uid_t) i * 100, &k, &v[n]);
+        bad = bad || v[n].verdict == UCB_VERDICT_FAIL || v[n].verdict == UCB_VERDICT_ERROR;
+        n++;
+        if (ucb_interrupted ())
+          break;
+      }
+  ucb_restore_interrupt_handlers ();
+  if (o.format == VF_TAP)
+    print_tap (stdout, v, n);
+  if (o.format == VF_JSON || o.format == VF_JUNIT || o.output)
+    {
+      json_t *doc = ucb_report_document (argc, argv, t_real, (double) (ucb_now_ns () - t0) / 1e9,
+                                         host, ucb_json_obj (), ucb_json_arr ());
+      host = NULL;
+      ucb_json_set (doc, "verify", verify_json (v, n));
+      ucb_json_set (doc, "verify_kernel",
+                    ucb_json_checked (json_sprintf ("%u.%u.%u", k.major, k.minor, k.patch)));
+      if (o.output)
+        r = ucb_report_write_file (doc, o.output, err);
+      if (r == 0 && o.format == VF_JSON)
+        r = ucb_json_write (doc, stdout, err);
+      else if (r == 0 && o.format == VF_JUNIT)
+        ucb_export_junit (stdout, doc); /* the same XML as `ucbench export --to junit` */
+      json_decref (doc);
+    }
+  json_decref (host);
+  free (o.output);
+  if (r < 0)
+    return -1;
+  if (ucb_interrupted ())
+    {
+      ucb_make_error (err, EINTR, "interrupted by signal %d", ucb_interrupted ());
+      (*err)->status = 128 + ucb_interrupted ();
+      return -1;
+    }
+  return bad ? UCB_EXIT_FAILURE : 0;
+}

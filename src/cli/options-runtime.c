@@ -1,0 +1,105 @@
+/* options-runtime.c - the options that make containers the way runtimes do: --cgroup, --cpuset,
+ * --pids-max, --cgroup-set, --seccomp, --seccomp-optimize, --caps, --perf. */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "host/cgroup/cgroup.h"
+#include "cli/options.h"
+#include "core/util.h"
+
+int
+ucb_runtime_option (struct ucb_runtime_options *rt, int opt, const char *arg, ucb_error_t *err)
+{
+  uint64_t v;
+
+  switch (opt)
+    {
+    case UCB_OPT_CGROUP:
+      rt->cgroup = true;
+      free (rt->cgroup_parent);
+      rt->cgroup_parent = NULL;
+      if (arg)
+        {
+          if (*arg == '\0')
+            return ucb_usage_error (err, "empty --cgroup=PARENT");
+          rt->cgroup_parent = xstrdup (arg);
+        }
+      return 0;
+    case UCB_OPT_CPUSET:
+      rt->cpuset = true;
+      return 0;
+    case UCB_OPT_PIDS_MAX:
+      if (ucb_parse_u64 (arg, 1, 4194304, &v) < 0)
+        return ucb_usage_error (err,
+                                "invalid --pids-max `%s`: expected an integer from 1 to "
+                                "4194304 (pid_max's ceiling)",
+                                arg);
+      rt->pids_max = v;
+      return 0;
+    case UCB_OPT_CGROUP_SET:
+      rt->cgroup_set = xrealloc (rt->cgroup_set, (rt->n_cgroup_set + 1) * sizeof *rt->cgroup_set);
+      rt->cgroup_set[rt->n_cgroup_set++] = xstrdup (arg);
+      return 0;
+    case UCB_OPT_SECCOMP:
+      if (*arg == '\0')
+        return ucb_usage_error (err, "empty --seccomp (expected docker, none or a profile file)");
+      free (rt->seccomp);
+      rt->seccomp = strcmp (arg, "none") == 0 ? NULL : xstrdup (arg);
+      return 0;
+    case UCB_OPT_SECCOMP_OPTIMIZE:
+      if (strcmp (arg, "1") != 0 && strcmp (arg, "2") != 0)
+        return ucb_usage_error (err,
+                                "invalid --seccomp-optimize `%s` (expected 1 = libseccomp's "
+                                "default or 2 = binary tree)",
+                                arg);
+      rt->seccomp_optimize = arg[0] - '0';
+      return 0;
+    case UCB_OPT_CAPS:
+      return ucb_caps_parse (arg, &rt->caps, err);
+    case UCB_OPT_PERF:
+      rt->perf = true;
+      return 0;
+    default:
+      return ucb_make_error (err, 0, "internal: runtime option %d", opt);
+    }
+}
+
+int
+ucb_runtime_validate (const struct ucb_run_options *o, ucb_error_t *err)
+{
+  const struct ucb_runtime_options *rt = &o->rt;
+
+  if (!rt->cgroup && (rt->cpuset || rt->pids_max || rt->n_cgroup_set))
+    return ucb_usage_error (err, "--%s needs --cgroup",
+                            rt->cpuset     ? "cpuset"
+                            : rt->pids_max ? "pids-max"
+                                           : "cgroup-set");
+  if (rt->seccomp_optimize && rt->seccomp == NULL)
+    return ucb_usage_error (err, "--seccomp-optimize needs --seccomp docker or FILE");
+  {
+    /* One set of --cgroup-set rules: the cgroup module's, checked now, before any probe. */
+    struct ucb_cgroup_opts co = { .cpuset = rt->cpuset,
+                                  .pids_max = rt->pids_max,
+                                  .set = rt->cgroup_set,
+                                  .nset = rt->n_cgroup_set };
+    return ucb_cgroup_check_opts (&co, err);
+  }
+}
+
+const char *
+ucb_runtime_seccomp_name (const struct ucb_runtime_options *rt)
+{
+  return rt->seccomp ? rt->seccomp : "none";
+}
+
+void
+ucb_runtime_options_free (struct ucb_runtime_options *rt)
+{
+  free (rt->cgroup_parent);
+  ucb_free_items (rt->cgroup_set, rt->n_cgroup_set);
+  free (rt->seccomp);
+  ucb_caps_free (&rt->caps);
+  memset (rt, 0, sizeof *rt);
+}

@@ -1,0 +1,438 @@
+/* options.c - parsing and validation of `ucbench run` options. */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "cli/options.h"
+#include "core/util.h"
+#include "engine/workload.h"
+
+const char ucb_run_usage[]
+    = "Usage: ucbench run [OPTION]...\n"
+      "Run workloads in N containers (user namespaces) and report per-container throughput.\n"
+      "List-valued options run every combination (a sweep).\n"
+      "\n"
+      "  --workload NAME[,NAME..]   workloads to run (default: signal; see `ucbench list`)\n"
+      "  --containers N[,N..]       containers per point, 1-4096 (default: 1,NPROC,2*NPROC)\n"
+      "  --owner MODE[,MODE..]      who creates each container's user namespace:\n"
+      "                             shared, distinct, root, self (your own uid), UID\n"
+      "                             or UID-UID (default: shared,distinct; self when\n"
+      "                             ucbench lacks CAP_SETUID/CAP_SETGID)\n"
+      "  --depth D[,D..]            user-namespace nesting, 0-32 (0 = none; default: 1)\n"
+      "  --tasks T[,T..]            tasks per container, 1-1024 (default: 1)\n"
+      "  --threads                  tasks are threads of one process per container\n"
+      "                             (default: one process per task)\n"
+      "  --limit RLIMIT=V[,..]      soft limits set by the owner before it creates the\n"
+      "                             namespace (so also its rlimit_max): SIGPENDING, MSGQUEUE\n"
+      "                             (bytes), MEMLOCK (bytes), NPROC; V a number or unlimited\n"
+      "  --headroom near|far        limit of the workload's counter: near = exactly its\n"
+      "                             peak use, far = the hard limit (default: as started)\n"
+      "  --isolate NS[,NS..]        namespaces per container: user,ipc,pid,mnt,uts,net\n"
+      "                             (default: user,ipc; depth 0 has none)\n"
+      "  --duration SEC             measured time per point (default: 3)\n"
+      "  --warmup SEC               unmeasured time after the start barrier (default: 1)\n"
+      "  --interval SEC             sampling interval (default: 0.5)\n"
+      "  --repeat R                 run each point R times (default: 1)\n"
+      "  --pin MODE                 task placement: auto (one task per allowed CPU in\n"
+      "                             number order; default), spread (one task per L3\n"
+      "                             domain round-robin, cores before SMT siblings),\n"
+      "                             compact (fill an L3 domain before the next), l3\n"
+      "                             (compact, results grouped by L3 domains spanned),\n"
+      "                             none, or a CPULIST such as 0-3,8\n"
+      "  --uid-base UID             first default owner uid (default: 2100000000)\n"
+      "\n"
+      "Containers as runtimes make them:\n"
+      "  --cgroup[=PARENT]          one cgroup per container, under PARENT/ucbench-PID\n"
+      "                             (default PARENT: the cgroup ucbench runs in); cgroup\n"
+      "                             v1, hybrid and v2 layouts\n"
+      "  --cpuset                   each container's cpuset = the CPUs of its tasks\n"
+      "  --pids-max N               pids.max of each container's cgroup\n"
+      "  --cgroup-set FILE=VALUE    also write FILE in each container's cgroup\n"
+      "                             (e.g. memory.max=1G; repeatable)\n"
+      "  --seccomp docker|none|FILE seccomp filter in each container: Docker's default\n"
+      "                             profile, none (default), or a Docker-format JSON file\n"
+      "  --seccomp-optimize 1|2     libseccomp filter layout: 1 = default, 2 = binary tree\n"
+      "  --caps keep|drop|none|LIST capabilities each container keeps: keep (all, default),\n"
+      "                             drop (Docker's default set), none, or a list such as\n"
+      "                             chown,kill; also sets no-new-privs\n"
+      "  --perf                     count cycles, instructions, cache misses, HITM and\n"
+      "                             context switches per op (perf_event_open); events the\n"
+      "                             host lacks are reported as unavailable\n"
+      "\n"
+      "Output:\n"
+      "  --output FILE              write the JSON document to FILE (text table on stdout)\n"
+      "  --format json|text         what stdout shows (default: text)\n"
+      "  --quiet                    no progress and no table; errors only\n"
+      "  -h, --help                 show this help\n";
+
+enum
+{
+  OPT_WORKLOAD = 256,
+  OPT_CONTAINERS,
+  OPT_OWNER,
+  OPT_DEPTH,
+  OPT_TASKS,
+  OPT_THREADS,
+  OPT_LIMIT,
+  OPT_HEADROOM,
+  OPT_ISOLATE,
+  OPT_DURATION,
+  OPT_WARMUP,
+  OPT_INTERVAL,
+  OPT_REPEAT,
+  OPT_PIN,
+  OPT_UID_BASE,
+  OPT_OUTPUT,
+  OPT_FORMAT,
+  OPT_QUIET,
+};
+
+static const struct option run_longopts[] = {
+  { "workload", required_argument, NULL, OPT_WORKLOAD },
+  { "containers", required_argument, NULL, OPT_CONTAINERS },
+  { "owner", required_argument, NULL, OPT_OWNER },
+  { "depth", required_argument, NULL, OPT_DEPTH },
+  { "tasks", required_argument, NULL, OPT_TASKS },
+  { "threads", no_argument, NULL, OPT_THREADS },
+  { "limit", required_argument, NULL, OPT_LIMIT },
+  { "headroom", required_argument, NULL, OPT_HEADROOM },
+  { "isolate", required_argument, NULL, OPT_ISOLATE },
+  { "duration", required_argument, NULL, OPT_DURATION },
+  { "warmup", required_argument, NULL, OPT_WARMUP },
+  { "interval", required_argument, NULL, OPT_INTERVAL },
+  { "repeat", required_argument, NULL, OPT_REPEAT },
+  { "pin", required_argument, NULL, OPT_PIN },
+  { "uid-base", required_argument, NULL, OPT_UID_BASE },
+  { "output", required_argument, NULL, OPT_OUTPUT },
+  { "format", required_argument, NULL, OPT_FORMAT },
+  { "quiet", no_argument, NULL, OPT_QUIET },
+  { "cgroup", optional_argument, NULL, UCB_OPT_CGROUP },
+  { "cpuset", no_argument, NULL, UCB_OPT_CPUSET },
+  { "pids-max", required_argument, NULL, UCB_OPT_PIDS_MAX },
+  { "cgroup-set", required_argument, NULL, UCB_OPT_CGROUP_SET },
+  { "seccomp", required_argument, NULL, UCB_OPT_SECCOMP },
+  { "seccomp-optimize", required_argument, NULL, UCB_OPT_SECCOMP_OPTIMIZE },
+  { "caps", required_argument, NULL, UCB_OPT_CAPS },
+  { "perf", no_argument, NULL, UCB_OPT_PERF },
+  { "help", no_argument, NULL, 'h' },
+  { NULL, 0, NULL, 0 },
+};
+
+static int
+parse_workloads (struct ucb_run_options *o, const char *s, ucb_error_t *err)
+{
+  char **items = NULL;
+  size_t count = 0;
+
+  if (ucb_split_list (s, "workload", &items, &count, err) < 0)
+    return -1;
+  free (o->workloads);
+  o->workloads = xcalloc (count, sizeof *o->workloads);
+  o->n_workloads = 0;
+  for (size_t i = 0; i < count; i++)
+    {
+      const struct ucb_workload *w = ucb_workload_find (items[i]);
+      if (w == NULL)
+        {
+          ucb_usage_error (err, "unknown workload `%s` (see `ucbench list`)", items[i]);
+          ucb_free_items (items, count);
+          return -1;
+        }
+      for (size_t j = 0; j < o->n_workloads; j++)
+        if (o->workloads[j] == w)
+          {
+            ucb_usage_error (err, "duplicate workload `%s`", items[i]);
+            ucb_free_items (items, count);
+            return -1;
+          }
+      o->workloads[o->n_workloads++] = w;
+    }
+  ucb_free_items (items, count);
+  return 0;
+}
+
+static int
+parse_seconds_opt (const char *name, const char *arg, double min, double max, double *out,
+                   ucb_error_t *err)
+{
+  if (ucb_parse_seconds (arg, min, max, out) < 0)
+    return ucb_usage_error (err, "invalid --%s `%s`: expected seconds from %g to %g", name, arg,
+                            min, max);
+  return 0;
+}
+
+static void
+set_defaults (struct ucb_run_options *o, unsigned ncpus)
+{
+  memset (o, 0, sizeof *o);
+  o->duration = 3.0;
+  o->warmup = 1.0;
+  o->interval = 0.5;
+  o->repeat = 1;
+  o->pin = UCB_PIN_AUTO;
+  o->uid_base = UCB_DEFAULT_UID_BASE;
+  o->format = UCB_FORMAT_TEXT;
+  o->isolate = UCB_ISOLATE_DEFAULT_FLAGS;
+  (void) ncpus;
+}
+
+static void
+fill_list_defaults (struct ucb_run_options *o, unsigned ncpus)
+{
+  if (o->workloads == NULL)
+    {
+      o->workloads = xcalloc (1, sizeof *o->workloads);
+      o->workloads[0] = ucb_workload_find ("signal");
+      o->n_workloads = 1;
+    }
+  if (o->containers == NULL)
+    {
+      /* The default sweep: 1, nproc and 2*nproc containers (1 and 2 on one CPU). */
+      unsigned c[3] = { 1, ncpus, 2 * ncpus };
+      o->containers = xcalloc (3, sizeof *o->containers);
+      for (size_t i = 0; i < 3; i++)
+        {
+          bool dup = false;
+          for (size_t j = 0; j < o->n_containers; j++)
+            dup = dup || o->containers[j] == c[i];
+          if (!dup && c[i] >= 1 && c[i] <= UCB_MAX_CONTAINERS)
+            o->containers[o->n_containers++] = c[i];
+        }
+    }
+  if (o->owners == NULL)
+    {
+      o->owners = xcalloc (2, sizeof *o->owners);
+      o->owners[0].kind = UCB_OWNER_SHARED;
+      o->owners[1].kind = UCB_OWNER_DISTINCT;
+      o->n_owners = 2;
+    }
+  if (o->depths == NULL)
+    {
+      o->depths = xcalloc (1, sizeof *o->depths);
+      o->depths[0] = 1;
+      o->n_depths = 1;
+    }
+  if (o->tasks == NULL)
+    {
+      o->tasks = xcalloc (1, sizeof *o->tasks);
+      o->tasks[0] = 1;
+      o->n_tasks = 1;
+    }
+}
+
+int
+ucb_run_options_parse (struct ucb_run_options *o, int argc, char **argv, unsigned ncpus,
+                       ucb_error_t *err)
+{
+  int c;
+
+  set_defaults (o, ncpus);
+  optind = 0; /* full re-initialisation: the unit tests parse many argument vectors */
+  opterr = 0;
+  while ((c = getopt_long (argc, argv, "+:h", run_longopts, NULL)) != -1)
+    {
+      uint64_t v;
+
+      switch (c)
+        {
+        case OPT_WORKLOAD:
+          if (parse_workloads (o, optarg, err) < 0)
+            return -1;
+          break;
+        case OPT_CONTAINERS:
+          free (o->containers);
+          o->containers = NULL;
+          if (ucb_parse_uint_list (optarg, 1, UCB_MAX_CONTAINERS, &o->containers, &o->n_containers,
+                                   "container count", err)
+              < 0)
+            return -1;
+          break;
+        case OPT_OWNER:
+          free (o->owners);
+          o->owners = NULL;
+          if (ucb_parse_owner_list (optarg, &o->owners, &o->n_owners, err) < 0)
+            return -1;
+          o->owners_given = true;
+          break;
+        case OPT_DEPTH:
+          free (o->depths);
+          o->depths = NULL;
+          if (ucb_parse_uint_list (optarg, 0, UCB_MAX_DEPTH, &o->depths, &o->n_depths, "depth", err)
+              < 0)
+            return -1;
+          break;
+        case OPT_TASKS:
+          free (o->tasks);
+          o->tasks = NULL;
+          if (ucb_parse_uint_list (optarg, 1, UCB_MAX_TASKS, &o->tasks, &o->n_tasks, "task count",
+                                   err)
+              < 0)
+            return -1;
+          break;
+        case OPT_THREADS:
+          o->threads = true;
+          break;
+        case OPT_LIMIT:
+          if (ucb_parse_limits (optarg, o->limits, err) < 0)
+            return -1;
+          break;
+        case OPT_HEADROOM:
+          if (strcmp (optarg, "near") == 0)
+            o->headroom = UCB_HEADROOM_NEAR;
+          else if (strcmp (optarg, "far") == 0)
+            o->headroom = UCB_HEADROOM_FAR;
+          else
+            return ucb_usage_error (err, "invalid --headroom `%s` (expected near or far)", optarg);
+          break;
+        case OPT_ISOLATE:
+          if (ucb_parse_isolate (optarg, &o->isolate, err) < 0)
+            return -1;
+          o->isolate_given = true;
+          break;
+        case OPT_DURATION:
+          if (parse_seconds_opt ("duration", optarg, 0.1, 86400, &o->duration, err) < 0)
+            return -1;
+          break;
+        case OPT_WARMUP:
+          if (parse_seconds_opt ("warmup", optarg, 0, 3600, &o->warmup, err) < 0)
+            return -1;
+          break;
+        case OPT_INTERVAL:
+          if (parse_seconds_opt ("interval", optarg, 0.01, 3600, &o->interval, err) < 0)
+            return -1;
+          break;
+        case OPT_REPEAT:
+          if (ucb_parse_u64 (optarg, 1, UCB_MAX_REPEAT, &v) < 0)
+            return ucb_usage_error (err, "invalid --repeat `%s`: expected an integer from 1 to %d",
+                                    optarg, UCB_MAX_REPEAT);
+          o->repeat = (unsigned) v;
+          break;
+        case OPT_PIN:
+          free (o->pin_cpus);
+          o->pin_cpus = NULL;
+          o->n_pin_cpus = 0;
+          if (strcmp (optarg, "auto") == 0)
+            o->pin = UCB_PIN_AUTO;
+          else if (strcmp (optarg, "none") == 0)
+            o->pin = UCB_PIN_NONE;
+          else if (strcmp (optarg, "spread") == 0)
+            o->pin = UCB_PIN_SPREAD;
+          else if (strcmp (optarg, "compact") == 0)
+            o->pin = UCB_PIN_COMPACT;
+          else if (strcmp (optarg, "l3") == 0)
+            o->pin = UCB_PIN_L3;
+          else
+            {
+              o->pin = UCB_PIN_LIST;
+              if (ucb_parse_cpu_list (optarg, &o->pin_cpus, &o->n_pin_cpus, err) < 0)
+                return ucb_error_wrap (err, "--pin");
+            }
+          break;
+        case OPT_UID_BASE:
+          if (ucb_parse_u64 (optarg, 1, UCB_MAX_UID, &v) < 0)
+            return ucb_usage_error (err, "invalid --uid-base `%s`: expected a uid from 1 to %u",
+                                    optarg, UCB_MAX_UID);
+          o->uid_base = (uint32_t) v;
+          break;
+        case OPT_OUTPUT:
+          if (*optarg == '\0')
+            return ucb_usage_error (err, "empty --output file name");
+          free (o->output);
+          o->output = xstrdup (optarg);
+          break;
+        case OPT_FORMAT:
+          if (ucb_parse_format (optarg, &o->format, err) < 0)
+            return -1;
+          break;
+        case OPT_QUIET:
+          o->quiet = true;
+          break;
+        case 'h':
+          o->help = true;
+          return 0;
+        case ':':
+        case '?':
+          return ucb_getopt_error (c, argv, err);
+        default:
+          if (c >= UCB_OPT_RUNTIME_FIRST && c <= UCB_OPT_RUNTIME_LAST)
+            {
+              if (ucb_runtime_option (&o->rt, c, optarg, err) < 0)
+                return -1;
+              break;
+            }
+          return ucb_getopt_error (c, argv, err);
+        }
+    }
+  if (optind < argc)
+    return ucb_usage_error (err, "unexpected argument `%s`", argv[optind]);
+  if (ucb_runtime_validate (o, err) < 0)
+    return -1;
+  if (o->interval > o->duration)
+    return ucb_usage_error (err, "--interval %g is longer than --duration %g", o->interval,
+                            o->duration);
+  if (o->duration / o->interval > 100000)
+    return ucb_usage_error (err, "--duration/--interval gives more than 100000 samples per task");
+  fill_list_defaults (o, ncpus);
+  for (size_t i = 0; i < o->n_containers; i++)
+    for (size_t j = 0; j < o->n_tasks; j++)
+      if ((uint64_t) o->containers[i] * o->tasks[j] > UCB_MAX_TOTAL_TASKS)
+        return ucb_usage_error (err, "%u containers x %u tasks is more than %d tasks",
+                                o->containers[i], o->tasks[j], UCB_MAX_TOTAL_TASKS);
+  if (o->isolate_given && o->isolate)
+    for (size_t i = 0; i < o->n_depths; i++)
+      if (o->depths[i] == 0)
+        return ucb_usage_error (err, "--isolate beyond `user` needs --depth >= 1: at depth 0 no "
+                                     "container user namespace exists to own the other namespaces");
+  for (size_t i = 0; i < o->n_workloads; i++)
+    if (o->workloads[i]->needs_ipc_ns)
+      {
+        bool depth0 = false;
+        for (size_t j = 0; j < o->n_depths; j++)
+          depth0 = depth0 || o->depths[j] == 0;
+        if (depth0 || !(o->isolate & CLONE_NEWIPC))
+          return ucb_usage_error (err,
+                                  "workload `%s` needs a private IPC namespace per container "
+                                  "(--isolate with ipc, --depth >= 1), so that its objects "
+                                  "cannot outlive it",
+                                  o->workloads[i]->name);
+      }
+  if (o->headroom == UCB_HEADROOM_NEAR)
+    for (size_t i = 0; i < o->n_owners; i++)
+      if (o->owners[i].kind == UCB_OWNER_ROOT
+          || (o->owners[i].kind == UCB_OWNER_SELF && getuid () == 0))
+        return ucb_usage_error (err, "--headroom near needs a non-root owner: uid 0's counters "
+                                     "are shared with every root process");
+  if (o->headroom != UCB_HEADROOM_HOST)
+    for (size_t i = 0; i < o->n_workloads; i++)
+      for (unsigned b = 0; b < UCB_NLIMITS; b++)
+        if ((o->workloads[i]->rlimits & (1u << b)) && o->limits[b].set)
+          return ucb_usage_error (err, "--limit %s and --headroom both set the limit of `%s`",
+                                  ucb_rlimit_name (1u << b), o->workloads[i]->name);
+  /* distinct needs base..base+N-1; shared needs base alone (checked by the parser). */
+  for (size_t i = 0; i < o->n_owners; i++)
+    if (o->owners[i].kind == UCB_OWNER_DISTINCT)
+      for (size_t j = 0; j < o->n_containers; j++)
+        if ((uint64_t) o->uid_base + o->containers[j] - 1 > UCB_MAX_UID)
+          return ucb_usage_error (err, "--uid-base %u leaves no room for %u owner uids",
+                                  o->uid_base, o->containers[j]);
+  return 0;
+}
+
+void
+ucb_run_options_free (struct ucb_run_options *o)
+{
+  free (o->workloads);
+  free (o->containers);
+  free (o->owners);
+  free (o->depths);
+  free (o->tasks);
+  free (o->pin_cpus);
+  free (o->output);
+  ucb_runtime_options_free (&o->rt);
+  memset (o, 0, sizeof *o);
+}

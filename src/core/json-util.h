@@ -1,0 +1,32 @@
+/* json-util.h - jansson constructors that cannot fail silently (allocation failure aborts). */
+#ifndef UCB_JSON_UTIL_H
+#define UCB_JSON_UTIL_H
+
+#include <stdio.h>
+
+#include <jansson.h>
+
+#include "core/error.h"
+
+/* `v`, or abort: the only way a jansson constructor fails is lack of memory. */
+json_t *ucb_json_checked (json_t *v);
+/* Store `v` under `k`; NULL (no answer) becomes null. */
+void ucb_json_set (json_t *o, const char *k, json_t *v);
+void ucb_json_push (json_t *a, json_t *v);
+json_t *ucb_json_obj (void);
+json_t *ucb_json_arr (void);
+json_t *ucb_json_int (long long v);
+/* NULL, and strings jansson refuses (invalid UTF-8), become null. */
+json_t *ucb_json_str (const char *s);
+/* The string at `key` of `o`, or `dflt` when absent or not a string. */
+const char *ucb_json_str_or (json_t *o, const char *key, const char *dflt);
+json_t *ucb_json_int_array (const int *v, size_t n);
+/* A real, or null for NaN/inf (JSON has no NaN). */
+json_t *ucb_json_real (double v);
+
+/* Write `doc` with the house format (2-space indent, sorted keys, 10 significant digits) and a
+ * newline, and flush. */
+int ucb_json_write (const json_t *doc, FILE *f, ucb_error_t *err)
+    __attribute__ ((warn_unused_result));
+
+#endif

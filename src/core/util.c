@@ -1,0 +1,246 @@
+/* util.c - cleanup helpers, allocation wrappers and small file I/O. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/util.h"
+
+void
+ucb_cleanup_freep (void *p)
+{
+  free (*(void **) p);
+}
+
+void
+ucb_cleanup_closep (int *fd)
+{
+  if (*fd >= 0)
+    {
+      int saved = errno;
+      close (*fd);
+      errno = saved;
+    }
+}
+
+void
+ucb_cleanup_filep (FILE **f)
+{
+  if (*f)
+    fclose (*f);
+}
+
+void
+ucb_cleanup_pidp (pid_t *pid)
+{
+  if (*pid > 0)
+    {
+      int saved = errno;
+      kill (*pid, SIGKILL);
+      while (waitpid (*pid, NULL, 0) < 0 && errno == EINTR)
+        ;
+      errno = saved;
+    }
+}
+
+void
+ucb_oom (void)
+{
+  static const char msg[] = "ucbench: out of memory\n";
+  if (write (STDERR_FILENO, msg, sizeof msg - 1) < 0)
+    {
+      /* nothing left to do */
+    }
+  abort ();
+}
+
+void *
+xcalloc (size_t n, size_t size)
+{
+  void *p = calloc (n ? n : 1, size ? size : 1);
+  if (p == NULL)
+    ucb_oom ();
+  return p;
+}
+
+void *
+xrealloc (void *p, size_t size)
+{
+  void *q = realloc (p, size ? size : 1);
+  if (q == NULL)
+    ucb_oom ();
+  return q;
+}
+
+char *
+xstrdup (const char *s)
+{
+  char *p = strdup (s);
+  if (p == NULL)
+    ucb_oom ();
+  return p;
+}
+
+char *
+xasprintf (const char *fmt, ...)
+{
+  va_list ap;
+  char *s;
+
+  va_start (ap, fmt);
+  if (vasprintf (&s, fmt, ap) < 0)
+    ucb_oom ();
+  va_end (ap);
+  return s;
+}
+
+int
+ucb_read_file_at (int dirfd, const char *path, char **out, ucb_error_t *err)
+{
+  cleanup_close int fd = -1;
+  cleanup_free char *buf = NULL;
+  size_t len = 0, cap = 0;
+
+  fd = openat (dirfd, path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return ucb_make_error (err, errno, "open `%s`", path);
+  for (;;)
+    {
+      ssize_t n;
+      if (cap - len < 4096)
+        {
+          cap = cap ? cap * 2 : 8192;
+          buf = xrealloc (buf, cap + 1);
+        }
+      n = read (fd, buf + len, cap - len);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n < 0)
+        return ucb_make_error (err, errno, "read `%s`", path);
+      if (n == 0)
+        break;
+      len += (size_t) n;
+    }
+  if (buf == NULL)
+    buf = xcalloc (1, 1);
+  buf[len] = '\0';
+  while (len > 0 && buf[len - 1] == '\n')
+    buf[--len] = '\0';
+  *out = steal_pointer (&buf);
+  return 0;
+}
+
+int
+ucb_read_file (const char *path, char **out, ucb_error_t *err)
+{
+  return ucb_read_file_at (AT_FDCWD, path, out, err);
+}
+
+ssize_t
+ucb_write_all (int fd, const void *buf, size_t len)
+{
+  const char *p = buf;
+  size_t done = 0;
+
+  while (done < len)
+    {
+      ssize_t n = write (fd, p + done, len - done);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n < 0)
+        return -1;
+      done += (size_t) n;
+    }
+  return (ssize_t) done;
+}
+
+int
+ucb_write_file_at (int dirfd, const char *path, const char *data, ucb_error_t *err)
+{
+  cleanup_close int fd = -1;
+
+  fd = openat (dirfd, path, O_WRONLY | O_CLOEXEC);
+  if (fd < 0)
+    return ucb_make_error (err, errno, "open `%s` for writing", path);
+  if (ucb_write_all (fd, data, strlen (data)) < 0)
+    return ucb_make_error (err, errno, "write `%s`", path);
+  return 0;
+}
+
+int
+ucb_parse_u64 (const char *s, uint64_t min, uint64_t max, uint64_t *out)
+{
+  unsigned long long v;
+  char *end;
+
+  if (s == NULL || *s < '0' || *s > '9')
+    return -1;
+  errno = 0;
+  v = strtoull (s, &end, 10);
+  if (errno != 0 || *end != '\0' || v < min || v > max)
+    return -1;
+  *out = v;
+  return 0;
+}
+
+int
+ucb_parse_seconds (const char *s, double min, double max, double *out)
+{
+  double v;
+  char *end;
+
+  if (s == NULL || ((*s < '0' || *s > '9') && *s != '.'))
+    return -1;
+  errno = 0;
+  v = strtod (s, &end);
+  if (errno != 0 || *end != '\0' || !isfinite (v) || v < min || v > max)
+    return -1;
+  *out = v;
+  return 0;
+}
+
+uint64_t
+ucb_now_ns (void)
+{
+  struct timespec ts;
+  clock_gettime (CLOCK_MONOTONIC, &ts);
+  return (uint64_t) ts.tv_sec * 1000000000ull + (uint64_t) ts.tv_nsec;
+}
+
+void
+ucb_xml_puts (FILE *f, const char *s)
+{
+  for (; s && *s; s++)
+    switch (*s)
+      {
+      case '&':
+        fputs ("&amp;", f);
+        break;
+      case '<':
+        fputs ("&lt;", f);
+        break;
+      case '>':
+        fputs ("&gt;", f);
+        break;
+      case '"':
+        fputs ("&quot;", f);
+        break;
+      case '\'':
+        fputs ("&#39;", f);
+        break;
+      case '\n': /* kept in attribute values too (JUnit messages) */
+        fputs ("&#10;", f);
+        break;
+      default:
+        /* Control characters are not allowed in XML 1.0, not even as references. */
+        fputc ((unsigned char) *s < 0x20 && *s != '\t' ? '?' : *s, f);
+      }
+}

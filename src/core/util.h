@@ -1,0 +1,61 @@
+/* util.h - cleanup attributes, ownership transfer and small I/O helpers. */
+#ifndef UCB_UTIL_H
+#define UCB_UTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "core/error.h"
+
+void ucb_cleanup_freep (void *p);
+void ucb_cleanup_closep (int *fd);
+void ucb_cleanup_filep (FILE **f);
+void ucb_cleanup_pidp (pid_t *pid);
+
+#define cleanup_free __attribute__ ((cleanup (ucb_cleanup_freep)))
+#define cleanup_close __attribute__ ((cleanup (ucb_cleanup_closep)))
+#define cleanup_file __attribute__ ((cleanup (ucb_cleanup_filep)))
+/* SIGKILL and reap the child unless ownership was handed over (pid set to 0). */
+#define cleanup_pid __attribute__ ((cleanup (ucb_cleanup_pidp)))
+
+/* Hand ownership to the caller: returns the value and clears the variable. */
+#define steal_pointer(pp)                                                                          \
+  ({                                                                                               \
+    __typeof__ (*(pp)) _ptr = *(pp);                                                               \
+    *(pp) = NULL;                                                                                  \
+    _ptr;                                                                                          \
+  })
+#define UCB_ARRAY_SIZE(a) (sizeof (a) / sizeof ((a)[0]))
+
+__attribute__ ((noreturn)) void ucb_oom (void);
+void *xcalloc (size_t n, size_t size);
+void *xrealloc (void *p, size_t size);
+char *xstrdup (const char *s);
+char *xasprintf (const char *fmt, ...) __attribute__ ((format (printf, 1, 2)));
+
+/* Read a whole (small) file into a NUL-terminated buffer; trailing newline stripped. */
+int ucb_read_file (const char *path, char **out, ucb_error_t *err)
+    __attribute__ ((warn_unused_result));
+/* Same, relative to a directory fd. */
+int ucb_read_file_at (int dirfd, const char *path, char **out, ucb_error_t *err)
+    __attribute__ ((warn_unused_result));
+int ucb_write_file_at (int dirfd, const char *path, const char *data, ucb_error_t *err)
+    __attribute__ ((warn_unused_result));
+/* write()/read() the whole buffer, retrying on EINTR; -1 with errno on failure. */
+ssize_t ucb_write_all (int fd, const void *buf, size_t len);
+
+/* Strict unsigned integer parse: whole string, base 10, no sign, within [min, max]. */
+int ucb_parse_u64 (const char *s, uint64_t min, uint64_t max, uint64_t *out);
+/* Strict non-negative decimal (seconds, "1.5"): whole string, finite, within [min, max]. */
+int ucb_parse_seconds (const char *s, double min, double max, double *out);
+
+/* Write `s` escaped for XML/HTML text and attribute values (SVG, HTML, JUnit). */
+void ucb_xml_puts (FILE *f, const char *s);
+
+/* Monotonic clock in nanoseconds. */
+uint64_t ucb_now_ns (void);
+
+#endif

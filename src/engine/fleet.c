@@ -1,0 +1,341 @@
+/* fleet.c - ucbench's side of the sync protocol (see spawn.c): waiting for READY, health
+ * checks while measuring, orderly stop, and the kill-and-reap that ends every path. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "engine/spawn-proto.h"
+#include "engine/spawn.h"
+#include "core/util.h"
+
+/* ---- interrupt handling ------------------------------------------------------------------ */
+
+static volatile sig_atomic_t interrupted_by;
+
+static void
+on_interrupt (int sig)
+{
+  interrupted_by = sig;
+}
+
+void
+ucb_install_interrupt_handlers (void)
+{
+  static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+  struct sigaction sa;
+
+  memset (&sa, 0, sizeof sa);
+  sa.sa_handler = on_interrupt;
+  sigemptyset (&sa.sa_mask);
+  /* No SA_RESTART: sleeps and waits return EINTR so the run loop notices at once. */
+  for (size_t i = 0; i < UCB_ARRAY_SIZE (sigs); i++)
+    sigaction (sigs[i], &sa, NULL);
+}
+
+void
+ucb_restore_interrupt_handlers (void)
+{
+  static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+  for (size_t i = 0; i < UCB_ARRAY_SIZE (sigs); i++)
+    signal (sigs[i], SIG_DFL);
+}
+
+int
+ucb_interrupted (void)
+{
+  return interrupted_by;
+}
+
+int
+ucb_fleet_init (struct ucb_fleet *f, size_t cap, ucb_error_t *err)
+{
+  int p[2];
+
+  memset (f, 0, sizeof *f);
+  f->start_rd = f->start_wr = -1;
+  f->cap = cap;
+  f->c = xcalloc (cap, sizeof *f->c);
+  if (pipe2 (p, O_CLOEXEC) < 0)
+    return ucb_make_error (err, errno, "pipe for the start barrier");
+  f->start_rd = p[0];
+  f->start_wr = p[1];
+  return 0;
+}
+
+static int
+recv_msg (int sock, struct ucb_sync_msg *m, struct ucred *cred, ucb_error_t *err)
+{
+  union
+  {
+    char buf[CMSG_SPACE (sizeof (struct ucred))];
+    struct cmsghdr align;
+  } ctl;
+  struct iovec iov = { .iov_base = m, .iov_len = sizeof *m };
+  struct msghdr mh = {
+    .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.buf, .msg_controllen = sizeof ctl.buf
+  };
+  ssize_t n;
+
+  memset (m, 0, sizeof *m);
+  memset (cred, 0, sizeof *cred);
+  cred->pid = -1;
+  do
+    n = recvmsg (sock, &mh, MSG_CMSG_CLOEXEC);
+  while (n < 0 && errno == EINTR && !ucb_interrupted ());
+  if (n < 0)
+    return ucb_make_error (err, errno, "recvmsg on sync socket");
+  if (n == 0)
+    return 1;
+  if ((size_t) n != sizeof *m)
+    return ucb_make_error (err, 0, "short sync message (%zd bytes)", n);
+  for (struct cmsghdr *cm = CMSG_FIRSTHDR (&mh); cm; cm = CMSG_NXTHDR (&mh, cm))
+    if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_CREDENTIALS)
+      memcpy (cred, CMSG_DATA (cm), sizeof *cred);
+  return 0;
+}
+
+static int
+describe_exit (struct ucb_container *c, unsigned idx, ucb_error_t *err)
+{
+  if (WIFSIGNALED (c->status))
+    return ucb_make_error (err, 0, "container %u: owner process killed by signal %d", idx,
+                           WTERMSIG (c->status));
+  return ucb_make_error (err, 0, "container %u: exited with status %d before reporting", idx,
+                         WEXITSTATUS (c->status));
+}
+
+/* Handle readable data on container i's socket. */
+static int
+handle_message (struct ucb_fleet *f, size_t i, ucb_error_t *err)
+{
+  struct ucb_container *c = &f->c[i];
+  struct ucb_sync_msg m;
+  struct ucred cred;
+  int r = recv_msg (c->sock, &m, &cred, err);
+
+  if (r < 0)
+    return ucb_error_wrap (err, "container %zu", i);
+  if (r == 1)
+    {
+      /* EOF: every process of the container is gone without a word. */
+      if (!c->reaped && waitpid (c->pid, &c->status, 0) == c->pid)
+        c->reaped = true;
+      return describe_exit (c, (unsigned) i, err);
+    }
+  switch (m.type)
+    {
+    case UCB_MSG_READY:
+      if (m.task >= c->tasks || c->task_pid[m.task] != 0)
+        return ucb_make_error (err, 0, "container %zu: unexpected READY from task %u", i, m.task);
+      c->task_pid[m.task] = cred.pid > 0 ? cred.pid : m.pid;
+      c->task_uid = cred.pid > 0 ? cred.uid : (uid_t) -1;
+      c->ready++;
+      return 0;
+    case UCB_MSG_ERROR:
+      ucb_error_from_wire (err, &m.err);
+      return ucb_error_wrap (err, "container %zu", i);
+    default:
+      return ucb_make_error (err, 0, "container %zu: unknown sync message %u", i, m.type);
+    }
+}
+
+int
+ucb_fleet_wait_ready (struct ucb_fleet *f, double timeout_s, ucb_error_t *err)
+{
+  cleanup_free struct pollfd *pf = xcalloc (f->n, sizeof *pf);
+  uint64_t deadline = ucb_now_ns () + (uint64_t) (timeout_s * 1e9);
+  size_t pending = 0;
+
+  for (size_t i = 0; i < f->n; i++)
+    pending += f->c[i].tasks - f->c[i].ready; /* tasks, not containers */
+  while (pending > 0)
+    {
+      uint64_t now = ucb_now_ns ();
+      int r;
+
+      if (ucb_interrupted ())
+        return ucb_make_error (err, EINTR, "interrupted by signal %d during setup",
+                               ucb_interrupted ());
+      if (now >= deadline)
+        return ucb_make_error (err, ETIMEDOUT, "%zu tasks of %zu containers not ready after %.0f s",
+                               pending, f->n, timeout_s);
+      for (size_t i = 0; i < f->n; i++)
+        {
+          pf[i].fd = f->c[i].ready == f->c[i].tasks ? -1 : f->c[i].sock;
+          pf[i].events = POLLIN;
+          pf[i].revents = 0;
+        }
+      r = poll (pf, f->n, (int) ((deadline - now) / 1000000 + 1));
+      if (r < 0 && errno == EINTR)
+        continue;
+      if (r < 0)
+        return ucb_make_error (err, errno, "poll sync sockets");
+      for (size_t i = 0; i < f->n; i++)
+        if (pf[i].revents)
+          {
+            unsigned before = f->c[i].ready;
+            if (handle_message (f, i, err) < 0)
+              return -1;
+            pending -= f->c[i].ready - before;
+          }
+    }
+  return 0;
+}
+
+int
+ucb_fleet_start (struct ucb_fleet *f, ucb_error_t *err)
+{
+  if (ucb_write_all (f->start_wr, "s", 1) < 0)
+    return ucb_make_error (err, errno, "release the start barrier");
+  return 0;
+}
+
+int
+ucb_fleet_check (struct ucb_fleet *f, ucb_error_t *err)
+{
+  for (size_t i = 0; i < f->n; i++)
+    {
+      struct pollfd p = { .fd = f->c[i].sock, .events = POLLIN };
+      if (poll (&p, 1, 0) > 0 && handle_message (f, i, err) < 0)
+        return -1;
+      if (!f->c[i].reaped && waitpid (f->c[i].pid, &f->c[i].status, WNOHANG) == f->c[i].pid)
+        {
+          f->c[i].reaped = true;
+          /* The message may have raced the exit: prefer the child's own words. */
+          p.revents = 0;
+          if (poll (&p, 1, 0) > 0 && handle_message (f, i, err) < 0)
+            return -1;
+          return ucb_make_error (err, 0, "container %zu stopped while measuring (%s %d)", i,
+                                 WIFSIGNALED (f->c[i].status) ? "signal" : "status",
+                                 WIFSIGNALED (f->c[i].status) ? WTERMSIG (f->c[i].status)
+                                                              : WEXITSTATUS (f->c[i].status));
+        }
+    }
+  return 0;
+}
+
+int
+ucb_fleet_finish (struct ucb_fleet *f, double grace_s, ucb_error_t *err)
+{
+  uint64_t deadline = ucb_now_ns () + (uint64_t) (grace_s * 1e9);
+  size_t left;
+
+  do
+    {
+      left = 0;
+      for (size_t i = 0; i < f->n; i++)
+        {
+          struct ucb_container *c = &f->c[i];
+          if (c->reaped)
+            continue;
+          if (waitpid (c->pid, &c->status, WNOHANG) == c->pid)
+            c->reaped = true;
+          else
+            left++;
+        }
+      if (left)
+        {
+          struct timespec ts = { 0, 2000000 };
+          nanosleep (&ts, NULL);
+        }
+    }
+  while (left && ucb_now_ns () < deadline);
+
+  /* Errors sent during teardown, then non-zero exits. */
+  for (size_t i = 0; i < f->n; i++)
+    {
+      struct pollfd p = { .fd = f->c[i].sock, .events = POLLIN };
+      struct ucb_container *c = &f->c[i];
+      if (poll (&p, 1, 0) > 0 && (p.revents & POLLIN))
+        {
+          struct ucb_sync_msg m;
+          struct ucred cred;
+          if (recv_msg (c->sock, &m, &cred, err) == 0 && m.type == UCB_MSG_ERROR)
+            {
+              ucb_error_from_wire (err, &m.err);
+              return ucb_error_wrap (err, "container %zu", i);
+            }
+          ucb_error_free (err);
+        }
+    }
+  if (left)
+    return ucb_make_error (err, ETIMEDOUT,
+                           "%zu containers did not stop within %.1f s of the stop flag", left,
+                           grace_s);
+  for (size_t i = 0; i < f->n; i++)
+    if (!WIFEXITED (f->c[i].status) || WEXITSTATUS (f->c[i].status) != 0)
+      return describe_exit (&f->c[i], (unsigned) i, err);
+  return 0;
+}
+
+void
+ucb_fleet_destroy (struct ucb_fleet *f)
+{
+  uint64_t deadline;
+  pid_t pid;
+  int status;
+
+  if (f->c == NULL)
+    return;
+  /* Kill every live group first, then reap: a group's members die in parallel.  A reaped
+   * owner's group is skipped: its number may already belong to someone else, and its
+   * descendants are dying anyway through PR_SET_PDEATHSIG. */
+  for (size_t i = 0; i < f->n; i++)
+    if (f->c[i].pid > 0 && !f->c[i].reaped)
+      kill (-f->c[i].pid, SIGKILL);
+  for (size_t i = 0; i < f->n; i++)
+    {
+      if (!f->c[i].reaped)
+        {
+          while (waitpid (f->c[i].pid, &f->c[i].status, 0) < 0 && errno == EINTR)
+            ;
+          f->c[i].reaped = true;
+        }
+      if (f->c[i].sock >= 0)
+        close (f->c[i].sock);
+      free (f->c[i].task_pid);
+    }
+  /* As a child subreaper (ucb_become_subreaper) we inherit the orphans of killed owners:
+   * reap them too, so no zombie of ours outlives the point.  They keep their container's
+   * process group, which tells them from our other children (the cgroup janitor). */
+  deadline = ucb_now_ns () + 5000000000ull;
+  for (size_t i = 0; i < f->n; i++)
+    while (f->c[i].pid > 0)
+      {
+        pid = waitpid (-f->c[i].pid, &status, WNOHANG);
+        if (pid < 0 && errno == EINTR)
+          continue;
+        if (pid < 0 || ucb_now_ns () >= deadline)
+          break; /* ECHILD: nothing of this group left */
+        if (pid == 0)
+          {
+            struct timespec ts = { 0, 1000000 };
+            nanosleep (&ts, NULL);
+          }
+      }
+  if (f->start_rd >= 0)
+    close (f->start_rd);
+  if (f->start_wr >= 0)
+    close (f->start_wr);
+  free (f->c);
+  memset (f, 0, sizeof *f);
+  f->start_rd = f->start_wr = -1;
+}
+
+int
+ucb_become_subreaper (ucb_error_t *err)
+{
+  if (prctl (PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0)
+    return ucb_make_error (err, errno, "prctl(PR_SET_CHILD_SUBREAPER)");
+  return 0;
+}

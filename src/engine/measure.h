@@ -1,0 +1,95 @@
+/* measure.h - per-task counters in a shared mapping, and timed sampling of them. */
+#ifndef UCB_MEASURE_H
+#define UCB_MEASURE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "core/error.h"
+
+/* One task's counters, alone in a 256-byte slot: two 128-byte lines, so adjacent-line
+ * prefetch cannot make neighbours ping-pong (will-it-scale commit 68ade4e).  Only the task
+ * writes; the parent reads with relaxed loads. */
+#define UCB_SLOT_SIZE 256
+#define UCB_SLOT_ERRNOS 6 /* distinct errnos counted per task; the last entry takes the rest */
+#define UCB_ERRNO_OTHER (-1)
+struct ucb_errno_count
+{
+  int32_t err; /* 0 = unused, UCB_ERRNO_OTHER = every errno that found no free entry */
+  uint32_t reserved;
+  uint64_t count;
+};
+struct ucb_slot
+{
+  uint64_t ops;    /* completed ops: the hot counter */
+  uint64_t fails;  /* failed ops (not work) */
+  uint64_t cpu_ns; /* the task's own CPU time (CLOCK_THREAD_CPUTIME_ID), after every batch */
+  int32_t last_errno;
+  int32_t reserved;
+  struct ucb_errno_count errs[UCB_SLOT_ERRNOS];
+  char pad[UCB_SLOT_SIZE - 3 * sizeof (uint64_t) - 2 * sizeof (int32_t)
+           - UCB_SLOT_ERRNOS * sizeof (struct ucb_errno_count)];
+} __attribute__ ((aligned (UCB_SLOT_SIZE)));
+
+/* The shared area: a control line (written only by the parent) and one slot per task. */
+struct ucb_shared
+{
+  struct
+  {
+    int32_t stop;
+  } __attribute__ ((aligned (UCB_SLOT_SIZE))) ctl;
+  struct ucb_slot slots[];
+};
+
+struct ucb_arena
+{
+  struct ucb_shared *shared;
+  size_t ntasks;
+  size_t bytes;
+};
+
+/* MAP_SHARED|MAP_ANONYMOUS, made before forking so every task inherits it; mapped memory
+ * stays writable after setuid and unshare, since no permission check follows mmap. */
+int ucb_arena_create (struct ucb_arena *a, size_t ntasks, ucb_error_t *err)
+    __attribute__ ((warn_unused_result));
+void ucb_arena_destroy (struct ucb_arena *a);
+
+static inline bool
+ucb_arena_stopping (const struct ucb_shared *s)
+{
+  return __atomic_load_n (&s->ctl.stop, __ATOMIC_RELAXED) != 0;
+}
+
+/* One reading of one task. */
+struct ucb_reading
+{
+  uint64_t t_ns;   /* CLOCK_MONOTONIC when the counter was read */
+  uint64_t ops;    /* cumulative counter */
+  uint64_t fails;  /* cumulative failed ops */
+  uint64_t cpu_ns; /* cumulative CPU time of the task, as it last published it */
+};
+
+/* Readings of every task: readings[task][k], k = 0 is the baseline at the end of warm-up. */
+struct ucb_samples
+{
+  size_t ntasks;
+  size_t nreadings;
+  size_t cap;
+  struct ucb_reading *r; /* ntasks * cap, row-major by reading */
+  uint64_t start_ns;     /* the start barrier's release */
+};
+
+static inline struct ucb_reading *
+ucb_reading_at (const struct ucb_samples *s, size_t k, size_t task)
+{
+  return &s->r[k * s->ntasks + task];
+}
+
+void ucb_samples_init (struct ucb_samples *s, size_t ntasks, size_t cap);
+void ucb_samples_free (struct ucb_samples *s);
+/* Read every task once, appending one row (a timestamp per task). */
+void ucb_sample_row (struct ucb_samples *s, const struct ucb_arena *a);
+
+#endif

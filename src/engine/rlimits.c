@@ -1,0 +1,158 @@
+/* rlimits.c - the soft limits a point's owners set (--limit, --headroom), and what they mean at
+ * every user-namespace level (kernel-ucounts.md §1.5). */
+#include "config.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/resource.h>
+
+#include "core/json-util.h"
+#include "engine/rlimits.h"
+#include "engine/runner.h"
+#include "core/util.h"
+#include "engine/workload.h"
+
+static uint64_t
+from_rlim (rlim_t v)
+{
+  return v == RLIM_INFINITY ? UCB_LIMIT_UNLIMITED : (uint64_t) v;
+}
+
+static json_t *
+limit_json (uint64_t v)
+{
+  return v == UCB_LIMIT_UNLIMITED ? ucb_json_str ("unlimited") : ucb_json_int ((long long) v);
+}
+
+int
+ucb_limits_check (const struct ucb_run_options *o, ucb_error_t *err)
+{
+  for (unsigned b = 0; b < UCB_NLIMITS; b++)
+    {
+      struct rlimit rl;
+      if (!o->limits[b].set)
+        continue;
+      if (getrlimit (ucb_rlimit_resource (1u << b), &rl) < 0)
+        return ucb_make_error (err, errno, "getrlimit(%s)", ucb_rlimit_name (1u << b));
+      if (o->limits[b].value > from_rlim (rl.rlim_max))
+        return ucb_usage_error (err,
+                                "--limit %s=%llu is above the hard limit %llu: limits can only be "
+                                "lowered without CAP_SYS_RESOURCE (raise the hard limit first, "
+                                "e.g. with prlimit as root that has it)",
+                                ucb_rlimit_name (1u << b), (unsigned long long) o->limits[b].value,
+                                (unsigned long long) rl.rlim_max);
+    }
+  return 0;
+}
+
+/* How many tasks share the most shared counter: every container of one owner uid. */
+static uint64_t
+containers_per_owner (const struct ucb_point *pt)
+{
+  switch (pt->owner.kind)
+    {
+    case UCB_OWNER_DISTINCT:
+      return 1;
+    case UCB_OWNER_RANGE:
+      {
+        uint64_t span = (uint64_t) pt->owner.hi - pt->owner.lo + 1;
+        return (pt->containers + span - 1) / span;
+      }
+    case UCB_OWNER_SHARED:
+    case UCB_OWNER_UID:
+    case UCB_OWNER_ROOT:
+    case UCB_OWNER_SELF:
+    default:
+      return pt->containers;
+    }
+}
+
+/* Peak use of the workload's counter at the most shared level, for --headroom near. */
+static uint64_t
+near_value (const struct ucb_point *pt, unsigned bit)
+{
+  uint64_t per_owner = containers_per_owner (pt);
+  uint64_t v = per_owner * pt->tasks * pt->workload->peak;
+
+  /* NPROC also counts the container's own processes at that level: the owner, depth-1
+   * intermediate levels and the container init (one process at depth 0), plus its tasks. */
+  if (bit == UCB_RLIM_NPROC)
+    v += per_owner * ((uint64_t) pt->depth + 1 + pt->tasks);
+  return v;
+}
+
+int
+ucb_limits_for_point (const struct ucb_run_options *o, const struct ucb_point *pt,
+                      struct ucb_point_limits *pl, ucb_error_t *err)
+{
+  memset (pl, 0, sizeof *pl);
+  for (unsigned b = 0; b < UCB_NLIMITS; b++)
+    {
+      unsigned bit = 1u << b;
+      struct rlimit rl;
+      uint64_t soft;
+      const char *source = "host";
+
+      if (getrlimit (ucb_rlimit_resource (bit), &rl) < 0)
+        return ucb_make_error (err, errno, "getrlimit(%s)", ucb_rlimit_name (bit));
+      soft = from_rlim (rl.rlim_cur);
+      if (o->limits[b].set)
+        {
+          soft = o->limits[b].value;
+          source = "limit";
+        }
+      else if ((pt->workload->rlimits & bit) && o->headroom == UCB_HEADROOM_NEAR)
+        {
+          soft = near_value (pt, bit);
+          source = "headroom near";
+        }
+      else if ((pt->workload->rlimits & bit) && o->headroom == UCB_HEADROOM_FAR)
+        {
+          soft = from_rlim (rl.rlim_max);
+          source = "headroom far";
+        }
+      if (soft > from_rlim (rl.rlim_max))
+        return ucb_make_error (err, 0,
+                               "%s needs RLIMIT_%s=%llu for %u containers x %u tasks, above the "
+                               "hard limit %llu; run fewer, or raise the hard limit",
+                               source, ucb_rlimit_name (bit), (unsigned long long) soft,
+                               pt->containers, pt->tasks, (unsigned long long) rl.rlim_max);
+      pl->l[b].soft = soft;
+      pl->l[b].hard = from_rlim (rl.rlim_max);
+      pl->l[b].source = source;
+      if (strcmp (source, "host") != 0) /* inherited limits need no setrlimit */
+        pl->set[pl->nset++] = (struct ucb_soft_limit){
+          .resource = ucb_rlimit_resource (bit),
+          .name = ucb_rlimit_name (bit),
+          .soft = soft == UCB_LIMIT_UNLIMITED ? RLIM_INFINITY : soft,
+        };
+    }
+  return 0;
+}
+
+json_t *
+ucb_limits_json (const struct ucb_point_limits *pl, const struct ucb_point *pt, uid_t owner_uid)
+{
+  json_t *o = ucb_json_obj ();
+
+  for (unsigned b = 0; b < UCB_NLIMITS; b++)
+    {
+      unsigned bit = 1u << b;
+      json_t *l = ucb_json_obj (), *max = ucb_json_arr ();
+
+      /* Level 1's rlimit_max is the owner's soft limit at clone(); deeper levels are created
+       * by uid 0 of a user namespace, which is not exempt, with the same (inherited) soft
+       * limit.  Only an NPROC snapshot taken by real uid 0 in the initial namespace is
+       * infinite (enforced_nproc_rlimit). */
+      for (unsigned level = 1; level <= pt->depth; level++)
+        ucb_json_push (max, limit_json (bit == UCB_RLIM_NPROC && level == 1 && owner_uid == 0
+                                            ? UCB_LIMIT_UNLIMITED
+                                            : pl->l[b].soft));
+      ucb_json_set (l, "soft", limit_json (pl->l[b].soft));
+      ucb_json_set (l, "hard", limit_json (pl->l[b].hard));
+      ucb_json_set (l, "source", ucb_json_str (pl->l[b].source));
+      ucb_json_set (l, "rlimit_max", max);
+      ucb_json_set (o, ucb_rlimit_name (bit), l);
+    }
+  return o;
+}

@@ -1,0 +1,46 @@
+/* rlimits.h - the soft limits a point's owners set (--limit, --headroom), and what they mean at
+ * every user-namespace level. */
+#ifndef UCB_RLIMITS_H
+#define UCB_RLIMITS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <jansson.h>
+
+#include "core/error.h"
+#include "cli/options.h"
+#include "engine/spawn.h"
+
+struct ucb_point;
+
+/* For each of the four ucounts rlimits (index = log2 of UCB_RLIM_*). */
+struct ucb_point_limits
+{
+  struct
+  {
+    uint64_t soft;      /* in force for the owner when it creates the namespaces */
+    uint64_t hard;      /* ucbench's hard limit (the owner cannot raise it) */
+    const char *source; /* "host", "limit", "headroom near", "headroom far" */
+  } l[UCB_NLIMITS];
+  struct ucb_soft_limit set[UCB_NLIMITS]; /* what the owner must apply */
+  size_t nset;
+};
+
+/* Check --limit against this host's hard limits once, before anything starts: raising a hard
+ * limit needs CAP_SYS_RESOURCE, which the caller may lack. */
+int ucb_limits_check (const struct ucb_run_options *o, ucb_error_t *err)
+    __attribute__ ((warn_unused_result));
+/* Resolve the limits of one point: explicit --limit values, plus --headroom for the counter of
+ * the point's workload (near: the counter reaches the limit exactly at its peak use at the
+ * most shared level; far: soft = hard). */
+int ucb_limits_for_point (const struct ucb_run_options *o, const struct ucb_point *pt,
+                          struct ucb_point_limits *pl, ucb_error_t *err)
+    __attribute__ ((warn_unused_result));
+/* {"SIGPENDING": {"soft", "hard", "source", "rlimit_max": [level 1 .. depth]}, ...}: the
+ * own (level 0) soft limit and the rlimit_max each namespace snapshots at its creation. */
+json_t *ucb_limits_json (const struct ucb_point_limits *pl, const struct ucb_point *pt,
+                         uid_t owner_uid);
+
+#endif

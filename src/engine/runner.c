@@ -1,0 +1,550 @@
+/* runner.c - one sweep point: spawn the containers, measure, stop, clean up. */
+#include "config.h"
+
+#include <errno.h>
+#include <math.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "host/cgroup/cgroup.h"
+#include "engine/owner.h"
+#include "engine/runner.h"
+#include "engine/spawn.h"
+#include "core/util.h"
+#include "engine/workload.h"
+
+#define READY_TIMEOUT_S 120.0
+#define STOP_GRACE_S 10.0
+
+int
+ucb_placement_init (struct ucb_placement *p, const struct ucb_run_options *o, ucb_error_t *err)
+{
+  cpu_set_t set;
+
+  memset (p, 0, sizeof *p);
+  p->mode = o->pin;
+  if (sched_getaffinity (0, sizeof set, &set) < 0)
+    return ucb_make_error (err, errno, "sched_getaffinity");
+  p->allowed = xcalloc (CPU_SETSIZE, sizeof *p->allowed);
+  for (int c = 0; c < CPU_SETSIZE; c++)
+    if (CPU_ISSET (c, &set))
+      p->allowed[p->nallowed++] = c;
+  /* The topology is recorded whatever the mode; spread/compact/l3 cannot work without it. */
+  if (ucb_topology_read ("/", p->allowed, p->nallowed, &p->topo, err) < 0)
+    {
+      if (o->pin == UCB_PIN_SPREAD || o->pin == UCB_PIN_COMPACT || o->pin == UCB_PIN_L3)
+        {
+          ucb_error_wrap (err, "--pin needs the CPU topology from sysfs");
+          ucb_placement_free (p);
+          return -1;
+        }
+      p->topo_error = xstrdup ((*err)->msg);
+      ucb_error_free (err);
+    }
+  switch (o->pin)
+    {
+    case UCB_PIN_SPREAD:
+    case UCB_PIN_COMPACT:
+    case UCB_PIN_L3:
+      p->ncpus = p->topo.ncpus;
+      p->cpus = xcalloc (p->ncpus ? p->ncpus : 1, sizeof *p->cpus);
+      ucb_topology_order (&p->topo, o->pin == UCB_PIN_SPREAD ? UCB_PLACE_SPREAD : UCB_PLACE_COMPACT,
+                          p->cpus);
+      break;
+    case UCB_PIN_AUTO:
+      p->cpus = xcalloc (p->nallowed, sizeof *p->cpus);
+      memcpy (p->cpus, p->allowed, p->nallowed * sizeof *p->cpus);
+      p->ncpus = p->nallowed;
+      break;
+    case UCB_PIN_LIST:
+      for (size_t i = 0; i < o->n_pin_cpus; i++)
+        if (o->pin_cpus[i] >= CPU_SETSIZE || !CPU_ISSET (o->pin_cpus[i], &set))
+          {
+            cleanup_free char *allowed = ucb_format_cpu_list (p->allowed, p->nallowed);
+            ucb_usage_error (err, "--pin: CPU %d is not in this process's allowed set %s",
+                             o->pin_cpus[i], allowed);
+            ucb_placement_free (p);
+            return -1;
+          }
+      p->cpus = xcalloc (o->n_pin_cpus, sizeof *p->cpus);
+      memcpy (p->cpus, o->pin_cpus, o->n_pin_cpus * sizeof *p->cpus);
+      p->ncpus = o->n_pin_cpus;
+      break;
+    case UCB_PIN_NONE:
+      break;
+    default:
+      break;
+    }
+  return 0;
+}
+
+size_t
+ucb_sweep_size (const struct ucb_run_options *o)
+{
+  return o->n_workloads * o->n_owners * o->n_depths * o->n_tasks * o->n_containers * o->repeat;
+}
+
+void
+ucb_sweep_point (const struct ucb_run_options *o, size_t k, struct ucb_point *pt)
+{
+  size_t i = k;
+  unsigned rep = (unsigned) (i % o->repeat);
+  size_t n, t, d, ow, w;
+
+  i /= o->repeat;
+  n = i % o->n_containers;
+  i /= o->n_containers;
+  t = i % o->n_tasks;
+  i /= o->n_tasks;
+  d = i % o->n_depths;
+  i /= o->n_depths;
+  ow = i % o->n_owners;
+  w = i / o->n_owners;
+  *pt = (struct ucb_point){ .workload = o->workloads[w],
+                            .containers = o->containers[n],
+                            .owner = o->owners[ow],
+                            .depth = o->depths[d],
+                            .tasks = o->tasks[t],
+                            .threads = o->threads,
+                            .isolate = o->isolate,
+                            .repeat = rep + 1,
+                            .index = (unsigned) k };
+}
+
+void
+ucb_placement_free (struct ucb_placement *p)
+{
+  free (p->cpus);
+  free (p->allowed);
+  ucb_topology_free (&p->topo);
+  free (p->topo_error);
+  memset (p, 0, sizeof *p);
+}
+
+struct task_arg
+{
+  const struct ucb_workload *w;
+  struct ucb_shared *shared;
+  unsigned tasks;
+  bool threads;
+  unsigned long runid;
+};
+
+/* The task's own CPU time, published for the parent: clocks of threads in other processes
+ * cannot be read from outside, and the same path serves processes. */
+static void
+publish_cpu (struct ucb_slot *slot)
+{
+  struct timespec ts;
+
+  if (clock_gettime (CLOCK_THREAD_CPUTIME_ID, &ts) == 0)
+    __atomic_store_n (&slot->cpu_ns, (uint64_t) ts.tv_sec * 1000000000ull + (uint64_t) ts.tv_nsec,
+                      __ATOMIC_RELAXED);
+}
+
+static const char *
+result_name (enum ucb_result r)
+{
+  switch (r)
+    {
+    case UCB_OK:
+      return "ok";
+    case UCB_FAIL:
+      return "failed";
+    case UCB_SKIP:
+      return "skipped";
+    case UCB_NO_RESOURCE:
+      return "out of a kernel resource";
+    default:
+      return "unknown result";
+    }
+}
+
+/* The task: set up, report ready, wait for the barrier, loop until the stop flag. */
+static int
+task_main (void *argp, const struct ucb_task_env *env, unsigned task, ucb_error_t *err)
+{
+  const struct task_arg *a = argp;
+  const struct ucb_workload *w = a->w;
+  struct ucb_wctx ctx = { .slot = &a->shared->slots[env->spec->index * a->tasks + task],
+                          .container = env->spec->index,
+                          .task = task,
+                          .tasks = a->tasks,
+                          .threads = a->threads,
+                          .runid = a->runid };
+  uint64_t batch = w->batch ? w->batch : 1000;
+  enum ucb_result r = UCB_OK;
+
+  if (w->setup && w->setup (&ctx, err) < 0)
+    {
+      if (w->teardown) /* idempotent: releases what setup took before it failed */
+        w->teardown (&ctx);
+      return ucb_error_wrap (err, "workload %s: setup of task %u", w->name, task);
+    }
+  publish_cpu (ctx.slot);
+  if (ucb_task_ready (env, task, err) < 0 || ucb_task_wait_start (env, err) < 0)
+    {
+      if (w->teardown)
+        w->teardown (&ctx);
+      return -1;
+    }
+  while (!ucb_arena_stopping (a->shared))
+    {
+      r = w->loop (&ctx, batch);
+      publish_cpu (ctx.slot);
+      if (r != UCB_OK)
+        break;
+    }
+  if (w->teardown)
+    w->teardown (&ctx);
+  if (r != UCB_OK)
+    return ucb_make_error (err, __atomic_load_n (&ctx.slot->last_errno, __ATOMIC_RELAXED),
+                           "workload %s stopped in task %u: %s", w->name, task, result_name (r));
+  return 0;
+}
+
+/* Whole-machine idle and steal jiffies from /proc/stat's `cpu` line. */
+static int
+read_cpu_jiffies (uint64_t *total, uint64_t *idle, uint64_t *steal)
+{
+  cleanup_file FILE *f = fopen ("/proc/stat", "re");
+  unsigned long long v[8] = { 0 };
+
+  if (f == NULL
+      || fscanf (f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3],
+                 &v[4], &v[5], &v[6], &v[7])
+             != 8)
+    return -1;
+  *total = 0;
+  for (int i = 0; i < 8; i++)
+    *total += v[i];
+  *idle = v[3] + v[4];
+  *steal = v[7];
+  return 0;
+}
+
+/* Sleep until an absolute CLOCK_MONOTONIC time, waking early only for an interrupt. */
+static int
+sleep_until (uint64_t t_ns, ucb_error_t *err)
+{
+  struct timespec ts
+      = { .tv_sec = (time_t) (t_ns / 1000000000ull), .tv_nsec = (long) (t_ns % 1000000000ull) };
+  int r;
+
+  while ((r = clock_nanosleep (CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL)) == EINTR)
+    if (ucb_interrupted ())
+      return ucb_make_error (err, EINTR, "interrupted by signal %d", ucb_interrupted ());
+  if (r != 0)
+    return ucb_make_error (err, r, "clock_nanosleep");
+  if (ucb_interrupted ())
+    return ucb_make_error (err, EINTR, "interrupted by signal %d", ucb_interrupted ());
+  return 0;
+}
+
+/* Every task's slot as it is now: the errno counts have no reading of their own. */
+static struct ucb_slot *
+snapshot (const struct ucb_arena *a)
+{
+  /* struct ucb_slot is 256-byte aligned: malloc's alignment is not enough. */
+  struct ucb_slot *s = aligned_alloc (UCB_SLOT_SIZE, a->ntasks * sizeof *s);
+
+  if (s == NULL)
+    ucb_oom ();
+  memcpy (s, a->shared->slots, a->ntasks * sizeof *s);
+  return s;
+}
+
+/* Counters of every container over the window: one read at each edge. */
+struct perf_window
+{
+  struct ucb_perf_set *set; /* per container, NULL without --perf */
+  double (*start)[UCB_PERF_NEVENTS];
+};
+
+static void
+perf_edge (struct perf_window *pw, struct ucb_point_result *res, bool end)
+{
+  for (size_t i = 0; pw->set && i < res->pt.containers; i++)
+    {
+      double now[UCB_PERF_NEVENTS];
+      ucb_perf_read (&pw->set[i], now);
+      for (int e = 0; e < UCB_PERF_NEVENTS; e++)
+        if (!end)
+          pw->start[i][e] = now[e];
+        else
+          res->c[i].perf[e] = now[e] - pw->start[i][e]; /* NaN stays NaN */
+    }
+}
+
+static int
+measure (const struct ucb_run_options *o, struct ucb_fleet *fleet, struct ucb_arena *arena,
+         struct perf_window *pw, struct ucb_point_result *res, ucb_error_t *err)
+{
+  size_t nint = (size_t) floor (o->duration / o->interval + 1e-9);
+  uint64_t interval_ns = (uint64_t) llround (o->interval * 1e9);
+  uint64_t tot0 = 0, idle0 = 0, steal0 = 0, tot1, idle1, steal1;
+  bool have_stat;
+  uint64_t t0;
+
+  if (nint == 0)
+    nint = 1;
+  ucb_samples_init (&res->samples, arena->ntasks, nint + 1);
+  if (ucb_fleet_start (fleet, err) < 0)
+    return -1;
+  res->start_ns = res->samples.start_ns = ucb_now_ns ();
+  if (sleep_until (res->start_ns + (uint64_t) llround (o->warmup * 1e9), err) < 0
+      || ucb_fleet_check (fleet, err) < 0)
+    return -1;
+  have_stat = read_cpu_jiffies (&tot0, &idle0, &steal0) == 0;
+  ucb_sample_row (&res->samples, arena);
+  perf_edge (pw, res, false);
+  res->initial = snapshot (arena);
+  t0 = ucb_reading_at (&res->samples, 0, 0)->t_ns;
+  for (size_t k = 1; k <= nint; k++)
+    {
+      if (sleep_until (t0 + k * interval_ns, err) < 0)
+        return -1;
+      ucb_sample_row (&res->samples, arena);
+      if (ucb_fleet_check (fleet, err) < 0)
+        return -1;
+    }
+  perf_edge (pw, res, true);
+  if (have_stat && read_cpu_jiffies (&tot1, &idle1, &steal1) == 0 && tot1 > tot0)
+    {
+      res->idle_pct = 100.0 * (double) (idle1 - idle0) / (double) (tot1 - tot0);
+      res->steal_pct = 100.0 * (double) (steal1 - steal0) / (double) (tot1 - tot0);
+    }
+  return 0;
+}
+
+static uint64_t
+userns_inode (pid_t pid)
+{
+  char path[64];
+  struct stat st;
+
+  snprintf (path, sizeof path, "/proc/%d/ns/user", (int) pid);
+  return stat (path, &st) == 0 ? (uint64_t) st.st_ino : 0;
+}
+
+/* Per point, what --cgroup and --perf hold; released after the fleet (declared before it, so
+ * cleanup runs after the fleet's): cgroups can only go once their processes have. */
+struct point_extras
+{
+  struct ucb_runtime *rt;
+  struct ucb_container_rec *rec; /* shared mapping: the container inits write it */
+  size_t nrec;
+  struct perf_window pw;
+  size_t nperf;
+};
+
+static void
+point_extras_release (struct point_extras *x)
+{
+  for (size_t i = 0; x->pw.set && i < x->nperf; i++)
+    ucb_perf_close (&x->pw.set[i]);
+  free (x->pw.set);
+  free (x->pw.start);
+  x->pw.set = NULL;
+  if (x->rt && x->rt->cg)
+    {
+      ucb_error_t e = NULL;
+      if (ucb_cgroup_remove_containers (x->rt->cg, &e) < 0)
+        {
+          /* Only on an error path: the run's end (and its janitor) tries again. */
+          fprintf (stderr, "ucbench: warning: %s\n", e->msg);
+          ucb_error_free (&e);
+        }
+    }
+  if (x->rt)
+    x->rt->rec = NULL;
+  if (x->rec)
+    munmap (x->rec, x->nrec * sizeof *x->rec);
+  x->rec = NULL;
+}
+
+size_t
+ucb_distinct_cpus (const int *task_cpu, size_t T, int *out)
+{
+  size_t n = 0;
+
+  for (size_t t = 0; t < T; t++)
+    {
+      bool seen = task_cpu[t] < 0;
+      for (size_t k = 0; k < n && !seen; k++)
+        seen = out[k] == task_cpu[t];
+      if (!seen)
+        out[n++] = task_cpu[t];
+    }
+  return n;
+}
+
+/* Counters on each container's tasks: processes by pid, threads by their tids. */
+static int
+open_perf (struct point_extras *x, struct ucb_point_result *res, ucb_error_t *err)
+{
+  size_t n = res->pt.containers;
+
+  x->pw.set = xcalloc (n, sizeof *x->pw.set);
+  x->pw.start = xcalloc (n, sizeof *x->pw.start);
+  for (size_t i = 0; i < n; i++)
+    {
+      cleanup_free pid_t *tids = NULL;
+      size_t ntids = res->pt.tasks;
+
+      if (res->pt.threads)
+        tids = ucb_perf_threads_of (res->c[i].task_pid[0], &ntids);
+      else
+        {
+          tids = xcalloc (ntids, sizeof *tids);
+          memcpy (tids, res->c[i].task_pid, ntids * sizeof *tids);
+        }
+      if (ucb_perf_open (&x->pw.set[i], &x->rt->perf, tids, ntids, err) < 0)
+        return -1;
+      x->nperf = i + 1;
+      res->c[i].perf_on = true;
+      for (int e = 0; e < UCB_PERF_NEVENTS; e++)
+        {
+          res->c[i].perf[e] = NAN;
+          memcpy (res->c[i].perf_reason[e], x->pw.set[i].reason[e],
+                  sizeof res->c[i].perf_reason[e]);
+        }
+    }
+  return 0;
+}
+
+int
+ucb_run_point (const struct ucb_run_options *o, const struct ucb_placement *pl,
+               struct ucb_runtime *rt, const struct ucb_point *pt, struct ucb_point_result *res,
+               ucb_error_t *err)
+{
+  __attribute__ ((cleanup (point_extras_release))) struct point_extras extras = { .rt = rt };
+  __attribute__ ((cleanup (ucb_fleet_destroy))) struct ucb_fleet fleet
+      = { .start_rd = -1, .start_wr = -1 };
+  __attribute__ ((cleanup (ucb_arena_destroy))) struct ucb_arena arena = { 0 };
+  cleanup_free struct ucb_container_spec *specs = NULL;
+  struct task_arg targ;
+  uint64_t t_fork;
+  size_t n = pt->containers, T = pt->tasks;
+
+  memset (res, 0, sizeof *res);
+  res->pt = *pt;
+  res->idle_pct = res->steal_pct = NAN;
+  res->c = xcalloc (n, sizeof *res->c);
+  if (ucb_limits_for_point (o, pt, &res->limits, err) < 0)
+    return -1;
+  if (ucb_arena_create (&arena, n * T, err) < 0 || ucb_fleet_init (&fleet, n, err) < 0)
+    return -1;
+  targ = (struct task_arg){ .w = pt->workload,
+                            .shared = arena.shared,
+                            .tasks = pt->tasks,
+                            .threads = pt->threads,
+                            /* Unique among concurrent runs and points: names kernel objects. */
+                            .runid = (unsigned long) getpid () * 100000ul + pt->index };
+  specs = xcalloc (n, sizeof *specs);
+  if (rt)
+    {
+      void *m = mmap (NULL, n * sizeof *extras.rec, PROT_READ | PROT_WRITE,
+                      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+      if (m == MAP_FAILED)
+        return ucb_make_error (err, errno, "mmap container records");
+      extras.rec = m;
+      extras.nrec = n;
+      rt->rec = extras.rec;
+    }
+  t_fork = ucb_now_ns ();
+  for (size_t i = 0; i < n; i++)
+    {
+      struct ucb_container_spec *s = &specs[i];
+      struct ucb_container_result *c = &res->c[i];
+
+      c->index = (unsigned) i;
+      c->owner_uid = ucb_owner_uid (&pt->owner, o->uid_base, (unsigned) i);
+      c->depth = pt->depth;
+      c->cpu = xcalloc (T, sizeof *c->cpu);
+      /* Task k (container-major) on CPU k mod n: one task per CPU first, round-robin beyond. */
+      for (size_t t = 0; t < T; t++)
+        c->cpu[t] = pl->ncpus ? pl->cpus[(i * T + t) % pl->ncpus] : -1;
+      *s = (struct ucb_container_spec){
+        .index = (unsigned) i,
+        .owner_uid = c->owner_uid,
+        /* Owner gid = owner uid, except for our own uid, whose group we keep (a non-root
+         * user running containers of its own cannot change groups). */
+        .owner_gid = c->owner_uid == getuid () ? getgid () : (gid_t) c->owner_uid,
+        .depth = pt->depth,
+        .tasks = pt->tasks,
+        .threads = pt->threads,
+        .clone_flags = pt->depth > 0 ? pt->isolate : 0,
+        .task_cpus = c->cpu,
+        .limits = res->limits.set,
+        .nlimits = res->limits.nset,
+        .owner_hook = rt ? ucb_runtime_owner_hook : NULL,
+        .init_hook = rt ? ucb_runtime_init_hook : NULL,
+        .hook_arg = rt,
+      };
+      if (rt && rt->cg)
+        {
+          cleanup_free int *cc = xcalloc (T, sizeof *cc);
+          size_t ncc = ucb_distinct_cpus (c->cpu, T, cc);
+          if (ucb_cgroup_create (rt->cg, (unsigned) i, ncc ? cc : pl->allowed,
+                                 ncc ? ncc : pl->nallowed, err)
+              < 0)
+            return ucb_error_wrap (err, "cgroup of container %zu", i);
+          c->cgroup = ucb_cgroup_container_json (rt->cg, (unsigned) i);
+        }
+      if (ucb_fleet_spawn (&fleet, s, task_main, &targ, err) < 0)
+        return -1;
+      if (ucb_interrupted ())
+        return ucb_make_error (err, EINTR, "interrupted by signal %d during setup",
+                               ucb_interrupted ());
+    }
+  if (ucb_fleet_wait_ready (&fleet, READY_TIMEOUT_S, err) < 0)
+    return -1;
+  res->setup_s = (double) (ucb_now_ns () - t_fork) / 1e9;
+  for (size_t i = 0; i < n; i++)
+    {
+      res->c[i].task_pid = steal_pointer (&fleet.c[i].task_pid);
+      res->c[i].task_uid = fleet.c[i].task_uid;
+      res->c[i].userns_ino = userns_inode (res->c[i].task_pid[0]);
+      if (extras.rec)
+        {
+          res->c[i].seccomp_load_ns = extras.rec[i].seccomp_load_ns;
+          res->c[i].caps_applied = extras.rec[i].caps_applied != 0;
+        }
+    }
+  if (rt && rt->perf_on && open_perf (&extras, res, err) < 0)
+    return -1;
+  if (measure (o, &fleet, &arena, &extras.pw, res, err) < 0)
+    return -1;
+  res->final = snapshot (&arena);
+  __atomic_store_n (&arena.shared->ctl.stop, 1, __ATOMIC_RELAXED);
+  if (ucb_fleet_finish (&fleet, STOP_GRACE_S, err) < 0)
+    return ucb_error_wrap (err, "stopping");
+  /* Every process gone (orphans too) before their cgroups can be removed. */
+  ucb_fleet_destroy (&fleet);
+  if (rt && rt->cg && ucb_cgroup_remove_containers (rt->cg, err) < 0)
+    return ucb_error_wrap (err, "removing the containers' cgroups");
+  return 0;
+}
+
+void
+ucb_point_result_free (struct ucb_point_result *res)
+{
+  for (size_t i = 0; res->c && i < res->pt.containers; i++)
+    {
+      free (res->c[i].cpu);
+      free (res->c[i].task_pid);
+      json_decref (res->c[i].cgroup);
+    }
+  free (res->c);
+  free (res->initial);
+  free (res->final);
+  ucb_samples_free (&res->samples);
+  memset (res, 0, sizeof *res);
+}

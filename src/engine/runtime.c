@@ -1,0 +1,158 @@
+/* runtime.c - what a run adds to its containers beyond namespaces (cgroups, capabilities,
+ * seccomp) and observes in them (hardware counters). */
+#include "config.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/capability.h>
+
+#include "host/caps.h"
+#include "host/cgroup/cgroup.h"
+#include "core/json-util.h"
+#include "engine/runtime.h"
+#include "engine/spawn.h"
+#include "core/util.h"
+
+/* The capabilities the container holds after --caps, for the profile's includes/excludes:
+ * with `keep` that is every capability the kernel knows. */
+static int *
+effective_caps (const struct ucb_caps *c, size_t *n)
+{
+  int max = (int) cap_max_bits ();
+  int *v;
+
+  if (c->mode != UCB_CAPS_KEEP)
+    {
+      *n = c->nkeep;
+      v = xcalloc (c->nkeep ? c->nkeep : 1, sizeof *v);
+      memcpy (v, c->keep, c->nkeep * sizeof *v);
+      return v;
+    }
+  v = xcalloc ((size_t) max, sizeof *v);
+  for (int i = 0; i < max; i++)
+    v[i] = i;
+  *n = (size_t) max;
+  return v;
+}
+
+int
+ucb_runtime_open (struct ucb_runtime *rt, const struct ucb_run_options *o, ucb_error_t *err)
+{
+  const struct ucb_runtime_options *opt = &o->rt;
+
+  memset (rt, 0, sizeof *rt);
+  rt->opt = opt;
+  rt->caps_on = opt->caps.mode != UCB_CAPS_KEEP;
+  if (opt->seccomp)
+    {
+      size_t ncaps;
+      cleanup_free int *caps = effective_caps (&opt->caps, &ncaps);
+      struct ucb_seccomp_opts so = { .profile = opt->seccomp,
+                                     .optimize = opt->seccomp_optimize ? opt->seccomp_optimize : 1,
+                                     .caps = caps,
+                                     .ncaps = ncaps };
+      if (ucb_seccomp_build (&so, &rt->sc, &rt->sc_stats, err) < 0)
+        return ucb_error_wrap (err, "--seccomp %s", opt->seccomp);
+    }
+  if (opt->perf)
+    {
+      rt->perf_on = true;
+      ucb_perf_probe (&rt->perf);
+    }
+  if (opt->cgroup)
+    {
+      struct ucb_cgroup_opts co = { .parent = opt->cgroup_parent,
+                                    .cpuset = opt->cpuset,
+                                    .pids_max = opt->pids_max,
+                                    .set = opt->cgroup_set,
+                                    .nset = opt->n_cgroup_set };
+      if (ucb_cgroup_open (&co, &rt->cg, err) < 0)
+        {
+          ucb_runtime_close (rt);
+          return ucb_error_wrap (err, "--cgroup");
+        }
+    }
+  return 0;
+}
+
+void
+ucb_runtime_close (struct ucb_runtime *rt)
+{
+  ucb_cgroup_close (&rt->cg);
+  ucb_seccomp_free (&rt->sc);
+}
+
+int
+ucb_runtime_owner_hook (void *arg, const struct ucb_container_spec *spec, ucb_error_t *err)
+{
+  const struct ucb_runtime *rt = arg;
+
+  /* Before the first task exists and before the uid change takes the right to move. */
+  if (rt->cg && ucb_cgroup_attach_self (rt->cg, spec->index, err) < 0)
+    return -1;
+  /* At depth 0 the container init is this process after its uid change, which leaves it no
+   * CAP_SETPCAP: the bounding set must shrink now.  Deeper, a new user namespace would
+   * hand out a full bounding set again, so the init does it there. */
+  if (rt->caps_on && spec->depth == 0
+      && ucb_caps_bound (rt->opt->caps.keep, rt->opt->caps.nkeep, err) < 0)
+    return -1;
+  return 0;
+}
+
+int
+ucb_runtime_init_hook (void *arg, const struct ucb_container_spec *spec, ucb_error_t *err)
+{
+  const struct ucb_runtime *rt = arg;
+  struct ucb_container_rec *rec = rt->rec ? &rt->rec[spec->index] : NULL;
+
+  /* ecosystem.md 4: bounding set, ambient, permitted/effective, no-new-privs, then seccomp. */
+  if (rt->caps_on)
+    {
+      if (ucb_caps_apply (rt->opt->caps.keep, rt->opt->caps.nkeep, err) < 0)
+        return ucb_error_wrap (err, "--caps");
+      if (rec)
+        rec->caps_applied = 1;
+    }
+  if (rt->sc)
+    {
+      uint64_t ns = 0;
+      if (ucb_seccomp_load (rt->sc, &ns, err) < 0)
+        return ucb_error_wrap (err, "--seccomp %s", rt->opt->seccomp);
+      if (rec)
+        rec->seccomp_load_ns = ns ? ns : 1;
+    }
+  return 0;
+}
+
+json_t *
+ucb_runtime_config_json (const struct ucb_runtime *rt)
+{
+  json_t *o = ucb_json_obj (), *caps = ucb_json_obj (), *sc;
+  const struct ucb_runtime_options *opt = rt->opt;
+
+  ucb_json_set (o, "cgroup", rt->cg ? ucb_cgroup_json (rt->cg) : json_null ());
+  if (rt->sc)
+    {
+      sc = ucb_seccomp_stats_json (&rt->sc_stats);
+      ucb_json_set (sc, "source", ucb_json_str (opt->seccomp));
+    }
+  else
+    sc = json_null ();
+  ucb_json_set (o, "seccomp", sc);
+  ucb_json_set (caps, "mode",
+                ucb_json_str (opt->caps.mode == UCB_CAPS_KEEP   ? "keep"
+                              : opt->caps.mode == UCB_CAPS_DROP ? "drop"
+                                                                : "list"));
+  if (opt->caps.mode == UCB_CAPS_KEEP)
+    ucb_json_set (caps, "keep", json_null ());
+  else
+    {
+      cleanup_free char *names = ucb_caps_names (opt->caps.keep, opt->caps.nkeep);
+      ucb_json_set (caps, "keep", ucb_json_str (names));
+    }
+  /* libseccomp sets it too when it loads a filter (SCMP_FLTATR_CTL_NNP). */
+  ucb_json_set (o, "no_new_privs", json_boolean (rt->caps_on || rt->sc != NULL));
+  ucb_json_set (o, "caps", caps);
+  ucb_json_set (o, "perf", rt->perf_on ? ucb_perf_probe_json (&rt->perf) : json_null ());
+  return o;
+}

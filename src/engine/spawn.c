@@ -1,0 +1,607 @@
+/* spawn.c - the only caller of clone(): owner processes, nested user namespaces, id maps and
+ * the child side of the sync protocol (fleet.c has the parent side).
+ *
+ * Protocol, per container (parent = ucbench, single-threaded while spawning):
+ *  1. The parent makes a SOCK_SEQPACKET|SOCK_CLOEXEC socketpair and fork()s the owner process,
+ *     which becomes its own process-group leader (the parent also calls setpgid, so there is
+ *     no window where a group kill misses it).
+ *  2. The owner process closes every inherited fd except its sync socket and the start
+ *     barrier, runs the spec's owner_hook with ucbench's credentials (joining its cgroup, so
+ *     every later process starts inside), drops to the owner uid (setgroups(0), setresgid,
+ *     setresuid), marks itself dumpable and re-arms PR_SET_PDEATHSIG (a credential change
+ *     clears it).
+ *  3. For each nesting level: raw clone(CLONE_NEWUSER|SIGCHLD).  The child blocks on a pipe;
+ *     the creating process writes, through a /proc/<pid> dirfd, `setgroups` = deny, then
+ *     `gid_map`, then `uid_map` (inside 0 -> its own ids: the owner's at level 1, 0 deeper),
+ *     then releases the child.  The creator stays as a waiting parent, so the death of any
+ *     ancestor reaches every descendant through PR_SET_PDEATHSIG.
+ *  4. The innermost process, the container's init, runs the spec's init_hook (capabilities,
+ *     no-new-privs, seccomp: inherited by every task), then starts the tasks, each of which
+ *     runs the task function, which sends READY {task, pid} (the
+ *     parent reads pid and uid from SCM_CREDENTIALS, translated to its namespaces) and then
+ *     blocks on the start barrier: a pipe the parent writes one byte to, never read, so POLLIN
+ *     stays set and every task starts together.
+ *  5. Any failure in any process of the container is sent as ERROR {code, status, msg} on the
+ *     same socket, and that process _exits; the parent turns it into a normal ucb_error_t.
+ *  Teardown: the parent kills each container's process group with SIGKILL and reaps the
+ *  owner; PR_SET_PDEATHSIG covers the case where the parent itself is SIGKILLed.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <grp.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "engine/spawn-proto.h"
+#include "engine/spawn.h"
+#include "core/util.h"
+
+const char *
+ucb_clone_hint (int errnum)
+{
+  switch (errnum)
+    {
+    case EPERM:
+      return "user namespaces are disabled or restricted here: check that "
+             "/proc/sys/user/max_user_namespaces is above 0, that kernel.unprivileged_userns_clone "
+             "is 1 (Debian kernels) and kernel.apparmor_restrict_unprivileged_userns is 0 "
+             "(Ubuntu), "
+             "and that no seccomp profile of the container ucbench runs in blocks clone";
+    case ENOSPC:
+      return "the user-namespace count limit was reached: raise "
+             "/proc/sys/user/max_user_namespaces (sysctl -w user.max_user_namespaces=N) or run "
+             "fewer --containers/--depth";
+    case EAGAIN:
+      return "a process limit was hit: RLIMIT_NPROC of the owner uid (ulimit -u) or a pids cgroup "
+             "(pids.max); run fewer --containers/--depth or raise the limit";
+    case EINVAL:
+      return "this kernel does not support user namespaces (CONFIG_USER_NS)";
+    case ENOMEM:
+      return "out of memory or pids: run fewer --containers/--depth";
+    default:
+      return NULL;
+    }
+}
+
+/* ---- child side -------------------------------------------------------------------------- */
+
+static void
+send_error (int sync_fd, ucb_error_t *err)
+{
+  struct ucb_sync_msg m;
+
+  memset (&m, 0, sizeof m);
+  m.type = UCB_MSG_ERROR;
+  ucb_error_to_wire (err, &m.err);
+  (void) send (sync_fd, &m, sizeof m, MSG_NOSIGNAL);
+  ucb_error_free (err);
+}
+
+/* The child's only way out: report and _exit (it has no caller to return to). */
+__attribute__ ((noreturn)) static void
+child_fail_noreturn (int sync_fd, ucb_error_t *err)
+{
+  send_error (sync_fd, err);
+  _exit (UCB_EXIT_FAILURE);
+}
+
+int
+ucb_task_ready (const struct ucb_task_env *env, unsigned task, ucb_error_t *err)
+{
+  struct ucb_sync_msg m;
+
+  memset (&m, 0, sizeof m);
+  m.type = UCB_MSG_READY;
+  m.task = task;
+  m.pid = (int32_t) getpid ();
+  if (send (env->sync_fd, &m, sizeof m, MSG_NOSIGNAL) < 0)
+    return ucb_make_error (err, errno, "send READY");
+  return 0;
+}
+
+int
+ucb_task_wait_start (const struct ucb_task_env *env, ucb_error_t *err)
+{
+  struct pollfd p = { .fd = env->start_fd, .events = POLLIN };
+
+  for (;;)
+    {
+      int r = poll (&p, 1, -1);
+      if (r < 0 && errno == EINTR)
+        continue;
+      if (r < 0)
+        return ucb_make_error (err, errno, "poll start barrier");
+      /* POLLHUP alone: the parent closed the barrier without releasing it. */
+      if (!(p.revents & POLLIN))
+        return ucb_make_error (err, 0, "start barrier closed before the start");
+      return 0;
+    }
+}
+
+/* Die with our parent; fail if it is already gone (it may have died before prctl). */
+static int
+arm_pdeathsig (pid_t expected_parent, ucb_error_t *err)
+{
+  if (prctl (PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
+    return ucb_make_error (err, errno, "prctl(PR_SET_PDEATHSIG)");
+  if (getppid () != expected_parent)
+    return ucb_make_error (err, 0, "parent exited during setup");
+  return 0;
+}
+
+static int
+cmp_fd (const void *a, const void *b)
+{
+  int x = *(const int *) a, y = *(const int *) b;
+  return (x > y) - (x < y);
+}
+
+/* Close every fd >= 3 except `keep`: siblings' sockets and the parent's files must not
+ * leak into containers. */
+static void
+close_all_but (int *keep, size_t n)
+{
+  unsigned lo = 3;
+
+  qsort (keep, n, sizeof *keep, cmp_fd);
+  for (size_t i = 0; i < n; i++)
+    {
+      if (keep[i] < (int) lo)
+        continue;
+      if ((unsigned) keep[i] > lo)
+        syscall (SYS_close_range, lo, (unsigned) keep[i] - 1, 0);
+      lo = (unsigned) keep[i] + 1;
+    }
+  syscall (SYS_close_range, lo, ~0u, 0);
+}
+
+static int
+write_maps (pid_t child, uid_t uid, gid_t gid, ucb_error_t *err)
+{
+  cleanup_close int dirfd = -1;
+  cleanup_free char *path = xasprintf ("/proc/%d", (int) child);
+  cleanup_free char *umap = xasprintf ("0 %u 1\n", (unsigned) uid);
+  cleanup_free char *gmap = xasprintf ("0 %u 1\n", (unsigned) gid);
+  cleanup_close int sfd = -1;
+
+  dirfd = open (path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (dirfd < 0)
+    return ucb_make_error (err, errno, "open `%s`", path);
+  /* An unprivileged writer must deny setgroups before it may write gid_map; ENOENT is a
+   * kernel older than 3.19, where the file does not exist yet. */
+  sfd = openat (dirfd, "setgroups", O_WRONLY | O_CLOEXEC);
+  if (sfd < 0 && errno != ENOENT)
+    return ucb_make_error (err, errno, "open `%s/setgroups`", path);
+  if (sfd >= 0 && ucb_write_all (sfd, "deny", 4) < 0)
+    return ucb_make_error (err, errno, "write `%s/setgroups`", path);
+  if (ucb_write_file_at (dirfd, "gid_map", gmap, err) < 0)
+    return ucb_error_wrap (err, "gid_map `0 %u 1` of pid %d", (unsigned) gid, (int) child);
+  if (ucb_write_file_at (dirfd, "uid_map", umap, err) < 0)
+    return ucb_error_wrap (err, "uid_map `0 %u 1` of pid %d", (unsigned) uid, (int) child);
+  return 0;
+}
+
+/* Name processes so `ps` shows what they are: ucb-owner3, ucb-ns1, ucb-task3. */
+static void
+set_name (const char *prefix, unsigned a)
+{
+  char name[16];
+  snprintf (name, sizeof name, "%s%u", prefix, a);
+  prctl (PR_SET_NAME, name, 0, 0, 0);
+}
+
+/* Wait for `pid` and exit the way it did: intermediate levels only keep the chain alive. */
+__attribute__ ((noreturn)) static void
+wait_and_exit_like (pid_t pid)
+{
+  int status;
+
+  while (waitpid (pid, &status, 0) < 0)
+    if (errno != EINTR)
+      _exit (UCB_EXIT_FAILURE);
+  if (WIFEXITED (status))
+    _exit (WEXITSTATUS (status));
+  _exit (128 + WTERMSIG (status));
+}
+
+/* Pin the calling task (process or thread) to its CPU, if it has one. */
+static int
+pin_self (const struct ucb_container_spec *spec, unsigned task, ucb_error_t *err)
+{
+  cpu_set_t set;
+
+  if (spec->task_cpus == NULL || spec->task_cpus[task] < 0)
+    return 0;
+  CPU_ZERO (&set);
+  CPU_SET (spec->task_cpus[task], &set);
+  if (sched_setaffinity (0, sizeof set, &set) < 0)
+    return ucb_make_error (err, errno, "sched_setaffinity(CPU %d) for task %u",
+                           spec->task_cpus[task], task);
+  return 0;
+}
+
+/* One task as a process: dies with the container init, runs `fn`, exits with its status. */
+__attribute__ ((noreturn)) static void
+task_process (const struct ucb_task_env *env, pid_t init, unsigned task, ucb_task_main_fn fn,
+              void *arg)
+{
+  ucb_error_t err = NULL;
+  int r;
+
+  if (arm_pdeathsig (init, &err) < 0 || pin_self (env->spec, task, &err) < 0)
+    child_fail_noreturn (env->sync_fd, &err);
+  set_name ("ucb-task", env->spec->index);
+  r = fn (arg, env, task, &err);
+  if (r < 0)
+    child_fail_noreturn (env->sync_fd, &err);
+  _exit (r);
+}
+
+struct task_thread
+{
+  const struct ucb_task_env *env;
+  ucb_task_main_fn fn;
+  void *arg;
+  unsigned task;
+  int status;
+  pthread_t tid;
+};
+
+static void *
+task_thread_main (void *p)
+{
+  struct task_thread *t = p;
+  ucb_error_t err = NULL;
+
+  set_name ("ucb-task", t->env->spec->index);
+  t->status = pin_self (t->env->spec, t->task, &err);
+  if (t->status == 0)
+    t->status = t->fn (t->arg, t->env, t->task, &err);
+  if (t->status < 0)
+    send_error (t->env->sync_fd, &err); /* the thread cannot _exit: init reports the status */
+  return NULL;
+}
+
+/* The container's init: the innermost process.  It starts the tasks (processes or threads),
+ * waits for all of them and exits 0 only if every task did. */
+__attribute__ ((noreturn)) static void
+container_main (const struct ucb_task_env *env, ucb_task_main_fn fn, void *arg)
+{
+  const struct ucb_container_spec *spec = env->spec;
+  ucb_error_t err = NULL;
+  int failed = 0;
+
+  set_name ("ucb-init", spec->index);
+  if (spec->init_hook && spec->init_hook (spec->hook_arg, spec, &err) < 0)
+    {
+      ucb_error_wrap (&err, "container %u init", spec->index);
+      child_fail_noreturn (env->sync_fd, &err);
+    }
+  if (spec->threads)
+    {
+      cleanup_free struct task_thread *t = xcalloc (spec->tasks, sizeof *t);
+      unsigned started = 0;
+
+      for (; started < spec->tasks; started++)
+        {
+          int e;
+          t[started] = (struct task_thread){ .env = env, .fn = fn, .arg = arg, .task = started };
+          e = pthread_create (&t[started].tid, NULL, task_thread_main, &t[started]);
+          if (e != 0)
+            {
+              ucb_make_error (&err, e, "pthread_create for task %u", started);
+              send_error (env->sync_fd, &err);
+              failed = 1;
+              break;
+            }
+        }
+      for (unsigned i = 0; i < started; i++)
+        {
+          pthread_join (t[i].tid, NULL);
+          failed |= t[i].status != 0;
+        }
+      _exit (failed ? UCB_EXIT_FAILURE : 0);
+    }
+  else
+    {
+      pid_t self = getpid ();
+      unsigned started = 0;
+      int status;
+
+      for (; started < spec->tasks; started++)
+        {
+          pid_t pid = fork ();
+          if (pid == 0)
+            task_process (env, self, started, fn, arg);
+          if (pid < 0)
+            {
+              int e = errno;
+              const char *hint = ucb_clone_hint (e);
+              if (hint)
+                ucb_make_error (&err, 0, "fork for task %u: %s; %s", started, strerror (e), hint);
+              else
+                ucb_make_error (&err, e, "fork for task %u", started);
+              send_error (env->sync_fd, &err);
+              failed = 1;
+              break;
+            }
+        }
+      /* Reap every task (and, as pid 1 of a pid namespace, every orphan). */
+      for (;;)
+        {
+          pid_t pid = waitpid (-1, &status, 0);
+          if (pid < 0 && errno == EINTR)
+            continue;
+          if (pid < 0)
+            break;
+          failed |= !WIFEXITED (status) || WEXITSTATUS (status) != 0;
+        }
+      _exit (failed ? UCB_EXIT_FAILURE : 0);
+    }
+}
+
+/* Build levels `level`..depth below the calling process, then become the container init. */
+__attribute__ ((noreturn)) static void
+build_level (const struct ucb_task_env *env, unsigned level, uid_t map_uid, gid_t map_gid,
+             ucb_task_main_fn fn, void *arg)
+{
+  const struct ucb_container_spec *spec = env->spec;
+  ucb_error_t err = NULL;
+  int gate[2];
+  pid_t self = getpid ();
+  pid_t child;
+  /* The innermost level also gets the container's other namespaces, owned by its userns. */
+  int flags = CLONE_NEWUSER | (level == spec->depth ? spec->clone_flags : 0);
+
+  if (level > spec->depth)
+    container_main (env, fn, arg);
+
+  if (pipe2 (gate, O_CLOEXEC) < 0)
+    {
+      ucb_make_error (&err, errno, "pipe for level %u", level);
+      child_fail_noreturn (env->sync_fd, &err);
+    }
+  child = (pid_t) syscall (SYS_clone, flags | SIGCHLD, NULL, NULL, NULL, NULL);
+  if (child < 0)
+    {
+      int e = errno;
+      const char *hint = ucb_clone_hint (e);
+      if (hint)
+        ucb_make_error (&err, 0, "clone(CLONE_NEWUSER%s) for nesting level %u: %s; %s",
+                        flags != CLONE_NEWUSER ? "|..." : "", level, strerror (e), hint);
+      else
+        ucb_make_error (&err, e, "clone(CLONE_NEWUSER%s) for nesting level %u",
+                        flags != CLONE_NEWUSER ? "|..." : "", level);
+      child_fail_noreturn (env->sync_fd, &err);
+    }
+  if (child == 0)
+    {
+      char c;
+      ssize_t n;
+
+      close (gate[1]);
+      do
+        n = read (gate[0], &c, 1);
+      while (n < 0 && errno == EINTR);
+      if (n != 1)
+        _exit (UCB_EXIT_FAILURE); /* the creator failed and already reported why */
+      close (gate[0]);
+      /* In a new pid namespace our parent is outside it: getppid() reads 0. */
+      if (arm_pdeathsig ((flags & CLONE_NEWPID) ? 0 : self, &err) < 0)
+        child_fail_noreturn (env->sync_fd, &err);
+      set_name ("ucb-ns", level);
+      /* Inside, we are uid 0 and map our children's 0 to it. */
+      build_level (env, level + 1, 0, 0, fn, arg);
+    }
+
+  close (gate[0]);
+  if (write_maps (child, map_uid, map_gid, &err) < 0)
+    {
+      ucb_error_wrap (&err, "nesting level %u", level);
+      kill (child, SIGKILL);
+      child_fail_noreturn (env->sync_fd, &err);
+    }
+  if (ucb_write_all (gate[1], "g", 1) < 0)
+    {
+      ucb_make_error (&err, errno, "release nesting level %u", level);
+      kill (child, SIGKILL);
+      child_fail_noreturn (env->sync_fd, &err);
+    }
+  close (gate[1]);
+  wait_and_exit_like (child);
+}
+
+static bool
+setgroups_denied (void)
+{
+  cleanup_free char *v = NULL;
+  ucb_error_t err = NULL;
+
+  if (ucb_read_file ("/proc/self/setgroups", &v, &err) < 0)
+    {
+      ucb_error_free (&err);
+      return false;
+    }
+  return strcmp (v, "deny") == 0;
+}
+
+static bool
+already_owner (const struct ucb_container_spec *spec)
+{
+  uid_t r, e, su;
+  gid_t rg, eg, sg;
+
+  return getresuid (&r, &e, &su) == 0 && getresgid (&rg, &eg, &sg) == 0 && r == spec->owner_uid
+         && e == r && su == r && rg == spec->owner_gid && eg == rg && sg == rg;
+}
+
+/* The --limit soft limits, set as the owner before any namespace exists: the creator's soft
+ * limit at clone() becomes the namespace's rlimit_max, and every descendant inherits it. */
+static int
+apply_limits (const struct ucb_container_spec *spec, ucb_error_t *err)
+{
+  for (size_t i = 0; i < spec->nlimits; i++)
+    {
+      struct rlimit rl;
+      if (getrlimit (spec->limits[i].resource, &rl) < 0)
+        return ucb_make_error (err, errno, "getrlimit(%s)", spec->limits[i].name);
+      rl.rlim_cur = spec->limits[i].soft;
+      if (setrlimit (spec->limits[i].resource, &rl) < 0)
+        return ucb_make_error (err, errno, "setrlimit(%s, soft %llu, hard %llu)",
+                               spec->limits[i].name, (unsigned long long) rl.rlim_cur,
+                               (unsigned long long) rl.rlim_max);
+    }
+  return 0;
+}
+
+static int
+become_owner (const struct ucb_container_spec *spec, pid_t parent, ucb_error_t *err)
+{
+  /* Already the owner (an unprivileged user running containers of its own): nothing to
+   * change, and no privilege to change it with. */
+  if (already_owner (spec))
+    return apply_limits (spec, err);
+  /* Inside a user namespace whose setgroups is "deny" (ucbench itself run in a container)
+   * the call is refused, and nobody can change the groups anyway: carry on. */
+  if (setgroups (0, NULL) < 0 && !(errno == EPERM && setgroups_denied ()))
+    return ucb_make_error (err, errno, "setgroups(0)");
+  if (setresgid (spec->owner_gid, spec->owner_gid, spec->owner_gid) < 0)
+    return ucb_make_error (err, errno, "setresgid(%u)", (unsigned) spec->owner_gid);
+  if (setresuid (spec->owner_uid, spec->owner_uid, spec->owner_uid) < 0)
+    return ucb_make_error (err, errno, "setresuid(%u)", (unsigned) spec->owner_uid);
+  /* A uid change made us non-dumpable, which would make /proc/<child> files root-owned and
+   * our children's id maps unwritable for us. */
+  if (prctl (PR_SET_DUMPABLE, 1, 0, 0, 0) < 0)
+    return ucb_make_error (err, errno, "prctl(PR_SET_DUMPABLE)");
+  if (apply_limits (spec, err) < 0)
+    return -1;
+  /* The credential change also cleared the parent-death signal. */
+  return arm_pdeathsig (parent, err);
+}
+
+__attribute__ ((noreturn)) static void
+owner_main (const struct ucb_task_env *env, pid_t parent, ucb_task_main_fn fn, void *arg)
+{
+  ucb_error_t err = NULL;
+  int keep[2] = { env->sync_fd, env->start_fd };
+
+  close_all_but (keep, 2);
+  if (arm_pdeathsig (parent, &err) < 0)
+    child_fail_noreturn (env->sync_fd, &err);
+  if (setpgid (0, 0) < 0 && errno != EACCES)
+    {
+      ucb_make_error (&err, errno, "setpgid");
+      child_fail_noreturn (env->sync_fd, &err);
+    }
+  /* Terminal signals go to ucbench, which stops us in order. */
+  signal (SIGINT, SIG_IGN);
+  signal (SIGTERM, SIG_DFL);
+  signal (SIGHUP, SIG_IGN);
+  set_name ("ucb-owner", env->spec->index);
+  if (env->spec->owner_hook && env->spec->owner_hook (env->spec->hook_arg, env->spec, &err) < 0)
+    {
+      ucb_error_wrap (&err, "container %u owner", env->spec->index);
+      child_fail_noreturn (env->sync_fd, &err);
+    }
+  if (become_owner (env->spec, parent, &err) < 0)
+    {
+      ucb_error_wrap (&err, "owner uid %u", (unsigned) env->spec->owner_uid);
+      child_fail_noreturn (env->sync_fd, &err);
+    }
+  build_level (env, 1, env->spec->owner_uid, env->spec->owner_gid, fn, arg);
+}
+
+/* ---- the parent's side of the fork ------------------------------------------------------ */
+
+int
+ucb_fleet_spawn (struct ucb_fleet *f, const struct ucb_container_spec *spec, ucb_task_main_fn fn,
+                 void *arg, ucb_error_t *err)
+{
+  struct ucb_container *c;
+  int sv[2];
+  int one = 1;
+  pid_t parent = getpid ();
+  pid_t pid;
+
+  if (f->n >= f->cap)
+    return ucb_make_error (err, 0, "internal: fleet is full (%zu)", f->cap);
+  if (socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+    return ucb_make_error (err, errno, "socketpair for container %u%s", spec->index,
+                           errno == EMFILE ? " (raise `ulimit -n`)" : "");
+  /* Credentials of every message: the task's pid and uid as seen from here. */
+  if (setsockopt (sv[0], SOL_SOCKET, SO_PASSCRED, &one, sizeof one) < 0)
+    {
+      int e = errno;
+      close (sv[0]);
+      close (sv[1]);
+      return ucb_make_error (err, e, "setsockopt(SO_PASSCRED)");
+    }
+  fflush (NULL); /* no buffered output may be written twice */
+  pid = fork ();
+  if (pid < 0)
+    {
+      int e = errno;
+      const char *hint = ucb_clone_hint (e);
+      close (sv[0]);
+      close (sv[1]);
+      if (hint)
+        return ucb_make_error (err, 0, "fork for container %u: %s; %s", spec->index, strerror (e),
+                               hint);
+      return ucb_make_error (err, e, "fork for container %u", spec->index);
+    }
+  if (pid == 0)
+    {
+      struct ucb_task_env env = { .spec = spec, .sync_fd = sv[1], .start_fd = f->start_rd };
+      close (sv[0]);
+      owner_main (&env, parent, fn, arg);
+    }
+  close (sv[1]);
+  /* Both sides set the group: a kill right after fork must not miss it. */
+  (void) setpgid (pid, pid);
+  c = &f->c[f->n++];
+  memset (c, 0, sizeof *c);
+  c->pid = pid;
+  c->sock = sv[0];
+  c->tasks = spec->tasks;
+  c->task_pid = xcalloc (spec->tasks, sizeof *c->task_pid);
+  c->task_uid = (uid_t) -1;
+  return 0;
+}
+
+/* Receive one message, with the sender's credentials. 0 = message, 1 = EOF, -1 = error. */
+
+int
+ucb_userns_probe (void)
+{
+  cleanup_pid pid_t pid = fork ();
+  int status;
+  pid_t r;
+
+  if (pid < 0)
+    return INT_MIN;
+  if (pid == 0)
+    _exit (unshare (CLONE_NEWUSER) == 0 ? 0 : (errno > 0 && errno < 255 ? errno : 255));
+  while ((r = waitpid (pid, &status, 0)) < 0 && errno == EINTR)
+    ;
+  if (r != pid)
+    return INT_MIN; /* cleanup_pid kills and reaps it */
+  pid = 0;
+  if (WIFSIGNALED (status))
+    return -WTERMSIG (status);
+  return WEXITSTATUS (status);
+}

@@ -1,0 +1,97 @@
+/* workload.c - the workload registry, expanded from src/workloads/list.h. */
+#include "config.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <sys/resource.h>
+
+#include "engine/workload.h"
+#include "core/util.h"
+#include "workloads/list.h"
+
+#define UCB_DECLARE(name) extern const struct ucb_workload ucb_workload_##name;
+UCB_WORKLOADS (UCB_DECLARE)
+#undef UCB_DECLARE
+
+#define UCB_ENTRY(name) &ucb_workload_##name,
+const struct ucb_workload *const ucb_workloads[] = { UCB_WORKLOADS (UCB_ENTRY) NULL };
+#undef UCB_ENTRY
+
+const struct ucb_workload *
+ucb_workload_find (const char *name)
+{
+  for (size_t i = 0; ucb_workloads[i]; i++)
+    if (strcmp (ucb_workloads[i]->name, name) == 0)
+      return ucb_workloads[i];
+  return NULL;
+}
+
+void
+ucb_op_failed (struct ucb_wctx *ctx, int errnum)
+{
+  struct ucb_slot *s = ctx->slot;
+  struct ucb_errno_count *e = NULL;
+
+  __atomic_store_n (&s->fails, s->fails + 1, __ATOMIC_RELAXED);
+  __atomic_store_n (&s->last_errno, errnum, __ATOMIC_RELAXED);
+  for (size_t i = 0; i < UCB_SLOT_ERRNOS - 1 && e == NULL; i++)
+    if (s->errs[i].err == errnum || s->errs[i].err == 0)
+      e = &s->errs[i];
+  if (e == NULL)
+    {
+      e = &s->errs[UCB_SLOT_ERRNOS - 1];
+      errnum = UCB_ERRNO_OTHER;
+    }
+  /* The count before the errno: a reader that sees the errno sees a count that belongs to it. */
+  __atomic_store_n (&e->count, e->count + 1, __ATOMIC_RELAXED);
+  __atomic_store_n (&e->err, errnum, __ATOMIC_RELEASE);
+}
+
+enum ucb_result
+ucb_op_child (struct ucb_wctx *ctx, pid_t pid)
+{
+  if (pid < 0)
+    {
+      ucb_op_failed (ctx, errno); /* copy_process() refused the charge: no child exists */
+      return UCB_OK;
+    }
+  while (waitpid (pid, NULL, 0) < 0)
+    if (errno != EINTR)
+      {
+        ucb_op_failed (ctx, errno);
+        return UCB_FAIL;
+      }
+  ucb_op_done (ctx);
+  return UCB_OK;
+}
+
+static const struct
+{
+  unsigned bit;
+  const char *name;
+  int resource;
+} rlimits[] = {
+  { UCB_RLIM_SIGPENDING, "SIGPENDING", RLIMIT_SIGPENDING },
+  { UCB_RLIM_MSGQUEUE, "MSGQUEUE", RLIMIT_MSGQUEUE },
+  { UCB_RLIM_MEMLOCK, "MEMLOCK", RLIMIT_MEMLOCK },
+  { UCB_RLIM_NPROC, "NPROC", RLIMIT_NPROC },
+};
+
+const char *
+ucb_rlimit_name (unsigned bit)
+{
+  for (size_t i = 0; i < UCB_ARRAY_SIZE (rlimits); i++)
+    if (rlimits[i].bit == bit)
+      return rlimits[i].name;
+  return NULL;
+}
+
+int
+ucb_rlimit_resource (unsigned bit)
+{
+  for (size_t i = 0; i < UCB_ARRAY_SIZE (rlimits); i++)
+    if (rlimits[i].bit == bit)
+      return rlimits[i].resource;
+  return -1;
+}

@@ -1,0 +1,94 @@
+/* workload.h - the workload plug-in contract and the registry. */
+#ifndef UCB_WORKLOAD_H
+#define UCB_WORKLOAD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "core/error.h"
+#include "engine/measure.h"
+
+/* Outcome taxonomy (stress-ng's EXIT_* idea): a refused charge is data, not a crash. */
+enum ucb_result
+{
+  UCB_OK = 0,
+  UCB_FAIL,        /* the workload cannot continue */
+  UCB_SKIP,        /* not applicable here */
+  UCB_NO_RESOURCE, /* a kernel limit refused the resource */
+};
+
+/* What a workload sees inside its task.  Only the harness touches `slot` layout; the
+ * workload reports each op through ucb_op_done()/ucb_op_failed(). */
+struct ucb_wctx
+{
+  struct ucb_slot *slot;
+  void *priv; /* workload-owned state, set by setup() */
+  unsigned container;
+  unsigned task;       /* index within the container */
+  unsigned tasks;      /* tasks per container */
+  bool threads;        /* tasks are threads of one process (else one process each) */
+  unsigned long runid; /* unique per ucbench run and point: for names of kernel objects */
+};
+
+/* Count one completed op: a plain single-writer increment (will-it-scale's method).  The
+ * relaxed atomic store keeps it a plain `mov`, but stops the compiler from caching the
+ * counter in a register across the syscall. */
+static inline void
+ucb_op_done (struct ucb_wctx *ctx)
+{
+  uint64_t v = __atomic_load_n (&ctx->slot->ops, __ATOMIC_RELAXED);
+  __atomic_store_n (&ctx->slot->ops, v + 1, __ATOMIC_RELAXED);
+}
+
+/* Count one failed op (not work), by errno.  Off the fast path: only refusals pay. */
+void ucb_op_failed (struct ucb_wctx *ctx, int errnum);
+
+/* Finish a fork-like op whose result was `pid`: a refusal (pid < 0, errno set) is a failed
+ * op; otherwise reap the child (only then is its NPROC charge gone: zombies stay charged) and
+ * count the op.  UCB_FAIL when the child cannot be waited for (SIGCHLD ignored, ECHILD): then
+ * nobody knows when the charge goes, so the workload must stop. */
+enum ucb_result ucb_op_child (struct ucb_wctx *ctx, pid_t pid);
+
+#define UCB_RLIM_NONE 0u
+#define UCB_RLIM_SIGPENDING (1u << 0)
+#define UCB_RLIM_MSGQUEUE (1u << 1)
+#define UCB_RLIM_MEMLOCK (1u << 2)
+#define UCB_RLIM_NPROC (1u << 3)
+
+struct ucb_workload
+{
+  const char *name;
+  const char *summary; /* one line for `ucbench list` */
+  const char *op;      /* what exactly one op is */
+  const char *counter; /* the ucount it charges, "none" for controls */
+  const char *locks;   /* global kernel locks also taken, so nobody blames ucounts for them */
+  unsigned rlimits;    /* UCB_RLIM_* charged by one op */
+  /* Units of that rlimit one task holds at its peak (signals, bytes, tasks): what
+   * --headroom near leaves free per task. */
+  uint64_t peak;
+  /* Creates named IPC objects (queues): runs only with a private IPC namespace per
+   * container, whose teardown guarantees they cannot outlive the run. */
+  bool needs_ipc_ns;
+  uint64_t batch; /* ops between stop-flag checks; 0 = harness default */
+  /* Non-NULL: listed, never run (stress-ng's unimplemented_reason). */
+  const char *unsupported_reason;
+
+  /* setup(): acquire resources inside the container, before the start barrier. */
+  int (*setup) (struct ucb_wctx *ctx, ucb_error_t *err);
+  /* loop(): `iters` attempts of the op, nothing else; timing is the harness's job. */
+  enum ucb_result (*loop) (struct ucb_wctx *ctx, uint64_t iters);
+  /* teardown(): release what setup() took; must be idempotent.  May be NULL. */
+  void (*teardown) (struct ucb_wctx *ctx);
+};
+
+/* Name of one UCB_RLIM_* bit ("SIGPENDING", ...), and the setrlimit resource for it. */
+const char *ucb_rlimit_name (unsigned bit);
+int ucb_rlimit_resource (unsigned bit);
+
+/* The registry, in the order of src/workloads/list.h, NULL-terminated. */
+extern const struct ucb_workload *const ucb_workloads[];
+const struct ucb_workload *ucb_workload_find (const char *name);
+
+#endif

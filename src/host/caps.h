@@ -1,0 +1,48 @@
+/* caps.h - the capabilities a container keeps (--caps), applied the way runtimes do. */
+#ifndef UCB_CAPS_H
+#define UCB_CAPS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <jansson.h>
+
+#include "core/error.h"
+
+enum ucb_caps_mode
+{
+  UCB_CAPS_KEEP, /* nothing changed: the full set a new user namespace gives its creator */
+  UCB_CAPS_DROP, /* Docker's default set */
+  UCB_CAPS_LIST, /* the user's list */
+};
+
+struct ucb_caps
+{
+  enum ucb_caps_mode mode;
+  int *keep; /* CAP_* numbers, sorted, unique (DROP: Docker's set) */
+  size_t nkeep;
+};
+
+/* "keep", "drop" or a list "chown,net_raw,CAP_KILL" ("none" = the empty list). */
+int ucb_caps_parse (const char *s, struct ucb_caps *c, ucb_error_t *err)
+    __attribute__ ((warn_unused_result));
+void ucb_caps_free (struct ucb_caps *c);
+/* "cap_chown,cap_kill" (libcap's names); "" for none. */
+char *ucb_caps_names (const int *caps, size_t n);
+bool ucb_caps_has (const struct ucb_caps *c, int cap);
+
+/* Drop every bounding-set capability not in `keep`.  Needs CAP_SETPCAP (in the caller's user
+ * namespace) only for capabilities still in the set. */
+int ucb_caps_bound (const int *keep, size_t n, ucb_error_t *err)
+    __attribute__ ((warn_unused_result));
+/* The whole sequence, in the order ecosystem.md 4 gives, in the process that starts the tasks:
+ * bounding set, ambient reset, permitted/effective/inheritable = keep (what is held of it),
+ * then no-new-privs.  Seccomp comes after, and only then the tasks. */
+int ucb_caps_apply (const int *keep, size_t n, ucb_error_t *err)
+    __attribute__ ((warn_unused_result));
+
+/* For `ucbench info`: {text, iab, missing: {cap_name: what it disables}} (libcap's text and
+ * IAB forms of the caller's sets). */
+json_t *ucb_caps_probe_json (void);
+
+#endif

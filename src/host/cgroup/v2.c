@@ -1,0 +1,248 @@
+/* cgroup-v2.c - the unified hierarchy through plain cgroupfs: subtree_control, mkdir, writes. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define UCB_CGROUP_INTERNAL
+#include "host/cgroup/cgroup.h"
+#include "core/util.h"
+
+/* Is `w` one of the space-separated words of `list`? */
+static bool
+has_word (const char *list, const char *w)
+{
+  size_t len = strlen (w);
+
+  for (const char *p = list; p && *p;)
+    {
+      size_t n;
+      p += strspn (p, " \n");
+      n = strcspn (p, " \n");
+      if (n == len && strncmp (p, w, len) == 0)
+        return true;
+      p += n;
+    }
+  return false;
+}
+
+/* write() of the whole string to dir/file; -1 with errno. */
+static int
+write_in (const char *dir, const char *file, const char *data)
+{
+  cleanup_free char *path = xasprintf ("%s/%s", dir, file);
+  cleanup_close int fd = open (path, O_WRONLY | O_CLOEXEC);
+
+  if (fd < 0 || ucb_write_all (fd, data, strlen (data)) < 0)
+    return -1;
+  return 0;
+}
+
+/* Enable each controller of `h` that `dir` lacks in its cgroup.subtree_control; record it. */
+static int
+enable_in (struct ucb_cgroup *cg, struct ucb_cg_hier *h, const char *dir, bool root,
+           ucb_error_t *err)
+{
+  cleanup_free char *sc = NULL;
+  cleanup_free char *path = xasprintf ("%s/cgroup.subtree_control", dir);
+
+  if (ucb_read_file (path, &sc, err) < 0)
+    return -1;
+  for (size_t i = 0; i < h->nctrls; i++)
+    {
+      cleanup_free char *cmd = xasprintf ("+%s", h->ctrls[i]);
+      struct ucb_cg_change *ch;
+      int e;
+
+      if (has_word (sc, h->ctrls[i]))
+        continue;
+      if (write_in (dir, "cgroup.subtree_control", cmd) < 0)
+        {
+          e = errno;
+          if (e == EACCES || e == EPERM || e == EROFS)
+            return ucb_cg_access_error (err, dir);
+          /* "No internal processes": only the root may have both processes and controllers. */
+          if (e == EBUSY && !root)
+            return ucb_make_error (
+                err, 0,
+                "--cgroup: cannot enable controller %s in %s: it has processes of its own; run "
+                "under `systemd-run --scope -p Delegate=yes ucbench ...` or pass --cgroup=PARENT "
+                "naming an empty delegated group",
+                h->ctrls[i], dir);
+          return ucb_make_error (err, e, "enable controller %s in %s", h->ctrls[i], path);
+        }
+      cg->changes = xrealloc (cg->changes, (cg->nchanges + 1) * sizeof *cg->changes);
+      ch = &cg->changes[cg->nchanges++];
+      ch->dir = xstrdup (dir);
+      ch->ctrl = xstrdup (h->ctrls[i]);
+    }
+  return 0;
+}
+
+/* Is the text of a cgroup.procs exactly `pid`, one line each? */
+static bool
+only_pid (const char *procs, pid_t pid)
+{
+  cleanup_free char *copy = xstrdup (procs);
+  bool seen = false;
+
+  for (char *save = NULL, *t = strtok_r (copy, "\n", &save); t; t = strtok_r (NULL, "\n", &save))
+    {
+      uint64_t v;
+      if (ucb_parse_u64 (t, 1, INT32_MAX, &v) < 0 || (pid_t) v != pid)
+        return false;
+      seen = true;
+    }
+  return seen;
+}
+
+/* "No internal processes": controllers cannot be enabled in a non-root group that holds
+ * processes, and ucbench sits in its own group X.  As runtimes do, when ucbench is alone in X,
+ * it moves into the leaf X/ucbench-<pid>-self first; with others there, enabling fails with
+ * the hint. */
+static int
+move_self (struct ucb_cgroup *cg, struct ucb_cg_hier *h, ucb_error_t *err)
+{
+  cleanup_free char *x = ucb_cg_dir_of (h->mount, h->parent_rel);
+  cleanup_free char *name = xasprintf ("ucbench-%d-self", (int) cg->pid);
+  cleanup_free char *pid_s = xasprintf ("%d", (int) cg->pid);
+  cleanup_free char *sc_path = xasprintf ("%s/cgroup.subtree_control", x);
+  cleanup_free char *procs_path = xasprintf ("%s/cgroup.procs", x);
+  cleanup_free char *sc = NULL, *procs = NULL, *rel = NULL, *leaf = NULL;
+  bool missing = false;
+
+  if (!cg->own_parent || strcmp (h->parent_rel, "/") == 0 || cg->self_from)
+    return 0;
+  if (ucb_read_file (sc_path, &sc, err) < 0 || ucb_read_file (procs_path, &procs, err) < 0)
+    return -1;
+  for (size_t i = 0; i < h->nctrls; i++)
+    missing |= !has_word (sc, h->ctrls[i]);
+  if (!missing || !only_pid (procs, cg->pid))
+    return 0;
+  rel = ucb_cg_join_rel (h->parent_rel, name);
+  leaf = ucb_cg_dir_of (h->mount, rel);
+  if (mkdir (leaf, 0755) < 0)
+    {
+      int e = errno;
+      if (e == EACCES || e == EPERM || e == EROFS)
+        return ucb_cg_access_error (err, x);
+      return ucb_make_error (err, e, "create cgroup %s", leaf);
+    }
+  if (write_in (leaf, "cgroup.procs", pid_s) < 0)
+    {
+      int e = errno;
+      rmdir (leaf);
+      return ucb_make_error (err, e, "move ucbench (pid %d) into %s", (int) cg->pid, leaf);
+    }
+  cg->self_from = steal_pointer (&x);
+  cg->self_leaf = steal_pointer (&leaf);
+  cg->self_rel = steal_pointer (&rel);
+  cg->self_moved = true;
+  return 0;
+}
+
+int
+ucb_cg2_enable (struct ucb_cgroup *cg, struct ucb_cg_hier *h, ucb_error_t *err)
+{
+  cleanup_free char *dir = xstrdup (h->mount);
+  const char *p = h->parent_rel;
+
+  if (h->nctrls == 0)
+    return 0;
+  if (move_self (cg, h, err) < 0)
+    return -1;
+  /* From the root down to the parent: each level must hand the controller on. */
+  for (bool root = true;; root = false)
+    {
+      size_t n;
+      char *next;
+
+      if (enable_in (cg, h, dir, root, err) < 0)
+        return -1;
+      p += strspn (p, "/");
+      if (*p == '\0')
+        return 0;
+      n = strcspn (p, "/");
+      next = xasprintf ("%s/%.*s", dir, (int) n, p);
+      free (dir);
+      dir = next;
+      p += n;
+    }
+}
+
+int
+ucb_cg2_create (const struct ucb_cg_hier *h, const char *rel, const struct ucb_cg_kv *kv,
+                size_t nkv, ucb_error_t *err)
+{
+  cleanup_free char *dir = xasprintf ("%s%s", h->mount, rel);
+
+  if (mkdir (dir, 0755) < 0)
+    {
+      int e = errno;
+      cleanup_free char *up = xstrdup (dir);
+      *strrchr (up, '/') = '\0';
+      if (e == EACCES || e == EPERM || e == EROFS)
+        return ucb_cg_access_error (err, up);
+      return ucb_make_error (err, e, "create cgroup %s", dir);
+    }
+  for (size_t k = 0; k < nkv; k++)
+    if (write_in (dir, kv[k].file, kv[k].value) < 0)
+      {
+        int e = errno;
+        rmdir (dir);
+        return ucb_make_error (err, e, "create cgroup %s: write `%s` to %s", dir, kv[k].value,
+                               kv[k].file);
+      }
+  return 0;
+}
+
+int
+ucb_cg2_revert (struct ucb_cgroup *cg)
+{
+  int failed = 0;
+
+  /* Bottom-up; a controller a new child of someone else still uses stays (EBUSY). */
+  for (size_t i = cg->nchanges; i-- > 0;)
+    {
+      cleanup_free char *cmd = xasprintf ("-%s", cg->changes[i].ctrl);
+      if (write_in (cg->changes[i].dir, "cgroup.subtree_control", cmd) < 0 && errno != ENOENT)
+        failed++;
+    }
+  return failed;
+}
+
+int
+ucb_cg2_leave_leaf (const struct ucb_cgroup *cg)
+{
+  char pid_s[24];
+
+  if (cg->self_from == NULL)
+    return 0;
+  snprintf (pid_s, sizeof pid_s, "%d", (int) getpid ());
+  return write_in (cg->self_from, "cgroup.procs", pid_s);
+}
+
+int
+ucb_cg2_remove_leaf (const struct ucb_cgroup *cg)
+{
+  uint64_t t0 = ucb_now_ns ();
+
+  if (cg->self_leaf == NULL)
+    return 0;
+  /* A process that just exited may still count for a moment. */
+  while (rmdir (cg->self_leaf) < 0)
+    {
+      if (errno == ENOENT)
+        return 0;
+      if (errno != EBUSY || ucb_cg_ms_since (t0) > UCB_CG_REMOVE_RETRY_MS)
+        return -1;
+      ucb_cg_sleep_ms (10);
+    }
+  return 0;
+}

@@ -1,0 +1,593 @@
+/* hostinfo.c - probe the host (kernel, CPUs, namespaces, cgroups, caps) into a JSON object. */
+#include "config.h"
+
+#include <errno.h>
+#include <glob.h>
+#include <limits.h>
+#include <linux/magic.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/capability.h>
+
+#include "host/caps.h"
+#include "host/perf.h"
+#include <sys/resource.h>
+#include <sys/statfs.h>
+#include <sys/sysinfo.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+#ifdef __GLIBC__
+#include <gnu/libc-version.h>
+#endif
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
+#ifdef HAVE_SECCOMP
+#include <seccomp.h>
+#endif
+
+#include "host/hostinfo.h"
+#include "core/json-util.h"
+#include "cli/options.h"
+#include "engine/spawn.h"
+#include "core/util.h"
+
+#ifndef CGROUP2_SUPER_MAGIC
+#define CGROUP2_SUPER_MAGIC 0x63677270
+#endif
+#ifndef TMPFS_MAGIC
+#define TMPFS_MAGIC 0x01021994
+#endif
+
+/* A probe: the file's contents, or NULL when it cannot be read (the reason does not matter). */
+static char *
+read_opt (const char *path)
+{
+  ucb_error_t e = NULL;
+  char *s = NULL;
+
+  if (ucb_read_file (path, &s, &e) < 0)
+    {
+      ucb_error_free (&e);
+      return NULL;
+    }
+  return s;
+}
+
+static json_t *
+int_file (const char *path)
+{
+  cleanup_free char *s = read_opt (path);
+  char *end;
+  long long v;
+
+  if (s == NULL)
+    return NULL;
+  errno = 0;
+  v = strtoll (s, &end, 10);
+  return errno == 0 && end != s && *end == '\0' ? json_integer (v) : NULL;
+}
+
+/* Split `s` on any of `seps` into an array of non-empty strings; NULL `s` gives NULL. */
+static json_t *
+split_array (const char *s, const char *seps)
+{
+  cleanup_free char *copy = s ? xstrdup (s) : NULL;
+  char *save = NULL;
+  json_t *a;
+
+  if (s == NULL)
+    return NULL;
+  a = ucb_json_checked (json_array ());
+  for (char *t = strtok_r (copy, seps, &save); t; t = strtok_r (NULL, seps, &save))
+    if (json_array_append_new (a, ucb_json_checked (json_string (t))) < 0)
+      ucb_oom ();
+  return a;
+}
+
+static char *
+cpu_model (void)
+{
+  cleanup_free char *info = read_opt ("/proc/cpuinfo");
+  char *p = info ? strstr (info, "model name") : NULL;
+
+  if (p == NULL || (p = strchr (p, ':')) == NULL)
+    return NULL;
+  p += 1 + strspn (p + 1, " \t");
+  return xasprintf ("%.*s", (int) strcspn (p, "\n"), p);
+}
+
+/* The CPUs this process may run on, as a count and a list; sized for hosts beyond
+ * CPU_SETSIZE (sched_getaffinity fails with EINVAL when the mask is too small). */
+static void
+affinity (json_t **count, json_t **list)
+{
+  for (int ncpus = 1024; ncpus <= (1 << 22); ncpus *= 2)
+    {
+      cpu_set_t *set = CPU_ALLOC (ncpus);
+      size_t size = CPU_ALLOC_SIZE (ncpus), n = 0;
+      int r, e;
+
+      if (set == NULL)
+        ucb_oom ();
+      r = sched_getaffinity (0, size, set);
+      e = errno;
+      if (r == 0)
+        {
+          cleanup_free int *cpus = xcalloc ((size_t) CPU_COUNT_S (size, set), sizeof *cpus);
+          cleanup_free char *s = NULL;
+
+          for (size_t c = 0; c < size * 8; c++)
+            if (CPU_ISSET_S (c, size, set))
+              cpus[n++] = (int) c;
+          s = ucb_format_cpu_list (cpus, n);
+          *count = json_integer ((json_int_t) n);
+          *list = ucb_json_str (s);
+        }
+      CPU_FREE (set);
+      if (r == 0 || e != EINVAL)
+        return;
+    }
+}
+
+/* Number of CPUs in a sysfs list such as "0-3,8"; NULL when it does not parse. */
+static json_t *
+count_cpu_list (const char *s)
+{
+  ucb_error_t e = NULL;
+  cleanup_free int *cpus = NULL;
+  size_t n = 0;
+
+  if (s == NULL || ucb_parse_cpu_list (s, &cpus, &n, &e) < 0)
+    {
+      ucb_error_free (&e);
+      return NULL;
+    }
+  return n ? json_integer ((json_int_t) n) : NULL;
+}
+
+/* Each L3 appears once per CPU sharing it: distinct shared_cpu_lists are the domains. */
+static json_t *
+l3_domains (void)
+{
+  glob_t g;
+  char **seen = NULL;
+  size_t nseen = 0;
+
+  if (glob ("/sys/devices/system/cpu/cpu[0-9]*/cache/index[0-9]*/level", 0, NULL, &g) != 0)
+    return NULL;
+  for (size_t i = 0; i < g.gl_pathc; i++)
+    {
+      cleanup_free char *level = read_opt (g.gl_pathv[i]), *spath = NULL, *shared = NULL;
+      size_t j;
+
+      if (level == NULL || strcmp (level, "3") != 0)
+        continue;
+      /* ".../indexN/level" -> ".../indexN/shared_cpu_list" */
+      spath = xasprintf ("%.*s/shared_cpu_list",
+                         (int) (strrchr (g.gl_pathv[i], '/') - g.gl_pathv[i]), g.gl_pathv[i]);
+      shared = read_opt (spath);
+      if (shared == NULL)
+        continue;
+      for (j = 0; j < nseen && strcmp (seen[j], shared) != 0; j++)
+        ;
+      if (j == nseen)
+        {
+          seen = xrealloc (seen, (nseen + 1) * sizeof *seen);
+          seen[nseen++] = steal_pointer (&shared);
+        }
+    }
+  globfree (&g);
+  for (size_t j = 0; j < nseen; j++)
+    free (seen[j]);
+  free (seen);
+  return nseen ? json_integer ((json_int_t) nseen) : NULL;
+}
+
+/* The node directory exists only with CONFIG_NUMA: without it the answer is unknown. */
+static json_t *
+numa_nodes (void)
+{
+  glob_t g;
+  size_t n = 0;
+
+  if (access ("/sys/devices/system/node", F_OK) != 0)
+    return NULL;
+  if (glob ("/sys/devices/system/node/node[0-9]*", GLOB_ONLYDIR, NULL, &g) == 0)
+    {
+      n = g.gl_pathc;
+      globfree (&g);
+    }
+  return json_integer ((json_int_t) n);
+}
+
+static json_t *
+smt_active (void)
+{
+  cleanup_free char *s = read_opt ("/sys/devices/system/cpu/smt/active");
+
+  if (s == NULL || (strcmp (s, "0") != 0 && strcmp (s, "1") != 0))
+    return NULL;
+  return json_boolean (s[0] == '1');
+}
+
+#if defined(__x86_64__) || defined(__i386__)
+static void
+cpuid_signature (unsigned leaf, char sig[13])
+{
+  unsigned a, b, c, d;
+
+  __cpuid (leaf, a, b, c, d);
+  (void) a;
+  memcpy (sig, &b, 4);
+  memcpy (sig + 4, &c, 4);
+  memcpy (sig + 8, &d, 4);
+  sig[12] = '\0';
+}
+#endif
+
+/* The hypervisor's CPUID signature names it.  Without CPUID (non-x86) only Xen says so in
+ * sysfs, so anything else stays unknown. */
+static char *
+virtualization (void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+  static const struct
+  {
+    char sig[13];
+    const char *name;
+  } vendors[] = {
+    { "KVMKVMKVM\0\0\0", "kvm" },    { "Linux KVM Hv", "kvm" },   { "VMwareVMware", "vmware" },
+    { "Microsoft Hv", "hyperv" },    { "XenVMMXenVMM", "xen" },   { "TCGTCGTCGTCG", "qemu-tcg" },
+    { "bhyve bhyve ", "bhyve" },     { "ACRNACRNACRN", "acrn" },  { "VBoxVBoxVBox", "virtualbox" },
+    { " lrpepyh  vr", "parallels" }, { "QNXQVMBSQG\0\0", "qnx" },
+  };
+  unsigned a, b, c, d;
+  char sig[13], kvm[13];
+
+  if (!__get_cpuid (1, &a, &b, &c, &d) || !(c & (1u << 31)))
+    {
+      char *xen = read_opt ("/sys/hypervisor/type"); /* Xen PV guests lack the CPUID bit */
+      return xen ? xen : xstrdup ("none");
+    }
+  cpuid_signature (0x40000000, sig);
+  if (strcmp (sig, "Microsoft Hv") == 0)
+    {
+      /* KVM with Hyper-V enlightenments shows Hyper-V first and itself at 0x40000100. */
+      cpuid_signature (0x40000100, kvm);
+      if (memcmp (kvm, "KVMKVMKVM\0\0\0", 12) == 0)
+        return xstrdup ("kvm");
+    }
+  for (size_t i = 0; i < UCB_ARRAY_SIZE (vendors); i++)
+    if (memcmp (sig, vendors[i].sig, 12) == 0)
+      return xstrdup (vendors[i].name);
+  return NULL; /* a hypervisor, but not one we know */
+#else
+  return read_opt ("/sys/hypervisor/type");
+#endif
+}
+
+static int
+fs_type (const char *path, long magic)
+{
+  struct statfs st;
+  return statfs (path, &st) == 0 && (long) st.f_type == magic;
+}
+
+/* ecosystem.md 2, pitfall 8: libcgroup 2.0.2 cannot say which layout, so ask statfs. */
+static const char *
+cgroup_layout (const char **controllers_file)
+{
+  *controllers_file = NULL;
+  if (fs_type ("/sys/fs/cgroup", CGROUP2_SUPER_MAGIC))
+    {
+      *controllers_file = "/sys/fs/cgroup/cgroup.controllers";
+      return "unified";
+    }
+  if (!fs_type ("/sys/fs/cgroup", TMPFS_MAGIC))
+    return NULL;
+  if (!fs_type ("/sys/fs/cgroup/unified", CGROUP2_SUPER_MAGIC))
+    return "legacy";
+  *controllers_file = "/sys/fs/cgroup/unified/cgroup.controllers";
+  return "hybrid";
+}
+
+/* "EPERM" rather than a translated sentence: dashboards match on it. */
+static char *
+errno_name (int e)
+{
+  const char *n = strerrorname_np (e);
+  return n ? xstrdup (n) : xasprintf ("errno %d", e);
+}
+
+/* The sysctls only hint; the reliable answer is to try it in a throw-away child. */
+static json_t *
+probe_userns (void)
+{
+  cleanup_free char *why = NULL;
+  json_t *o, *can = NULL;
+  int r;
+
+  r = ucb_userns_probe ();
+  if (r == 0)
+    can = json_true ();
+  else if (r > 0)
+    {
+      can = json_false ();
+      why = errno_name (r);
+    }
+  else if (r != INT_MIN)
+    {
+      can = json_false (); /* e.g. a seccomp filter that kills */
+      why = xasprintf ("killed by signal %d", -r);
+    }
+  o = ucb_json_checked (json_object ());
+  ucb_json_set (o, "max_user_namespaces", int_file ("/proc/sys/user/max_user_namespaces"));
+  ucb_json_set (o, "unprivileged_userns_clone",
+                int_file ("/proc/sys/kernel/unprivileged_userns_clone"));
+  ucb_json_set (o, "apparmor_restrict_unprivileged_userns",
+                int_file ("/proc/sys/kernel/apparmor_restrict_unprivileged_userns"));
+  ucb_json_set (o, "can_create", can);
+  ucb_json_set (o, "create_errno", ucb_json_str (why));
+  return o;
+}
+
+static json_t *
+cap_effective (cap_t cur, cap_value_t cap)
+{
+  cap_flag_value_t v;
+
+  if (cur == NULL || cap_get_flag (cur, cap, CAP_EFFECTIVE, &v) < 0)
+    return NULL;
+  return json_boolean (v == CAP_SET);
+}
+
+static json_t *
+probe_caps (void)
+{
+  cap_t cur = cap_get_proc ();
+  char *text = cur ? cap_to_text (cur, NULL) : NULL;
+  json_t *o = ucb_json_checked (json_object ());
+
+  ucb_json_set (o, "effective", ucb_json_str (text));
+  ucb_json_set (o, "cap_sys_resource", cap_effective (cur, CAP_SYS_RESOURCE));
+  ucb_json_set (o, "cap_sys_admin", cap_effective (cur, CAP_SYS_ADMIN));
+  ucb_json_set (o, "cap_ipc_lock", cap_effective (cur, CAP_IPC_LOCK));
+  ucb_json_set (o, "cap_setuid", cap_effective (cur, CAP_SETUID));
+  {
+    json_t *more = ucb_caps_probe_json (); /* text, iab, missing */
+    json_object_update (o, more);
+    json_decref (more);
+  }
+  ucb_json_set (o, "uid", json_integer ((json_int_t) getuid ()));
+  ucb_json_set (o, "euid", json_integer ((json_int_t) geteuid ()));
+
+  if (text)
+    cap_free (text);
+  if (cur)
+    cap_free (cur);
+  return o;
+}
+
+static json_t *
+rlim_value (rlim_t v)
+{
+  if (v == RLIM_INFINITY || v > (rlim_t) INT64_MAX)
+    return json_string ("unlimited");
+  return json_integer ((json_int_t) v);
+}
+
+static json_t *
+probe_rlimits (void)
+{
+  static const struct
+  {
+    const char *name;
+    int resource;
+  } limits[] = {
+    { "SIGPENDING", RLIMIT_SIGPENDING }, { "MSGQUEUE", RLIMIT_MSGQUEUE },
+    { "MEMLOCK", RLIMIT_MEMLOCK },       { "NPROC", RLIMIT_NPROC },
+    { "NOFILE", RLIMIT_NOFILE },
+  };
+  json_t *o = ucb_json_checked (json_object ());
+
+  for (size_t i = 0; i < UCB_ARRAY_SIZE (limits); i++)
+    {
+      struct rlimit rl;
+      json_t *l = NULL;
+
+      if (getrlimit (limits[i].resource, &rl) == 0)
+        l = ucb_json_checked (json_pack ("{s:o, s:o}", "soft", rlim_value (rl.rlim_cur), "hard",
+                                         rlim_value (rl.rlim_max)));
+      ucb_json_set (o, limits[i].name, l);
+    }
+  return o;
+}
+
+static json_t *
+probe_libraries (void)
+{
+  cleanup_free char *seccomp = NULL;
+  const char *libcap = NULL, *libcgroup = NULL, *libc = NULL;
+  json_t *o = ucb_json_checked (json_object ());
+
+#ifdef UCB_LIBCAP_VERSION
+  libcap = UCB_LIBCAP_VERSION;
+#endif
+#ifdef HAVE_SECCOMP
+  {
+    const struct scmp_version *v = seccomp_version ();
+    seccomp = v ? xasprintf ("%u.%u.%u", v->major, v->minor, v->micro) : NULL;
+  }
+#endif
+#if defined(HAVE_CGROUP) && defined(UCB_LIBCGROUP_VERSION)
+  libcgroup = UCB_LIBCGROUP_VERSION;
+#endif
+#ifdef __GLIBC__
+  libc = gnu_get_libc_version ();
+#endif
+#if JANSSON_VERSION_HEX >= 0x020d00 /* jansson_version_str() is new in 2.13 */
+  ucb_json_set (o, "jansson", ucb_json_str (jansson_version_str ()));
+#else
+  ucb_json_set (o, "jansson", ucb_json_str (JANSSON_VERSION));
+#endif
+  ucb_json_set (o, "libcap", ucb_json_str (libcap));
+  ucb_json_set (o, "libseccomp", ucb_json_str (seccomp));
+  ucb_json_set (o, "libcgroup", ucb_json_str (libcgroup));
+  ucb_json_set (o, "libc", ucb_json_str (libc));
+  return o;
+}
+
+#ifdef HAVE_SECCOMP
+#define SECCOMP_BUILT 1
+#define SECCOMP_FEATURE "available"
+#else
+#define SECCOMP_BUILT 0
+#define SECCOMP_FEATURE "unavailable (built --without-seccomp)"
+#endif
+#ifdef HAVE_CGROUP
+#define CGROUP_FEATURE "available"
+#else
+#define CGROUP_FEATURE "unavailable (built --without-cgroup)"
+#endif
+
+int
+ucb_host_collect (json_t **out, ucb_error_t *err)
+{
+  cleanup_free char *cmdline = read_opt ("/proc/cmdline"), *model = cpu_model ();
+  cleanup_free char *virt = virtualization (), *lsm = read_opt ("/sys/kernel/security/lsm");
+  cleanup_free char *actions = read_opt ("/proc/sys/kernel/seccomp/actions_avail");
+  cleanup_free char *siblings
+      = read_opt ("/sys/devices/system/cpu/cpu0/topology/thread_siblings_list");
+  cleanup_free char *controllers = NULL;
+  json_t *host = ucb_json_checked (json_object ()), *kernel = ucb_json_checked (json_object ());
+  json_t *allowed = NULL, *allowed_list = NULL;
+  const char *layout, *controllers_path;
+  long online = sysconf (_SC_NPROCESSORS_ONLN);
+  struct utsname u;
+  struct sysinfo si;
+  int have_u = uname (&u) == 0, have_si = sysinfo (&si) == 0;
+
+  (void) err; /* every probe degrades to null; only allocation failure is fatal (abort) */
+  affinity (&allowed, &allowed_list);
+  layout = cgroup_layout (&controllers_path);
+  controllers = controllers_path ? read_opt (controllers_path) : NULL;
+  ucb_json_set (host, "hostname", have_u ? ucb_json_str (u.nodename) : NULL);
+  ucb_json_set (kernel, "release", have_u ? ucb_json_str (u.release) : NULL);
+  ucb_json_set (kernel, "version", have_u ? ucb_json_str (u.version) : NULL);
+  ucb_json_set (kernel, "cmdline", ucb_json_str (cmdline));
+  ucb_json_set (host, "kernel", kernel);
+  ucb_json_set (host, "arch", have_u ? ucb_json_str (u.machine) : NULL);
+  ucb_json_set (host, "cpu_model", ucb_json_str (model));
+  ucb_json_set (host, "cpus_online", online > 0 ? json_integer (online) : NULL);
+  ucb_json_set (host, "cpus_allowed", allowed);
+  ucb_json_set (host, "cpus_allowed_list", allowed_list);
+  ucb_json_set (host, "smt", smt_active ());
+  ucb_json_set (host, "threads_per_core", count_cpu_list (siblings));
+  ucb_json_set (host, "l3_domains", l3_domains ());
+  ucb_json_set (host, "numa_nodes", numa_nodes ());
+  ucb_json_set (host, "memory_bytes",
+                have_si ? json_integer ((json_int_t) si.totalram * (json_int_t) si.mem_unit)
+                        : NULL);
+  ucb_json_set (host, "virtualization", ucb_json_str (virt));
+  ucb_json_set (host, "lsms", split_array (lsm, ","));
+  ucb_json_set (host, "cgroup_layout", ucb_json_str (layout));
+  ucb_json_set (host, "cgroup_v2_controllers", split_array (controllers, " "));
+  ucb_json_set (host, "userns", probe_userns ());
+  ucb_json_set (host, "capabilities", probe_caps ());
+  ucb_json_set (host, "rlimits", probe_rlimits ());
+  ucb_json_set (host, "seccomp",
+                ucb_json_checked (json_pack ("{s:b, s:o?}", "available", SECCOMP_BUILT,
+                                             "actions_avail", split_array (actions, " "))));
+  ucb_json_set (host, "libraries", probe_libraries ());
+  ucb_json_set (host, "features",
+                ucb_json_checked (json_pack ("{s:s, s:s}", "seccomp", SECCOMP_FEATURE, "cgroup",
+                                             CGROUP_FEATURE)));
+  {
+    struct ucb_perf_probe pp;
+    ucb_perf_probe (&pp);
+    ucb_json_set (host, "perf", ucb_perf_probe_json (&pp));
+  }
+  *out = host;
+  return 0;
+}
+
+/* ---- text form: one `a.b.c: value` line per leaf, values aligned ---- */
+
+static char *
+value_text (const json_t *v)
+{
+  switch (json_typeof (v))
+    {
+    case JSON_STRING:
+      return xstrdup (json_string_value (v));
+    case JSON_INTEGER:
+      return xasprintf ("%" JSON_INTEGER_FORMAT, json_integer_value (v));
+    case JSON_REAL:
+      return xasprintf ("%g", json_real_value (v));
+    case JSON_TRUE:
+      return xstrdup ("true");
+    case JSON_FALSE:
+      return xstrdup ("false");
+    case JSON_NULL:
+      return xstrdup ("unknown");
+    case JSON_ARRAY:
+      {
+        char *s = xstrdup (json_array_size (v) ? "" : "(none)");
+        size_t i;
+        json_t *e;
+        json_array_foreach (v, i, e)
+        {
+          cleanup_free char *item = value_text (e);
+          char *next = xasprintf ("%s%s%s", s, i ? "," : "", item);
+          free (s);
+          s = next;
+        }
+        return s;
+      }
+    case JSON_OBJECT: /* only inside arrays: walk() flattens the others */
+    default:
+      {
+        char *s = json_dumps (v, JSON_COMPACT | JSON_SORT_KEYS);
+        if (s == NULL)
+          ucb_oom ();
+        return s;
+      }
+    }
+}
+
+/* Two passes over the same walk: `width` NULL measures into `max`, otherwise prints. */
+static void
+walk (FILE *f, const json_t *obj, const char *prefix, size_t *max, const size_t *width)
+{
+  const char *k;
+  json_t *v;
+
+  json_object_foreach ((json_t *) obj, k, v)
+  {
+    cleanup_free char *key = prefix ? xasprintf ("%s.%s", prefix, k) : xstrdup (k);
+    cleanup_free char *text = NULL;
+
+    if (json_is_object (v))
+      walk (f, v, key, max, width);
+    else if (width == NULL)
+      *max = strlen (key) > *max ? strlen (key) : *max;
+    else
+      {
+        text = value_text (v);
+        fprintf (f, "%s:%*s %s\n", key, (int) (*width - strlen (key)), "", text);
+      }
+  }
+}
+
+void
+ucb_host_print_text (FILE *f, const json_t *host)
+{
+  size_t max = 0;
+
+  if (!json_is_object (host))
+    return;
+  walk (f, host, NULL, &max, NULL);
+  walk (f, host, NULL, &max, &max);
+}

@@ -1,0 +1,67 @@
+/* seccomp.h - container seccomp profiles (Docker's JSON format): build once, load per container. */
+#ifndef UCB_SECCOMP_H
+#define UCB_SECCOMP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "core/error.h"
+
+/* What building a profile did, for the result document. */
+struct ucb_seccomp_stats
+{
+  char profile[64];        /* "docker" or the file's basename */
+  char default_action[32]; /* e.g. "SCMP_ACT_ERRNO" */
+  int default_errno;       /* errno of an SCMP_ACT_ERRNO (or _TRACE) default; 0 otherwise */
+  unsigned entries;        /* syscalls[] entries of the profile */
+  unsigned entries_used;
+  unsigned entries_skipped; /* excluded by includes/excludes (caps, arches, minKernel) */
+  unsigned names;           /* syscall names in the used entries */
+  unsigned names_unknown;   /* of those, not a system call libseccomp knows on this arch */
+  unsigned rules;           /* seccomp_rule_add calls that succeeded */
+  unsigned arches;          /* architectures in the filter (native + archMap subArchitectures) */
+  int optimize;             /* SCMP_FLTATR_CTL_OPTIMIZE level used (1 or 2) */
+  unsigned bpf_insns;       /* size of the exported BPF program, in instructions */
+};
+
+/* A built filter: owns the libseccomp context.  Opaque. */
+struct ucb_seccomp;
+
+struct ucb_seccomp_opts
+{
+  const char *profile; /* "docker" (embedded) or a path to a Docker-format JSON profile */
+  int optimize;        /* 1 (libseccomp default; 0 means 1) or 2 (binary tree) */
+  const int *caps;     /* capabilities the container keeps (CAP_* numbers), for */
+  size_t ncaps;        /*   includes.caps / excludes.caps */
+};
+
+/* Read the profile and build the filter, in the parent, before any container exists.  A bad
+ * profile is a usage error that names the file and the JSON location ("syscalls[3].action").
+ * `st` may be NULL. */
+int ucb_seccomp_build (const struct ucb_seccomp_opts *o, struct ucb_seccomp **out,
+                       struct ucb_seccomp_stats *st, ucb_error_t *err)
+    __attribute__ ((warn_unused_result));
+
+/* Install the filter in the calling thread; in the process to confine (a forked child, before
+ * it starts threads).  SCMP_FLTATR_CTL_NNP stays at its default: the caller sets
+ * NO_NEW_PRIVS itself before.  `load_ns` (may be NULL) gets the time seccomp_load() took. */
+int ucb_seccomp_load (const struct ucb_seccomp *s, uint64_t *load_ns, ucb_error_t *err)
+    __attribute__ ((warn_unused_result));
+
+/* Release the filter and set `*s` to NULL.  Safe on NULL. */
+void ucb_seccomp_free (struct ucb_seccomp **s);
+#define cleanup_seccomp __attribute__ ((cleanup (ucb_seccomp_free)))
+
+/* Every field of `st`, under snake_case keys. */
+json_t *ucb_seccomp_stats_json (const struct ucb_seccomp_stats *st);
+
+/* Private to seccomp.c, defined in seccomp-profile.c (with libseccomp only): read the profile
+ * of `o` into a new filter context (a scmp_filter_ctx) at `optimize`, and fill in every field of
+ * `st` but bpf_insns. */
+int ucb_seccomp_profile_read (const struct ucb_seccomp_opts *o, int optimize, void **ctx,
+                              struct ucb_seccomp_stats *st, ucb_error_t *err)
+    __attribute__ ((warn_unused_result));
+
+#endif

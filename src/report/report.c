@@ -1,0 +1,267 @@
+/* report.c - the result document (jansson) and the text table drawn from it.
+ *
+ * Every number a user sees is derived here from the raw readings, once; the text table reads
+ * the document, so the two can never disagree. */
+#include "config.h"
+
+#include <errno.h>
+#include <libgen.h>
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/json-util.h"
+#include "report/report.h"
+#include "core/stats.h"
+#include "core/util.h"
+#include "engine/workload.h"
+
+static bool
+same_series (json_t *a, json_t *b)
+{
+  static const char *const keys[] = { "workload", "owner", "depth", "tasks", "mode" };
+  for (size_t i = 0; i < UCB_ARRAY_SIZE (keys); i++)
+    if (!json_equal (json_object_get (a, keys[i]), json_object_get (b, keys[i])))
+      return false;
+  return true;
+}
+
+void
+ucb_report_scalability (json_t *results)
+{
+  size_t n = json_array_size (results);
+  cleanup_free double *base = xcalloc (n, sizeof *base);
+
+  for (size_t i = 0; i < n; i++)
+    {
+      json_t *r = json_array_get (results, i);
+      json_t *sum = json_object_get (r, "summary");
+      json_int_t containers = json_integer_value (json_object_get (r, "containers"));
+      size_t nb = 0;
+      double one;
+
+      for (size_t j = 0; j < n; j++)
+        {
+          json_t *b = json_array_get (results, j);
+          json_t *t = json_object_get (json_object_get (b, "summary"), "total_ops_per_s");
+          if (json_integer_value (json_object_get (b, "containers")) == 1 && same_series (r, b)
+              && json_is_number (t))
+            base[nb++] = json_number_value (t);
+        }
+      one = ucb_median (base, nb);
+      if (nb > 0 && one > 0 && containers > 0)
+        {
+          double total = json_number_value (json_object_get (sum, "total_ops_per_s"));
+          ucb_json_set (sum, "scalability", ucb_json_real (total / ((double) containers * one)));
+        }
+    }
+}
+
+json_t *
+ucb_report_config (const struct ucb_run_options *o, const struct ucb_placement *pl,
+                   const struct ucb_runtime *rt)
+{
+  json_t *c = ucb_json_obj (), *w = ucb_json_arr (), *n = ucb_json_arr (), *ow = ucb_json_arr (),
+         *d = ucb_json_arr (), *pin = ucb_json_obj ();
+
+  for (size_t i = 0; i < o->n_workloads; i++)
+    ucb_json_push (w, ucb_json_str (o->workloads[i]->name));
+  for (size_t i = 0; i < o->n_containers; i++)
+    ucb_json_push (n, ucb_json_int (o->containers[i]));
+  for (size_t i = 0; i < o->n_owners; i++)
+    {
+      cleanup_free char *name = ucb_owner_mode_name (&o->owners[i]);
+      ucb_json_push (ow, ucb_json_str (name));
+    }
+  for (size_t i = 0; i < o->n_depths; i++)
+    ucb_json_push (d, ucb_json_int (o->depths[i]));
+  ucb_json_set (c, "workloads", w);
+  ucb_json_set (c, "containers", n);
+  ucb_json_set (c, "owners", ow);
+  ucb_json_set (c, "depths", d);
+  {
+    json_t *t = ucb_json_arr (), *lim = ucb_json_obj ();
+    cleanup_free char *iso = ucb_isolate_name (o->isolate);
+    static const char *const headroom[] = { "host", "near", "far" };
+
+    for (size_t i = 0; i < o->n_tasks; i++)
+      ucb_json_push (t, ucb_json_int (o->tasks[i]));
+    for (unsigned b = 0; b < UCB_NLIMITS; b++)
+      if (o->limits[b].set)
+        ucb_json_set (lim, ucb_rlimit_name (1u << b),
+                      o->limits[b].value == UCB_LIMIT_UNLIMITED
+                          ? ucb_json_str ("unlimited")
+                          : ucb_json_int ((long long) o->limits[b].value));
+    ucb_json_set (c, "tasks", t);
+    ucb_json_set (c, "mode", ucb_json_str (o->threads ? "thread" : "process"));
+    ucb_json_set (c, "limits", lim);
+    ucb_json_set (c, "headroom", ucb_json_str (headroom[o->headroom]));
+    ucb_json_set (c, "isolate", ucb_json_checked (json_sprintf ("user%s%s", *iso ? "," : "", iso)));
+  }
+  ucb_json_set (c, "duration_s", ucb_json_real (o->duration));
+  ucb_json_set (c, "warmup_s", ucb_json_real (o->warmup));
+  ucb_json_set (c, "interval_s", ucb_json_real (o->interval));
+  ucb_json_set (c, "repeat", ucb_json_int (o->repeat));
+  ucb_json_set (c, "uid_base", ucb_json_int (o->uid_base));
+  ucb_json_set (pin, "mode", ucb_json_str (ucb_pin_mode_name (o->pin)));
+  ucb_json_set (pin, "cpus", ucb_json_int_array (pl->cpus, pl->ncpus));
+  ucb_json_set (pin, "allowed", ucb_json_int_array (pl->allowed, pl->nallowed));
+  ucb_json_set (pin, "topology", ucb_report_topology (pl));
+  ucb_json_set (c, "pin", pin);
+  ucb_json_set (c, "runtime", rt ? ucb_runtime_config_json (rt) : NULL);
+  ucb_json_set (c, "output", ucb_json_str (o->output));
+  ucb_json_set (c, "format", ucb_json_str (o->format == UCB_FORMAT_JSON ? "json" : "text"));
+  ucb_json_set (c, "quiet", json_boolean (o->quiet));
+  return c;
+}
+
+json_t *
+ucb_report_document (int argc, char **argv, double start_realtime, double duration_s, json_t *host,
+                     json_t *config, json_t *results)
+{
+  json_t *doc = ucb_json_obj (), *tool = ucb_json_obj (), *run = ucb_json_obj (),
+         *av = ucb_json_arr ();
+  char when[64] = "";
+  time_t secs = (time_t) start_realtime;
+  struct tm tm;
+
+  if (gmtime_r (&secs, &tm))
+    strftime (when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  ucb_json_push (av, ucb_json_str (PACKAGE_NAME)); /* argv holds the subcommand onwards */
+  for (int i = 0; i < argc; i++)
+    ucb_json_push (av, ucb_json_str (argv[i]));
+  ucb_json_set (tool, "name", ucb_json_str (PACKAGE_NAME));
+  ucb_json_set (tool, "version", ucb_json_str (PACKAGE_VERSION));
+  ucb_json_set (run, "start_time", ucb_json_str (when));
+  ucb_json_set (run, "start_epoch_s", ucb_json_int ((long long) start_realtime));
+  ucb_json_set (run, "duration_s", ucb_json_real (duration_s));
+  ucb_json_set (run, "argv", av);
+  ucb_json_set (doc, "schema", ucb_json_str (UCB_SCHEMA));
+  ucb_json_set (doc, "tool", tool);
+  ucb_json_set (doc, "run", run);
+  ucb_json_set (doc, "host", host ? host : json_null ());
+  ucb_json_set (doc, "config", config);
+  ucb_json_set (doc, "results", results);
+  return doc;
+}
+
+/* Not a regular file (a pipe, a terminal, /dev/stdout): write through it; renaming a
+ * temporary over it would replace the device node or the symlink itself. */
+static int
+write_direct (const json_t *doc, const char *path, ucb_error_t *err)
+{
+  cleanup_file FILE *f = fopen (path, "we");
+
+  if (f == NULL)
+    return ucb_make_error (err, errno, "open `%s`", path);
+  if (ucb_json_write (doc, f, err) < 0)
+    return ucb_error_wrap (err, "`%s`", path);
+  if (fclose (steal_pointer (&f)) != 0)
+    return ucb_make_error (err, errno, "write `%s`", path);
+  return 0;
+}
+
+int
+ucb_report_write_file (const json_t *doc, const char *path, ucb_error_t *err)
+{
+  cleanup_free char *real = NULL;
+  cleanup_free char *tmp = NULL;
+  cleanup_file FILE *f = NULL;
+  struct stat st;
+  int fd;
+
+  if (stat (path, &st) == 0)
+    {
+      if (!S_ISREG (st.st_mode))
+        return write_direct (doc, path, err);
+      /* A symlink to a file: replace the file it points to, not the link. */
+      real = realpath (path, NULL);
+    }
+  else if (lstat (path, &st) == 0 && S_ISLNK (st.st_mode))
+    return write_direct (doc, path, err); /* a dangling link: create its target */
+  if (real == NULL)
+    real = xstrdup (path);
+  tmp = xasprintf ("%s.XXXXXX", real);
+  fd = mkstemp (tmp);
+  if (fd < 0)
+    return ucb_make_error (err, errno, "create `%s`", tmp);
+  f = fdopen (fd, "w");
+  if (f == NULL)
+    {
+      close (fd);
+      unlink (tmp);
+      return ucb_make_error (err, errno, "fdopen `%s`", tmp);
+    }
+  if (ucb_json_write (doc, f, err) < 0 || fchmod (fd, 0644) < 0 || fsync (fd) < 0)
+    {
+      unlink (tmp);
+      return ucb_error_wrap (err, "`%s`", path);
+    }
+  if (fclose (steal_pointer (&f)) != 0 || rename (tmp, real) < 0)
+    {
+      int e = errno;
+      unlink (tmp);
+      return ucb_make_error (err, e, "write `%s`", path);
+    }
+  return 0;
+}
+
+static double
+num (json_t *o, const char *key)
+{
+  json_t *v = json_object_get (o, key);
+  return json_is_number (v) ? json_number_value (v) : NAN;
+}
+
+/* A number for the table: "-" for null (NaN), as JSON has it. */
+static const char *
+cell (char *buf, size_t len, int decimals, double v)
+{
+  if (!isfinite (v))
+    return "-";
+  snprintf (buf, len, "%.*f", decimals, v);
+  return buf;
+}
+
+void
+ucb_report_text (FILE *f, const json_t *doc)
+{
+  json_t *results = json_object_get (doc, "results");
+  size_t i;
+  json_t *r;
+
+  fprintf (f, "%-9s %-9s %5s %5s %14s %6s %14s %7s %8s %9s %7s\n", "workload", "owner", "depth",
+           "N", "ops/s/cont", "±%", "total ops/s", "scale", "fairness", "cpu ns/op", "failed");
+  json_array_foreach (results, i, r)
+  {
+    json_t *s = json_object_get (r, "summary");
+    const char *status = json_string_value (json_object_get (r, "status"));
+    char b[6][32];
+
+    fprintf (f, "%-9s %-9s %5lld %5lld ", json_string_value (json_object_get (r, "workload")),
+             json_string_value (json_object_get (r, "owner")),
+             json_integer_value (json_object_get (r, "depth")),
+             json_integer_value (json_object_get (r, "containers")));
+    if (status && strcmp (status, "ok") != 0)
+      {
+        fprintf (f, "%s: %s\n", status, json_string_value (json_object_get (r, "reason")));
+        continue;
+      }
+    fprintf (f, "%14s %6s %14s %7s %8s %9s %7lld\n",
+             cell (b[0], sizeof b[0], 0, num (s, "per_container_ops")),
+             cell (b[1], sizeof b[1], 1, num (s, "cv") * 100),
+             cell (b[2], sizeof b[2], 0, num (s, "total_ops_per_s")),
+             cell (b[3], sizeof b[3], 3, num (s, "scalability")),
+             cell (b[4], sizeof b[4], 3, num (s, "fairness")),
+             cell (b[5], sizeof b[5], 1, num (s, "cpu_ns_per_op")),
+             json_integer_value (json_object_get (s, "failed_ops")));
+  }
+  fprintf (f,
+           "(ops/s/cont = total/N; ±%% = spread across containers; scale = total/(N x 1-container "
+           "total))\n");
+  ucb_report_l3_text (f, json_object_get (doc, "l3_scaling"));
+}

@@ -1,0 +1,115 @@
+/* ulim16.c - ULIM-16: RLIMIT_MSGQUEUE charges the exact queue cost, and the boundary is exact.
+ *
+ * mqueue_get_inode charges maxmsg * msgsize + maxmsg * sizeof (struct msg_msg) +
+ * min (maxmsg, MQ_PRIO_MAX) * sizeof (struct posix_msg_tree_node) bytes at creation: on
+ * x86_64 (6.18 layouts) maxmsg * (msgsize + 96).  With soft = 2 * cost two queues are created
+ * and the third gets EMFILE; with 2 * cost - 1 only one.  Runs in a user and IPC namespace of
+ * its own, so no queue can outlive the case. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <mqueue.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "verify/verify.h"
+#include "verify/vprobe.h"
+
+static const struct
+{
+  long maxmsg, msgsize; /* 0: the defaults (NULL attr), 10 x 8192 */
+} shapes[] = { { 1, 1024 }, { 10, 100 }, { 0, 0 } };
+
+static long
+cost (long maxmsg, long msgsize)
+{
+  if (maxmsg == 0)
+    maxmsg = 10, msgsize = 8192;
+  return maxmsg * (msgsize + 48 + 48); /* sizeof msg_msg, posix_msg_tree_node: x86_64 */
+}
+
+/* Create queues until refused; unlink them all. */
+static long
+create_until_refused (long maxmsg, long msgsize, int *refused)
+{
+  struct mq_attr attr = { .mq_maxmsg = maxmsg, .mq_msgsize = msgsize };
+  char name[64];
+  long n = 0;
+
+  *refused = 0;
+  for (; n < 16; n++)
+    {
+      mqd_t q;
+      snprintf (name, sizeof name, "/ulim16.%ld", n);
+      q = mq_open (name, O_CREAT | O_EXCL | O_RDWR, 0600, maxmsg ? &attr : NULL);
+      if (q == (mqd_t) -1)
+        {
+          *refused = errno;
+          break;
+        }
+      mq_close (q);
+    }
+  for (long i = 0; i < n; i++)
+    {
+      snprintf (name, sizeof name, "/ulim16.%ld", i);
+      mq_unlink (name);
+    }
+  return n;
+}
+
+static int
+ulim16_run (struct ucb_vctx *ctx, ucb_error_t *err)
+{
+  struct utsname u;
+
+  if (uname (&u) == 0 && strcmp (u.machine, "x86_64") != 0)
+    {
+      ucb_vskip (ctx->res, "the queue cost formula is known for x86_64 only (struct sizes)");
+      return 0;
+    }
+  for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
+    for (int minus = 0; minus < 2; minus++)
+      {
+        pid_t pid = ucb_vfork ();
+        if (pid < 0)
+          return ucb_make_error (err, errno, "fork");
+        if (pid == 0)
+          {
+            ucb_error_t e = NULL;
+            long c = cost (shapes[s].maxmsg, shapes[s].msgsize), n;
+            char name[UCB_VNAME_MAX];
+            int refused;
+
+            if (ucb_vbecome (ctx->uid_base + (uid_t) (s * 2 + (size_t) minus), &e) < 0
+                || ucb_vsoft (RLIMIT_MSGQUEUE, (rlim_t) (2 * c - minus), &e) < 0
+                || ucb_vuserns (CLONE_NEWIPC, &e) < 0)
+              _exit (1);
+            n = create_until_refused (shapes[s].maxmsg, shapes[s].msgsize, &refused);
+            snprintf (name, sizeof name, "%ldx%ld queues at %ld B", shapes[s].maxmsg ?: 10,
+                      shapes[s].msgsize ?: 8192, 2 * c - minus);
+            ucb_vobserve (ctx->res, name, UCB_VITEM_ADMITTED, minus ? 1 : 2, n);
+            snprintf (name, sizeof name, "errno after %ldx%ld queues at %ld B",
+                      shapes[s].maxmsg ?: 10, shapes[s].msgsize ?: 8192, 2 * c - minus);
+            ucb_vobserve (ctx->res, name, UCB_VITEM_ERRNO, EMFILE, refused);
+            _exit (0);
+          }
+        if (ucb_vwait (pid) != 0)
+          return ucb_make_error (err, 0, "the probe of shape %zu failed", s + 1);
+      }
+  return 0;
+}
+
+const struct ucb_vcase ucb_vcase_ulim16 = {
+  .id = "ULIM-16",
+  .name = "msgqueue-cost",
+  .title = "MSGQUEUE: a queue costs maxmsg*(msgsize+96) B (x86_64); the boundary is exact",
+  .rlimit = "MSGQUEUE",
+  .depends = "x86_64 struct msg_msg / posix_msg_tree_node sizes (6.18); skip elsewhere",
+  .checks = "mqueue_get_inode: inc_rlimit_ucounts(MSGQUEUE, mq_bytes) under mq_lock, EMFILE",
+  .run = ulim16_run,
+};

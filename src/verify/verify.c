@@ -1,0 +1,345 @@
+/* verify.c - observations, verdicts and the case registry of `ucbench verify`. */
+#include "config.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "verify/cases/list.h"
+#include "engine/owner.h"
+#include "engine/spawn.h"
+#include "core/util.h"
+#include "verify/verify.h"
+
+#define UCB_DECLARE(name) extern const struct ucb_vcase ucb_vcase_##name;
+UCB_VCASES (UCB_DECLARE)
+#undef UCB_DECLARE
+
+#define UCB_ENTRY(name) &ucb_vcase_##name,
+const struct ucb_vcase *const ucb_vcases[] = { UCB_VCASES (UCB_ENTRY) NULL };
+#undef UCB_ENTRY
+
+const struct ucb_vcase *
+ucb_vcase_find (const char *id)
+{
+  for (size_t i = 0; ucb_vcases[i]; i++)
+    if (strcasecmp (ucb_vcases[i]->id, id) == 0 || strcmp (ucb_vcases[i]->name, id) == 0)
+      return ucb_vcases[i];
+  return NULL;
+}
+
+static struct ucb_vitem *
+add_item (struct ucb_vresult *r, const char *name, enum ucb_vkind kind, long long expected,
+          long long observed)
+{
+  struct ucb_vitem *it;
+
+  if (r->n >= UCB_VITEMS_MAX)
+    {
+      snprintf (r->error, sizeof r->error, "internal: more than %d observations", UCB_VITEMS_MAX);
+      return NULL;
+    }
+  for (size_t i = 0; i < r->n; i++)
+    if (strcmp (r->items[i].name, name) == 0)
+      {
+        /* Names key the JSON objects: a repeated one would hide a value. */
+        snprintf (r->error, sizeof r->error, "internal: observation `%s` recorded twice", name);
+        return NULL;
+      }
+  it = &r->items[r->n++];
+  memset (it, 0, sizeof *it);
+  snprintf (it->name, sizeof it->name, "%s", name);
+  it->kind = kind;
+  it->expected = expected;
+  it->observed = observed;
+  return it;
+}
+
+void
+ucb_vobserve (struct ucb_vresult *r, const char *name, enum ucb_vkind kind, long long expected,
+              long long observed)
+{
+  add_item (r, name, kind, expected, observed);
+}
+
+void
+ucb_vobserve_bug (struct ucb_vresult *r, const char *name, enum ucb_vkind kind, long long expected,
+                  long long observed, long long bug_value)
+{
+  struct ucb_vitem *it = add_item (r, name, kind, expected, observed);
+  if (it)
+    {
+      it->has_bug_value = true;
+      it->bug_value = bug_value;
+    }
+}
+
+void
+ucb_vskip (struct ucb_vresult *r, const char *fmt, ...)
+{
+  va_list ap;
+
+  va_start (ap, fmt);
+  vsnprintf (r->skip, sizeof r->skip, fmt, ap);
+  va_end (ap);
+}
+
+static const char *
+mismatch_kind (const struct ucb_vitem *it)
+{
+  switch (it->kind)
+    {
+    case UCB_VITEM_ADMITTED:
+      return it->observed > it->expected ? "over-admission (limit bypass)" : "early denial";
+    case UCB_VITEM_COUNTER:
+      return it->observed > it->expected ? "counter leak" : "counter underflow";
+    case UCB_VITEM_ERRNO:
+      return "wrong errno";
+    case UCB_VITEM_EXACT:
+    default:
+      return "mismatch";
+    }
+}
+
+enum ucb_verdict
+ucb_vjudge (const struct ucb_vresult *r, char *why, size_t whylen)
+{
+  const struct ucb_vitem *bug = NULL;
+
+  why[0] = '\0';
+  if (r->error[0])
+    {
+      snprintf (why, whylen, "%s", r->error);
+      return UCB_VERDICT_ERROR;
+    }
+  if (r->skip[0])
+    {
+      snprintf (why, whylen, "%s", r->skip);
+      return UCB_VERDICT_SKIP;
+    }
+  if (r->n == 0)
+    {
+      snprintf (why, whylen, "no observation recorded");
+      return UCB_VERDICT_ERROR;
+    }
+  /* Over-admission first: it is the security failure, whatever else went wrong. */
+  for (int pass = 0; pass < 2; pass++)
+    for (size_t i = 0; i < r->n; i++)
+      {
+        const struct ucb_vitem *it = &r->items[i];
+        bool over = it->kind == UCB_VITEM_ADMITTED && it->observed > it->expected;
+
+        if (it->observed == it->expected || (pass == 0) != over)
+          continue;
+        if (it->has_bug_value && it->observed == it->bug_value)
+          {
+            bug = it;
+            continue;
+          }
+        snprintf (why, whylen, "%s: expected %lld, observed %lld: %s", it->name, it->expected,
+                  it->observed, mismatch_kind (it));
+        return UCB_VERDICT_FAIL;
+      }
+  if (bug)
+    {
+      snprintf (why, whylen, "%s: intended %lld, observed %lld (the known bug)", bug->name,
+                bug->expected, bug->observed);
+      return UCB_VERDICT_KNOWN_BUG;
+    }
+  return UCB_VERDICT_PASS;
+}
+
+const char *
+ucb_verdict_name (enum ucb_verdict v)
+{
+  switch (v)
+    {
+    case UCB_VERDICT_PASS:
+      return "pass";
+    case UCB_VERDICT_FAIL:
+      return "fail";
+    case UCB_VERDICT_SKIP:
+      return "skip";
+    case UCB_VERDICT_ERROR:
+      return "error";
+    case UCB_VERDICT_KNOWN_BUG:
+      return "known-bug";
+    default:
+      return "error";
+    }
+}
+
+int
+ucb_kernel_probe (struct ucb_kernel *k, ucb_error_t *err)
+{
+  struct utsname u;
+
+  memset (k, 0, sizeof *k);
+  if (uname (&u) < 0)
+    return ucb_make_error (err, errno, "uname");
+  if (sscanf (u.release, "%u.%u.%u", &k->major, &k->minor, &k->patch) < 2)
+    return ucb_make_error (err, 0, "cannot parse kernel release `%s`", u.release);
+  return 0;
+}
+
+/* ---- running a case ------------------------------------------------------------------------ */
+
+#define CASE_TIMEOUT_S 30.0
+
+/* Count what a case left behind: live processes of its group, IPC objects of its uids. */
+static size_t
+count_ipc_of (uid_t lo, uid_t hi)
+{
+  static const char *const files[]
+      = { "/proc/sysvipc/shm", "/proc/sysvipc/msg", "/proc/sysvipc/sem" };
+  size_t n = 0;
+
+  for (size_t i = 0; i < UCB_ARRAY_SIZE (files); i++)
+    {
+      cleanup_file FILE *f = fopen (files[i], "re");
+      char line[512];
+      if (f == NULL || fgets (line, sizeof line, f) == NULL)
+        continue;
+      while (fgets (line, sizeof line, f))
+        {
+          /* key id perms ... uid gid cuid: the uid is the 8th field in shm, msg and sem
+           * differ; compare every numeric field against the range instead. */
+          char *save = NULL;
+          for (char *t = strtok_r (line, " \t\n", &save); t; t = strtok_r (NULL, " \t\n", &save))
+            {
+              unsigned long v = strtoul (t, NULL, 10);
+              if (v >= lo && v <= hi)
+                {
+                  n++;
+                  break;
+                }
+            }
+        }
+    }
+  return n;
+}
+
+/* Reap children until none is left, for at most `ns`. */
+static void
+reap_for (uint64_t ns)
+{
+  uint64_t deadline = ucb_now_ns () + ns;
+
+  for (;;)
+    {
+      pid_t r = waitpid (-1, NULL, WNOHANG);
+      if (r > 0)
+        continue;
+      if (r < 0 && errno != EINTR)
+        return; /* ECHILD */
+      if (ucb_now_ns () >= deadline)
+        return;
+      {
+        struct timespec ts = { 0, 2000000 };
+        nanosleep (&ts, NULL);
+      }
+    }
+}
+
+void
+ucb_verify_run (const struct ucb_vcase *c, uid_t base, const struct ucb_kernel *k,
+                struct ucb_vrun *out)
+{
+  struct ucb_vresult *res
+      = mmap (NULL, sizeof *res, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  uint64_t t0 = ucb_now_ns (), deadline = t0 + (uint64_t) (CASE_TIMEOUT_S * 1e9);
+  cleanup_free uid_t *uids = xcalloc (100, sizeof *uids);
+  cleanup_free char *who = NULL;
+  size_t left_ipc;
+  int status = 0;
+  pid_t pid, r;
+
+  memset (out, 0, sizeof *out);
+  out->c = c;
+  if (res == MAP_FAILED)
+    {
+      out->verdict = UCB_VERDICT_ERROR;
+      snprintf (out->why, sizeof out->why, "mmap: %s", strerror (errno));
+      return;
+    }
+  memset (res, 0, sizeof *res);
+  for (uid_t u = 0; u < 100; u++)
+    uids[u] = base + u;
+  if (ucb_owner_find_users (uids, 100, &who) > 0)
+    {
+      snprintf (res->error, sizeof res->error, "uid range %u-%u of the case is in use: %s",
+                (unsigned) base, (unsigned) base + 99, who);
+      goto judge;
+    }
+  fflush (NULL);
+  pid = fork ();
+  if (pid == 0)
+    {
+      struct ucb_vctx ctx = { .kernel = k, .uid_base = base, .res = res };
+      ucb_error_t err = NULL;
+
+      setpgid (0, 0);
+      prctl (PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+      /* Orphans of the case's helpers come back to it, inside its process group. */
+      prctl (PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+      if (c->run (&ctx, &err) < 0)
+        {
+          snprintf (res->error, sizeof res->error, "%s%s%s", err->msg, err->code ? ": " : "",
+                    err->code ? strerror (err->code) : "");
+          ucb_error_free (&err);
+        }
+      /* Reap what has ended (orphans of killed helpers come here, as the subreaper): a
+       * zombie still counts against the case's uids.  What still lives is a leak, which the
+       * parent reports. */
+      reap_for (200000000ull);
+      _exit (0);
+    }
+  if (pid < 0)
+    {
+      snprintf (res->error, sizeof res->error, "fork: %s", strerror (errno));
+      goto judge;
+    }
+  setpgid (pid, pid);
+  while ((r = waitpid (pid, &status, WNOHANG)) == 0 && ucb_now_ns () < deadline
+         && !ucb_interrupted ())
+    {
+      struct timespec ts = { 0, 5000000 };
+      nanosleep (&ts, NULL);
+    }
+  if (r == 0)
+    {
+      kill (-pid, SIGKILL);
+      waitpid (pid, &status, 0);
+      snprintf (res->error, sizeof res->error, "%s after %.0f s",
+                ucb_interrupted () ? "interrupted" : "timed out", CASE_TIMEOUT_S);
+    }
+  if (!res->error[0] && (!WIFEXITED (status) || WEXITSTATUS (status) != 0))
+    snprintf (res->error, sizeof res->error, "the case process %s %d",
+              WIFSIGNALED (status) ? "was killed by signal" : "exited with status",
+              WIFSIGNALED (status) ? WTERMSIG (status) : WEXITSTATUS (status));
+  /* Anything still in the case's group was left behind. */
+  if (kill (-pid, 0) == 0 && !res->error[0])
+    snprintf (res->error, sizeof res->error, "the case left processes behind");
+  kill (-pid, SIGKILL);
+  /* We are a subreaper too: the killed processes come back to us, to be reaped now rather
+   * than by a slow pid 1 while a repeat of the case needs their uids. */
+  reap_for (2000000000ull);
+  left_ipc = count_ipc_of (base, base + 99);
+  if (left_ipc && !res->error[0])
+    snprintf (res->error, sizeof res->error, "the case left %zu SysV IPC objects behind", left_ipc);
+judge:
+  out->res = *res;
+  out->verdict = ucb_vjudge (res, out->why, sizeof out->why);
+  out->duration_s = (double) (ucb_now_ns () - t0) / 1e9;
+  munmap (res, sizeof *res);
+}

@@ -1,0 +1,122 @@
+/* verify.h - `ucbench verify limits`: hierarchy-enforcement cases as plug-ins, their
+ * observations, and the verdict, kept apart so that a verdict can be tested on faked
+ * observations. */
+#ifndef UCB_VERIFY_H
+#define UCB_VERIFY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "core/error.h"
+
+enum ucb_verdict
+{
+  UCB_VERDICT_PASS,
+  UCB_VERDICT_FAIL,
+  UCB_VERDICT_SKIP,
+  UCB_VERDICT_ERROR,     /* the harness itself failed */
+  UCB_VERDICT_KNOWN_BUG, /* the kernel behaves as a known, documented bug */
+};
+
+/* How an observation is compared, and what a mismatch means. */
+enum ucb_vkind
+{
+  UCB_VITEM_ADMITTED, /* units admitted before the refusal: more = over-admission (a limit
+                       * bypass, a security failure), fewer = early denial (a regression) */
+  UCB_VITEM_ERRNO,    /* the errno of the refusal */
+  UCB_VITEM_COUNTER,  /* a counter reading (SigQ), e.g. back to 0 after the drain: a leak */
+  UCB_VITEM_EXACT,    /* any other value that must match */
+};
+
+#define UCB_VITEMS_MAX 24
+#define UCB_VNAME_MAX 48
+#define UCB_VDETAIL_MAX 512
+
+struct ucb_vitem
+{
+  char name[UCB_VNAME_MAX];
+  enum ucb_vkind kind;
+  long long expected;
+  long long observed;
+  /* A value the kernel gives when it has the case's known bug (ULIM-19); valid if set. */
+  bool has_bug_value;
+  long long bug_value;
+};
+
+/* Filled by a case's run() in a forked child: lives in shared memory, so it must be flat. */
+struct ucb_vresult
+{
+  size_t n;
+  struct ucb_vitem items[UCB_VITEMS_MAX];
+  char skip[UCB_VDETAIL_MAX];  /* non-empty: the case cannot run here, and why */
+  char error[UCB_VDETAIL_MAX]; /* non-empty: the harness failed */
+};
+
+/* What the cases need to know about the running kernel (expectations depend on it). */
+struct ucb_kernel
+{
+  unsigned major, minor, patch;
+  bool cap_sys_resource; /* raising a hard limit possible */
+};
+
+struct ucb_vctx
+{
+  const struct ucb_kernel *kernel;
+  uid_t uid_base; /* fresh uids for this case: uid_base .. uid_base + 99 */
+  struct ucb_vresult *res;
+};
+
+struct ucb_vcase
+{
+  const char *id;      /* "ULIM-01" */
+  const char *name;    /* "sigpending-own-level" */
+  const char *title;   /* one line */
+  const char *rlimit;  /* "SIGPENDING", ..., or "none" */
+  const char *checks;  /* the kernel behaviour, in kernel terms (functions, commits) */
+  const char *depends; /* the kernel versions and commits its expectation depends on */
+  /* Runs in a forked child as root, in a process group of its own; records observations
+   * with ucb_vobserve().  Returns 0, or < 0 with `err` set (a harness error). */
+  int (*run) (struct ucb_vctx *ctx, ucb_error_t *err);
+};
+
+/* Record one observation (from a case's run()). */
+void ucb_vobserve (struct ucb_vresult *r, const char *name, enum ucb_vkind kind, long long expected,
+                   long long observed);
+/* The same, with the value a kernel with the case's known bug gives. */
+void ucb_vobserve_bug (struct ucb_vresult *r, const char *name, enum ucb_vkind kind,
+                       long long expected, long long observed, long long bug_value);
+void ucb_vskip (struct ucb_vresult *r, const char *fmt, ...)
+    __attribute__ ((format (printf, 2, 3)));
+
+/* The verdict, from the observations alone (pure: the negative tests feed it fakes).  `why`
+ * gets a one-line reason for anything but pass; over-admission is named as such. */
+enum ucb_verdict ucb_vjudge (const struct ucb_vresult *r, char *why, size_t whylen);
+const char *ucb_verdict_name (enum ucb_verdict v);
+
+/* The registry, from src/cases/list.h, NULL-terminated. */
+extern const struct ucb_vcase *const ucb_vcases[];
+const struct ucb_vcase *ucb_vcase_find (const char *id);
+
+/* One case's outcome. */
+struct ucb_vrun
+{
+  const struct ucb_vcase *c;
+  enum ucb_verdict verdict;
+  char why[UCB_VDETAIL_MAX];
+  struct ucb_vresult res;
+  double duration_s;
+};
+
+/* Run case `c` with the fresh uids `uid_base` .. `uid_base` + 99 (checked unused) in a
+ * forked child of its own process group, with a timeout; anything it leaves behind (a
+ * process of its group, a SysV IPC object of its uids) is an error of the case.  Needs
+ * root. */
+void ucb_verify_run (const struct ucb_vcase *c, uid_t uid_base, const struct ucb_kernel *k,
+                     struct ucb_vrun *out);
+#define UCB_VERIFY_UID_BASE 2101000000u /* default: case i gets base + 100 i .. + 99 */
+
+int ucb_kernel_probe (struct ucb_kernel *k, ucb_error_t *err) __attribute__ ((warn_unused_result));
+
+#endif
