@@ -27,8 +27,8 @@
 #include <unistd.h>
 
 #include "core/stats.h"
-#include "engine/workload.h"
 #include "core/util.h"
+#include "engine/workload.h"
 
 static void
 pin (int cpu)

@@ -11,11 +11,11 @@
 #include <string.h>
 
 #include "cli/commands.h"
-#include "report/docload.h"
-#include "core/json-util.h"
 #include "cli/options.h"
+#include "core/json-util.h"
 #include "core/stats.h"
 #include "core/util.h"
+#include "report/docload.h"
 
 #define ALPHA 0.05
 #define MIN_SAMPLES 3

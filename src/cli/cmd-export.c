@@ -10,11 +10,11 @@
 #include <string.h>
 
 #include "cli/commands.h"
+#include "core/json-util.h"
+#include "core/util.h"
 #include "report/docload.h"
 #include "report/export.h"
-#include "core/json-util.h"
 #include "report/report.h"
-#include "core/util.h"
 
 const char ucb_export_usage[]
     = "Usage: ucbench export --to FORMAT FILE.json [--output OUT]\n"

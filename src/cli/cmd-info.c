@@ -8,10 +8,10 @@
 #include <jansson.h>
 
 #include "cli/commands.h"
-#include "core/json-util.h"
 #include "cli/options.h"
-#include "host/hostinfo.h"
+#include "core/json-util.h"
 #include "core/util.h"
+#include "host/hostinfo.h"
 
 const char ucb_info_usage[]
     = "Usage: ucbench info [--format json|text]\n"

@@ -7,8 +7,8 @@
 #include <jansson.h>
 
 #include "cli/commands.h"
-#include "core/json-util.h"
 #include "cli/options.h"
+#include "core/json-util.h"
 #include "core/util.h"
 #include "engine/workload.h"
 

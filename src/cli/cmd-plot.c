@@ -12,10 +12,10 @@
 #include <strings.h>
 
 #include "cli/commands.h"
-#include "report/docload.h"
-#include "report/svg.h"
 #include "core/stats.h"
 #include "core/util.h"
+#include "report/docload.h"
+#include "report/svg.h"
 
 const char ucb_plot_usage[]
     = "Usage: ucbench plot FILE.json [FILE.json ...] --output REPORT.html|CHART.svg\n"

@@ -13,17 +13,20 @@
 #include <unistd.h>
 
 #include "cli/commands.h"
-#include "host/hostinfo.h"
-#include "core/json-util.h"
-#include "engine/rlimits.h"
 #include "cli/options.h"
+#include "cli/record.h"
+#include "core/json-util.h"
+#include "core/process.h"
+#include "core/util.h"
 #include "engine/owner.h"
-#include "report/report.h"
+#include "engine/rlimits.h"
 #include "engine/runner.h"
 #include "engine/runtime.h"
 #include "engine/spawn.h"
-#include "core/util.h"
 #include "engine/workload.h"
+#include "host/hostinfo.h"
+#include "host/users.h"
+#include "report/report.h"
 
 static unsigned
 allowed_cpus (void)
@@ -43,17 +46,17 @@ check_owner_uids (const struct ucb_run_options *o, ucb_error_t *err)
   cleanup_free char *who = NULL;
   size_t nall, nstrict, found;
 
-  ucb_owner_collect (o, &all, &nall, &strict, &nstrict);
-  if (ucb_owner_check_privilege (all, nall, err) < 0)
+  ucb_owner_collect (&o->plan, &all, &nall, &strict, &nstrict);
+  if (ucb_check_set_ids (all, nall, err) < 0)
     return -1;
-  for (size_t i = 0; i < o->n_owners; i++)
-    if (o->owners[i].kind == UCB_OWNER_ROOT)
+  for (size_t i = 0; i < o->plan.n_owners; i++)
+    if (o->plan.owners[i].kind == UCB_OWNER_ROOT)
       {
         uid_t root = 0;
-        if (ucb_owner_check_privilege (&root, 1, err) < 0)
+        if (ucb_check_set_ids (&root, 1, err) < 0)
           return -1;
       }
-  found = ucb_owner_find_users (strict, nstrict, &who);
+  found = ucb_uids_find_users (strict, nstrict, &who);
   if (found)
     return ucb_make_error (err, 0,
                            "owner uid range %u-%u is in use (%s%s): containers would share "
@@ -62,7 +65,7 @@ check_owner_uids (const struct ucb_run_options *o, ucb_error_t *err)
                            found > 1 ? ", and more" : "");
   free (who);
   who = NULL;
-  if (nall > nstrict && ucb_owner_find_users (all, nall, &who) > 0)
+  if (nall > nstrict && ucb_uids_find_users (all, nall, &who) > 0)
     fprintf (stderr, "ucbench: warning: %s; its ucounts are shared with the containers\n", who);
   return 0;
 }
@@ -76,12 +79,12 @@ narrow_unprivileged (struct ucb_run_options *o, json_t *notes)
   const char *note = "no CAP_SETUID/CAP_SETGID: every container is owned by your own uid "
                      "(--owner self); shared, distinct and root need root";
 
-  if (o->owners_given || ucb_owner_can_set_ids ())
+  if (o->plan.owners_given || ucb_can_set_ids ())
     return;
-  free (o->owners);
-  o->owners = xcalloc (1, sizeof *o->owners);
-  o->owners[0].kind = UCB_OWNER_SELF;
-  o->n_owners = 1;
+  free (o->plan.owners);
+  o->plan.owners = xcalloc (1, sizeof *o->plan.owners);
+  o->plan.owners[0].kind = UCB_OWNER_SELF;
+  o->plan.n_owners = 1;
   ucb_json_push (notes, ucb_json_str (note));
   if (!o->quiet)
     fprintf (stderr, "ucbench: note: %s\n", note);
@@ -94,9 +97,9 @@ ensure_fds (const struct ucb_run_options *o, ucb_error_t *err)
   struct rlimit rl;
   rlim_t need = 64;
 
-  for (size_t i = 0; i < o->n_containers; i++)
-    if (o->containers[i] + (rlim_t) 64 > need)
-      need = o->containers[i] + (rlim_t) 64;
+  for (size_t i = 0; i < o->plan.n_containers; i++)
+    if (o->plan.containers[i] + (rlim_t) 64 > need)
+      need = o->plan.containers[i] + (rlim_t) 64;
   if (getrlimit (RLIMIT_NOFILE, &rl) < 0)
     return ucb_make_error (err, errno, "getrlimit(RLIMIT_NOFILE)");
   if (rl.rlim_cur >= need)
@@ -146,7 +149,7 @@ progress (const struct ucb_run_options *o, size_t k, size_t total, uint64_t t_st
   elapsed = (double) (ucb_now_ns () - t_start) / 1e9;
   /* Before the first point finishes, estimate from the configured times alone. */
   eta = k > 0 ? elapsed / (double) k * (double) (total - k)
-              : (double) total * (o->warmup + o->duration + 0.2);
+              : (double) total * (o->plan.warmup + o->plan.duration + 0.2);
   fprintf (stderr,
            "\r\033[K[%zu/%zu] %s owner=%s depth=%u tasks=%u containers=%u repeat=%u  ETA %.0fs",
            k + 1, total, pt->workload->name, owner, pt->depth, pt->tasks, pt->containers,
@@ -157,7 +160,7 @@ static int
 run_sweep (const struct ucb_run_options *o, const struct ucb_placement *pl, struct ucb_runtime *rt,
            json_t *results, ucb_error_t *err)
 {
-  size_t total = ucb_sweep_size (o);
+  size_t total = ucb_sweep_size (&o->plan);
   uint64_t t_start = ucb_now_ns ();
 
   for (size_t k = 0; k < total; k++)
@@ -166,17 +169,17 @@ run_sweep (const struct ucb_run_options *o, const struct ucb_placement *pl, stru
       struct ucb_point_result res;
       int r;
 
-      ucb_sweep_point (o, k, &pt);
+      ucb_sweep_point (&o->plan, k, &pt);
       progress (o, k, total, t_start, &pt);
       if (pt.workload->unsupported_reason)
         {
           /* Listed, never run: the document says why (stress-ng's unimplemented). */
-          ucb_json_push (results, ucb_report_skipped (&pt, pt.workload->unsupported_reason));
+          ucb_json_push (results, ucb_record_skipped (&pt, pt.workload->unsupported_reason));
           continue;
         }
-      r = ucb_run_point (o, pl, rt, &pt, &res, err);
+      r = ucb_run_point (&o->plan, pl, rt, &pt, &res, err);
       if (r == 0)
-        ucb_json_push (results, ucb_report_point (&res, pl));
+        ucb_json_push (results, ucb_record_point (&res, pl));
       ucb_point_result_free (&res);
       if (r < 0)
         {
@@ -214,13 +217,13 @@ ucb_cmd_run (int argc, char **argv, ucb_error_t *err)
   o.progress = !o.quiet && isatty (STDERR_FILENO);
   notes = ucb_json_arr ();
   narrow_unprivileged (&o, notes);
-  if (ucb_placement_init (&pl, &o, err) < 0)
+  if (ucb_placement_init (&pl, &o.plan, err) < 0)
     {
       json_decref (notes);
       return -1;
     }
   if ((o.output && check_output_dir (o.output, err) < 0) || check_owner_uids (&o, err) < 0
-      || ucb_limits_check (&o, err) < 0)
+      || ucb_limits_check (&o.plan, err) < 0)
     {
       json_decref (notes);
       return -1;
@@ -234,7 +237,7 @@ ucb_cmd_run (int argc, char **argv, ucb_error_t *err)
       return -1;
     }
   /* Profiles and cgroups fail here, before any container exists. */
-  if (ensure_fds (&o, err) < 0 || ucb_runtime_open (&rt, &o, err) < 0
+  if (ensure_fds (&o, err) < 0 || ucb_runtime_open (&rt, &o.plan, err) < 0
       || ucb_become_subreaper (err) < 0)
     {
       json_decref (host);
@@ -258,11 +261,11 @@ ucb_cmd_run (int argc, char **argv, ucb_error_t *err)
       return -1;
     }
   ucb_report_scalability (results);
-  config = ucb_report_config (&o, &pl, &rt);
+  config = ucb_record_config (&o, &pl, &rt);
   ucb_json_set (config, "notes", notes);
   doc = ucb_report_document (argc, argv, t_real, (double) (ucb_now_ns () - t0) / 1e9, host, config,
                              results);
-  if (o.pin == UCB_PIN_L3)
+  if (o.plan.pin == UCB_PIN_L3)
     ucb_json_set (doc, "l3_scaling", ucb_report_l3_table (results));
   r = 0;
   if (o.output)

@@ -17,13 +17,15 @@
 #include <unistd.h>
 
 #include "cli/commands.h"
-#include "report/export.h"
-#include "host/hostinfo.h"
 #include "core/json-util.h"
-#include "engine/owner.h"
-#include "report/report.h"
-#include "engine/spawn.h"
+#include "core/process.h"
 #include "core/util.h"
+#include "engine/owner.h"
+#include "engine/spawn.h"
+#include "host/hostinfo.h"
+#include "host/users.h"
+#include "report/export.h"
+#include "report/report.h"
 #include "verify/verify.h"
 
 const char ucb_verify_usage[]

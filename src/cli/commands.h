@@ -2,8 +2,8 @@
 #ifndef UCB_COMMANDS_H
 #define UCB_COMMANDS_H
 
-#include "core/error.h"
 #include "cli/options.h"
+#include "core/error.h"
 
 /* A subcommand gets argv with argv[0] = its own name and returns the exit status (0/1), or
  * < 0 with `err` set. */

@@ -9,49 +9,9 @@
 #include <unistd.h>
 
 #include "cli/options.h"
+#include "core/lists.h"
 #include "core/util.h"
 #include "engine/workload.h"
-/* Split a comma list; empty items ("4,,8", ",4", "4,") are errors. */
-int
-ucb_split_list (const char *s, const char *what, char ***items, size_t *n, ucb_error_t *err)
-{
-  cleanup_free char *copy = NULL;
-  char **v = NULL;
-  size_t count = 0;
-  char *p, *q;
-
-  if (s == NULL || *s == '\0')
-    return ucb_usage_error (err, "empty %s list", what);
-  copy = xstrdup (s);
-  for (p = copy;; p = q + 1)
-    {
-      q = strchr (p, ',');
-      if (q)
-        *q = '\0';
-      if (*p == '\0')
-        {
-          for (size_t i = 0; i < count; i++)
-            free (v[i]);
-          free (v);
-          return ucb_usage_error (err, "malformed %s list `%s`: empty item", what, s);
-        }
-      v = xrealloc (v, (count + 1) * sizeof *v);
-      v[count++] = xstrdup (p);
-      if (q == NULL)
-        break;
-    }
-  *items = v;
-  *n = count;
-  return 0;
-}
-
-void
-ucb_free_items (char **items, size_t n)
-{
-  for (size_t i = 0; i < n; i++)
-    free (items[i]);
-  free (items);
-}
 
 int
 ucb_parse_uint_list (const char *s, unsigned min, unsigned max, unsigned **out, size_t *n,
@@ -88,69 +48,6 @@ ucb_parse_uint_list (const char *s, unsigned min, unsigned max, unsigned **out, 
 fail:
   ucb_free_items (items, count);
   free (v);
-  return -1;
-}
-
-static int
-cmp_int (const void *a, const void *b)
-{
-  int x = *(const int *) a, y = *(const int *) b;
-  return (x > y) - (x < y);
-}
-
-int
-ucb_parse_cpu_list (const char *s, int **out, size_t *n, ucb_error_t *err)
-{
-  char **items = NULL;
-  size_t count = 0, ncpus = 0;
-  int *cpus = NULL;
-
-  if (ucb_split_list (s, "CPU", &items, &count, err) < 0)
-    return -1;
-  for (size_t i = 0; i < count; i++)
-    {
-      char *dash = strchr (items[i], '-');
-      uint64_t lo, hi;
-
-      if (dash)
-        *dash = '\0';
-      if (ucb_parse_u64 (items[i], 0, UCB_MAX_CPUS - 1, &lo) < 0
-          || (dash && ucb_parse_u64 (dash + 1, 0, UCB_MAX_CPUS - 1, &hi) < 0))
-        {
-          if (dash)
-            *dash = '-';
-          ucb_usage_error (err, "invalid CPU list item `%s` (expected N or N-M, N < %d)", items[i],
-                           UCB_MAX_CPUS);
-          goto fail;
-        }
-      if (!dash)
-        hi = lo;
-      if (hi < lo)
-        {
-          *dash = '-';
-          ucb_usage_error (err, "invalid CPU range `%s`: end before start", items[i]);
-          goto fail;
-        }
-      for (uint64_t c = lo; c <= hi; c++)
-        {
-          cpus = xrealloc (cpus, (ncpus + 1) * sizeof *cpus);
-          cpus[ncpus++] = (int) c;
-        }
-    }
-  qsort (cpus, ncpus, sizeof *cpus, cmp_int);
-  for (size_t i = 1; i < ncpus; i++)
-    if (cpus[i] == cpus[i - 1])
-      {
-        ucb_usage_error (err, "CPU %d listed twice in `%s`", cpus[i], s);
-        goto fail;
-      }
-  ucb_free_items (items, count);
-  *out = cpus;
-  *n = ncpus;
-  return 0;
-fail:
-  ucb_free_items (items, count);
-  free (cpus);
   return -1;
 }
 
@@ -227,51 +124,6 @@ fail:
   return -1;
 }
 
-char *
-ucb_owner_mode_name (const struct ucb_owner_mode *m)
-{
-  switch (m->kind)
-    {
-    case UCB_OWNER_SHARED:
-      return xstrdup ("shared");
-    case UCB_OWNER_DISTINCT:
-      return xstrdup ("distinct");
-    case UCB_OWNER_ROOT:
-      return xstrdup ("root");
-    case UCB_OWNER_SELF:
-      return xstrdup ("self");
-    case UCB_OWNER_UID:
-      return xasprintf ("%u", m->lo);
-    case UCB_OWNER_RANGE:
-      return xasprintf ("%u-%u", m->lo, m->hi);
-    default:
-      return xstrdup ("?");
-    }
-}
-
-char *
-ucb_format_cpu_list (const int *cpus, size_t n)
-{
-  char *s = xstrdup ("");
-  size_t i = 0;
-
-  while (i < n)
-    {
-      size_t j = i;
-      char *next;
-      while (j + 1 < n && cpus[j + 1] == cpus[j] + 1)
-        j++;
-      if (j == i)
-        next = xasprintf ("%s%s%d", s, *s ? "," : "", cpus[i]);
-      else
-        next = xasprintf ("%s%s%d-%d", s, *s ? "," : "", cpus[i], cpus[j]);
-      free (s);
-      s = next;
-      i = j + 1;
-    }
-  return s;
-}
-
 int
 ucb_parse_format (const char *arg, enum ucb_format *out, ucb_error_t *err)
 {
@@ -341,58 +193,4 @@ ucb_parse_limits (const char *s, struct ucb_limit *limits, ucb_error_t *err)
     }
   ucb_free_items (items, count);
   return 0;
-}
-
-static const struct
-{
-  const char *name;
-  int flag;
-} isolate_names[] = {
-  { "user", 0 }, /* always: it is what a container is (depth >= 1) */
-  { "ipc", CLONE_NEWIPC }, { "pid", CLONE_NEWPID }, { "mnt", CLONE_NEWNS },
-  { "uts", CLONE_NEWUTS }, { "net", CLONE_NEWNET },
-};
-
-int
-ucb_parse_isolate (const char *s, int *flags, ucb_error_t *err)
-{
-  char **items = NULL;
-  size_t count = 0;
-
-  if (ucb_split_list (s, "namespace", &items, &count, err) < 0)
-    return -1;
-  *flags = 0;
-  for (size_t i = 0; i < count; i++)
-    {
-      size_t k = 0;
-      while (k < UCB_ARRAY_SIZE (isolate_names) && strcmp (items[i], isolate_names[k].name) != 0)
-        k++;
-      if (k == UCB_ARRAY_SIZE (isolate_names))
-        {
-          ucb_usage_error (err,
-                           "unknown namespace `%s` in --isolate (expected user, ipc, pid, "
-                           "mnt, uts or net)",
-                           items[i]);
-          ucb_free_items (items, count);
-          return -1;
-        }
-      *flags |= isolate_names[k].flag;
-    }
-  ucb_free_items (items, count);
-  return 0;
-}
-
-char *
-ucb_isolate_name (int flags)
-{
-  char *s = xstrdup ("");
-
-  for (size_t k = 1; k < UCB_ARRAY_SIZE (isolate_names); k++)
-    if (flags & isolate_names[k].flag)
-      {
-        char *next = xasprintf ("%s%s%s", s, *s ? "," : "", isolate_names[k].name);
-        free (s);
-        s = next;
-      }
-  return s;
 }

@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "host/cgroup/cgroup.h"
 #include "cli/options.h"
 #include "core/util.h"
+#include "host/cgroup/cgroup.h"
 
 int
 ucb_runtime_option (struct ucb_runtime_options *rt, int opt, const char *arg, ucb_error_t *err)
@@ -67,9 +67,9 @@ ucb_runtime_option (struct ucb_runtime_options *rt, int opt, const char *arg, uc
 }
 
 int
-ucb_runtime_validate (const struct ucb_run_options *o, ucb_error_t *err)
+ucb_runtime_validate (const struct ucb_plan *p, ucb_error_t *err)
 {
-  const struct ucb_runtime_options *rt = &o->rt;
+  const struct ucb_runtime_options *rt = &p->rt;
 
   if (!rt->cgroup && (rt->cpuset || rt->pids_max || rt->n_cgroup_set))
     return ucb_usage_error (err, "--%s needs --cgroup",

@@ -131,9 +131,9 @@ parse_workloads (struct ucb_run_options *o, const char *s, ucb_error_t *err)
 
   if (ucb_split_list (s, "workload", &items, &count, err) < 0)
     return -1;
-  free (o->workloads);
-  o->workloads = xcalloc (count, sizeof *o->workloads);
-  o->n_workloads = 0;
+  free (o->plan.workloads);
+  o->plan.workloads = xcalloc (count, sizeof *o->plan.workloads);
+  o->plan.n_workloads = 0;
   for (size_t i = 0; i < count; i++)
     {
       const struct ucb_workload *w = ucb_workload_find (items[i]);
@@ -143,14 +143,14 @@ parse_workloads (struct ucb_run_options *o, const char *s, ucb_error_t *err)
           ucb_free_items (items, count);
           return -1;
         }
-      for (size_t j = 0; j < o->n_workloads; j++)
-        if (o->workloads[j] == w)
+      for (size_t j = 0; j < o->plan.n_workloads; j++)
+        if (o->plan.workloads[j] == w)
           {
             ucb_usage_error (err, "duplicate workload `%s`", items[i]);
             ucb_free_items (items, count);
             return -1;
           }
-      o->workloads[o->n_workloads++] = w;
+      o->plan.workloads[o->plan.n_workloads++] = w;
     }
   ucb_free_items (items, count);
   return 0;
@@ -170,58 +170,58 @@ static void
 set_defaults (struct ucb_run_options *o, unsigned ncpus)
 {
   memset (o, 0, sizeof *o);
-  o->duration = 3.0;
-  o->warmup = 1.0;
-  o->interval = 0.5;
-  o->repeat = 1;
-  o->pin = UCB_PIN_AUTO;
-  o->uid_base = UCB_DEFAULT_UID_BASE;
+  o->plan.duration = 3.0;
+  o->plan.warmup = 1.0;
+  o->plan.interval = 0.5;
+  o->plan.repeat = 1;
+  o->plan.pin = UCB_PIN_AUTO;
+  o->plan.uid_base = UCB_DEFAULT_UID_BASE;
   o->format = UCB_FORMAT_TEXT;
-  o->isolate = UCB_ISOLATE_DEFAULT_FLAGS;
+  o->plan.isolate = UCB_ISOLATE_DEFAULT_FLAGS;
   (void) ncpus;
 }
 
 static void
 fill_list_defaults (struct ucb_run_options *o, unsigned ncpus)
 {
-  if (o->workloads == NULL)
+  if (o->plan.workloads == NULL)
     {
-      o->workloads = xcalloc (1, sizeof *o->workloads);
-      o->workloads[0] = ucb_workload_find ("signal");
-      o->n_workloads = 1;
+      o->plan.workloads = xcalloc (1, sizeof *o->plan.workloads);
+      o->plan.workloads[0] = ucb_workload_find ("signal");
+      o->plan.n_workloads = 1;
     }
-  if (o->containers == NULL)
+  if (o->plan.containers == NULL)
     {
       /* The default sweep: 1, nproc and 2*nproc containers (1 and 2 on one CPU). */
       unsigned c[3] = { 1, ncpus, 2 * ncpus };
-      o->containers = xcalloc (3, sizeof *o->containers);
+      o->plan.containers = xcalloc (3, sizeof *o->plan.containers);
       for (size_t i = 0; i < 3; i++)
         {
           bool dup = false;
-          for (size_t j = 0; j < o->n_containers; j++)
-            dup = dup || o->containers[j] == c[i];
+          for (size_t j = 0; j < o->plan.n_containers; j++)
+            dup = dup || o->plan.containers[j] == c[i];
           if (!dup && c[i] >= 1 && c[i] <= UCB_MAX_CONTAINERS)
-            o->containers[o->n_containers++] = c[i];
+            o->plan.containers[o->plan.n_containers++] = c[i];
         }
     }
-  if (o->owners == NULL)
+  if (o->plan.owners == NULL)
     {
-      o->owners = xcalloc (2, sizeof *o->owners);
-      o->owners[0].kind = UCB_OWNER_SHARED;
-      o->owners[1].kind = UCB_OWNER_DISTINCT;
-      o->n_owners = 2;
+      o->plan.owners = xcalloc (2, sizeof *o->plan.owners);
+      o->plan.owners[0].kind = UCB_OWNER_SHARED;
+      o->plan.owners[1].kind = UCB_OWNER_DISTINCT;
+      o->plan.n_owners = 2;
     }
-  if (o->depths == NULL)
+  if (o->plan.depths == NULL)
     {
-      o->depths = xcalloc (1, sizeof *o->depths);
-      o->depths[0] = 1;
-      o->n_depths = 1;
+      o->plan.depths = xcalloc (1, sizeof *o->plan.depths);
+      o->plan.depths[0] = 1;
+      o->plan.n_depths = 1;
     }
-  if (o->tasks == NULL)
+  if (o->plan.tasks == NULL)
     {
-      o->tasks = xcalloc (1, sizeof *o->tasks);
-      o->tasks[0] = 1;
-      o->n_tasks = 1;
+      o->plan.tasks = xcalloc (1, sizeof *o->plan.tasks);
+      o->plan.tasks[0] = 1;
+      o->plan.n_tasks = 1;
     }
 }
 
@@ -245,91 +245,92 @@ ucb_run_options_parse (struct ucb_run_options *o, int argc, char **argv, unsigne
             return -1;
           break;
         case OPT_CONTAINERS:
-          free (o->containers);
-          o->containers = NULL;
-          if (ucb_parse_uint_list (optarg, 1, UCB_MAX_CONTAINERS, &o->containers, &o->n_containers,
-                                   "container count", err)
+          free (o->plan.containers);
+          o->plan.containers = NULL;
+          if (ucb_parse_uint_list (optarg, 1, UCB_MAX_CONTAINERS, &o->plan.containers,
+                                   &o->plan.n_containers, "container count", err)
               < 0)
             return -1;
           break;
         case OPT_OWNER:
-          free (o->owners);
-          o->owners = NULL;
-          if (ucb_parse_owner_list (optarg, &o->owners, &o->n_owners, err) < 0)
+          free (o->plan.owners);
+          o->plan.owners = NULL;
+          if (ucb_parse_owner_list (optarg, &o->plan.owners, &o->plan.n_owners, err) < 0)
             return -1;
-          o->owners_given = true;
+          o->plan.owners_given = true;
           break;
         case OPT_DEPTH:
-          free (o->depths);
-          o->depths = NULL;
-          if (ucb_parse_uint_list (optarg, 0, UCB_MAX_DEPTH, &o->depths, &o->n_depths, "depth", err)
+          free (o->plan.depths);
+          o->plan.depths = NULL;
+          if (ucb_parse_uint_list (optarg, 0, UCB_MAX_DEPTH, &o->plan.depths, &o->plan.n_depths,
+                                   "depth", err)
               < 0)
             return -1;
           break;
         case OPT_TASKS:
-          free (o->tasks);
-          o->tasks = NULL;
-          if (ucb_parse_uint_list (optarg, 1, UCB_MAX_TASKS, &o->tasks, &o->n_tasks, "task count",
-                                   err)
+          free (o->plan.tasks);
+          o->plan.tasks = NULL;
+          if (ucb_parse_uint_list (optarg, 1, UCB_MAX_TASKS, &o->plan.tasks, &o->plan.n_tasks,
+                                   "task count", err)
               < 0)
             return -1;
           break;
         case OPT_THREADS:
-          o->threads = true;
+          o->plan.threads = true;
           break;
         case OPT_LIMIT:
-          if (ucb_parse_limits (optarg, o->limits, err) < 0)
+          if (ucb_parse_limits (optarg, o->plan.limits, err) < 0)
             return -1;
           break;
         case OPT_HEADROOM:
           if (strcmp (optarg, "near") == 0)
-            o->headroom = UCB_HEADROOM_NEAR;
+            o->plan.headroom = UCB_HEADROOM_NEAR;
           else if (strcmp (optarg, "far") == 0)
-            o->headroom = UCB_HEADROOM_FAR;
+            o->plan.headroom = UCB_HEADROOM_FAR;
           else
             return ucb_usage_error (err, "invalid --headroom `%s` (expected near or far)", optarg);
           break;
         case OPT_ISOLATE:
-          if (ucb_parse_isolate (optarg, &o->isolate, err) < 0)
+          if (ucb_parse_isolate (optarg, &o->plan.isolate, err) < 0)
             return -1;
-          o->isolate_given = true;
+          o->plan.isolate_given = true;
           break;
         case OPT_DURATION:
-          if (parse_seconds_opt ("duration", optarg, 0.1, 86400, &o->duration, err) < 0)
+          if (parse_seconds_opt ("duration", optarg, 0.1, 86400, &o->plan.duration, err) < 0)
             return -1;
           break;
         case OPT_WARMUP:
-          if (parse_seconds_opt ("warmup", optarg, 0, 3600, &o->warmup, err) < 0)
+          if (parse_seconds_opt ("warmup", optarg, 0, 3600, &o->plan.warmup, err) < 0)
             return -1;
           break;
         case OPT_INTERVAL:
-          if (parse_seconds_opt ("interval", optarg, 0.01, 3600, &o->interval, err) < 0)
+          if (parse_seconds_opt ("interval", optarg, 0.01, 3600, &o->plan.interval, err) < 0)
             return -1;
           break;
         case OPT_REPEAT:
           if (ucb_parse_u64 (optarg, 1, UCB_MAX_REPEAT, &v) < 0)
             return ucb_usage_error (err, "invalid --repeat `%s`: expected an integer from 1 to %d",
                                     optarg, UCB_MAX_REPEAT);
-          o->repeat = (unsigned) v;
+          o->plan.repeat = (unsigned) v;
           break;
         case OPT_PIN:
-          free (o->pin_cpus);
-          o->pin_cpus = NULL;
-          o->n_pin_cpus = 0;
+          free (o->plan.pin_cpus);
+          o->plan.pin_cpus = NULL;
+          o->plan.n_pin_cpus = 0;
           if (strcmp (optarg, "auto") == 0)
-            o->pin = UCB_PIN_AUTO;
+            o->plan.pin = UCB_PIN_AUTO;
           else if (strcmp (optarg, "none") == 0)
-            o->pin = UCB_PIN_NONE;
+            o->plan.pin = UCB_PIN_NONE;
           else if (strcmp (optarg, "spread") == 0)
-            o->pin = UCB_PIN_SPREAD;
+            o->plan.pin = UCB_PIN_SPREAD;
           else if (strcmp (optarg, "compact") == 0)
-            o->pin = UCB_PIN_COMPACT;
+            o->plan.pin = UCB_PIN_COMPACT;
           else if (strcmp (optarg, "l3") == 0)
-            o->pin = UCB_PIN_L3;
+            o->plan.pin = UCB_PIN_L3;
           else
             {
-              o->pin = UCB_PIN_LIST;
-              if (ucb_parse_cpu_list (optarg, &o->pin_cpus, &o->n_pin_cpus, err) < 0)
+              o->plan.pin = UCB_PIN_LIST;
+              if (ucb_parse_cpu_list (optarg, &o->plan.pin_cpus, &o->plan.n_pin_cpus, err) < 0)
                 return ucb_error_wrap (err, "--pin");
             }
           break;
@@ -337,7 +338,7 @@ ucb_run_options_parse (struct ucb_run_options *o, int argc, char **argv, unsigne
           if (ucb_parse_u64 (optarg, 1, UCB_MAX_UID, &v) < 0)
             return ucb_usage_error (err, "invalid --uid-base `%s`: expected a uid from 1 to %u",
                                     optarg, UCB_MAX_UID);
-          o->uid_base = (uint32_t) v;
+          o->plan.uid_base = (uint32_t) v;
           break;
         case OPT_OUTPUT:
           if (*optarg == '\0')
@@ -361,7 +362,7 @@ ucb_run_options_parse (struct ucb_run_options *o, int argc, char **argv, unsigne
         default:
           if (c >= UCB_OPT_RUNTIME_FIRST && c <= UCB_OPT_RUNTIME_LAST)
             {
-              if (ucb_runtime_option (&o->rt, c, optarg, err) < 0)
+              if (ucb_runtime_option (&o->plan.rt, c, optarg, err) < 0)
                 return -1;
               break;
             }
@@ -370,69 +371,69 @@ ucb_run_options_parse (struct ucb_run_options *o, int argc, char **argv, unsigne
     }
   if (optind < argc)
     return ucb_usage_error (err, "unexpected argument `%s`", argv[optind]);
-  if (ucb_runtime_validate (o, err) < 0)
+  if (ucb_runtime_validate (&o->plan, err) < 0)
     return -1;
-  if (o->interval > o->duration)
-    return ucb_usage_error (err, "--interval %g is longer than --duration %g", o->interval,
-                            o->duration);
-  if (o->duration / o->interval > 100000)
+  if (o->plan.interval > o->plan.duration)
+    return ucb_usage_error (err, "--interval %g is longer than --duration %g", o->plan.interval,
+                            o->plan.duration);
+  if (o->plan.duration / o->plan.interval > 100000)
     return ucb_usage_error (err, "--duration/--interval gives more than 100000 samples per task");
   fill_list_defaults (o, ncpus);
-  for (size_t i = 0; i < o->n_containers; i++)
-    for (size_t j = 0; j < o->n_tasks; j++)
-      if ((uint64_t) o->containers[i] * o->tasks[j] > UCB_MAX_TOTAL_TASKS)
+  for (size_t i = 0; i < o->plan.n_containers; i++)
+    for (size_t j = 0; j < o->plan.n_tasks; j++)
+      if ((uint64_t) o->plan.containers[i] * o->plan.tasks[j] > UCB_MAX_TOTAL_TASKS)
         return ucb_usage_error (err, "%u containers x %u tasks is more than %d tasks",
-                                o->containers[i], o->tasks[j], UCB_MAX_TOTAL_TASKS);
-  if (o->isolate_given && o->isolate)
-    for (size_t i = 0; i < o->n_depths; i++)
-      if (o->depths[i] == 0)
+                                o->plan.containers[i], o->plan.tasks[j], UCB_MAX_TOTAL_TASKS);
+  if (o->plan.isolate_given && o->plan.isolate)
+    for (size_t i = 0; i < o->plan.n_depths; i++)
+      if (o->plan.depths[i] == 0)
         return ucb_usage_error (err, "--isolate beyond `user` needs --depth >= 1: at depth 0 no "
                                      "container user namespace exists to own the other namespaces");
-  for (size_t i = 0; i < o->n_workloads; i++)
-    if (o->workloads[i]->needs_ipc_ns)
+  for (size_t i = 0; i < o->plan.n_workloads; i++)
+    if (o->plan.workloads[i]->needs_ipc_ns)
       {
         bool depth0 = false;
-        for (size_t j = 0; j < o->n_depths; j++)
-          depth0 = depth0 || o->depths[j] == 0;
-        if (depth0 || !(o->isolate & CLONE_NEWIPC))
+        for (size_t j = 0; j < o->plan.n_depths; j++)
+          depth0 = depth0 || o->plan.depths[j] == 0;
+        if (depth0 || !(o->plan.isolate & CLONE_NEWIPC))
           return ucb_usage_error (err,
                                   "workload `%s` needs a private IPC namespace per container "
                                   "(--isolate with ipc, --depth >= 1), so that its objects "
                                   "cannot outlive it",
-                                  o->workloads[i]->name);
+                                  o->plan.workloads[i]->name);
       }
-  if (o->headroom == UCB_HEADROOM_NEAR)
-    for (size_t i = 0; i < o->n_owners; i++)
-      if (o->owners[i].kind == UCB_OWNER_ROOT
-          || (o->owners[i].kind == UCB_OWNER_SELF && getuid () == 0))
+  if (o->plan.headroom == UCB_HEADROOM_NEAR)
+    for (size_t i = 0; i < o->plan.n_owners; i++)
+      if (o->plan.owners[i].kind == UCB_OWNER_ROOT
+          || (o->plan.owners[i].kind == UCB_OWNER_SELF && getuid () == 0))
         return ucb_usage_error (err, "--headroom near needs a non-root owner: uid 0's counters "
                                      "are shared with every root process");
-  if (o->headroom != UCB_HEADROOM_HOST)
-    for (size_t i = 0; i < o->n_workloads; i++)
+  if (o->plan.headroom != UCB_HEADROOM_HOST)
+    for (size_t i = 0; i < o->plan.n_workloads; i++)
       for (unsigned b = 0; b < UCB_NLIMITS; b++)
-        if ((o->workloads[i]->rlimits & (1u << b)) && o->limits[b].set)
+        if ((o->plan.workloads[i]->rlimits & (1u << b)) && o->plan.limits[b].set)
           return ucb_usage_error (err, "--limit %s and --headroom both set the limit of `%s`",
-                                  ucb_rlimit_name (1u << b), o->workloads[i]->name);
+                                  ucb_rlimit_name (1u << b), o->plan.workloads[i]->name);
   /* distinct needs base..base+N-1; shared needs base alone (checked by the parser). */
-  for (size_t i = 0; i < o->n_owners; i++)
-    if (o->owners[i].kind == UCB_OWNER_DISTINCT)
-      for (size_t j = 0; j < o->n_containers; j++)
-        if ((uint64_t) o->uid_base + o->containers[j] - 1 > UCB_MAX_UID)
+  for (size_t i = 0; i < o->plan.n_owners; i++)
+    if (o->plan.owners[i].kind == UCB_OWNER_DISTINCT)
+      for (size_t j = 0; j < o->plan.n_containers; j++)
+        if ((uint64_t) o->plan.uid_base + o->plan.containers[j] - 1 > UCB_MAX_UID)
           return ucb_usage_error (err, "--uid-base %u leaves no room for %u owner uids",
-                                  o->uid_base, o->containers[j]);
+                                  o->plan.uid_base, o->plan.containers[j]);
   return 0;
 }
 
 void
 ucb_run_options_free (struct ucb_run_options *o)
 {
-  free (o->workloads);
-  free (o->containers);
-  free (o->owners);
-  free (o->depths);
-  free (o->tasks);
-  free (o->pin_cpus);
+  free (o->plan.workloads);
+  free (o->plan.containers);
+  free (o->plan.owners);
+  free (o->plan.depths);
+  free (o->plan.tasks);
+  free (o->plan.pin_cpus);
   free (o->output);
-  ucb_runtime_options_free (&o->rt);
+  ucb_runtime_options_free (&o->plan.rt);
   memset (o, 0, sizeof *o);
 }

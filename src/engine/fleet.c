@@ -14,47 +14,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/process.h"
+#include "core/util.h"
 #include "engine/spawn-proto.h"
 #include "engine/spawn.h"
-#include "core/util.h"
-
-/* ---- interrupt handling ------------------------------------------------------------------ */
-
-static volatile sig_atomic_t interrupted_by;
-
-static void
-on_interrupt (int sig)
-{
-  interrupted_by = sig;
-}
-
-void
-ucb_install_interrupt_handlers (void)
-{
-  static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
-  struct sigaction sa;
-
-  memset (&sa, 0, sizeof sa);
-  sa.sa_handler = on_interrupt;
-  sigemptyset (&sa.sa_mask);
-  /* No SA_RESTART: sleeps and waits return EINTR so the run loop notices at once. */
-  for (size_t i = 0; i < UCB_ARRAY_SIZE (sigs); i++)
-    sigaction (sigs[i], &sa, NULL);
-}
-
-void
-ucb_restore_interrupt_handlers (void)
-{
-  static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
-  for (size_t i = 0; i < UCB_ARRAY_SIZE (sigs); i++)
-    signal (sigs[i], SIG_DFL);
-}
-
-int
-ucb_interrupted (void)
-{
-  return interrupted_by;
-}
 
 int
 ucb_fleet_init (struct ucb_fleet *f, size_t cap, ucb_error_t *err)
@@ -330,12 +293,4 @@ ucb_fleet_destroy (struct ucb_fleet *f)
   free (f->c);
   memset (f, 0, sizeof *f);
   f->start_rd = f->start_wr = -1;
-}
-
-int
-ucb_become_subreaper (ucb_error_t *err)
-{
-  if (prctl (PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0)
-    return ucb_make_error (err, errno, "prctl(PR_SET_CHILD_SUBREAPER)");
-  return 0;
 }

@@ -6,8 +6,8 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "engine/measure.h"
 #include "core/util.h"
+#include "engine/measure.h"
 
 _Static_assert(sizeof (struct ucb_slot) == UCB_SLOT_SIZE, "slot must be exactly 256 bytes");
 

@@ -7,9 +7,9 @@
 #include <sys/resource.h>
 
 #include "core/json-util.h"
+#include "core/util.h"
 #include "engine/rlimits.h"
 #include "engine/runner.h"
-#include "core/util.h"
 #include "engine/workload.h"
 
 static uint64_t
@@ -25,7 +25,7 @@ limit_json (uint64_t v)
 }
 
 int
-ucb_limits_check (const struct ucb_run_options *o, ucb_error_t *err)
+ucb_limits_check (const struct ucb_plan *o, ucb_error_t *err)
 {
   for (unsigned b = 0; b < UCB_NLIMITS; b++)
     {
@@ -82,7 +82,7 @@ near_value (const struct ucb_point *pt, unsigned bit)
 }
 
 int
-ucb_limits_for_point (const struct ucb_run_options *o, const struct ucb_point *pt,
+ucb_limits_for_point (const struct ucb_plan *o, const struct ucb_point *pt,
                       struct ucb_point_limits *pl, ucb_error_t *err)
 {
   memset (pl, 0, sizeof *pl);

@@ -10,7 +10,7 @@
 #include <jansson.h>
 
 #include "core/error.h"
-#include "cli/options.h"
+#include "engine/plan.h"
 #include "engine/spawn.h"
 
 struct ucb_point;
@@ -30,12 +30,12 @@ struct ucb_point_limits
 
 /* Check --limit against this host's hard limits once, before anything starts: raising a hard
  * limit needs CAP_SYS_RESOURCE, which the caller may lack. */
-int ucb_limits_check (const struct ucb_run_options *o, ucb_error_t *err)
+int ucb_limits_check (const struct ucb_plan *o, ucb_error_t *err)
     __attribute__ ((warn_unused_result));
 /* Resolve the limits of one point: explicit --limit values, plus --headroom for the counter of
  * the point's workload (near: the counter reaches the limit exactly at its peak use at the
  * most shared level; far: soft = hard). */
-int ucb_limits_for_point (const struct ucb_run_options *o, const struct ucb_point *pt,
+int ucb_limits_for_point (const struct ucb_plan *o, const struct ucb_point *pt,
                           struct ucb_point_limits *pl, ucb_error_t *err)
     __attribute__ ((warn_unused_result));
 /* {"SIGPENDING": {"soft", "hard", "source", "rlimit_max": [level 1 .. depth]}, ...}: the

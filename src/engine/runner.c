@@ -12,18 +12,18 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "host/cgroup/cgroup.h"
+#include "core/util.h"
 #include "engine/owner.h"
 #include "engine/runner.h"
 #include "engine/spawn.h"
-#include "core/util.h"
 #include "engine/workload.h"
+#include "host/cgroup/cgroup.h"
 
 #define READY_TIMEOUT_S 120.0
 #define STOP_GRACE_S 10.0
 
 int
-ucb_placement_init (struct ucb_placement *p, const struct ucb_run_options *o, ucb_error_t *err)
+ucb_placement_init (struct ucb_placement *p, const struct ucb_plan *o, ucb_error_t *err)
 {
   cpu_set_t set;
 
@@ -85,13 +85,13 @@ ucb_placement_init (struct ucb_placement *p, const struct ucb_run_options *o, uc
 }
 
 size_t
-ucb_sweep_size (const struct ucb_run_options *o)
+ucb_sweep_size (const struct ucb_plan *o)
 {
   return o->n_workloads * o->n_owners * o->n_depths * o->n_tasks * o->n_containers * o->repeat;
 }
 
 void
-ucb_sweep_point (const struct ucb_run_options *o, size_t k, struct ucb_point *pt)
+ucb_sweep_point (const struct ucb_plan *o, size_t k, struct ucb_point *pt)
 {
   size_t i = k;
   unsigned rep = (unsigned) (i % o->repeat);
@@ -283,7 +283,7 @@ perf_edge (struct perf_window *pw, struct ucb_point_result *res, bool end)
 }
 
 static int
-measure (const struct ucb_run_options *o, struct ucb_fleet *fleet, struct ucb_arena *arena,
+measure (const struct ucb_plan *o, struct ucb_fleet *fleet, struct ucb_arena *arena,
          struct perf_window *pw, struct ucb_point_result *res, ucb_error_t *err)
 {
   size_t nint = (size_t) floor (o->duration / o->interval + 1e-9);
@@ -420,9 +420,8 @@ open_perf (struct point_extras *x, struct ucb_point_result *res, ucb_error_t *er
 }
 
 int
-ucb_run_point (const struct ucb_run_options *o, const struct ucb_placement *pl,
-               struct ucb_runtime *rt, const struct ucb_point *pt, struct ucb_point_result *res,
-               ucb_error_t *err)
+ucb_run_point (const struct ucb_plan *o, const struct ucb_placement *pl, struct ucb_runtime *rt,
+               const struct ucb_point *pt, struct ucb_point_result *res, ucb_error_t *err)
 {
   __attribute__ ((cleanup (point_extras_release))) struct point_extras extras = { .rt = rt };
   __attribute__ ((cleanup (ucb_fleet_destroy))) struct ucb_fleet fleet

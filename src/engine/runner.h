@@ -10,11 +10,11 @@
 #include <jansson.h>
 
 #include "core/error.h"
-#include "engine/rlimits.h"
 #include "engine/measure.h"
-#include "cli/options.h"
-#include "host/perf.h"
+#include "engine/plan.h"
+#include "engine/rlimits.h"
 #include "engine/runtime.h"
+#include "host/perf.h"
 #include "host/topology.h"
 
 struct ucb_workload;
@@ -77,21 +77,21 @@ struct ucb_point_result
 /* The sweep: every combination of the list-valued options, in a stable order (the last
  * varying fastest): workload, owner, depth, tasks, containers, repetition.  Containers vary
  * just before repetitions, so each series' 1-container baseline is measured next to it. */
-size_t ucb_sweep_size (const struct ucb_run_options *o);
-void ucb_sweep_point (const struct ucb_run_options *o, size_t k, struct ucb_point *pt);
+size_t ucb_sweep_size (const struct ucb_plan *o);
+void ucb_sweep_point (const struct ucb_plan *o, size_t k, struct ucb_point *pt);
 
 /* The distinct CPUs among task_cpu[0..T-1], in first-seen order, into out (room for T);
  * unpinned tasks (-1) are left out. */
 size_t ucb_distinct_cpus (const int *task_cpu, size_t T, int *out);
 
-int ucb_placement_init (struct ucb_placement *p, const struct ucb_run_options *o, ucb_error_t *err)
+int ucb_placement_init (struct ucb_placement *p, const struct ucb_plan *o, ucb_error_t *err)
     __attribute__ ((warn_unused_result));
 void ucb_placement_free (struct ucb_placement *p);
 
 /* `rt` may be NULL: containers with namespaces only. */
-int ucb_run_point (const struct ucb_run_options *o, const struct ucb_placement *pl,
-                   struct ucb_runtime *rt, const struct ucb_point *pt, struct ucb_point_result *res,
-                   ucb_error_t *err) __attribute__ ((warn_unused_result));
+int ucb_run_point (const struct ucb_plan *o, const struct ucb_placement *pl, struct ucb_runtime *rt,
+                   const struct ucb_point *pt, struct ucb_point_result *res, ucb_error_t *err)
+    __attribute__ ((warn_unused_result));
 void ucb_point_result_free (struct ucb_point_result *res);
 
 #endif

@@ -6,12 +6,12 @@
 #include <string.h>
 #include <sys/capability.h>
 
-#include "host/caps.h"
-#include "host/cgroup/cgroup.h"
 #include "core/json-util.h"
+#include "core/util.h"
 #include "engine/runtime.h"
 #include "engine/spawn.h"
-#include "core/util.h"
+#include "host/caps.h"
+#include "host/cgroup/cgroup.h"
 
 /* The capabilities the container holds after --caps, for the profile's includes/excludes:
  * with `keep` that is every capability the kernel knows. */
@@ -36,7 +36,7 @@ effective_caps (const struct ucb_caps *c, size_t *n)
 }
 
 int
-ucb_runtime_open (struct ucb_runtime *rt, const struct ucb_run_options *o, ucb_error_t *err)
+ucb_runtime_open (struct ucb_runtime *rt, const struct ucb_plan *o, ucb_error_t *err)
 {
   const struct ucb_runtime_options *opt = &o->rt;
 

@@ -10,7 +10,7 @@
 #include <jansson.h>
 
 #include "core/error.h"
-#include "cli/options.h"
+#include "engine/plan.h"
 #include "host/perf.h"
 #include "host/seccomp.h"
 
@@ -40,7 +40,7 @@ struct ucb_runtime
 
 /* Build the seccomp filter (profile errors surface here, before any container), probe the
  * perf events and open the cgroup parent with its janitor. */
-int ucb_runtime_open (struct ucb_runtime *rt, const struct ucb_run_options *o, ucb_error_t *err)
+int ucb_runtime_open (struct ucb_runtime *rt, const struct ucb_plan *o, ucb_error_t *err)
     __attribute__ ((warn_unused_result));
 void ucb_runtime_close (struct ucb_runtime *rt);
 

@@ -47,36 +47,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/util.h"
 #include "engine/spawn-proto.h"
 #include "engine/spawn.h"
-#include "core/util.h"
-
-const char *
-ucb_clone_hint (int errnum)
-{
-  switch (errnum)
-    {
-    case EPERM:
-      return "user namespaces are disabled or restricted here: check that "
-             "/proc/sys/user/max_user_namespaces is above 0, that kernel.unprivileged_userns_clone "
-             "is 1 (Debian kernels) and kernel.apparmor_restrict_unprivileged_userns is 0 "
-             "(Ubuntu), "
-             "and that no seccomp profile of the container ucbench runs in blocks clone";
-    case ENOSPC:
-      return "the user-namespace count limit was reached: raise "
-             "/proc/sys/user/max_user_namespaces (sysctl -w user.max_user_namespaces=N) or run "
-             "fewer --containers/--depth";
-    case EAGAIN:
-      return "a process limit was hit: RLIMIT_NPROC of the owner uid (ulimit -u) or a pids cgroup "
-             "(pids.max); run fewer --containers/--depth or raise the limit";
-    case EINVAL:
-      return "this kernel does not support user namespaces (CONFIG_USER_NS)";
-    case ENOMEM:
-      return "out of memory or pids: run fewer --containers/--depth";
-    default:
-      return NULL;
-    }
-}
 
 /* ---- child side -------------------------------------------------------------------------- */
 
@@ -581,27 +554,4 @@ ucb_fleet_spawn (struct ucb_fleet *f, const struct ucb_container_spec *spec, ucb
   c->task_pid = xcalloc (spec->tasks, sizeof *c->task_pid);
   c->task_uid = (uid_t) -1;
   return 0;
-}
-
-/* Receive one message, with the sender's credentials. 0 = message, 1 = EOF, -1 = error. */
-
-int
-ucb_userns_probe (void)
-{
-  cleanup_pid pid_t pid = fork ();
-  int status;
-  pid_t r;
-
-  if (pid < 0)
-    return INT_MIN;
-  if (pid == 0)
-    _exit (unshare (CLONE_NEWUSER) == 0 ? 0 : (errno > 0 && errno < 255 ? errno : 255));
-  while ((r = waitpid (pid, &status, 0)) < 0 && errno == EINTR)
-    ;
-  if (r != pid)
-    return INT_MIN; /* cleanup_pid kills and reaps it */
-  pid = 0;
-  if (WIFSIGNALED (status))
-    return -WTERMSIG (status);
-  return WEXITSTATUS (status);
 }

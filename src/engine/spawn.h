@@ -8,6 +8,8 @@
 #include <sys/types.h>
 
 #include "core/error.h"
+#include "core/process.h"
+#include "host/userns.h"
 
 /* A soft limit the owner sets before it creates any namespace. */
 struct ucb_soft_limit
@@ -91,14 +93,6 @@ int ucb_fleet_finish (struct ucb_fleet *f, double grace_s, ucb_error_t *err)
 /* SIGKILL every container's process group and reap, orphans included; safe at any point,
  * twice. */
 void ucb_fleet_destroy (struct ucb_fleet *f);
-/* Make orphaned descendants our children (PR_SET_CHILD_SUBREAPER), so that the fleet can
- * reap every process it made, not only the owners. */
-int ucb_become_subreaper (ucb_error_t *err) __attribute__ ((warn_unused_result));
-
-/* Try unshare(CLONE_NEWUSER) in a throwaway child, the only reliable probe (the sysctls that
- * restrict it differ by distribution).  0 = it works, > 0 = the errno, < 0 = the child was
- * killed by signal -r (e.g. a seccomp filter), INT_MIN = fork failed. */
-int ucb_userns_probe (void);
 
 /* Task side: tell the parent this task is set up.  `task` is the task index. */
 int ucb_task_ready (const struct ucb_task_env *env, unsigned task, ucb_error_t *err)
@@ -106,14 +100,5 @@ int ucb_task_ready (const struct ucb_task_env *env, unsigned task, ucb_error_t *
 /* Task side: block until the start barrier is released (or the parent is gone). */
 int ucb_task_wait_start (const struct ucb_task_env *env, ucb_error_t *err)
     __attribute__ ((warn_unused_result));
-
-/* SIGINT/SIGTERM/SIGHUP set a flag instead of killing us, so every exit path cleans up. */
-void ucb_install_interrupt_handlers (void);
-void ucb_restore_interrupt_handlers (void);
-/* The signal number that interrupted us, or 0. */
-int ucb_interrupted (void);
-
-/* Explain a clone()/unshare()/fork() errno with what to change; returns a static string. */
-const char *ucb_clone_hint (int errnum);
 
 #endif

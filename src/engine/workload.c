@@ -6,8 +6,8 @@
 #include <sys/wait.h>
 #include <sys/resource.h>
 
-#include "engine/workload.h"
 #include "core/util.h"
+#include "engine/workload.h"
 #include "workloads/list.h"
 
 #define UCB_DECLARE(name) extern const struct ucb_workload ucb_workload_##name;

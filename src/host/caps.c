@@ -12,9 +12,9 @@
 #include <sys/capability.h>
 #include <sys/prctl.h>
 
-#include "host/caps.h"
 #include "core/json-util.h"
 #include "core/util.h"
+#include "host/caps.h"
 
 /* moby's oci/caps/defaults.go DefaultCapabilities(): what `docker run` keeps by default. */
 static const int docker_default[] = {

@@ -27,11 +27,11 @@
 #include <seccomp.h>
 #endif
 
-#include "host/hostinfo.h"
 #include "core/json-util.h"
-#include "cli/options.h"
-#include "engine/spawn.h"
+#include "core/lists.h"
 #include "core/util.h"
+#include "host/hostinfo.h"
+#include "host/userns.h"
 
 #ifndef CGROUP2_SUPER_MAGIC
 #define CGROUP2_SUPER_MAGIC 0x63677270

@@ -20,8 +20,8 @@
 #include <linux/perf_event.h>
 
 #include "core/json-util.h"
-#include "host/perf.h"
 #include "core/util.h"
+#include "host/perf.h"
 
 #define PMU_DIR "/sys/bus/event_source/devices/cpu"
 

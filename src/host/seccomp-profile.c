@@ -13,8 +13,8 @@
 #include <sys/stat.h>
 #include <sys/utsname.h>
 
-#include "host/seccomp.h"
 #include "core/util.h"
+#include "host/seccomp.h"
 
 /* Docker's default profile: data/seccomp/docker-default.json, embedded by embed-file.sh. */
 extern const char ucb_seccomp_docker_json[];

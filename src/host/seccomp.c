@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "core/json-util.h"
-#include "host/seccomp.h"
 #include "core/util.h"
+#include "host/seccomp.h"
 
 #ifdef HAVE_SECCOMP
 #include <seccomp.h>

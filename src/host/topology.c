@@ -10,8 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "host/topology.h"
 #include "core/util.h"
+#include "host/topology.h"
 
 /* Far above any kernel's NR_CPUS (8192); bounds what a malformed range can make us allocate. */
 #define MAX_CPU_NUMBER (1 << 16)

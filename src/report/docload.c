@@ -6,9 +6,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "core/util.h"
 #include "report/docload.h"
 #include "report/report.h"
-#include "core/util.h"
 
 #define MAX_DOC_BYTES (512ull << 20) /* far above any real sweep; refuses runaway input */
 

@@ -5,9 +5,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "report/export.h"
 #include "core/json-util.h"
 #include "core/util.h"
+#include "report/export.h"
 
 void
 ucb_export_junit (FILE *f, json_t *doc)

@@ -15,10 +15,9 @@
 #include <unistd.h>
 
 #include "core/json-util.h"
-#include "report/report.h"
 #include "core/stats.h"
 #include "core/util.h"
-#include "engine/workload.h"
+#include "report/report.h"
 
 static bool
 same_series (json_t *a, json_t *b)
@@ -59,64 +58,6 @@ ucb_report_scalability (json_t *results)
           ucb_json_set (sum, "scalability", ucb_json_real (total / ((double) containers * one)));
         }
     }
-}
-
-json_t *
-ucb_report_config (const struct ucb_run_options *o, const struct ucb_placement *pl,
-                   const struct ucb_runtime *rt)
-{
-  json_t *c = ucb_json_obj (), *w = ucb_json_arr (), *n = ucb_json_arr (), *ow = ucb_json_arr (),
-         *d = ucb_json_arr (), *pin = ucb_json_obj ();
-
-  for (size_t i = 0; i < o->n_workloads; i++)
-    ucb_json_push (w, ucb_json_str (o->workloads[i]->name));
-  for (size_t i = 0; i < o->n_containers; i++)
-    ucb_json_push (n, ucb_json_int (o->containers[i]));
-  for (size_t i = 0; i < o->n_owners; i++)
-    {
-      cleanup_free char *name = ucb_owner_mode_name (&o->owners[i]);
-      ucb_json_push (ow, ucb_json_str (name));
-    }
-  for (size_t i = 0; i < o->n_depths; i++)
-    ucb_json_push (d, ucb_json_int (o->depths[i]));
-  ucb_json_set (c, "workloads", w);
-  ucb_json_set (c, "containers", n);
-  ucb_json_set (c, "owners", ow);
-  ucb_json_set (c, "depths", d);
-  {
-    json_t *t = ucb_json_arr (), *lim = ucb_json_obj ();
-    cleanup_free char *iso = ucb_isolate_name (o->isolate);
-    static const char *const headroom[] = { "host", "near", "far" };
-
-    for (size_t i = 0; i < o->n_tasks; i++)
-      ucb_json_push (t, ucb_json_int (o->tasks[i]));
-    for (unsigned b = 0; b < UCB_NLIMITS; b++)
-      if (o->limits[b].set)
-        ucb_json_set (lim, ucb_rlimit_name (1u << b),
-                      o->limits[b].value == UCB_LIMIT_UNLIMITED
-                          ? ucb_json_str ("unlimited")
-                          : ucb_json_int ((long long) o->limits[b].value));
-    ucb_json_set (c, "tasks", t);
-    ucb_json_set (c, "mode", ucb_json_str (o->threads ? "thread" : "process"));
-    ucb_json_set (c, "limits", lim);
-    ucb_json_set (c, "headroom", ucb_json_str (headroom[o->headroom]));
-    ucb_json_set (c, "isolate", ucb_json_checked (json_sprintf ("user%s%s", *iso ? "," : "", iso)));
-  }
-  ucb_json_set (c, "duration_s", ucb_json_real (o->duration));
-  ucb_json_set (c, "warmup_s", ucb_json_real (o->warmup));
-  ucb_json_set (c, "interval_s", ucb_json_real (o->interval));
-  ucb_json_set (c, "repeat", ucb_json_int (o->repeat));
-  ucb_json_set (c, "uid_base", ucb_json_int (o->uid_base));
-  ucb_json_set (pin, "mode", ucb_json_str (ucb_pin_mode_name (o->pin)));
-  ucb_json_set (pin, "cpus", ucb_json_int_array (pl->cpus, pl->ncpus));
-  ucb_json_set (pin, "allowed", ucb_json_int_array (pl->allowed, pl->nallowed));
-  ucb_json_set (pin, "topology", ucb_report_topology (pl));
-  ucb_json_set (c, "pin", pin);
-  ucb_json_set (c, "runtime", rt ? ucb_runtime_config_json (rt) : NULL);
-  ucb_json_set (c, "output", ucb_json_str (o->output));
-  ucb_json_set (c, "format", ucb_json_str (o->format == UCB_FORMAT_JSON ? "json" : "text"));
-  ucb_json_set (c, "quiet", json_boolean (o->quiet));
-  return c;
 }
 
 json_t *

@@ -5,8 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "report/svg.h"
 #include "core/util.h"
+#include "report/svg.h"
 
 #define LEFT 80.0    /* room for the y tick labels and the rotated y label */
 #define TOP 64.0     /* title and note */

@@ -15,10 +15,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "verify/cases/list.h"
-#include "engine/owner.h"
-#include "engine/spawn.h"
+#include "core/process.h"
 #include "core/util.h"
+#include "host/users.h"
+#include "verify/cases/list.h"
 #include "verify/verify.h"
 
 #define UCB_DECLARE(name) extern const struct ucb_vcase ucb_vcase_##name;
@@ -275,7 +275,7 @@ ucb_verify_run (const struct ucb_vcase *c, uid_t base, const struct ucb_kernel *
   memset (res, 0, sizeof *res);
   for (uid_t u = 0; u < 100; u++)
     uids[u] = base + u;
-  if (ucb_owner_find_users (uids, 100, &who) > 0)
+  if (ucb_uids_find_users (uids, 100, &who) > 0)
     {
       snprintf (res->error, sizeof res->error, "uid range %u-%u of the case is in use: %s",
                 (unsigned) base, (unsigned) base + 99, who);

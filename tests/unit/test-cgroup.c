@@ -17,8 +17,8 @@
 
 #include "../tap.h"
 #define UCB_CGROUP_INTERNAL
-#include "host/cgroup/cgroup.h"
 #include "core/util.h"
+#include "host/cgroup/cgroup.h"
 
 /* The host's unified hierarchy and its cgroup.subtree_control when the test started. */
 static const char *v2_root;

@@ -50,22 +50,22 @@ test_defaults (void)
   ucb_error_t err = NULL;
 
   tap_check_int (parse (&o, &err, ""), ==, 0);
-  tap_check_int (o.n_workloads, ==, 1);
-  tap_check_str (o.workloads[0]->name, "signal");
+  tap_check_int (o.plan.n_workloads, ==, 1);
+  tap_check_str (o.plan.workloads[0]->name, "signal");
   /* nproc = 2: 1, 2, 4 */
-  tap_check_int (o.n_containers, ==, 3);
-  tap_check_int (o.containers[0], ==, 1);
-  tap_check_int (o.containers[1], ==, 2);
-  tap_check_int (o.containers[2], ==, 4);
-  tap_check_int (o.n_owners, ==, 2);
-  tap_check_int (o.owners[0].kind, ==, UCB_OWNER_SHARED);
-  tap_check_int (o.owners[1].kind, ==, UCB_OWNER_DISTINCT);
-  tap_check_int (o.n_depths, ==, 1);
-  tap_check_int (o.depths[0], ==, 1);
-  tap_check_int (o.repeat, ==, 1);
-  tap_check_int (o.pin, ==, UCB_PIN_AUTO);
+  tap_check_int (o.plan.n_containers, ==, 3);
+  tap_check_int (o.plan.containers[0], ==, 1);
+  tap_check_int (o.plan.containers[1], ==, 2);
+  tap_check_int (o.plan.containers[2], ==, 4);
+  tap_check_int (o.plan.n_owners, ==, 2);
+  tap_check_int (o.plan.owners[0].kind, ==, UCB_OWNER_SHARED);
+  tap_check_int (o.plan.owners[1].kind, ==, UCB_OWNER_DISTINCT);
+  tap_check_int (o.plan.n_depths, ==, 1);
+  tap_check_int (o.plan.depths[0], ==, 1);
+  tap_check_int (o.plan.repeat, ==, 1);
+  tap_check_int (o.plan.pin, ==, UCB_PIN_AUTO);
   tap_check_int (o.format, ==, UCB_FORMAT_TEXT);
-  tap_check_int (o.uid_base, ==, UCB_DEFAULT_UID_BASE);
+  tap_check_int (o.plan.uid_base, ==, UCB_DEFAULT_UID_BASE);
   tap_check (o.output == NULL);
   tap_check (!o.help);
   ucb_run_options_free (&o);
@@ -84,29 +84,29 @@ test_full_command_line (void)
                         "--uid-base 3000000"),
                  ==, 0);
   tap_check (err == NULL);
-  tap_check_int (o.n_workloads, ==, 2);
-  tap_check_str (o.workloads[0]->name, "getppid");
-  tap_check_int (o.n_containers, ==, 3);
-  tap_check_int (o.containers[2], ==, 64);
-  tap_check_int (o.n_owners, ==, 3);
-  tap_check_int (o.owners[0].kind, ==, UCB_OWNER_ROOT);
-  tap_check_int (o.owners[1].kind, ==, UCB_OWNER_UID);
-  tap_check_int (o.owners[1].lo, ==, 1000);
-  tap_check_int (o.owners[2].kind, ==, UCB_OWNER_RANGE);
-  tap_check_int (o.owners[2].lo, ==, 2000);
-  tap_check_int (o.owners[2].hi, ==, 2003);
-  tap_check_int (o.n_depths, ==, 2);
-  tap_check_int (o.depths[1], ==, 3);
-  tap_check_near (o.duration, 2.5, 1e-12);
-  tap_check_near (o.warmup, 0, 1e-12);
-  tap_check_near (o.interval, 0.25, 1e-12);
-  tap_check_int (o.repeat, ==, 3);
-  tap_check_int (o.pin, ==, UCB_PIN_LIST);
-  tap_check_int (o.n_pin_cpus, ==, 2);
+  tap_check_int (o.plan.n_workloads, ==, 2);
+  tap_check_str (o.plan.workloads[0]->name, "getppid");
+  tap_check_int (o.plan.n_containers, ==, 3);
+  tap_check_int (o.plan.containers[2], ==, 64);
+  tap_check_int (o.plan.n_owners, ==, 3);
+  tap_check_int (o.plan.owners[0].kind, ==, UCB_OWNER_ROOT);
+  tap_check_int (o.plan.owners[1].kind, ==, UCB_OWNER_UID);
+  tap_check_int (o.plan.owners[1].lo, ==, 1000);
+  tap_check_int (o.plan.owners[2].kind, ==, UCB_OWNER_RANGE);
+  tap_check_int (o.plan.owners[2].lo, ==, 2000);
+  tap_check_int (o.plan.owners[2].hi, ==, 2003);
+  tap_check_int (o.plan.n_depths, ==, 2);
+  tap_check_int (o.plan.depths[1], ==, 3);
+  tap_check_near (o.plan.duration, 2.5, 1e-12);
+  tap_check_near (o.plan.warmup, 0, 1e-12);
+  tap_check_near (o.plan.interval, 0.25, 1e-12);
+  tap_check_int (o.plan.repeat, ==, 3);
+  tap_check_int (o.plan.pin, ==, UCB_PIN_LIST);
+  tap_check_int (o.plan.n_pin_cpus, ==, 2);
   tap_check_str (o.output, "/tmp/x.json");
   tap_check_int (o.format, ==, UCB_FORMAT_JSON);
   tap_check (o.quiet);
-  tap_check_int (o.uid_base, ==, 3000000);
+  tap_check_int (o.plan.uid_base, ==, 3000000);
   ucb_run_options_free (&o);
 }
 
@@ -200,25 +200,25 @@ test_limits_isolate_headroom (void)
                         "--limit sigpending=5,MSGQUEUE=unlimited --limit NPROC=7 --isolate "
                         "user,pid,net --tasks 2,4 --threads"),
                  ==, 0);
-  tap_check (o.limits[0].set && o.limits[0].value == 5);
-  tap_check (o.limits[1].set && o.limits[1].value == UCB_LIMIT_UNLIMITED);
-  tap_check (!o.limits[2].set);
-  tap_check (o.limits[3].set && o.limits[3].value == 7);
-  tap_check_int (o.isolate, ==, CLONE_NEWPID | CLONE_NEWNET);
-  name = ucb_isolate_name (o.isolate);
+  tap_check (o.plan.limits[0].set && o.plan.limits[0].value == 5);
+  tap_check (o.plan.limits[1].set && o.plan.limits[1].value == UCB_LIMIT_UNLIMITED);
+  tap_check (!o.plan.limits[2].set);
+  tap_check (o.plan.limits[3].set && o.plan.limits[3].value == 7);
+  tap_check_int (o.plan.isolate, ==, CLONE_NEWPID | CLONE_NEWNET);
+  name = ucb_isolate_name (o.plan.isolate);
   tap_check_str (name, "pid,net");
   free (name);
-  tap_check_int (o.n_tasks, ==, 2);
-  tap_check (o.threads);
+  tap_check_int (o.plan.n_tasks, ==, 2);
+  tap_check (o.plan.threads);
   ucb_run_options_free (&o);
   /* headroom for the workload's counter, an explicit limit for another counter */
   tap_check_int (parse (&o, &err, "--headroom far --limit NPROC=100"), ==, 0);
-  tap_check_int (o.headroom, ==, UCB_HEADROOM_FAR);
+  tap_check_int (o.plan.headroom, ==, UCB_HEADROOM_FAR);
   ucb_run_options_free (&o);
   /* the default: an IPC namespace per container */
   tap_check_int (parse (&o, &err, ""), ==, 0);
-  tap_check_int (o.isolate, ==, CLONE_NEWIPC);
-  tap_check_int (o.headroom, ==, UCB_HEADROOM_HOST);
+  tap_check_int (o.plan.isolate, ==, CLONE_NEWIPC);
+  tap_check_int (o.plan.headroom, ==, UCB_HEADROOM_HOST);
   ucb_run_options_free (&o);
   expect_bad ("--limit SIGPENDING", "SIGPENDING");
   expect_bad ("--limit SIGPENDING=-1", "SIGPENDING=-1");

@@ -13,8 +13,8 @@
 #include <unistd.h>
 
 #include "../tap.h"
-#include "host/seccomp.h"
 #include "core/util.h"
+#include "host/seccomp.h"
 
 /* Docker's default capability set (moby's oci/caps/defaults.go). */
 static const int docker_caps[] = {

@@ -3,8 +3,8 @@
 
 #include "../tap.h"
 #include "cli/options.h"
-#include "engine/runner.h"
 #include "core/util.h"
+#include "engine/runner.h"
 #include "engine/workload.h"
 
 static int
@@ -33,15 +33,15 @@ test_product (void)
   tap_check_int (parse (&o, "--workload signal,getppid --owner shared,distinct --depth 0,3 "
                             "--tasks 1,2 --containers 1,4,8 --repeat 2"),
                  ==, 0);
-  n = ucb_sweep_size (&o);
+  n = ucb_sweep_size (&o.plan);
   tap_check_int (n, ==, 2 * 2 * 2 * 2 * 3 * 2);
   for (size_t k = 0; k < n; k++)
     {
       struct ucb_point pt;
       int w, ow, d, t, c, r;
 
-      ucb_sweep_point (&o, k, &pt);
-      w = pt.workload == o.workloads[1];
+      ucb_sweep_point (&o.plan, k, &pt);
+      w = pt.workload == o.plan.workloads[1];
       ow = pt.owner.kind == UCB_OWNER_DISTINCT;
       d = pt.depth == 3;
       t = pt.tasks == 2;
@@ -68,26 +68,26 @@ test_order (void)
                             "1,3 --containers 2,5 --repeat 2"),
                  ==, 0);
   /* repetitions fastest, then containers, tasks, depth, owner, workload */
-  ucb_sweep_point (&o, 0, &a);
-  ucb_sweep_point (&o, 1, &b);
+  ucb_sweep_point (&o.plan, 0, &a);
+  ucb_sweep_point (&o.plan, 1, &b);
   tap_check_int (a.repeat, ==, 1);
   tap_check_int (b.repeat, ==, 2);
   tap_check_int (a.containers, ==, b.containers);
-  ucb_sweep_point (&o, 2, &b);
+  ucb_sweep_point (&o.plan, 2, &b);
   tap_check_int (b.containers, ==, 5);
   tap_check_int (b.tasks, ==, 1);
-  ucb_sweep_point (&o, 4, &b);
+  ucb_sweep_point (&o.plan, 4, &b);
   tap_check_int (b.tasks, ==, 3);
   tap_check_int (b.containers, ==, 2);
-  ucb_sweep_point (&o, 8, &b);
+  ucb_sweep_point (&o.plan, 8, &b);
   tap_check_int (b.depth, ==, 2);
-  ucb_sweep_point (&o, 16, &b);
+  ucb_sweep_point (&o.plan, 16, &b);
   tap_check_int (b.owner.kind, ==, UCB_OWNER_ROOT);
   tap_check_str (b.workload->name, "signal");
-  ucb_sweep_point (&o, 32, &b);
+  ucb_sweep_point (&o.plan, 32, &b);
   tap_check_str (b.workload->name, "getppid");
   tap_check_int (b.owner.kind, ==, UCB_OWNER_SHARED);
-  ucb_sweep_point (&o, 63, &b);
+  ucb_sweep_point (&o.plan, 63, &b);
   tap_check_str (b.workload->name, "getppid");
   tap_check_int (b.owner.kind, ==, UCB_OWNER_ROOT);
   tap_check_int (b.depth, ==, 2);
@@ -104,7 +104,7 @@ test_point_carries_mode (void)
   struct ucb_point p;
 
   tap_check_int (parse (&o, "--threads --tasks 4 --isolate user,ipc,pid --containers 2"), ==, 0);
-  ucb_sweep_point (&o, 0, &p);
+  ucb_sweep_point (&o.plan, 0, &p);
   tap_check (p.threads);
   tap_check_int (p.tasks, ==, 4);
   tap_check_int (p.isolate, ==, CLONE_NEWIPC | CLONE_NEWPID);

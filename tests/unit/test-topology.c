@@ -8,8 +8,8 @@
 #include <unistd.h>
 
 #include "../tap.h"
-#include "host/topology.h"
 #include "core/util.h"
+#include "host/topology.h"
 
 static char *root; /* mkdtemp directory, one fresh tree per test below it */
 static unsigned tree_seq;

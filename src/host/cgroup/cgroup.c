@@ -11,9 +11,9 @@
 #include <unistd.h>
 
 #define UCB_CGROUP_INTERNAL
-#include "host/cgroup/cgroup.h"
 #include "core/json-util.h"
 #include "core/util.h"
+#include "host/cgroup/cgroup.h"
 
 /* ---- options ---- */
 

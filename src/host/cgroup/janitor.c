@@ -12,8 +12,8 @@
 #include <unistd.h>
 
 #define UCB_CGROUP_INTERNAL
-#include "host/cgroup/cgroup.h"
 #include "core/util.h"
+#include "host/cgroup/cgroup.h"
 
 #ifndef SYS_pidfd_open
 #define SYS_pidfd_open 434

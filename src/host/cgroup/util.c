@@ -15,8 +15,8 @@
 #include <unistd.h>
 
 #define UCB_CGROUP_INTERNAL
-#include "host/cgroup/cgroup.h"
 #include "core/util.h"
+#include "host/cgroup/cgroup.h"
 
 #ifndef CGROUP2_SUPER_MAGIC
 #define CGROUP2_SUPER_MAGIC 0x63677270

@@ -7,8 +7,8 @@
 #include <sys/stat.h>
 
 #define UCB_CGROUP_INTERNAL
-#include "host/cgroup/cgroup.h"
 #include "core/util.h"
+#include "host/cgroup/cgroup.h"
 
 #ifdef HAVE_CGROUP
 #include <libcgroup.h>

@@ -11,8 +11,8 @@
 #include <unistd.h>
 
 #define UCB_CGROUP_INTERNAL
-#include "host/cgroup/cgroup.h"
 #include "core/util.h"
+#include "host/cgroup/cgroup.h"
 
 /* Is `w` one of the space-separated words of `list`? */
 static bool

@@ -26,9 +26,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/util.h"
 #include "verify/verify.h"
 #include "verify/vprobe.h"
-#include "core/util.h"
 
 #define SYSCTL_DIR "/proc/sys/user"
 #define MAX_SYSCTLS 32

@@ -1,40 +1,17 @@
-/* report-runtime.c - the parts of the result document that --pin, --cgroup, --seccomp, --caps
- * and --perf add: topology and placement, per-container confinement, counters per op, and the
- * table of scaling by L3 domains (--pin l3). */
+/* record-runtime.c - the parts of the result document that --pin, --cgroup, --seccomp, --caps
+ * and --perf add: topology and placement, per-container confinement, counters per op. */
 #include "config.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/record.h"
 #include "core/json-util.h"
-#include "report/report.h"
 #include "core/util.h"
 
-const char *
-ucb_pin_mode_name (enum ucb_pin_mode m)
-{
-  switch (m)
-    {
-    case UCB_PIN_AUTO:
-      return "auto";
-    case UCB_PIN_NONE:
-      return "none";
-    case UCB_PIN_LIST:
-      return "list";
-    case UCB_PIN_SPREAD:
-      return "spread";
-    case UCB_PIN_COMPACT:
-      return "compact";
-    case UCB_PIN_L3:
-      return "l3";
-    default:
-      return "?";
-    }
-}
-
 json_t *
-ucb_report_topology (const struct ucb_placement *pl)
+ucb_record_topology (const struct ucb_placement *pl)
 {
   const struct ucb_topology *t = &pl->topo;
   json_t *o = ucb_json_obj (), *cpus;
@@ -66,7 +43,7 @@ ucb_report_topology (const struct ucb_placement *pl)
 }
 
 void
-ucb_report_task_topology (json_t *task, const struct ucb_placement *pl, int cpu)
+ucb_record_task_topology (json_t *task, const struct ucb_placement *pl, int cpu)
 {
   const struct ucb_cpu_topo *c = cpu >= 0 ? ucb_topology_cpu (&pl->topo, cpu) : NULL;
 
@@ -95,7 +72,7 @@ perf_per_op (const double *counts, double ops, const char (*reason)[200])
 }
 
 void
-ucb_report_container_extras (json_t *o, const struct ucb_container_result *c, uint64_t ops)
+ucb_record_container_extras (json_t *o, const struct ucb_container_result *c, uint64_t ops)
 {
   ucb_json_set (o, "cgroup", c->cgroup ? json_incref (c->cgroup) : NULL);
   ucb_json_set (o, "seccomp_load_us",
@@ -105,7 +82,7 @@ ucb_report_container_extras (json_t *o, const struct ucb_container_result *c, ui
 }
 
 void
-ucb_report_point_extras (json_t *o, json_t *sum, const struct ucb_point_result *r,
+ucb_record_point_extras (json_t *o, json_t *sum, const struct ucb_point_result *r,
                          const struct ucb_placement *pl, const uint64_t *container_ops)
 {
   size_t n = r->pt.containers, T = r->pt.tasks, nc;
@@ -143,74 +120,4 @@ ucb_report_point_extras (json_t *o, json_t *sum, const struct ucb_point_result *
           counts[e] += r->c[i].perf[e]; /* NaN in one container makes the total NaN: right */
       }
   ucb_json_set (sum, "perf", perf ? perf_per_op (counts, ops, NULL) : NULL);
-}
-
-json_t *
-ucb_report_l3_table (json_t *results)
-{
-  json_t *rows = ucb_json_arr (), *r;
-  size_t i;
-
-  /* One row per measured point, in sweep order: the seed's "Config | Cache Domains |
-   * scaling eff" table, per series. */
-  json_array_foreach (results, i, r)
-  {
-    json_t *pl = json_object_get (r, "placement"), *sum = json_object_get (r, "summary");
-    json_t *row;
-
-    if (!json_is_object (pl) || !json_is_integer (json_object_get (pl, "l3_domains")))
-      continue;
-    row = ucb_json_obj ();
-    ucb_json_set (row, "workload", json_incref (json_object_get (r, "workload")));
-    ucb_json_set (row, "owner", json_incref (json_object_get (r, "owner")));
-    ucb_json_set (row, "depth", json_incref (json_object_get (r, "depth")));
-    ucb_json_set (row, "tasks", json_incref (json_object_get (r, "tasks")));
-    ucb_json_set (row, "mode", json_incref (json_object_get (r, "mode")));
-    ucb_json_set (row, "containers", json_incref (json_object_get (r, "containers")));
-    ucb_json_set (row, "repeat", json_incref (json_object_get (r, "repeat")));
-    ucb_json_set (row, "l3_domains", json_incref (json_object_get (pl, "l3_domains")));
-    ucb_json_set (row, "cores", json_incref (json_object_get (pl, "cores")));
-    ucb_json_set (row, "cpus", json_incref (json_object_get (pl, "cpus")));
-    ucb_json_set (row, "per_container_ops",
-                  json_incref (json_object_get (sum, "per_container_ops")));
-    {
-      json_t *s = json_object_get (sum, "scalability");
-      ucb_json_set (row, "scaling_efficiency_pct",
-                    json_is_number (s) ? ucb_json_real (json_number_value (s) * 100) : NULL);
-    }
-    ucb_json_push (rows, row);
-  }
-  return rows;
-}
-
-void
-ucb_report_l3_text (FILE *f, json_t *rows)
-{
-  size_t i;
-  json_t *r;
-
-  if (json_array_size (rows) == 0)
-    return;
-  fprintf (f, "\nScaling by L3 cache domain (--pin l3):\n");
-  fprintf (f, "%-9s %-9s %5s %5s %5s %5s %10s %14s %10s\n", "workload", "owner", "depth", "N",
-           "cpus", "cores", "L3 domains", "ops/s/cont", "scale eff");
-  json_array_foreach (rows, i, r)
-  {
-    json_t *eff = json_object_get (r, "scaling_efficiency_pct");
-    json_t *pc = json_object_get (r, "per_container_ops");
-    char e[32] = "-", p[32] = "-";
-
-    if (json_is_number (eff))
-      snprintf (e, sizeof e, "%.0f%%", json_number_value (eff));
-    if (json_is_number (pc))
-      snprintf (p, sizeof p, "%.0f", json_number_value (pc));
-    fprintf (f, "%-9s %-9s %5lld %5lld %5lld %5lld %10lld %14s %10s\n",
-             json_string_value (json_object_get (r, "workload")),
-             json_string_value (json_object_get (r, "owner")),
-             json_integer_value (json_object_get (r, "depth")),
-             json_integer_value (json_object_get (r, "containers")),
-             json_integer_value (json_object_get (r, "cpus")),
-             json_integer_value (json_object_get (r, "cores")),
-             json_integer_value (json_object_get (r, "l3_domains")), p, e);
-  }
 }

@@ -1,4 +1,4 @@
-/* report-point.c - one results[] entry: per-task and per-container figures and the summary,
+/* record-point.c - one results[] entry: per-task and per-container figures and the summary,
  * all derived here, once, from the raw readings. */
 #include "config.h"
 
@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/record.h"
 #include "core/json-util.h"
-#include "report/report.h"
 #include "core/stats.h"
 #include "core/util.h"
 #include "engine/workload.h"
@@ -154,7 +154,7 @@ container_json (const struct ucb_point_result *r, const struct ucb_placement *pl
 
       ucb_json_set (tj, "index", ucb_json_int ((long long) t));
       ucb_json_set (tj, "cpu", c->cpu[t] >= 0 ? ucb_json_int (c->cpu[t]) : NULL);
-      ucb_report_task_topology (tj, pl, c->cpu[t]);
+      ucb_record_task_topology (tj, pl, c->cpu[t]);
       ucb_json_set (tj, "pid", ucb_json_int (c->task_pid[t]));
       ucb_json_set (tj, "samples", samples_json (s, first + t, 1, rates));
       window_json (tj, &tw, rates, s->nreadings - 1);
@@ -184,7 +184,7 @@ container_json (const struct ucb_point_result *r, const struct ucb_placement *pl
   ucb_json_set (o, "failed_by_errno", errnos);
   ucb_json_set (o, "last_errno", last_errno ? errno_name (last_errno) : NULL);
   ucb_json_set (o, "tasks", tasks);
-  ucb_report_container_extras (o, c, cw->ops);
+  ucb_record_container_extras (o, c, cw->ops);
   return o;
 }
 
@@ -220,7 +220,7 @@ point_header (json_t *o, const struct ucb_point *pt, const char *status)
 }
 
 json_t *
-ucb_report_skipped (const struct ucb_point *pt, const char *reason)
+ucb_record_skipped (const struct ucb_point *pt, const char *reason)
 {
   json_t *o = ucb_json_obj (), *sum = ucb_json_obj ();
   static const char *const nulls[]
@@ -239,7 +239,7 @@ ucb_report_skipped (const struct ucb_point *pt, const char *reason)
 }
 
 json_t *
-ucb_report_point (const struct ucb_point_result *r, const struct ucb_placement *pl)
+ucb_record_point (const struct ucb_point_result *r, const struct ucb_placement *pl)
 {
   size_t n = r->pt.containers, T = r->pt.tasks;
   cleanup_free double *rates = xcalloc (n, sizeof *rates);
@@ -287,7 +287,7 @@ ucb_report_point (const struct ucb_point_result *r, const struct ucb_placement *
   ucb_json_set (sum, "failed_by_errno", errnos);
   ucb_json_set (sum, "idle_pct", ucb_json_real (r->idle_pct));
   ucb_json_set (sum, "steal_pct", ucb_json_real (r->steal_pct));
-  ucb_report_point_extras (o, sum, r, pl, cops);
+  ucb_record_point_extras (o, sum, r, pl, cops);
   ucb_json_set (o, "summary", sum);
   return o;
 }

@@ -1,0 +1,25 @@
+/* record.h - the engine's results and the plan as the result document's JSON: the one place
+ * that knows both the engine's types and the document (report/ knows only the document). */
+#ifndef UCB_RECORD_H
+#define UCB_RECORD_H
+
+#include <jansson.h>
+
+#include "cli/options.h"
+#include "engine/runner.h"
+
+/* One results[] entry from a measured point (pure: no I/O). */
+json_t *ucb_record_point (const struct ucb_point_result *r, const struct ucb_placement *pl);
+/* A results[] entry for a point that was not run (an unsupported workload), with `reason`. */
+json_t *ucb_record_skipped (const struct ucb_point *pt, const char *reason);
+/* `config`: every run option as resolved; `rt` (NULL: none) adds config.runtime. */
+json_t *ucb_record_config (const struct ucb_run_options *o, const struct ucb_placement *pl,
+                           const struct ucb_runtime *rt);
+/* record-runtime.c: what --pin, --cgroup, --seccomp, --caps and --perf add. */
+json_t *ucb_record_topology (const struct ucb_placement *pl);
+void ucb_record_task_topology (json_t *task, const struct ucb_placement *pl, int cpu);
+void ucb_record_container_extras (json_t *o, const struct ucb_container_result *c, uint64_t ops);
+void ucb_record_point_extras (json_t *o, json_t *sum, const struct ucb_point_result *r,
+                              const struct ucb_placement *pl, const uint64_t *container_ops);
+
+#endif

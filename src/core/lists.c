@@ -1,0 +1,136 @@
+/* lists.c - comma lists and CPU lists ("0-3,8"), parsed and printed one way everywhere. */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/lists.h"
+#include "core/util.h"
+
+/* Split a comma list; empty items ("4,,8", ",4", "4,") are errors. */
+int
+ucb_split_list (const char *s, const char *what, char ***items, size_t *n, ucb_error_t *err)
+{
+  cleanup_free char *copy = NULL;
+  char **v = NULL;
+  size_t count = 0;
+  char *p, *q;
+
+  if (s == NULL || *s == '\0')
+    return ucb_usage_error (err, "empty %s list", what);
+  copy = xstrdup (s);
+  for (p = copy;; p = q + 1)
+    {
+      q = strchr (p, ',');
+      if (q)
+        *q = '\0';
+      if (*p == '\0')
+        {
+          for (size_t i = 0; i < count; i++)
+            free (v[i]);
+          free (v);
+          return ucb_usage_error (err, "malformed %s list `%s`: empty item", what, s);
+        }
+      v = xrealloc (v, (count + 1) * sizeof *v);
+      v[count++] = xstrdup (p);
+      if (q == NULL)
+        break;
+    }
+  *items = v;
+  *n = count;
+  return 0;
+}
+
+void
+ucb_free_items (char **items, size_t n)
+{
+  for (size_t i = 0; i < n; i++)
+    free (items[i]);
+  free (items);
+}
+
+int
+ucb_cmp_int (const void *a, const void *b)
+{
+  int x = *(const int *) a, y = *(const int *) b;
+  return (x > y) - (x < y);
+}
+
+int
+ucb_parse_cpu_list (const char *s, int **out, size_t *n, ucb_error_t *err)
+{
+  char **items = NULL;
+  size_t count = 0, ncpus = 0;
+  int *cpus = NULL;
+
+  if (ucb_split_list (s, "CPU", &items, &count, err) < 0)
+    return -1;
+  for (size_t i = 0; i < count; i++)
+    {
+      char *dash = strchr (items[i], '-');
+      uint64_t lo, hi;
+
+      if (dash)
+        *dash = '\0';
+      if (ucb_parse_u64 (items[i], 0, UCB_MAX_CPUS - 1, &lo) < 0
+          || (dash && ucb_parse_u64 (dash + 1, 0, UCB_MAX_CPUS - 1, &hi) < 0))
+        {
+          if (dash)
+            *dash = '-';
+          ucb_usage_error (err, "invalid CPU list item `%s` (expected N or N-M, N < %d)", items[i],
+                           UCB_MAX_CPUS);
+          goto fail;
+        }
+      if (!dash)
+        hi = lo;
+      if (hi < lo)
+        {
+          *dash = '-';
+          ucb_usage_error (err, "invalid CPU range `%s`: end before start", items[i]);
+          goto fail;
+        }
+      for (uint64_t c = lo; c <= hi; c++)
+        {
+          cpus = xrealloc (cpus, (ncpus + 1) * sizeof *cpus);
+          cpus[ncpus++] = (int) c;
+        }
+    }
+  qsort (cpus, ncpus, sizeof *cpus, ucb_cmp_int);
+  for (size_t i = 1; i < ncpus; i++)
+    if (cpus[i] == cpus[i - 1])
+      {
+        ucb_usage_error (err, "CPU %d listed twice in `%s`", cpus[i], s);
+        goto fail;
+      }
+  ucb_free_items (items, count);
+  *out = cpus;
+  *n = ncpus;
+  return 0;
+fail:
+  ucb_free_items (items, count);
+  free (cpus);
+  return -1;
+}
+
+char *
+ucb_format_cpu_list (const int *cpus, size_t n)
+{
+  char *s = xstrdup ("");
+  size_t i = 0;
+
+  while (i < n)
+    {
+      size_t j = i;
+      char *next;
+      while (j + 1 < n && cpus[j + 1] == cpus[j] + 1)
+        j++;
+      if (j == i)
+        next = xasprintf ("%s%s%d", s, *s ? "," : "", cpus[i]);
+      else
+        next = xasprintf ("%s%s%d-%d", s, *s ? "," : "", cpus[i], cpus[j]);
+      free (s);
+      s = next;
+      i = j + 1;
+    }
+  return s;
+}

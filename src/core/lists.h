@@ -1,0 +1,23 @@
+/* lists.h - comma lists and CPU lists, for option values, sysfs and the document alike. */
+#ifndef UCB_LISTS_H
+#define UCB_LISTS_H
+
+#include <stddef.h>
+
+#include "core/error.h"
+
+#define UCB_MAX_CPUS 4096
+
+/* Split a comma list; empty items ("4,,8", ",4", "4,") are usage errors naming `what`. */
+int ucb_split_list (const char *s, const char *what, char ***items, size_t *n, ucb_error_t *err)
+    __attribute__ ((warn_unused_result));
+void ucb_free_items (char **items, size_t n);
+/* qsort/bsearch comparator of ints. */
+int ucb_cmp_int (const void *a, const void *b);
+/* "0-3,8" into a sorted list without duplicates (usage errors otherwise). */
+int ucb_parse_cpu_list (const char *s, int **out, size_t *n, ucb_error_t *err)
+    __attribute__ ((warn_unused_result));
+/* Canonical "0-3,8" form of a sorted CPU list ("" for none). */
+char *ucb_format_cpu_list (const int *cpus, size_t n);
+
+#endif

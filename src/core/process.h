@@ -1,0 +1,17 @@
+/* process.h - the interrupt flag and the child subreaper, for every command that forks. */
+#ifndef UCB_PROCESS_H
+#define UCB_PROCESS_H
+
+#include "core/error.h"
+
+/* SIGINT/SIGTERM/SIGHUP set a flag instead of killing us, so every exit path cleans up. */
+void ucb_install_interrupt_handlers (void);
+void ucb_restore_interrupt_handlers (void);
+/* The signal number that interrupted us, or 0. */
+int ucb_interrupted (void);
+
+/* Make orphaned descendants our children (PR_SET_CHILD_SUBREAPER), so that the fleet can
+ * reap every process it made, not only the owners. */
+int ucb_become_subreaper (ucb_error_t *err) __attribute__ ((warn_unused_result));
+
+#endif
