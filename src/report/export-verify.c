@@ -141,26 +141,27 @@ ucb_export_ktap_doc (FILE *f, const struct ucb_doc *d)
            skip, error);
 }
 
-void
-ucb_export_junit (FILE *f, json_t *doc)
+/* `write` over a document that ucbench has just built. */
+static void
+export_built (FILE *f, json_t *doc, void (*write) (FILE *, const struct ucb_doc *))
 {
   struct ucb_doc d;
 
   if (ucb_doc_built (doc, &d))
     {
-      ucb_export_junit_doc (f, &d);
+      write (f, &d);
       ucb_doc_free (&d);
     }
 }
 
 void
+ucb_export_junit (FILE *f, json_t *doc)
+{
+  export_built (f, doc, ucb_export_junit_doc);
+}
+
+void
 ucb_export_ktap (FILE *f, json_t *doc)
 {
-  struct ucb_doc d;
-
-  if (ucb_doc_built (doc, &d))
-    {
-      ucb_export_ktap_doc (f, &d);
-      ucb_doc_free (&d);
-    }
+  export_built (f, doc, ucb_export_ktap_doc);
 }

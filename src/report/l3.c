@@ -13,21 +13,13 @@
 static json_t *
 l3_row (const struct ucb_doc_point *p)
 {
-  json_t *row = ucb_json_obj ();
-
-  ucb_json_set (row, "workload", ucb_json_str (p->workload));
-  ucb_json_set (row, "owner", ucb_json_str (p->owner));
-  ucb_json_set (row, "depth", ucb_json_int (p->depth));
-  ucb_json_set (row, "tasks", ucb_json_int (p->tasks));
-  ucb_json_set (row, "mode", ucb_json_str (p->mode));
-  ucb_json_set (row, "containers", ucb_json_int (p->containers));
-  ucb_json_set (row, "repeat", ucb_json_int (p->repeat));
-  ucb_json_set (row, "l3_domains", json_incref (p->l3_domains));
-  ucb_json_set (row, "cores", json_incref (p->cores));
-  ucb_json_set (row, "cpus", json_incref (p->cpus));
-  ucb_json_set (row, "per_container_ops", ucb_json_real (p->sum.per_container_ops));
-  ucb_json_set (row, "scaling_efficiency_pct", ucb_json_real (p->sum.scalability * 100));
-  return row;
+  return ucb_json_checked (
+      json_pack ("{s:s, s:s, s:I, s:I, s:s, s:I, s:I, s:O, s:O?, s:O?, s:o, s:o}", "workload",
+                 p->workload, "owner", p->owner, "depth", (json_int_t) p->depth, "tasks",
+                 (json_int_t) p->tasks, "mode", p->mode, "containers", (json_int_t) p->containers,
+                 "repeat", (json_int_t) p->repeat, "l3_domains", p->l3_domains, "cores", p->cores,
+                 "cpus", p->cpus, "per_container_ops", ucb_json_real (p->sum.per_container_ops),
+                 "scaling_efficiency_pct", ucb_json_real (p->sum.scalability * 100)));
 }
 
 json_t *

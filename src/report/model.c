@@ -33,70 +33,71 @@ schema_error (const struct loc *l, ucb_error_t *err, const char *fmt, ...)
   return ucb_usage_error (err, "`%s`: %s: %s", l->name, l->at, what);
 }
 
-/* `key` of object `o`, required to satisfy `is` (jansson's type test). */
+/* The JSON types the loader asks for, with the words of its messages. */
+enum jtype
+{
+  J_STRING,
+  J_INTEGER,
+  J_NUMBER,
+  J_NUMBER_OR_NULL,
+  J_ARRAY,
+  J_OBJECT,
+};
+static const char *const jtype_words[]
+    = { "a string", "an integer", "a number", "a number or null", "an array", "an object" };
+
+static bool
+has_type (const json_t *v, enum jtype t)
+{
+  switch (t)
+    {
+    case J_STRING:
+      return json_is_string (v);
+    case J_INTEGER:
+      return json_is_integer (v);
+    case J_NUMBER:
+      return json_is_number (v);
+    case J_NUMBER_OR_NULL:
+      return json_is_number (v) || json_is_null (v);
+    case J_ARRAY:
+      return json_is_array (v);
+    case J_OBJECT:
+    default:
+      return json_is_object (v);
+    }
+}
+
+/* `key` of object `o`, required and of type `t`. */
 static int
-field (const struct loc *l, json_t *o, const char *key, bool (*is) (const json_t *),
-       const char *type, json_t **out, ucb_error_t *err)
+field (const struct loc *l, json_t *o, const char *key, enum jtype t, json_t **out,
+       ucb_error_t *err)
 {
   json_t *v = json_object_get (o, key);
 
   *out = v;
   if (v == NULL)
-    return schema_error (l, err, "missing \"%s\" (%s)", key, type);
-  if (!is (v))
-    return schema_error (l, err, "\"%s\" is not %s", key, type);
+    return schema_error (l, err, "missing \"%s\" (%s)", key, jtype_words[t]);
+  if (!has_type (v, t))
+    return schema_error (l, err, "\"%s\" is not %s", key, jtype_words[t]);
   return 0;
-}
-
-static bool
-is_string (const json_t *v)
-{
-  return json_is_string (v);
-}
-static bool
-is_integer (const json_t *v)
-{
-  return json_is_integer (v);
-}
-static bool
-is_number (const json_t *v)
-{
-  return json_is_number (v);
-}
-static bool
-is_number_or_null (const json_t *v)
-{
-  return json_is_number (v) || json_is_null (v);
-}
-static bool
-is_array (const json_t *v)
-{
-  return json_is_array (v);
-}
-static bool
-is_object (const json_t *v)
-{
-  return json_is_object (v);
 }
 
 static int
 req_str (const struct loc *l, json_t *o, const char *key, const char **out, ucb_error_t *err)
 {
   json_t *v;
-  if (field (l, o, key, is_string, "a string", &v, err) < 0)
-    return -1;
+  int r = field (l, o, key, J_STRING, &v, err);
   *out = json_string_value (v);
-  return 0;
+  return r;
 }
 
 static int
 req_int (const struct loc *l, json_t *o, const char *key, long long *out, ucb_error_t *err)
 {
   json_t *v;
-  if (field (l, o, key, is_integer, "an integer", &v, err) < 0)
-    return -1;
+  int r = field (l, o, key, J_INTEGER, &v, err);
   *out = json_integer_value (v);
-  return 0;
+  return r;
 }
 
 /* A number, or NaN for null when `nullable`. */
@@ -105,12 +106,9 @@ req_num (const struct loc *l, json_t *o, const char *key, bool nullable, double 
          ucb_error_t *err)
 {
   json_t *v;
-  if (field (l, o, key, nullable ? is_number_or_null : is_number,
-             nullable ? "a number or null" : "a number", &v, err)
-      < 0)
-    return -1;
+  int r = field (l, o, key, nullable ? J_NUMBER_OR_NULL : J_NUMBER, &v, err);
   *out = json_is_number (v) ? json_number_value (v) : NAN;
-  return 0;
+  return r;
 }
 
 static const char *
@@ -149,8 +147,8 @@ load_container (struct loc *l, json_t *c, struct ucb_doc_container *out, double 
   if (req_int (l, c, "ops", &out->ops, err) < 0
       || req_num (l, c, "rate_ops_per_s", false, &out->rate_ops_per_s, err) < 0
       || req_num (l, c, "cpu_ns_per_op", true, &out->cpu_ns_per_op, err) < 0
-      || field (l, c, "ops_per_s", is_object, "an object", &stats, err) < 0
-      || field (l, c, "samples", is_array, "an array", &samples, err) < 0)
+      || field (l, c, "ops_per_s", J_OBJECT, &stats, err) < 0
+      || field (l, c, "samples", J_ARRAY, &samples, err) < 0)
     return -1;
   snprintf (l->at + at, sizeof l->at - (size_t) at, ".ops_per_s");
   if (req_num (l, stats, "stddev", true, &out->ops_per_s_stddev, err) < 0)
@@ -234,8 +232,8 @@ load_point (struct loc *l, json_t *r, struct ucb_doc_point *p, ucb_error_t *err)
       || req_int (l, r, "tasks", &p->tasks, err) < 0 || req_str (l, r, "mode", &p->mode, err) < 0
       || req_int (l, r, "repeat", &p->repeat, err) < 0
       || req_str (l, r, "status", &p->status, err) < 0
-      || field (l, r, "per_container", is_array, "an array", &pcs, err) < 0
-      || field (l, r, "summary", is_object, "an object", &sum, err) < 0)
+      || field (l, r, "per_container", J_ARRAY, &pcs, err) < 0
+      || field (l, r, "summary", J_OBJECT, &sum, err) < 0)
     return -1;
   p->reason = opt_str (r, "reason");
   if (load_containers (l, pcs, p, err) < 0)

@@ -62,6 +62,20 @@ load_error (json_t *doc)
   return msg;
 }
 
+/* Load a document of `res` (stolen) into `d`; false (and a failed check) when it does not load. */
+static bool
+load_results (json_t *res, struct ucb_doc *d)
+{
+  json_t *doc = document (res);
+  ucb_error_t err = NULL;
+  int r = ucb_doc_load (doc, "t.json", d, &err);
+
+  json_decref (doc); /* the model holds its own reference */
+  tap_check_int (r, ==, 0);
+  ucb_error_free (&err);
+  return r == 0;
+}
+
 static void
 test_good_document (void)
 {
@@ -152,15 +166,10 @@ test_identity_and_measured (void)
                            point ("signal", 2, 0, "process", 1, "ok", -1),
                            point ("seccomp", 1, 1, "process", 1, "skipped", -1));
   struct ucb_doc d;
-  ucb_error_t err = NULL;
   const struct ucb_doc_point *p;
 
-  json_t *doc = document (res);
-
   json_object_set_new (json_array_get (res, 2), "per_container", json_array ());
-  tap_check_int (ucb_doc_load (doc, "t.json", &d, &err), ==, 0);
-  json_decref (doc); /* the model holds its own reference */
-  if (err)
+  if (!load_results (res, &d))
     return;
   p = d.points;
   tap_check (p[0].measured && p[1].measured && p[3].measured);
@@ -198,13 +207,9 @@ test_scalability (void)
                            point ("signal", 4, 1, "thread", 1, "ok", 400),
                            point ("signal", 2, 1, "process", 2, "skipped", -1));
   struct ucb_doc d;
-  ucb_error_t err = NULL;
   double s[5];
-  json_t *doc = document (res);
 
-  tap_check_int (ucb_doc_load (doc, "t.json", &d, &err), ==, 0);
-  json_decref (doc);
-  if (err)
+  if (!load_results (res, &d))
     return;
   ucb_doc_scalability (&d, s);
   /* B = median(100, 300) = 200 */
