@@ -36,6 +36,26 @@ point (const char *workload, long long containers, long long depth, const char *
                     (json_int_t) repeat, "status", status, "per_container", pcs, "summary", s);
 }
 
+struct spec
+{
+  const char *workload;
+  long long containers, depth;
+  const char *mode;
+  long long repeat;
+  const char *status;
+  double total;
+};
+
+static json_t *
+points (const struct spec *s, size_t n)
+{
+  json_t *a = json_array ();
+  for (size_t i = 0; i < n; i++)
+    json_array_append_new (a, point (s[i].workload, s[i].containers, s[i].depth, s[i].mode,
+                                     s[i].repeat, s[i].status, s[i].total));
+  return a;
+}
+
 static json_t *
 document (json_t *results)
 {
@@ -159,12 +179,12 @@ test_schema_errors (void)
 static void
 test_identity_and_measured (void)
 {
-  json_t *res = json_pack ("[o, o, o, o, o, o]", point ("signal", 1, 1, "process", 1, "ok", 100),
-                           point ("signal", 1, 1, "process", 2, "ok", 300),
-                           point ("signal", 2, 1, "process", 1, "ok", 150),
-                           point ("signal", 2, 1, "thread", 1, "ok", 150),
-                           point ("signal", 2, 0, "process", 1, "ok", -1),
-                           point ("seccomp", 1, 1, "process", 1, "skipped", -1));
+  static const struct spec specs[] = {
+    { "signal", 1, 1, "process", 1, "ok", 100 }, { "signal", 1, 1, "process", 2, "ok", 300 },
+    { "signal", 2, 1, "process", 1, "ok", 150 }, { "signal", 2, 1, "thread", 1, "ok", 150 },
+    { "signal", 2, 0, "process", 1, "ok", -1 },  { "seccomp", 1, 1, "process", 1, "skipped", -1 },
+  };
+  json_t *res = points (specs, UCB_ARRAY_SIZE (specs));
   struct ucb_doc d;
   const struct ucb_doc_point *p;
 
@@ -201,15 +221,15 @@ test_identity_and_measured (void)
 static void
 test_scalability (void)
 {
-  json_t *res = json_pack ("[o, o, o, o, o]", point ("signal", 1, 1, "process", 1, "ok", 100),
-                           point ("signal", 1, 1, "process", 2, "ok", 300),
-                           point ("signal", 2, 1, "process", 1, "ok", 300),
-                           point ("signal", 4, 1, "thread", 1, "ok", 400),
-                           point ("signal", 2, 1, "process", 2, "skipped", -1));
+  static const struct spec specs[] = {
+    { "signal", 1, 1, "process", 1, "ok", 100 },     { "signal", 1, 1, "process", 2, "ok", 300 },
+    { "signal", 2, 1, "process", 1, "ok", 300 },     { "signal", 4, 1, "thread", 1, "ok", 400 },
+    { "signal", 2, 1, "process", 2, "skipped", -1 },
+  };
   struct ucb_doc d;
   double s[5];
 
-  if (!load_results (res, &d))
+  if (!load_results (points (specs, UCB_ARRAY_SIZE (specs)), &d))
     return;
   ucb_doc_scalability (&d, s);
   /* B = median(100, 300) = 200 */
