@@ -1,4 +1,5 @@
-/* docload.c - reading a ucbench-result document back, with one-line errors for bad input. */
+/* docload.c - reading a ucbench-result document from a file, with one-line errors for bad input;
+ * model.c checks what is inside. */
 #include "config.h"
 
 #include <errno.h>
@@ -8,12 +9,12 @@
 
 #include "core/util.h"
 #include "report/docload.h"
-#include "report/report.h"
+#include "report/schema.h"
 
 #define MAX_DOC_BYTES (512ull << 20) /* far above any real sweep; refuses runaway input */
 
 int
-ucb_doc_load (const char *path, json_t **out, ucb_error_t *err)
+ucb_doc_read (const char *path, json_t **out, ucb_error_t *err)
 {
   json_error_t jerr;
   struct stat st;
@@ -51,11 +52,20 @@ ucb_doc_load (const char *path, json_t **out, ucb_error_t *err)
       json_decref (doc);
       return -1;
     }
-  if (json_object_get (doc, "results") && !json_is_array (json_object_get (doc, "results")))
-    {
-      json_decref (doc);
-      return ucb_usage_error (err, "`%s`: \"results\" is not an array", path);
-    }
   *out = doc;
   return 0;
+}
+
+int
+ucb_doc_open (const char *path, struct ucb_doc *d, ucb_error_t *err)
+{
+  json_t *json;
+  int ret;
+
+  memset (d, 0, sizeof *d);
+  if (ucb_doc_read (path, &json, err) < 0)
+    return -1;
+  ret = ucb_doc_load (json, path, d, err);
+  json_decref (json);
+  return ret;
 }

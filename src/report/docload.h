@@ -1,16 +1,20 @@
-/* docload.h - reading a ucbench-result document back (compare, and later export/plot). */
+/* docload.h - reading a ucbench-result document back from a file (compare, export, plot). */
 #ifndef UCB_DOCLOAD_H
 #define UCB_DOCLOAD_H
 
 #include <jansson.h>
 
 #include "core/error.h"
+#include "report/model.h"
 
-/* Load `path` and check it is a ucbench-result/1 document (an object with the right schema
- * string, and `results` an array when present).  Every problem is a usage error (exit 2)
- * naming the file: not found, too large, not JSON (with line and column), not a ucbench
- * document, a newer schema major. */
-int ucb_doc_load (const char *path, json_t **out, ucb_error_t *err)
+/* Read `path` and check it is a ucbench-result/1 document (an object with the right schema
+ * string).  Every problem is a usage error (exit 2) naming the file: not found, too large, not
+ * JSON (with line and column), not a ucbench document, a newer schema major. */
+int ucb_doc_read (const char *path, json_t **out, ucb_error_t *err)
+    __attribute__ ((warn_unused_result));
+/* ucb_doc_read(), then ucb_doc_load() into `d` (schema errors name the file and the field);
+ * ucb_doc_free() it after success. */
+int ucb_doc_open (const char *path, struct ucb_doc *d, ucb_error_t *err)
     __attribute__ ((warn_unused_result));
 
 #endif

@@ -7,43 +7,35 @@
 
 #include "core/json-util.h"
 #include "core/util.h"
+#include "report/model.h"
 #include "report/report.h"
+
+static json_t *
+l3_row (const struct ucb_doc_point *p)
+{
+  return ucb_json_checked (
+      json_pack ("{s:s, s:s, s:I, s:I, s:s, s:I, s:I, s:O, s:O?, s:O?, s:o, s:o}", "workload",
+                 p->workload, "owner", p->owner, "depth", (json_int_t) p->depth, "tasks",
+                 (json_int_t) p->tasks, "mode", p->mode, "containers", (json_int_t) p->containers,
+                 "repeat", (json_int_t) p->repeat, "l3_domains", p->l3_domains, "cores", p->cores,
+                 "cpus", p->cpus, "per_container_ops", ucb_json_real (p->sum.per_container_ops),
+                 "scaling_efficiency_pct", ucb_json_real (p->sum.scalability * 100)));
+}
 
 json_t *
 ucb_report_l3_table (json_t *results)
 {
-  json_t *rows = ucb_json_arr (), *r;
-  size_t i;
+  json_t *rows = ucb_json_arr ();
+  struct ucb_doc d;
 
-  /* One row per measured point, in sweep order: the seed's "Config | Cache Domains |
+  if (!ucb_doc_built (results, &d))
+    return rows;
+  /* One row per point with a placement, in sweep order: the seed's "Config | Cache Domains |
    * scaling eff" table, per series. */
-  json_array_foreach (results, i, r)
-  {
-    json_t *pl = json_object_get (r, "placement"), *sum = json_object_get (r, "summary");
-    json_t *row;
-
-    if (!json_is_object (pl) || !json_is_integer (json_object_get (pl, "l3_domains")))
-      continue;
-    row = ucb_json_obj ();
-    ucb_json_set (row, "workload", json_incref (json_object_get (r, "workload")));
-    ucb_json_set (row, "owner", json_incref (json_object_get (r, "owner")));
-    ucb_json_set (row, "depth", json_incref (json_object_get (r, "depth")));
-    ucb_json_set (row, "tasks", json_incref (json_object_get (r, "tasks")));
-    ucb_json_set (row, "mode", json_incref (json_object_get (r, "mode")));
-    ucb_json_set (row, "containers", json_incref (json_object_get (r, "containers")));
-    ucb_json_set (row, "repeat", json_incref (json_object_get (r, "repeat")));
-    ucb_json_set (row, "l3_domains", json_incref (json_object_get (pl, "l3_domains")));
-    ucb_json_set (row, "cores", json_incref (json_object_get (pl, "cores")));
-    ucb_json_set (row, "cpus", json_incref (json_object_get (pl, "cpus")));
-    ucb_json_set (row, "per_container_ops",
-                  json_incref (json_object_get (sum, "per_container_ops")));
-    {
-      json_t *s = json_object_get (sum, "scalability");
-      ucb_json_set (row, "scaling_efficiency_pct",
-                    json_is_number (s) ? ucb_json_real (json_number_value (s) * 100) : NULL);
-    }
-    ucb_json_push (rows, row);
-  }
+  for (size_t i = 0; i < d.n_points; i++)
+    if (d.points[i].l3)
+      ucb_json_push (rows, l3_row (&d.points[i]));
+  ucb_doc_free (&d);
   return rows;
 }
 

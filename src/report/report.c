@@ -1,7 +1,7 @@
 /* report.c - the result document (jansson) and the text table drawn from it.
  *
  * Every number a user sees is derived here from the raw readings, once; the text table reads
- * the document, so the two can never disagree. */
+ * the document (through the model, report/model.h), so the two can never disagree. */
 #include "config.h"
 
 #include <errno.h>
@@ -17,46 +17,24 @@
 #include "core/json-util.h"
 #include "core/stats.h"
 #include "core/util.h"
+#include "report/model.h"
 #include "report/report.h"
-
-static bool
-same_series (json_t *a, json_t *b)
-{
-  static const char *const keys[] = { "workload", "owner", "depth", "tasks", "mode" };
-  for (size_t i = 0; i < UCB_ARRAY_SIZE (keys); i++)
-    if (!json_equal (json_object_get (a, keys[i]), json_object_get (b, keys[i])))
-      return false;
-  return true;
-}
 
 void
 ucb_report_scalability (json_t *results)
 {
-  size_t n = json_array_size (results);
-  cleanup_free double *base = xcalloc (n, sizeof *base);
+  struct ucb_doc d;
 
-  for (size_t i = 0; i < n; i++)
+  /* Once over the points (no rescan per point): the series and their 1-container medians. */
+  if (ucb_doc_built (results, &d))
     {
-      json_t *r = json_array_get (results, i);
-      json_t *sum = json_object_get (r, "summary");
-      json_int_t containers = json_integer_value (json_object_get (r, "containers"));
-      size_t nb = 0;
-      double one;
-
-      for (size_t j = 0; j < n; j++)
-        {
-          json_t *b = json_array_get (results, j);
-          json_t *t = json_object_get (json_object_get (b, "summary"), "total_ops_per_s");
-          if (json_integer_value (json_object_get (b, "containers")) == 1 && same_series (r, b)
-              && json_is_number (t))
-            base[nb++] = json_number_value (t);
-        }
-      one = ucb_median (base, nb);
-      if (nb > 0 && one > 0 && containers > 0)
-        {
-          double total = json_number_value (json_object_get (sum, "total_ops_per_s"));
-          ucb_json_set (sum, "scalability", ucb_json_real (total / ((double) containers * one)));
-        }
+      cleanup_free double *scal = xcalloc (d.n_points + 1, sizeof *scal);
+      ucb_doc_scalability (&d, scal);
+      for (size_t i = 0; i < d.n_points; i++)
+        if (isfinite (scal[i]))
+          ucb_json_set (json_object_get (d.points[i].json, "summary"), "scalability",
+                        ucb_json_real (scal[i]));
+      ucb_doc_free (&d);
     }
 }
 
@@ -151,13 +129,6 @@ ucb_report_write_file (const json_t *doc, const char *path, ucb_error_t *err)
   return 0;
 }
 
-static double
-num (json_t *o, const char *key)
-{
-  json_t *v = json_object_get (o, key);
-  return json_is_number (v) ? json_number_value (v) : NAN;
-}
-
 /* A number for the table: "-" for null (NaN), as JSON has it. */
 static const char *
 cell (char *buf, size_t len, int decimals, double v)
@@ -171,36 +142,31 @@ cell (char *buf, size_t len, int decimals, double v)
 void
 ucb_report_text (FILE *f, const json_t *doc)
 {
-  json_t *results = json_object_get (doc, "results");
-  size_t i;
-  json_t *r;
+  struct ucb_doc d;
 
   fprintf (f, "%-9s %-9s %5s %5s %14s %6s %14s %7s %8s %9s %7s\n", "workload", "owner", "depth",
            "N", "ops/s/cont", "±%", "total ops/s", "scale", "fairness", "cpu ns/op", "failed");
-  json_array_foreach (results, i, r)
-  {
-    json_t *s = json_object_get (r, "summary");
-    const char *status = json_string_value (json_object_get (r, "status"));
-    char b[6][32];
+  if (!ucb_doc_built ((json_t *) doc, &d))
+    return;
+  for (size_t i = 0; i < d.n_points; i++)
+    {
+      const struct ucb_doc_point *p = &d.points[i];
+      const struct ucb_doc_summary *s = &p->sum;
+      char b[6][32];
 
-    fprintf (f, "%-9s %-9s %5lld %5lld ", json_string_value (json_object_get (r, "workload")),
-             json_string_value (json_object_get (r, "owner")),
-             json_integer_value (json_object_get (r, "depth")),
-             json_integer_value (json_object_get (r, "containers")));
-    if (status && strcmp (status, "ok") != 0)
-      {
-        fprintf (f, "%s: %s\n", status, json_string_value (json_object_get (r, "reason")));
-        continue;
-      }
-    fprintf (f, "%14s %6s %14s %7s %8s %9s %7lld\n",
-             cell (b[0], sizeof b[0], 0, num (s, "per_container_ops")),
-             cell (b[1], sizeof b[1], 1, num (s, "cv") * 100),
-             cell (b[2], sizeof b[2], 0, num (s, "total_ops_per_s")),
-             cell (b[3], sizeof b[3], 3, num (s, "scalability")),
-             cell (b[4], sizeof b[4], 3, num (s, "fairness")),
-             cell (b[5], sizeof b[5], 1, num (s, "cpu_ns_per_op")),
-             json_integer_value (json_object_get (s, "failed_ops")));
-  }
+      fprintf (f, "%-9s %-9s %5lld %5lld ", p->workload, p->owner, p->depth, p->containers);
+      if (strcmp (p->status, "ok") != 0)
+        {
+          fprintf (f, "%s: %s\n", p->status, p->reason);
+          continue;
+        }
+      fprintf (
+          f, "%14s %6s %14s %7s %8s %9s %7lld\n", cell (b[0], sizeof b[0], 0, s->per_container_ops),
+          cell (b[1], sizeof b[1], 1, s->cv * 100), cell (b[2], sizeof b[2], 0, s->total_ops_per_s),
+          cell (b[3], sizeof b[3], 3, s->scalability), cell (b[4], sizeof b[4], 3, s->fairness),
+          cell (b[5], sizeof b[5], 1, s->cpu_ns_per_op), s->failed_ops);
+    }
+  ucb_doc_free (&d);
   fprintf (f,
            "(ops/s/cont = total/N; ±%% = spread across containers; scale = total/(N x 1-container "
            "total))\n");

@@ -7,8 +7,7 @@
 #include <jansson.h>
 
 #include "core/error.h"
-
-#define UCB_SCHEMA "ucbench-result/1"
+#include "report/schema.h"
 
 /* Fill summary.scalability of every entry: total / (N * median total of the 1-container
  * points of the same workload, owner, depth, tasks and mode), null when there is none. */

@@ -1,0 +1,145 @@
+/* model.h - a ucbench-result/1 document as C structures: loaded once, read by every reader
+ * (compare, export, plot, the text table, the l3 table, scalability).
+ *
+ * The loader checks the fields it reads against docs/ucbench-result.schema.json: a field the
+ * schema requires is a schema error when missing or of the wrong type (a usage error, exit 2,
+ * naming the file and the field, e.g. "`a.json`: results[3].depth: missing (an integer)");
+ * there are no defaults for them.  Fields the schema leaves optional, and host, config, run and
+ * the verify fields other than id and status (hand-made documents omit them), are read when
+ * present: a string that is absent is NULL, a number NaN (-1 for the CPU counts).
+ *
+ * One place for the facts every reader needs: a point's identity (workload, owner, depth,
+ * tasks, mode, containers; repeats of it form a group), whether it is measured, its
+ * per-interval rates, the medians over its repeats, and scalability. */
+#ifndef UCB_MODEL_H
+#define UCB_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <jansson.h>
+
+#include "core/error.h"
+#include "report/schema.h"
+
+struct ucb_doc_container
+{
+  long long ops;
+  double rate_ops_per_s;   /* ops/s over the whole window */
+  double cpu_ns_per_op;    /* NaN for null */
+  double ops_per_s_stddev; /* of its per-interval rates; NaN for null */
+  size_t n_samples;
+};
+
+/* summary.*, NaN for null. */
+struct ucb_doc_summary
+{
+  double total_ops_per_s, per_container_ops, scalability, fairness, cv, cpu_ns_per_op;
+  long long failed_ops;
+};
+
+struct ucb_doc_point
+{
+  /* Identity (with repeat); strings point into the document. */
+  const char *workload, *owner, *mode;
+  long long containers, depth, tasks, repeat;
+  const char *status, *reason; /* reason: NULL when absent */
+  /* Measured: status "ok", at least one container and a per-container rate. */
+  bool measured;
+  struct ucb_doc_container *pc;
+  size_t n_pc;
+  /* Interval j (j below the fewest samples of any container): the mean over the containers of
+   * samples[j].ops_per_s; NaN when a container's rate is null (its dt was 0). */
+  double *intervals;
+  size_t n_intervals;
+  struct ucb_doc_summary sum;
+  /* placement, when it has an integer l3_domains (--pin l3); cores and cpus borrowed. */
+  bool l3;
+  json_t *l3_domains, *cores, *cpus;
+  size_t group;       /* index of doc->groups: the same identity, any repeat */
+  size_t series;      /* the same identity but containers: what scalability divides by */
+  size_t workload_id; /* the same workload */
+  json_t *json;       /* the results[] entry (borrowed) */
+};
+
+/* The repeats of one point identity. */
+struct ucb_doc_group
+{
+  size_t n_measured;
+  /* Over the measured repeats, in document order: the finite interval rates pooled, their
+   * smallest and largest (NaN when none), and the median of each summary figure over the
+   * repeats where it is not null (NaN when none). */
+  double *rates;
+  size_t n_rates;
+  double rate_lo, rate_hi;
+  struct ucb_doc_summary median;
+};
+
+struct ucb_doc_case
+{
+  const char *id, *status;                     /* required */
+  const char *name, *rlimit, *detail, *checks; /* NULL when absent */
+  double duration_s;                           /* NaN when absent */
+  bool first;        /* the first entry with this id (--repeat repeats entries) */
+  const char *worst; /* the worst known status of this id: error, fail, known-bug, skip, pass */
+};
+
+struct ucb_doc_host
+{
+  const char *hostname, *kernel_release, *cpu_model, *virtualization;
+  long long cpus_online, cpus_allowed; /* -1 when absent */
+};
+
+struct ucb_doc_config
+{
+  double duration_s, warmup_s, interval_s;
+  long long repeat; /* 1 when absent: a run without --repeat */
+  json_t *workloads, *containers, *owners, *depths, *tasks; /* borrowed; NULL when absent */
+};
+
+struct ucb_doc
+{
+  json_t *json;     /* the whole document (a reference held) */
+  const char *name; /* for messages: the file */
+  struct ucb_doc_host host;
+  struct ucb_doc_config config;
+  const char *start_time; /* run.start_time */
+  bool emulated_timing;   /* kernel_matrix.emulated_timing */
+  const char *emulated_where;
+  struct ucb_doc_point *points;
+  size_t n_points, n_measured;
+  bool has_repeats; /* a point with repeat > 1 */
+  struct ucb_doc_group *groups;
+  size_t n_groups, n_series, n_workloads;
+  size_t *by_identity; /* point indices sorted by identity (ucb_doc_find_group) */
+  bool has_verify;     /* verify is an array */
+  struct ucb_doc_case *cases;
+  size_t n_cases;
+  size_t *by_id; /* case indices sorted by id (ucb_doc_find_case) */
+};
+
+/* Load `json` (a reference is taken) into `d`; `name` names it in messages.  A schema error is
+ * a usage error naming the file and the field. */
+int ucb_doc_load (json_t *json, const char *name, struct ucb_doc *d, ucb_error_t *err)
+    __attribute__ ((warn_unused_result));
+void ucb_doc_free (struct ucb_doc *d);
+/* A document, or a bare results[] array, that ucbench has just built (report.c, l3.c): a
+ * schema error there is a bug, said on stderr, and false. */
+bool ucb_doc_built (json_t *json, struct ucb_doc *d);
+
+/* Point identity: 0 when the two are the same point (repeats aside). */
+int ucb_point_cmp (const struct ucb_doc_point *a, const struct ucb_doc_point *b);
+/* The same series: identity but the container count. */
+int ucb_point_series_cmp (const struct ucb_doc_point *a, const struct ucb_doc_point *b);
+/* The group of `d` with the identity of `p` (a point of any document), or NULL. */
+const struct ucb_doc_group *ucb_doc_find_group (const struct ucb_doc *d,
+                                                const struct ucb_doc_point *p);
+/* The first case of `d` with this id, or NULL. */
+const struct ucb_doc_case *ucb_doc_find_case (const struct ucb_doc *d, const char *id);
+
+/* summary.scalability of every point, as `run` fills it in: total / (N x B), B the median total
+ * of the 1-container points of its series; NaN (leave as is) without such a point or B <= 0.
+ * `out` has n_points entries. */
+void ucb_doc_scalability (const struct ucb_doc *d, double *out);
+
+#endif

@@ -1,0 +1,7 @@
+/* schema.h - the schema string this ucbench writes and reads (docload.c, model.c, report.c). */
+#ifndef UCB_SCHEMA_H
+#define UCB_SCHEMA_H
+
+#define UCB_SCHEMA "ucbench-result/1"
+
+#endif
