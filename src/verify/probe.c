@@ -329,18 +329,31 @@ name_probe (struct ucb_probe *p, const struct ucb_probe_spec *spec)
     snprintf (p->name, sizeof p->name, "%s", what);
 }
 
+/* The probe's next message, which must be of `type`; else its error, or how it ended. */
+static int
+expect_msg (struct ucb_probe *p, int type, struct ucb_probe_msg *m, ucb_error_t *err)
+{
+  if (!next_msg (p, m))
+    return ended_silently (p, err);
+  if (m->type == MSG_ERROR)
+    return child_error (p, m, err);
+  if (m->type != type)
+    {
+      reap (p);
+      return ucb_make_error (err, 0, "internal: %s sent message %d where %d was due", p->name,
+                             (int) m->type, type);
+    }
+  return 0;
+}
+
 /* Range maps: the child has unshared and waits; we write its maps and release it. */
 static int
 write_range_maps (struct ucb_probe *p, const struct ucb_probe_spec *spec, ucb_error_t *err)
 {
   struct ucb_probe_msg m;
 
-  if (!next_msg (p, &m))
-    return ended_silently (p, err);
-  if (m.type == MSG_ERROR)
-    return child_error (p, &m, err);
-  if (m.type != MSG_MAPS)
-    return ucb_make_error (err, 0, "internal: message %d from %s", (int) m.type, p->name);
+  if (expect_msg (p, MSG_MAPS, &m, err) < 0)
+    return -1;
   if (ucb_userns_write_maps (p->pid, spec->map_first, (gid_t) spec->map_first, spec->map_width,
                              false, err)
       < 0)
@@ -394,15 +407,8 @@ ucb_probe_next (struct ucb_probe *p, struct ucb_probe_out *out, ucb_error_t *err
 {
   struct ucb_probe_msg m;
 
-  if (!next_msg (p, &m))
-    return ended_silently (p, err);
-  if (m.type == MSG_ERROR)
-    return child_error (p, &m, err);
-  if (m.type != MSG_REPORT)
-    {
-      reap (p);
-      return ucb_make_error (err, 0, "%s ended before its report", p->name);
-    }
+  if (expect_msg (p, MSG_REPORT, &m, err) < 0)
+    return -1;
   *out = m.out;
   return 0;
 }
