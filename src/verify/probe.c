@@ -256,9 +256,13 @@ next_msg (struct ucb_probe *p, struct ucb_probe_msg *m)
   for (;;)
     {
       struct pollfd pf = { .fd = p->fd, .events = POLLIN };
-      int r = poll (&pf, 1, 20);
       ssize_t n;
+      int r;
 
+      /* Reaped: only what it sent before it exited is left to read. */
+      if (p->pid <= 0)
+        return recv (p->fd, m, sizeof *m, MSG_DONTWAIT) == (ssize_t) sizeof *m;
+      r = poll (&pf, 1, 20);
       if (r < 0 && errno != EINTR)
         break;
       if (r > 0)
@@ -270,12 +274,8 @@ next_msg (struct ucb_probe *p, struct ucb_probe_msg *m)
             continue;
           break; /* EOF, or not our message */
         }
-      if (p->pid > 0 && waitpid (p->pid, &p->status, WNOHANG) == p->pid)
-        {
-          p->pid = -1;
-          /* It may have sent its last word just before it exited. */
-          return recv (p->fd, m, sizeof *m, MSG_DONTWAIT) == (ssize_t) sizeof *m;
-        }
+      if (waitpid (p->pid, &p->status, WNOHANG) == p->pid)
+        p->pid = -1;
     }
   reap (p);
   return 0;
