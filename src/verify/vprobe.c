@@ -161,10 +161,11 @@ agent_main (void *arg, struct ucb_probe_out *o, ucb_error_t *err)
 }
 
 int
-ucb_vagent_start (struct ucb_vagent *a, uid_t uid, rlim_t soft, bool container, ucb_error_t *err)
+ucb_vagent_start (struct ucb_vagent *a, const char *what, uid_t uid, rlim_t soft, bool container,
+                  ucb_error_t *err)
 {
   struct ucb_probe_spec spec = {
-    .what = container ? "a container" : "a host task",
+    .what = what,
     .uid = uid,
     .block_rt = true,
     .resource = RLIMIT_SIGPENDING,

@@ -31,7 +31,7 @@ bool ucb_vroot_of_init_userns (void);
 
 /* An agent: a probe that blocks SIGRTMIN, becomes `uid` with soft SIGPENDING `soft` and,
  * with `container`, creates a user namespace and raises its soft limit inside to the hard one;
- * then fills or drains on order, so that only the case records. */
+ * then fills or drains on order, so that only the case records.  `what` names it in errors. */
 struct ucb_vagent
 {
   struct ucb_probe p;
@@ -40,8 +40,8 @@ struct ucb_vagent
   {                                                                                                \
     .p = UCB_PROBE_NONE                                                                            \
   }
-int ucb_vagent_start (struct ucb_vagent *a, uid_t uid, rlim_t soft, bool container,
-                      ucb_error_t *err) __attribute__ ((warn_unused_result));
+int ucb_vagent_start (struct ucb_vagent *a, const char *what, uid_t uid, rlim_t soft,
+                      bool container, ucb_error_t *err) __attribute__ ((warn_unused_result));
 /* op 'f': queue up to `max` SIGRTMIN; 'd': drain.  The count; *errnum the refusal's errno;
  * -1 with `err` set when the agent failed.  Once `err` is set, does nothing and returns -1:
  * a sequence of orders is checked once, at its end, with the first error. */

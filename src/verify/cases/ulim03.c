@@ -49,11 +49,11 @@ ulim03_run (struct ucb_vctx *ctx, ucb_error_t *err)
 {
   for (size_t v = 0; v < sizeof variants / sizeof variants[0]; v++)
     {
-      struct ucb_probe_spec spec
-          = { .what = "the probe of a variant", .uid = ctx->uid_base + (uid_t) v };
-      char name[UCB_VNAME_MAX];
+      char name[UCB_VNAME_MAX], what[32];
+      struct ucb_probe_spec spec = { .what = what, .uid = ctx->uid_base + (uid_t) v };
       struct ucb_probe_out o;
 
+      snprintf (what, sizeof what, "the probe of variant %zu", v + 1);
       if (ucb_probe_run (&spec, nest_and_fill, &v, &o, err) < 0)
         return -1;
       snprintf (name, sizeof name, "queued at depth 3 (%lu,%lu,%lu,%lu)",

@@ -87,8 +87,8 @@ ulim04_run (struct ucb_vctx *ctx, ucb_error_t *err)
 
       if (ucb_vobserver (&obs, uid, err) < 0)
         return -1;
-      if (ucb_vagent_start (&a, uid, created[v][0], true, err) == 0
-          && ucb_vagent_start (&b, uid, created[v][1], true, err) == 0)
+      if (ucb_vagent_start (&a, "container A", uid, created[v][0], true, err) == 0
+          && ucb_vagent_start (&b, "container B", uid, created[v][1], true, err) == 0)
         (void) (v == 0 ? symmetric (ctx->res, &a, &b, obs.pid, err)
                        : asymmetric (ctx->res, &a, &b, obs.pid, err));
       ucb_vagent_stop (&a, err);

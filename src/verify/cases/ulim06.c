@@ -59,8 +59,8 @@ ulim06_run (struct ucb_vctx *ctx, ucb_error_t *err)
 {
   struct ucb_vagent h = UCB_VAGENT_NONE, c = UCB_VAGENT_NONE;
 
-  if (ucb_vagent_start (&h, ctx->uid_base, 1000, false, err) == 0
-      && ucb_vagent_start (&c, ctx->uid_base, 10, true, err) == 0)
+  if (ucb_vagent_start (&h, "the host task", ctx->uid_base, 1000, false, err) == 0
+      && ucb_vagent_start (&c, "the container", ctx->uid_base, 10, true, err) == 0)
     (void) probe (ctx->res, &h, &c, err);
   ucb_vagent_stop (&h, err);
   ucb_vagent_stop (&c, err);

@@ -87,14 +87,15 @@ ulim16_run (struct ucb_vctx *ctx, ucb_error_t *err)
     for (int minus = 0; minus < 2; minus++)
       {
         long c = cost (shapes[s].maxmsg, shapes[s].msgsize);
-        struct ucb_probe_spec spec = { .what = "the probe of a shape",
+        char name[UCB_VNAME_MAX], what[32];
+        struct ucb_probe_spec spec = { .what = what,
                                        .uid = ctx->uid_base + (uid_t) (s * 2 + (size_t) minus),
                                        .resource = RLIMIT_MSGQUEUE,
                                        .soft = (rlim_t) (2 * c - minus),
                                        .userns = CLONE_NEWUSER | CLONE_NEWIPC };
-        char name[UCB_VNAME_MAX];
         struct ucb_probe_out o;
 
+        snprintf (what, sizeof what, "the probe of shape %zu", s + 1);
         if (ucb_probe_run (&spec, fill_shape, &s, &o, err) < 0)
           return -1;
         snprintf (name, sizeof name, "%ldx%ld queues at %ld B", shapes[s].maxmsg ?: 10,

@@ -132,17 +132,20 @@ sibling (void *arg, struct ucb_probe_out *o, ucb_error_t *err)
   return 0;
 }
 
-/* Run A (holding 2) and then B, both as `uid` created with `creator_soft`. */
+/* Run A (holding 2) and then B of `part`, both as `uid` created with `creator_soft`. */
 static int
-run_pair (struct pair *p, uid_t uid, rlim_t creator_soft, ucb_error_t *err)
+run_pair (struct pair *p, const char *part, uid_t uid, rlim_t creator_soft, ucb_error_t *err)
 {
-  struct ucb_probe_spec spec = container ("container A", uid, creator_soft, RLIM_INFINITY);
+  char a_what[32], b_what[32];
+  struct ucb_probe_spec spec = container (a_what, uid, creator_soft, RLIM_INFINITY);
   struct ucb_probe a = UCB_PROBE_NONE;
   struct ucb_probe_out oa, ob;
 
+  snprintf (a_what, sizeof a_what, "%s container A", part);
+  snprintf (b_what, sizeof b_what, "%s container B", part);
   if (ucb_probe_start (&a, &spec, holder, NULL, err) < 0)
     return -1;
-  spec.what = "container B";
+  spec.what = b_what;
   if (ucb_probe_next (&a, &oa, err) < 0 || ucb_probe_run (&spec, sibling, NULL, &ob, err) < 0
       || ucb_probe_order (&a, &oa, err) < 0 || ucb_probe_finish (&a, NULL, err) < 0)
     {
@@ -280,7 +283,7 @@ part_d (struct ucb_vresult *r, rlim_t hard, ucb_error_t *err)
                      before);
           return 0;
         }
-      if (run_pair (&p, 0, (rlim_t) (before + 3 * COST), err) < 0
+      if (run_pair (&p, "(d)", 0, (rlim_t) (before + 3 * COST), err) < 0
           || root_baseline (hard, &after, err) < 0)
         return -1;
       if (after == before) /* else host root's queues changed meanwhile: again */
@@ -308,7 +311,7 @@ parts_abc (struct ucb_vctx *ctx, ucb_error_t *err)
   ucb_vobserve (r, "(a) errno of the 3rd mq_open", UCB_VITEM_ERRNO, EMFILE, o.v[1]);
   ucb_vobserve (r, "(a) queues again after unlinking", UCB_VITEM_ADMITTED, 2, o.v[2]);
   ucb_vobserve (r, "(a) errno of the 3rd mq_open again", UCB_VITEM_ERRNO, EMFILE, o.v[3]);
-  if (run_pair (&p, ctx->uid_base + 1, 3 * COST, err) < 0)
+  if (run_pair (&p, "(b)", ctx->uid_base + 1, 3 * COST, err) < 0)
     return -1;
   ucb_vobserve (r, "(b) queues held by A (same owner)", UCB_VITEM_ADMITTED, 2, p.a);
   ucb_vobserve (r, "(b) queues in B while A holds 2", UCB_VITEM_ADMITTED, 1, p.b);
