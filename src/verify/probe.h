@@ -4,8 +4,9 @@
  * Protocol (one SOCK_SEQPACKET pair per probe, one struct ucb_probe_msg per datagram, as the
  * spawn protocol does for containers):
  *  1. ucb_probe_start() forks; the child dies with us (PR_SET_PDEATHSIG), blocks SIGRTMIN if
- *     asked, becomes `uid` (host/userns.c), sets the soft limit, enters its user namespace and
- *     sets the soft limit inside.  With a range map, the child unshares and sends MAPS; the
+ *     asked, unshares what it must make with our privileges (a private IPC namespace of
+ *     init_user_ns), becomes `uid` (host/userns.c), sets the soft limit, enters its user
+ *     namespace and sets the soft limit inside.  With a range map, the child unshares and sends MAPS; the
  *     parent writes the maps (ranges need a writer with CAP_SETUID outside) and answers GO; the
  *     child becomes uid/gid 0 inside.
  *  2. The function runs.  It may send REPORTs (ucb_probe_report) and wait for ORDERs
