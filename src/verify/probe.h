@@ -6,9 +6,9 @@
  *  1. ucb_probe_start() forks; the child dies with us (PR_SET_PDEATHSIG), blocks SIGRTMIN if
  *     asked, unshares what it must make with our privileges (a private IPC namespace of
  *     init_user_ns), becomes `uid` (host/userns.c), sets the soft limit, enters its user
- *     namespace and sets the soft limit inside.  With a range map, the child unshares and sends MAPS; the
- *     parent writes the maps (ranges need a writer with CAP_SETUID outside) and answers GO; the
- *     child becomes uid/gid 0 inside.
+ *     namespace and sets the soft limit inside.  With a range map, the child unshares and sends
+ * MAPS; the parent writes the maps (ranges need a writer with CAP_SETUID outside) and answers GO;
+ * the child becomes uid/gid 0 inside.
  *  2. The function runs.  It may send REPORTs (ucb_probe_report) and wait for ORDERs
  *     (ucb_probe_await), so that the case process can act between its steps.
  *  3. The function's return sends DONE with its values, or ERROR {code, status, msg} (the wire
