@@ -107,13 +107,6 @@ ucb_vkill_reap (pid_t *kids, long n)
     ucb_vwait (kids[i]);
 }
 
-void
-ucb_vreap_all (void)
-{
-  while (waitpid (-1, NULL, 0) > 0 || errno == EINTR)
-    ;
-}
-
 /* The exemptions concern uid 0 of init_user_ns and its capabilities: we must be it. */
 bool
 ucb_vroot_of_init_userns (void)

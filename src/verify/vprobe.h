@@ -23,9 +23,6 @@ long ucb_vsigq (pid_t pid);
 long ucb_vfork_sleepers (pid_t *kids, long max, int *refused);
 /* Kill and reap them: only release_task (in wait) uncharges NPROC. */
 void ucb_vkill_reap (pid_t *kids, long n);
-/* Reap every child, waiting for each: before a case returns, so no zombie of it stays
- * charged to its uids. */
-void ucb_vreap_all (void);
 /* Are we uid 0 of the initial user namespace (the NPROC exemptions are about it)? */
 bool ucb_vroot_of_init_userns (void);
 

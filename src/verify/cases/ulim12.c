@@ -73,10 +73,7 @@ ulim12_run (struct ucb_vctx *ctx, ucb_error_t *err)
                                  .soft_inside = RLIM_INFINITY };
   struct ucb_vresult *r = ctx->res;
   struct ucb_probe_out o;
-  int ret = ucb_probe_run (&spec, probe, NULL, &o, err);
-
-  ucb_vreap_all ();
-  if (ret < 0)
+  if (ucb_probe_run (&spec, probe, NULL, &o, err) < 0)
     return -1;
   ucb_vobserve (r, "children forked in the container", UCB_VITEM_ADMITTED, 4, o.v[FORKED]);
   ucb_vobserve (r, "errno at the parent bound", UCB_VITEM_ERRNO, EAGAIN, o.v[REFUSED]);

@@ -156,10 +156,9 @@ distinct_owners (struct ucb_vctx *ctx, ucb_error_t *err)
 static int
 ulim13_run (struct ucb_vctx *ctx, ucb_error_t *err)
 {
-  int ret = same_owner (ctx, err) < 0 ? -1 : distinct_owners (ctx, err);
-
-  ucb_vreap_all ();
-  return ret;
+  if (same_owner (ctx, err) < 0)
+    return -1;
+  return distinct_owners (ctx, err);
 }
 
 const struct ucb_vcase ucb_vcase_ulim13 = {

@@ -116,7 +116,7 @@ sub_cap_admin (void *arg, struct ucb_probe_out *o, ucb_error_t *err)
 }
 
 static int
-probes (struct ucb_vctx *ctx, ucb_error_t *err)
+ulim14_run (struct ucb_vctx *ctx, ucb_error_t *err)
 {
   struct ucb_probe_spec spec = { .what = "the probe (a) ruid 0" };
   struct ucb_vresult *r = ctx->res;
@@ -164,15 +164,6 @@ probes (struct ucb_vctx *ctx, ucb_error_t *err)
   ucb_vobserve (r, "(d) container root kuid U, soft 2", UCB_VITEM_ADMITTED, 1, o.v[0]);
   ucb_vobserve (r, "(d) errno of the 2nd fork", UCB_VITEM_ERRNO, EAGAIN, o.errnum);
   return 0;
-}
-
-static int
-ulim14_run (struct ucb_vctx *ctx, ucb_error_t *err)
-{
-  int ret = probes (ctx, err);
-
-  ucb_vreap_all ();
-  return ret;
 }
 
 const struct ucb_vcase ucb_vcase_ulim14 = {

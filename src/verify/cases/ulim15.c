@@ -115,7 +115,7 @@ count_forks (void *arg, struct ucb_probe_out *o, ucb_error_t *err)
 }
 
 static int
-probes (struct ucb_vctx *ctx, ucb_error_t *err)
+ulim15_run (struct ucb_vctx *ctx, ucb_error_t *err)
 {
   struct ucb_probe_spec spec = { .what = "the probe (a)",
                                  .resource = RLIMIT_NPROC,
@@ -144,15 +144,6 @@ probes (struct ucb_vctx *ctx, ucb_error_t *err)
                 o.v[0]);
   ucb_vobserve (ctx->res, "(a) errno at the own limit", UCB_VITEM_ERRNO, EAGAIN, o.errnum);
   return sub_execve (ctx, err);
-}
-
-static int
-ulim15_run (struct ucb_vctx *ctx, ucb_error_t *err)
-{
-  int ret = probes (ctx, err);
-
-  ucb_vreap_all ();
-  return ret;
 }
 
 const struct ucb_vcase ucb_vcase_ulim15 = {
