@@ -61,11 +61,32 @@ struct vopts
   bool list, keep_going, help;
   unsigned repeat;
   uid_t uid_base;
-  bool selected[64];
+  size_t ncases;  /* in the registry */
+  bool *selected; /* [ncases] */
 };
 
+static size_t
+count_cases (void)
+{
+  size_t n = 0;
+
+  while (ucb_vcases[n])
+    n++;
+  return n;
+}
+
+static void
+vopts_free (struct vopts *o)
+{
+  free (o->output);
+  free (o->selected);
+  o->output = NULL;
+  o->selected = NULL;
+}
+
+/* The options; optind is left at the first case id. */
 static int
-parse (struct vopts *o, int argc, char **argv, ucb_error_t *err)
+parse_options (struct vopts *o, int argc, char **argv, ucb_error_t *err)
 {
   static const struct option longopts[] = {
     { "format", required_argument, NULL, 'f' },   { "output", required_argument, NULL, 'o' },
@@ -73,13 +94,9 @@ parse (struct vopts *o, int argc, char **argv, ucb_error_t *err)
     { "keep-going", no_argument, NULL, 'k' },     { "help", no_argument, NULL, 'h' },
     { "uid-base", required_argument, NULL, 'u' }, { NULL, 0, NULL, 0 },
   };
-  bool any = false;
   uint64_t v;
   int c;
 
-  memset (o, 0, sizeof *o);
-  o->repeat = 1;
-  o->uid_base = UCB_VERIFY_UID_BASE;
   optind = 0;
   opterr = 0;
   /* No '+': case ids may come before or after the options. */
@@ -113,7 +130,8 @@ parse (struct vopts *o, int argc, char **argv, ucb_error_t *err)
         o->keep_going = true;
         break;
       case 'u':
-        if (ucb_parse_u64 (optarg, 1, 4294967294u - 100 * 64, &v) < 0)
+        /* Case i uses base + 100 i .. + 99: the last case's range must fit below (uid_t) -1. */
+        if (ucb_parse_u64 (optarg, 1, 4294967294u - 100 * (uint64_t) o->ncases, &v) < 0)
           return ucb_usage_error (err, "invalid --uid-base `%s`", optarg);
         o->uid_base = (uid_t) v;
         break;
@@ -125,12 +143,21 @@ parse (struct vopts *o, int argc, char **argv, ucb_error_t *err)
       default:
         return ucb_getopt_error (c, argv, err);
       }
+  return 0;
+}
+
+/* The cases named by the arguments from optind on (ids, names, rlimits); all without any. */
+static int
+select_cases (struct vopts *o, int argc, char **argv, ucb_error_t *err)
+{
+  bool any = false;
+
   for (int i = optind; i < argc; i++)
     {
       bool hit = false;
       if (i == optind && strcmp (argv[i], "limits") == 0)
         continue;
-      for (size_t k = 0; ucb_vcases[k] && k < 64; k++)
+      for (size_t k = 0; k < o->ncases; k++)
         if (strcasecmp (argv[i], ucb_vcases[k]->id) == 0
             || strcmp (argv[i], ucb_vcases[k]->name) == 0
             || strcasecmp (argv[i], ucb_vcases[k]->rlimit) == 0)
@@ -141,9 +168,24 @@ parse (struct vopts *o, int argc, char **argv, ucb_error_t *err)
       any = true;
     }
   if (!any)
-    for (size_t k = 0; ucb_vcases[k] && k < 64; k++)
+    for (size_t k = 0; k < o->ncases; k++)
       o->selected[k] = true;
   return 0;
+}
+
+static int
+parse (struct vopts *o, int argc, char **argv, ucb_error_t *err)
+{
+  memset (o, 0, sizeof *o);
+  o->repeat = 1;
+  o->uid_base = UCB_VERIFY_UID_BASE;
+  o->ncases = count_cases ();
+  o->selected = xcalloc (o->ncases ? o->ncases : 1, sizeof *o->selected);
+  if (parse_options (o, argc, argv, err) < 0)
+    return -1;
+  if (o->help)
+    return 0;
+  return select_cases (o, argc, argv, err);
 }
 
 static void
@@ -224,22 +266,83 @@ print_list (void)
             ucb_vcases[k]->rlimit, ucb_vcases[k]->title, "", ucb_vcases[k]->depends);
 }
 
+/* Run the selected cases, `repeat` times, until one fails (unless keep_going) or a signal
+ * came: their outcomes in *out (n of them).  Returns whether one failed or erred. */
+static bool
+run_cases (const struct vopts *o, const struct ucb_kernel *k, struct ucb_vrun **out, size_t *nout)
+{
+  struct ucb_vrun *v = NULL;
+  size_t n = 0, cap = 0;
+  bool bad = false;
+
+  for (unsigned rep = 0; rep < o->repeat && !(bad && !o->keep_going); rep++)
+    for (size_t i = 0; i < o->ncases && !(bad && !o->keep_going); i++)
+      {
+        if (!o->selected[i])
+          continue;
+        if (n == cap)
+          {
+            cap = cap ? cap * 2 : 32;
+            v = xrealloc (v, cap * sizeof *v);
+          }
+        ucb_verify_run (ucb_vcases[i], o->uid_base + (uid_t) i * 100, k, &v[n]);
+        bad = bad || v[n].verdict == UCB_VERDICT_FAIL || v[n].verdict == UCB_VERDICT_ERROR;
+        n++;
+        if (ucb_interrupted ())
+          break;
+      }
+  *out = v;
+  *nout = n;
+  return bad;
+}
+
+/* TAP on stdout, or the document (JSON, JUnit) and --output. */
+static int
+write_outputs (const struct vopts *o, int argc, char **argv, double t_real, uint64_t t0,
+               json_t *host, const struct ucb_kernel *k, const struct ucb_vrun *v, size_t n,
+               ucb_error_t *err)
+{
+  json_t *doc;
+  int r = 0;
+
+  if (o->format == VF_TAP)
+    print_tap (stdout, v, n);
+  if (!(o->format == VF_JSON || o->format == VF_JUNIT || o->output))
+    {
+      json_decref (host);
+      return 0;
+    }
+  doc = ucb_report_document (argc, argv, t_real, (double) (ucb_now_ns () - t0) / 1e9, host,
+                             ucb_json_obj (), ucb_json_arr ());
+  ucb_json_set (doc, "verify", verify_json (v, n));
+  ucb_json_set (doc, "verify_kernel",
+                ucb_json_checked (json_sprintf ("%u.%u.%u", k->major, k->minor, k->patch)));
+  if (o->output)
+    r = ucb_report_write_file (doc, o->output, err);
+  if (r == 0 && o->format == VF_JSON)
+    r = ucb_json_write (doc, stdout, err);
+  else if (r == 0 && o->format == VF_JUNIT)
+    ucb_export_junit (stdout, doc); /* the same XML as `ucbench export --to junit` */
+  json_decref (doc);
+  return r;
+}
+
 int
 ucb_cmd_verify (int argc, char **argv, ucb_error_t *err)
 {
   struct vopts o;
   struct ucb_kernel k;
   cleanup_free struct ucb_vrun *v = NULL;
-  size_t n = 0, cap = 0;
+  size_t n = 0;
   json_t *host = NULL;
-  bool bad = false;
+  bool bad;
   double t_real = (double) time (NULL);
   uint64_t t0 = ucb_now_ns ();
-  int r = 0;
+  int r;
 
   if (parse (&o, argc, argv, err) < 0)
     {
-      free (o.output);
+      vopts_free (&o);
       return -1;
     }
   if (o.help || o.list)
@@ -248,58 +351,21 @@ ucb_cmd_verify (int argc, char **argv, ucb_error_t *err)
         fputs (ucb_verify_usage, stdout);
       else
         print_list ();
-      free (o.output);
+      vopts_free (&o);
       return 0;
     }
-  if (ucb_kernel_probe (&k, err) < 0 || ucb_host_collect (&host, err) < 0)
-    {
-      free (o.output);
-      return -1;
-    }
-  if (ucb_become_subreaper (err) < 0)
+  if (ucb_kernel_probe (&k, err) < 0 || ucb_host_collect (&host, err) < 0
+      || ucb_become_subreaper (err) < 0)
     {
       json_decref (host);
-      free (o.output);
+      vopts_free (&o);
       return -1;
     }
   ucb_install_interrupt_handlers ();
-  for (unsigned rep = 0; rep < o.repeat && !(bad && !o.keep_going); rep++)
-    for (size_t i = 0; ucb_vcases[i] && !(bad && !o.keep_going); i++)
-      {
-        if (!o.selected[i])
-          continue;
-        if (n == cap)
-          {
-            cap = cap ? cap * 2 : 32;
-            v = xrealloc (v, cap * sizeof *v);
-          }
-        ucb_verify_run (ucb_vcases[i], o.uid_base + (uid_t) i * 100, &k, &v[n]);
-        bad = bad || v[n].verdict == UCB_VERDICT_FAIL || v[n].verdict == UCB_VERDICT_ERROR;
-        n++;
-        if (ucb_interrupted ())
-          break;
-      }
+  bad = run_cases (&o, &k, &v, &n);
   ucb_restore_interrupt_handlers ();
-  if (o.format == VF_TAP)
-    print_tap (stdout, v, n);
-  if (o.format == VF_JSON || o.format == VF_JUNIT || o.output)
-    {
-      json_t *doc = ucb_report_document (argc, argv, t_real, (double) (ucb_now_ns () - t0) / 1e9,
-                                         host, ucb_json_obj (), ucb_json_arr ());
-      host = NULL;
-      ucb_json_set (doc, "verify", verify_json (v, n));
-      ucb_json_set (doc, "verify_kernel",
-                    ucb_json_checked (json_sprintf ("%u.%u.%u", k.major, k.minor, k.patch)));
-      if (o.output)
-        r = ucb_report_write_file (doc, o.output, err);
-      if (r == 0 && o.format == VF_JSON)
-        r = ucb_json_write (doc, stdout, err);
-      else if (r == 0 && o.format == VF_JUNIT)
-        ucb_export_junit (stdout, doc); /* the same XML as `ucbench export --to junit` */
-      json_decref (doc);
-    }
-  json_decref (host);
-  free (o.output);
+  r = write_outputs (&o, argc, argv, t_real, t0, host, &k, v, n, err);
+  vopts_free (&o);
   if (r < 0)
     return -1;
   if (ucb_interrupted ())

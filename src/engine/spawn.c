@@ -43,13 +43,13 @@
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
-#include <grp.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "core/util.h"
 #include "engine/spawn-proto.h"
 #include "engine/spawn.h"
+#include "host/userns.h"
 
 /* ---- child side -------------------------------------------------------------------------- */
 
@@ -141,32 +141,6 @@ close_all_but (int *keep, size_t n)
       lo = (unsigned) keep[i] + 1;
     }
   syscall (SYS_close_range, lo, ~0u, 0);
-}
-
-static int
-write_maps (pid_t child, uid_t uid, gid_t gid, ucb_error_t *err)
-{
-  cleanup_close int dirfd = -1;
-  cleanup_free char *path = xasprintf ("/proc/%d", (int) child);
-  cleanup_free char *umap = xasprintf ("0 %u 1\n", (unsigned) uid);
-  cleanup_free char *gmap = xasprintf ("0 %u 1\n", (unsigned) gid);
-  cleanup_close int sfd = -1;
-
-  dirfd = open (path, O_PATH | O_DIRECTORY | O_CLOEXEC);
-  if (dirfd < 0)
-    return ucb_make_error (err, errno, "open `%s`", path);
-  /* An unprivileged writer must deny setgroups before it may write gid_map; ENOENT is a
-   * kernel older than 3.19, where the file does not exist yet. */
-  sfd = openat (dirfd, "setgroups", O_WRONLY | O_CLOEXEC);
-  if (sfd < 0 && errno != ENOENT)
-    return ucb_make_error (err, errno, "open `%s/setgroups`", path);
-  if (sfd >= 0 && ucb_write_all (sfd, "deny", 4) < 0)
-    return ucb_make_error (err, errno, "write `%s/setgroups`", path);
-  if (ucb_write_file_at (dirfd, "gid_map", gmap, err) < 0)
-    return ucb_error_wrap (err, "gid_map `0 %u 1` of pid %d", (unsigned) gid, (int) child);
-  if (ucb_write_file_at (dirfd, "uid_map", umap, err) < 0)
-    return ucb_error_wrap (err, "uid_map `0 %u 1` of pid %d", (unsigned) uid, (int) child);
-  return 0;
 }
 
 /* Name processes so `ps` shows what they are: ucb-owner3, ucb-ns1, ucb-task3. */
@@ -383,7 +357,7 @@ build_level (const struct ucb_task_env *env, unsigned level, uid_t map_uid, gid_
     }
 
   close (gate[0]);
-  if (write_maps (child, map_uid, map_gid, &err) < 0)
+  if (ucb_userns_write_maps (child, map_uid, map_gid, 1, true, &err) < 0)
     {
       ucb_error_wrap (&err, "nesting level %u", level);
       kill (child, SIGKILL);
@@ -397,20 +371,6 @@ build_level (const struct ucb_task_env *env, unsigned level, uid_t map_uid, gid_
     }
   close (gate[1]);
   wait_and_exit_like (child);
-}
-
-static bool
-setgroups_denied (void)
-{
-  cleanup_free char *v = NULL;
-  ucb_error_t err = NULL;
-
-  if (ucb_read_file ("/proc/self/setgroups", &v, &err) < 0)
-    {
-      ucb_error_free (&err);
-      return false;
-    }
-  return strcmp (v, "deny") == 0;
 }
 
 static bool
@@ -449,18 +409,8 @@ become_owner (const struct ucb_container_spec *spec, pid_t parent, ucb_error_t *
    * change, and no privilege to change it with. */
   if (already_owner (spec))
     return apply_limits (spec, err);
-  /* Inside a user namespace whose setgroups is "deny" (ucbench itself run in a container)
-   * the call is refused, and nobody can change the groups anyway: carry on. */
-  if (setgroups (0, NULL) < 0 && !(errno == EPERM && setgroups_denied ()))
-    return ucb_make_error (err, errno, "setgroups(0)");
-  if (setresgid (spec->owner_gid, spec->owner_gid, spec->owner_gid) < 0)
-    return ucb_make_error (err, errno, "setresgid(%u)", (unsigned) spec->owner_gid);
-  if (setresuid (spec->owner_uid, spec->owner_uid, spec->owner_uid) < 0)
-    return ucb_make_error (err, errno, "setresuid(%u)", (unsigned) spec->owner_uid);
-  /* A uid change made us non-dumpable, which would make /proc/<child> files root-owned and
-   * our children's id maps unwritable for us. */
-  if (prctl (PR_SET_DUMPABLE, 1, 0, 0, 0) < 0)
-    return ucb_make_error (err, errno, "prctl(PR_SET_DUMPABLE)");
+  if (ucb_userns_become (spec->owner_uid, spec->owner_gid, err) < 0)
+    return -1;
   if (apply_limits (spec, err) < 0)
     return -1;
   /* The credential change also cleared the parent-death signal. */

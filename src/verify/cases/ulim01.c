@@ -13,38 +13,47 @@
 #include "verify/verify.h"
 #include "verify/vprobe.h"
 
+enum
+{
+  QUEUED,
+  REFUSED,
+  SIGQ_FULL,
+  DRAINED,
+  SIGQ_DRAINED,
+  AGAIN,
+};
+
+static int
+fill_drain_fill (void *arg, struct ucb_probe_out *o, ucb_error_t *err)
+{
+  int refused, again;
+
+  (void) arg, (void) err;
+  o->v[QUEUED] = ucb_vfill_rt (100, &refused);
+  o->v[REFUSED] = refused;
+  o->v[SIGQ_FULL] = ucb_vsigq (getpid ());
+  o->v[DRAINED] = ucb_vdrain_rt ();
+  o->v[SIGQ_DRAINED] = ucb_vsigq (getpid ());
+  o->v[AGAIN] = ucb_vfill_rt (100, &again);
+  ucb_vdrain_rt ();
+  return 0;
+}
+
 static int
 ulim01_run (struct ucb_vctx *ctx, ucb_error_t *err)
 {
+  struct ucb_probe_spec spec = { .uid = ctx->uid_base, .resource = RLIMIT_SIGPENDING, .soft = 5 };
   struct ucb_vresult *r = ctx->res;
-  pid_t pid = ucb_vfork ();
+  struct ucb_probe_out o;
 
-  if (pid < 0)
-    return ucb_make_error (err, errno, "fork");
-  if (pid == 0)
-    {
-      ucb_error_t e = NULL;
-      int refused;
-      long n, q, drained, q0, again;
-
-      if (ucb_vbecome (ctx->uid_base, &e) < 0 || ucb_vsoft (RLIMIT_SIGPENDING, 5, &e) < 0)
-        _exit (1);
-      n = ucb_vfill_rt (100, &refused);
-      q = ucb_vsigq (getpid ());
-      drained = ucb_vdrain_rt ();
-      q0 = ucb_vsigq (getpid ());
-      again = ucb_vfill_rt (100, &refused);
-      ucb_vdrain_rt ();
-      ucb_vobserve (r, "queued before the refusal", UCB_VITEM_ADMITTED, 5, n);
-      ucb_vobserve (r, "errno of the 6th sigqueue", UCB_VITEM_ERRNO, EAGAIN, refused);
-      ucb_vobserve (r, "SigQ when full", UCB_VITEM_COUNTER, 5, q);
-      ucb_vobserve (r, "signals drained", UCB_VITEM_EXACT, 5, drained);
-      ucb_vobserve (r, "SigQ after the drain", UCB_VITEM_COUNTER, 0, q0);
-      ucb_vobserve (r, "queued again after the drain", UCB_VITEM_ADMITTED, 5, again);
-      _exit (0);
-    }
-  if (ucb_vwait (pid) != 0)
-    return ucb_make_error (err, 0, "the probe as uid %u failed", (unsigned) ctx->uid_base);
+  if (ucb_probe_run (&spec, fill_drain_fill, NULL, &o, err) < 0)
+    return -1;
+  ucb_vobserve (r, "queued before the refusal", UCB_VITEM_ADMITTED, 5, o.v[QUEUED]);
+  ucb_vobserve (r, "errno of the 6th sigqueue", UCB_VITEM_ERRNO, EAGAIN, o.v[REFUSED]);
+  ucb_vobserve (r, "SigQ when full", UCB_VITEM_COUNTER, 5, o.v[SIGQ_FULL]);
+  ucb_vobserve (r, "signals drained", UCB_VITEM_EXACT, 5, o.v[DRAINED]);
+  ucb_vobserve (r, "SigQ after the drain", UCB_VITEM_COUNTER, 0, o.v[SIGQ_DRAINED]);
+  ucb_vobserve (r, "queued again after the drain", UCB_VITEM_ADMITTED, 5, o.v[AGAIN]);
   return 0;
 }
 

@@ -8,53 +8,61 @@
 #include "config.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <signal.h>
 #include <unistd.h>
 
 #include "verify/verify.h"
 #include "verify/vprobe.h"
 
+enum
+{
+  QUEUED,
+  REFUSED,
+  SIGQ_INSIDE,
+  SIGQ_OBSERVER,
+  SIGQ_INSIDE_DRAINED,
+  SIGQ_OBSERVER_DRAINED,
+};
+
+static int
+fill_and_read (void *arg, struct ucb_probe_out *o, ucb_error_t *err)
+{
+  pid_t obs = *(const pid_t *) arg;
+  int refused;
+
+  (void) err;
+  o->v[QUEUED] = ucb_vfill_rt (1000, &refused);
+  o->v[REFUSED] = refused;
+  o->v[SIGQ_INSIDE] = ucb_vsigq (getpid ());
+  o->v[SIGQ_OBSERVER] = ucb_vsigq (obs);
+  ucb_vdrain_rt ();
+  o->v[SIGQ_INSIDE_DRAINED] = ucb_vsigq (getpid ());
+  o->v[SIGQ_OBSERVER_DRAINED] = ucb_vsigq (obs);
+  return 0;
+}
+
 static int
 ulim02_run (struct ucb_vctx *ctx, ucb_error_t *err)
 {
+  struct ucb_probe_spec spec = { .uid = ctx->uid_base,
+                                 .resource = RLIMIT_SIGPENDING,
+                                 .soft = 5,
+                                 .userns = CLONE_NEWUSER,
+                                 .soft_inside = RLIM_INFINITY };
   struct ucb_vresult *r = ctx->res;
-  pid_t obs = ucb_vobserver (ctx->uid_base);
-  pid_t pid;
-  int status;
+  struct ucb_probe_out o;
+  pid_t obs;
 
-  if (obs < 0)
-    return ucb_make_error (err, errno, "fork observer");
-  pid = ucb_vfork ();
-  if (pid < 0)
-    return ucb_make_error (err, errno, "fork");
-  if (pid == 0)
-    {
-      ucb_error_t e = NULL;
-      int refused;
-      long n, q, qo, q0, qo0;
-
-      if (ucb_vbecome (ctx->uid_base, &e) < 0 || ucb_vsoft (RLIMIT_SIGPENDING, 5, &e) < 0
-          || ucb_vuserns (0, &e) < 0 || ucb_vsoft (RLIMIT_SIGPENDING, RLIM_INFINITY, &e) < 0)
-        _exit (1);
-      n = ucb_vfill_rt (1000, &refused);
-      q = ucb_vsigq (getpid ());
-      qo = ucb_vsigq (obs);
-      ucb_vdrain_rt ();
-      q0 = ucb_vsigq (getpid ());
-      qo0 = ucb_vsigq (obs);
-      ucb_vobserve (r, "queued in the container", UCB_VITEM_ADMITTED, 5, n);
-      ucb_vobserve (r, "errno at the parent bound", UCB_VITEM_ERRNO, EAGAIN, refused);
-      ucb_vobserve (r, "SigQ inside (level 0)", UCB_VITEM_COUNTER, 5, q);
-      ucb_vobserve (r, "observer SigQ (level 1)", UCB_VITEM_COUNTER, 5, qo);
-      ucb_vobserve (r, "SigQ inside after the drain", UCB_VITEM_COUNTER, 0, q0);
-      ucb_vobserve (r, "observer SigQ after the drain", UCB_VITEM_COUNTER, 0, qo0);
-      _exit (0);
-    }
-  status = ucb_vwait (pid);
-  kill (obs, SIGKILL);
-  ucb_vwait (obs);
-  if (status != 0)
-    return ucb_make_error (err, 0, "the probe as uid %u failed", (unsigned) ctx->uid_base);
+  if (ucb_probe_run_observed (ctx->uid_base, &obs, &spec, fill_and_read, &obs, &o, err) < 0)
+    return -1;
+  ucb_vobserve (r, "queued in the container", UCB_VITEM_ADMITTED, 5, o.v[QUEUED]);
+  ucb_vobserve (r, "errno at the parent bound", UCB_VITEM_ERRNO, EAGAIN, o.v[REFUSED]);
+  ucb_vobserve (r, "SigQ inside (level 0)", UCB_VITEM_COUNTER, 5, o.v[SIGQ_INSIDE]);
+  ucb_vobserve (r, "observer SigQ (level 1)", UCB_VITEM_COUNTER, 5, o.v[SIGQ_OBSERVER]);
+  ucb_vobserve (r, "SigQ inside after the drain", UCB_VITEM_COUNTER, 0, o.v[SIGQ_INSIDE_DRAINED]);
+  ucb_vobserve (r, "observer SigQ after the drain", UCB_VITEM_COUNTER, 0,
+                o.v[SIGQ_OBSERVER_DRAINED]);
   return 0;
 }
 

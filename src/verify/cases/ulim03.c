@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <unistd.h>
 
+#include "host/userns.h"
 #include "verify/verify.h"
 #include "verify/vprobe.h"
 
@@ -24,41 +25,43 @@ static const struct
   { { 50, 50, 50, 3 }, 3 },
 };
 
+/* Three nested containers, each created with its soft limit, the own limit innermost. */
+static int
+nest_and_fill (void *arg, struct ucb_probe_out *o, ucb_error_t *err)
+{
+  size_t v = *(const size_t *) arg;
+  int refused;
+
+  for (int level = 0; level < 3; level++)
+    if (ucb_vsoft (RLIMIT_SIGPENDING, variants[v].soft[level], err) < 0
+        || ucb_userns_enter (0, err) < 0)
+      return ucb_error_wrap (err, "nesting level %d", level + 1);
+  if (ucb_vsoft (RLIMIT_SIGPENDING, variants[v].soft[3], err) < 0)
+    return -1;
+  o->v[0] = ucb_vfill_rt (1000, &refused);
+  o->errnum = refused;
+  ucb_vdrain_rt ();
+  return 0;
+}
+
 static int
 ulim03_run (struct ucb_vctx *ctx, ucb_error_t *err)
 {
   for (size_t v = 0; v < sizeof variants / sizeof variants[0]; v++)
     {
-      pid_t pid = ucb_vfork ();
-      if (pid < 0)
-        return ucb_make_error (err, errno, "fork");
-      if (pid == 0)
-        {
-          ucb_error_t e = NULL;
-          char name[UCB_VNAME_MAX];
-          int refused;
-          long n;
+      char name[UCB_VNAME_MAX], what[32];
+      struct ucb_probe_spec spec = { .what = what, .uid = ctx->uid_base + (uid_t) v };
+      struct ucb_probe_out o;
 
-          if (ucb_vbecome (ctx->uid_base + (uid_t) v, &e) < 0)
-            _exit (1);
-          for (int level = 0; level < 3; level++)
-            if (ucb_vsoft (RLIMIT_SIGPENDING, variants[v].soft[level], &e) < 0
-                || ucb_vuserns (0, &e) < 0)
-              _exit (1);
-          if (ucb_vsoft (RLIMIT_SIGPENDING, variants[v].soft[3], &e) < 0)
-            _exit (1);
-          n = ucb_vfill_rt (1000, &refused);
-          ucb_vdrain_rt ();
-          snprintf (name, sizeof name, "queued at depth 3 (%lu,%lu,%lu,%lu)",
-                    (unsigned long) variants[v].soft[0], (unsigned long) variants[v].soft[1],
-                    (unsigned long) variants[v].soft[2], (unsigned long) variants[v].soft[3]);
-          ucb_vobserve (ctx->res, name, UCB_VITEM_ADMITTED, variants[v].expect, n);
-          snprintf (name, sizeof name, "errno at the bound, variant %zu", v + 1);
-          ucb_vobserve (ctx->res, name, UCB_VITEM_ERRNO, EAGAIN, refused);
-          _exit (0);
-        }
-      if (ucb_vwait (pid) != 0)
-        return ucb_make_error (err, 0, "the probe of variant %zu failed", v + 1);
+      snprintf (what, sizeof what, "the probe of variant %zu", v + 1);
+      if (ucb_probe_run (&spec, nest_and_fill, &v, &o, err) < 0)
+        return -1;
+      snprintf (name, sizeof name, "queued at depth 3 (%lu,%lu,%lu,%lu)",
+                (unsigned long) variants[v].soft[0], (unsigned long) variants[v].soft[1],
+                (unsigned long) variants[v].soft[2], (unsigned long) variants[v].soft[3]);
+      ucb_vobserve (ctx->res, name, UCB_VITEM_ADMITTED, variants[v].expect, o.v[0]);
+      snprintf (name, sizeof name, "errno at the bound, variant %zu", v + 1);
+      ucb_vobserve (ctx->res, name, UCB_VITEM_ERRNO, EAGAIN, o.errnum);
     }
   return 0;
 }

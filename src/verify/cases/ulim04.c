@@ -12,7 +12,6 @@
 
 #include <errno.h>
 #include <signal.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include "verify/verify.h"
@@ -23,18 +22,18 @@ static int
 symmetric (struct ucb_vresult *r, struct ucb_vagent *a, struct ucb_vagent *b, pid_t obs,
            ucb_error_t *err)
 {
-  int ea = 0, eb = 0, ed = 0, eb2 = 0;
+  int ea, eb, ed, eb2;
   long na, nb, q, qb, drained, nb2, q2, q0;
 
-  na = ucb_vagent_do (a, 'f', 6, &ea);
-  nb = ucb_vagent_do (b, 'f', 1000, &eb);
+  na = ucb_vagent_do (a, 'f', 6, &ea, err);
+  nb = ucb_vagent_do (b, 'f', 1000, &eb, err);
   q = ucb_vsigq (obs);
-  qb = ucb_vsigq (b->pid);
-  drained = ucb_vagent_do (a, 'd', 0, &ed);
-  nb2 = ucb_vagent_do (b, 'f', 1000, &eb2);
+  qb = ucb_vsigq (b->p.pid);
+  drained = ucb_vagent_do (a, 'd', 0, &ed, err);
+  nb2 = ucb_vagent_do (b, 'f', 1000, &eb2, err);
   q2 = ucb_vsigq (obs);
-  if (na < 0 || nb < 0 || drained < 0 || nb2 < 0 || ucb_vagent_do (b, 'd', 0, &ed) < 0)
-    return ucb_make_error (err, 0, "a container of the symmetric variant failed");
+  if (ucb_vagent_do (b, 'd', 0, &ed, err) < 0)
+    return ucb_error_wrap (err, "10/10");
   q0 = ucb_vsigq (obs);
   ucb_vobserve (r, "10/10: queued in A (created with 10)", UCB_VITEM_EXACT, 6, na);
   ucb_vobserve (r, "10/10: queued in B while A holds 6", UCB_VITEM_ADMITTED, 4, nb);
@@ -54,16 +53,16 @@ static int
 asymmetric (struct ucb_vresult *r, struct ucb_vagent *a, struct ucb_vagent *b, pid_t obs,
             ucb_error_t *err)
 {
-  int ea = 0, eb = 0, ea2 = 0, ed = 0;
+  int ea, eb, ea2, ed;
   long na, nb, q, na2, q0;
 
-  na = ucb_vagent_do (a, 'f', 8, &ea);
-  nb = ucb_vagent_do (b, 'f', 1000, &eb);
+  na = ucb_vagent_do (a, 'f', 8, &ea, err);
+  nb = ucb_vagent_do (b, 'f', 1000, &eb, err);
   q = ucb_vsigq (obs);
-  na2 = ucb_vagent_do (a, 'f', 1000, &ea2);
-  if (na < 0 || nb < 0 || na2 < 0 || ucb_vagent_do (a, 'd', 0, &ed) < 0
-      || ucb_vagent_do (b, 'd', 0, &ed) < 0)
-    return ucb_make_error (err, 0, "a container of the asymmetric variant failed");
+  na2 = ucb_vagent_do (a, 'f', 1000, &ea2, err);
+  ucb_vagent_do (a, 'd', 0, &ed, err);
+  if (ucb_vagent_do (b, 'd', 0, &ed, err) < 0)
+    return ucb_error_wrap (err, "10/20");
   q0 = ucb_vsigq (obs);
   ucb_vobserve (r, "10/20: queued in A (created with 10)", UCB_VITEM_EXACT, 8, na);
   ucb_vobserve (r, "10/20: queued in B (created with 20)", UCB_VITEM_ADMITTED, 12, nb);
@@ -83,25 +82,20 @@ ulim04_run (struct ucb_vctx *ctx, ucb_error_t *err)
   for (int v = 0; v < 2; v++)
     {
       uid_t uid = ctx->uid_base + (uid_t) v;
-      struct ucb_vagent a = { .pid = -1 }, b = { .pid = -1 };
-      pid_t obs = ucb_vobserver (uid);
-      int ret = -1, sa, sb;
+      struct ucb_vagent a = UCB_VAGENT_NONE, b = UCB_VAGENT_NONE;
+      struct ucb_probe obs = UCB_PROBE_NONE;
 
-      if (obs < 0)
-        return ucb_make_error (err, errno, "fork observer");
-      if (ucb_vagent_start (&a, uid, created[v][0], true, err) == 0
-          && ucb_vagent_start (&b, uid, created[v][1], true, err) == 0)
-        ret = v == 0 ? symmetric (ctx->res, &a, &b, obs, err)
-                     : asymmetric (ctx->res, &a, &b, obs, err);
-      sa = ucb_vagent_stop (&a, ret < 0);
-      sb = ucb_vagent_stop (&b, ret < 0);
-      kill (obs, SIGKILL);
-      ucb_vwait (obs);
-      if (ret < 0)
-        return ret;
-      if (sa != 0 || sb != 0)
-        return ucb_make_error (err, 0, "a container of uid %u failed (A %d, B %d)", (unsigned) uid,
-                               sa, sb);
+      if (ucb_vobserver (&obs, uid, err) < 0)
+        return -1;
+      if (ucb_vagent_start (&a, "container A", uid, created[v][0], true, err) == 0
+          && ucb_vagent_start (&b, "container B", uid, created[v][1], true, err) == 0)
+        (void) (v == 0 ? symmetric (ctx->res, &a, &b, obs.pid, err)
+                       : asymmetric (ctx->res, &a, &b, obs.pid, err));
+      ucb_vagent_stop (&a, err);
+      ucb_vagent_stop (&b, err);
+      ucb_probe_kill (&obs);
+      if (*err)
+        return -1;
     }
   return 0;
 }

@@ -7,68 +7,54 @@
 #include "config.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <unistd.h>
 
 #include "verify/verify.h"
 #include "verify/vprobe.h"
 
-/* Fill a container of `uid`; with a gate, hold the signals until released. */
-static void
-container (struct ucb_vresult *r, uid_t uid, const char *name, struct ucb_vgate *full,
-           struct ucb_vgate *release)
+/* Fill the container; with `hold`, report and keep the signals until ordered. */
+static int
+fill (void *arg, struct ucb_probe_out *o, ucb_error_t *err)
 {
-  ucb_error_t e = NULL;
+  bool hold = arg != NULL;
   int refused;
-  long n;
 
-  if (ucb_vbecome (uid, &e) < 0 || ucb_vsoft (RLIMIT_SIGPENDING, 10, &e) < 0
-      || ucb_vuserns (0, &e) < 0 || ucb_vsoft (RLIMIT_SIGPENDING, RLIM_INFINITY, &e) < 0)
-    _exit (1);
-  n = ucb_vfill_rt (1000, &refused);
-  ucb_vobserve (r, name, UCB_VITEM_ADMITTED, 10, n);
-  if (full)
-    {
-      ucb_vgate_post (full);
-      ucb_vgate_wait (release);
-    }
+  o->v[0] = ucb_vfill_rt (1000, &refused);
+  if (hold && (ucb_probe_report (o, err) < 0 || ucb_probe_await (NULL, err) < 0))
+    return -1;
   ucb_vdrain_rt ();
-  _exit (0);
+  return 0;
 }
 
 static int
 ulim05_run (struct ucb_vctx *ctx, ucb_error_t *err)
 {
-  struct ucb_vgate full, release;
-  pid_t a, b;
-  int sa, sb;
+  struct ucb_probe_spec spec = { .what = "container A",
+                                 .uid = ctx->uid_base,
+                                 .resource = RLIMIT_SIGPENDING,
+                                 .soft = 10,
+                                 .userns = CLONE_NEWUSER,
+                                 .soft_inside = RLIM_INFINITY };
+  struct ucb_probe a = UCB_PROBE_NONE;
+  struct ucb_probe_out full, ob;
+  static bool hold = true;
 
-  if (ucb_vgate_open (&full, err) < 0)
+  if (ucb_probe_start (&a, &spec, fill, &hold, err) < 0)
     return -1;
-  if (ucb_vgate_open (&release, err) < 0)
+  spec.what = "container B";
+  spec.uid = ctx->uid_base + 1;
+  if (ucb_probe_next (&a, &full, err) < 0 || ucb_probe_run (&spec, fill, NULL, &ob, err) < 0
+      || ucb_probe_order (&a, &full, err) < 0 || ucb_probe_finish (&a, NULL, err) < 0)
     {
-      ucb_vgate_close (&full);
+      ucb_probe_kill (&a);
       return -1;
     }
-  a = ucb_vfork ();
-  if (a == 0)
-    container (ctx->res, ctx->uid_base, "queued in A (owner U1)", &full, &release);
-  if (a < 0 || !ucb_vgate_wait (&full))
-    {
-      ucb_vgate_close (&full);
-      ucb_vgate_close (&release);
-      return ucb_make_error (err, errno, "container A did not fill");
-    }
-  b = ucb_vfork ();
-  if (b == 0)
-    container (ctx->res, ctx->uid_base + 1, "queued in B (owner U2) while A is full", NULL, NULL);
-  sb = b > 0 ? ucb_vwait (b) : -1;
-  ucb_vgate_post (&release);
-  sa = ucb_vwait (a);
-  ucb_vgate_close (&full);
-  ucb_vgate_close (&release);
-  if (sa != 0 || sb != 0)
-    return ucb_make_error (err, 0, "a container probe failed (A %d, B %d)", sa, sb);
+  ucb_vobserve (ctx->res, "queued in A (owner U1)", UCB_VITEM_ADMITTED, 10, full.v[0]);
+  ucb_vobserve (ctx->res, "queued in B (owner U2) while A is full", UCB_VITEM_ADMITTED, 10,
+                ob.v[0]);
   return 0;
 }
 

@@ -11,7 +11,6 @@
 
 #include <errno.h>
 #include <signal.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include "verify/verify.h"
@@ -20,23 +19,23 @@
 static int
 probe (struct ucb_vresult *r, struct ucb_vagent *h, struct ucb_vagent *c, ucb_error_t *err)
 {
-  int eh = 0, ec = 0, eh2 = 0, ec2 = 0, ec3 = 0, ed = 0;
+  int eh, ec, eh2, ec2, ec3, ed;
   long nh, nc, qh, qc, nh2, qh2, nc2, dh, nc3, dc, qh0, qc0;
 
-  nh = ucb_vagent_do (h, 'f', 8, &eh);
-  nc = ucb_vagent_do (c, 'f', 1000, &ec);
-  qh = ucb_vsigq (h->pid);
-  qc = ucb_vsigq (c->pid);
-  nh2 = ucb_vagent_do (h, 'f', 5000, &eh2);
-  qh2 = ucb_vsigq (h->pid);
-  nc2 = ucb_vagent_do (c, 'f', 1000, &ec2);
-  dh = ucb_vagent_do (h, 'd', 0, &ed);
-  nc3 = ucb_vagent_do (c, 'f', 1000, &ec3);
-  dc = ucb_vagent_do (c, 'd', 0, &ed);
-  if (nh < 0 || nc < 0 || nh2 < 0 || nc2 < 0 || dh < 0 || nc3 < 0 || dc < 0)
-    return ucb_make_error (err, 0, "the host task or the container failed");
-  qh0 = ucb_vsigq (h->pid);
-  qc0 = ucb_vsigq (c->pid);
+  nh = ucb_vagent_do (h, 'f', 8, &eh, err);
+  nc = ucb_vagent_do (c, 'f', 1000, &ec, err);
+  qh = ucb_vsigq (h->p.pid);
+  qc = ucb_vsigq (c->p.pid);
+  nh2 = ucb_vagent_do (h, 'f', 5000, &eh2, err);
+  qh2 = ucb_vsigq (h->p.pid);
+  nc2 = ucb_vagent_do (c, 'f', 1000, &ec2, err);
+  dh = ucb_vagent_do (h, 'd', 0, &ed, err);
+  nc3 = ucb_vagent_do (c, 'f', 1000, &ec3, err);
+  dc = ucb_vagent_do (c, 'd', 0, &ed, err);
+  if (dc < 0)
+    return -1;
+  qh0 = ucb_vsigq (h->p.pid);
+  qc0 = ucb_vsigq (c->p.pid);
   ucb_vobserve (r, "queued by the host task (soft 1000)", UCB_VITEM_EXACT, 8, nh);
   ucb_vobserve (r, "queued in the container (created with 10)", UCB_VITEM_ADMITTED, 2, nc);
   ucb_vobserve (r, "errno at the container's parent bound", UCB_VITEM_ERRNO, EAGAIN, ec);
@@ -58,20 +57,14 @@ probe (struct ucb_vresult *r, struct ucb_vagent *h, struct ucb_vagent *c, ucb_er
 static int
 ulim06_run (struct ucb_vctx *ctx, ucb_error_t *err)
 {
-  struct ucb_vagent h = { .pid = -1 }, c = { .pid = -1 };
-  int ret = -1, sh, sc;
+  struct ucb_vagent h = UCB_VAGENT_NONE, c = UCB_VAGENT_NONE;
 
-  if (ucb_vagent_start (&h, ctx->uid_base, 1000, false, err) == 0
-      && ucb_vagent_start (&c, ctx->uid_base, 10, true, err) == 0)
-    ret = probe (ctx->res, &h, &c, err);
-  sh = ucb_vagent_stop (&h, ret < 0);
-  sc = ucb_vagent_stop (&c, ret < 0);
-  if (ret < 0)
-    return ret;
-  if (sh != 0 || sc != 0)
-    return ucb_make_error (err, 0, "a task of uid %u failed (host %d, container %d)",
-                           (unsigned) ctx->uid_base, sh, sc);
-  return 0;
+  if (ucb_vagent_start (&h, "the host task", ctx->uid_base, 1000, false, err) == 0
+      && ucb_vagent_start (&c, "the container", ctx->uid_base, 10, true, err) == 0)
+    (void) probe (ctx->res, &h, &c, err);
+  ucb_vagent_stop (&h, err);
+  ucb_vagent_stop (&c, err);
+  return *err ? -1 : 0;
 }
 
 const struct ucb_vcase ucb_vcase_ulim06 = {

@@ -13,10 +13,12 @@
 #include "config.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <unistd.h>
 
+#include "core/util.h"
 #include "verify/verify.h"
 #include "verify/vprobe.h"
 
@@ -32,16 +34,28 @@ static const struct
   { "created 10, own 5", 10, 5 },
 };
 
-static void
-probe (struct ucb_vresult *r, uid_t uid, pid_t obs, size_t p)
+enum
 {
-  ucb_error_t e = NULL;
-  long min = -1, max = -1, refused_eagain = 0, q, qo;
-  char name[UCB_VNAME_MAX];
+  MIN,
+  MAX,
+  EAGAIN_ROUNDS,
+  SIGQ,
+  SIGQ_OBSERVER,
+};
 
-  if (ucb_vbecome (uid, &e) < 0 || ucb_vsoft (RLIMIT_SIGPENDING, phases[p].created, &e) < 0
-      || ucb_vuserns (0, &e) < 0 || ucb_vsoft (RLIMIT_SIGPENDING, phases[p].inside, &e) < 0)
-    _exit (1);
+struct phase_arg
+{
+  pid_t obs;
+  size_t p;
+};
+
+static int
+rounds (void *arg, struct ucb_probe_out *o, ucb_error_t *err)
+{
+  const struct phase_arg *a = arg;
+  long min = -1, max = -1, refused_eagain = 0;
+
+  (void) err;
   for (int round = 0; round < ROUNDS; round++)
     {
       int refused;
@@ -54,19 +68,37 @@ probe (struct ucb_vresult *r, uid_t uid, pid_t obs, size_t p)
       refused_eagain += refused == EAGAIN;
       ucb_vdrain_rt ();
     }
-  q = ucb_vsigq (getpid ());
-  qo = ucb_vsigq (obs);
-  snprintf (name, sizeof name, "%s: fewest queued in a round", phases[p].label);
-  ucb_vobserve (r, name, UCB_VITEM_ADMITTED, 5, min);
-  snprintf (name, sizeof name, "%s: most queued in a round", phases[p].label);
-  ucb_vobserve (r, name, UCB_VITEM_ADMITTED, 5, max);
-  snprintf (name, sizeof name, "%s: rounds ended by EAGAIN", phases[p].label);
-  ucb_vobserve (r, name, UCB_VITEM_EXACT, ROUNDS, refused_eagain);
-  snprintf (name, sizeof name, "%s: SigQ inside at the end", phases[p].label);
-  ucb_vobserve (r, name, UCB_VITEM_COUNTER, 0, q);
-  snprintf (name, sizeof name, "%s: observer SigQ at the end", phases[p].label);
-  ucb_vobserve (r, name, UCB_VITEM_COUNTER, 0, qo);
-  _exit (0);
+  o->v[MIN] = min;
+  o->v[MAX] = max;
+  o->v[EAGAIN_ROUNDS] = refused_eagain;
+  o->v[SIGQ] = ucb_vsigq (getpid ());
+  o->v[SIGQ_OBSERVER] = ucb_vsigq (a->obs);
+  return 0;
+}
+
+static void
+observe_phase (struct ucb_vresult *r, size_t p, const struct ucb_probe_out *o)
+{
+  static const struct
+  {
+    const char *what;
+    enum ucb_vkind kind;
+    int value;
+  } items[] = {
+    { "fewest queued in a round", UCB_VITEM_ADMITTED, MIN },
+    { "most queued in a round", UCB_VITEM_ADMITTED, MAX },
+    { "rounds ended by EAGAIN", UCB_VITEM_EXACT, EAGAIN_ROUNDS },
+    { "SigQ inside at the end", UCB_VITEM_COUNTER, SIGQ },
+    { "observer SigQ at the end", UCB_VITEM_COUNTER, SIGQ_OBSERVER },
+  };
+  static const long expected[] = { 5, 5, ROUNDS, 0, 0 };
+  char name[UCB_VNAME_MAX];
+
+  for (size_t i = 0; i < UCB_ARRAY_SIZE (items); i++)
+    {
+      snprintf (name, sizeof name, "%s: %s", phases[p].label, items[i].what);
+      ucb_vobserve (r, name, items[i].kind, expected[i], o->v[items[i].value]);
+    }
 }
 
 static int
@@ -74,24 +106,17 @@ ulim07_run (struct ucb_vctx *ctx, ucb_error_t *err)
 {
   for (size_t p = 0; p < sizeof phases / sizeof phases[0]; p++)
     {
-      uid_t uid = ctx->uid_base + (uid_t) p;
-      pid_t obs = ucb_vobserver (uid);
-      pid_t pid;
-      int status;
+      struct phase_arg a = { .p = p };
+      struct ucb_probe_spec spec = { .uid = ctx->uid_base + (uid_t) p,
+                                     .resource = RLIMIT_SIGPENDING,
+                                     .soft = phases[p].created,
+                                     .userns = CLONE_NEWUSER,
+                                     .soft_inside = phases[p].inside };
+      struct ucb_probe_out o;
 
-      if (obs < 0)
-        return ucb_make_error (err, errno, "fork observer");
-      pid = ucb_vfork ();
-      if (pid == 0)
-        probe (ctx->res, uid, obs, p);
-      status = pid > 0 ? ucb_vwait (pid) : -1;
-      kill (obs, SIGKILL);
-      ucb_vwait (obs);
-      if (pid < 0)
-        return ucb_make_error (err, errno, "fork");
-      if (status != 0)
-        return ucb_make_error (err, 0, "the probe as uid %u failed (%s)", (unsigned) uid,
-                               phases[p].label);
+      if (ucb_probe_run_observed (spec.uid, &a.obs, &spec, rounds, &a, &o, err) < 0)
+        return ucb_error_wrap (err, "%s", phases[p].label);
+      observe_phase (ctx->res, p, &o);
     }
   return 0;
 }

@@ -25,7 +25,9 @@
 #include "config.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -78,114 +80,175 @@ rc (long ret)
   return ret == 0 ? 0 : errno;
 }
 
-static void
-matrix (struct ucb_vresult *r, uid_t uid)
+enum
 {
-  ucb_error_t e = NULL;
-  pid_t self = getpid (), tid = (pid_t) syscall (SYS_gettid);
-  union sigval v = { .sival_int = 42 };
-  int refused, r_kill, r_sq, r_raise, r_killrt, r_tg, r_tgsq;
-  long n, q_kill, q_after, q0;
-  siginfo_t s_usr1, s_sq, s_raise, s_killrt, info;
-  sigset_t set;
+  QUEUED,
+  REFUSED,
+  R_KILL,
+  Q_KILL,
+  R_SQ,
+  SQ_CODE,
+  SQ_VALUE,
+  R_RAISE,
+  RAISE_CODE,
+  R_KILLRT,
+  Q_AFTER,
+  R_TG,
+  R_TGSQ,
+  PIDFD, /* 0: pidfd_open is ENOSYS, 1: PIDFD_RC is the send's, 2: it is pidfd_open's errno */
+  PIDFD_RC,
+  USR1_INFO,
+  KILLRT_PID,
+  Q_DRAINED,
+};
 
-  block_all (&set);
-  if (ucb_vbecome (uid, &e) < 0 || ucb_vsoft (RLIMIT_SIGPENDING, 5, &e) < 0)
-    _exit (1);
-  n = ucb_vfill_rt (100, &refused);
-  r_kill = rc (kill (self, SIGUSR1));
-  q_kill = ucb_vsigq (self);
-  r_sq = rc (sigqueue (self, SIGUSR2, v));
-  s_sq = take (SIGUSR2);
-  r_raise = rc (raise (SIGUSR2));
-  s_raise = take (SIGUSR2);
-  r_killrt = rc (kill (self, SIGRTMIN + 1));
-  q_after = ucb_vsigq (self);
-  r_tg = rc (syscall (SYS_tgkill, self, tid, SIGRTMIN + 2));
-  memset (&info, 0, sizeof info);
-  info.si_signo = SIGRTMIN + 2;
-  info.si_code = SI_QUEUE;
-  info.si_pid = self;
-  info.si_uid = getuid ();
-  r_tgsq = rc (syscall (SYS_rt_tgsigqueueinfo, self, tid, SIGRTMIN + 2, &info));
-  ucb_vobserve (r, "RT signals queued at soft 5", UCB_VITEM_ADMITTED, 5, n);
-  ucb_vobserve (r, "errno of the 6th sigqueue(RT)", UCB_VITEM_ERRNO, EAGAIN, refused);
-  ucb_vobserve (r, "kill(SIGUSR1) at the limit", UCB_VITEM_ERRNO, 0, r_kill);
-  ucb_vobserve (r, "SigQ after kill(SIGUSR1): override", UCB_VITEM_COUNTER, 6, q_kill);
-  ucb_vobserve (r, "sigqueue(SIGUSR2) at the limit", UCB_VITEM_ERRNO, 0, r_sq);
-  ucb_vobserve (r, "sigqueue(SIGUSR2): si_code taken", UCB_VITEM_EXACT, SI_USER,
-                s_sq.si_signo ? s_sq.si_code : -100);
-  ucb_vobserve (r, "sigqueue(SIGUSR2): si_value taken", UCB_VITEM_EXACT, 0,
-                s_sq.si_signo ? s_sq.si_value.sival_int : -100);
-  ucb_vobserve (r, "raise(SIGUSR2) at the limit", UCB_VITEM_ERRNO, 0, r_raise);
-  ucb_vobserve (r, "raise(SIGUSR2): si_code taken", UCB_VITEM_EXACT, SI_USER,
-                s_raise.si_signo ? s_raise.si_code : -100);
-  ucb_vobserve (r, "kill(RT) at the limit", UCB_VITEM_ERRNO, 0, r_killrt);
-  ucb_vobserve (r, "SigQ after legacy sends and kill(RT)", UCB_VITEM_COUNTER, 6, q_after);
-  ucb_vobserve (r, "tgkill(RT) at the limit", UCB_VITEM_ERRNO, EAGAIN, r_tg);
-  ucb_vobserve (r, "rt_tgsigqueueinfo(RT) at the limit", UCB_VITEM_ERRNO, EAGAIN, r_tgsq);
+static void
+pidfd_send (struct ucb_probe_out *o, pid_t self)
+{
+  o->v[PIDFD] = 0;
 #ifdef SYS_pidfd_open
   {
     int fd = (int) syscall (SYS_pidfd_open, self, 0);
     if (fd >= 0)
       {
-        ucb_vobserve (r, "pidfd_send_signal(RT, NULL) at the limit", UCB_VITEM_ERRNO, 0,
-                      rc (syscall (SYS_pidfd_send_signal, fd, SIGRTMIN + 3, NULL, 0)));
+        o->v[PIDFD] = 1;
+        o->v[PIDFD_RC] = rc (syscall (SYS_pidfd_send_signal, fd, SIGRTMIN + 3, NULL, 0));
         close (fd);
       }
     else if (errno != ENOSYS)
-      ucb_vobserve (r, "pidfd_open", UCB_VITEM_ERRNO, 0, errno);
+      {
+        o->v[PIDFD] = 2;
+        o->v[PIDFD_RC] = errno;
+      }
   }
+#else
+  (void) self;
 #endif
+}
+
+static int
+matrix (void *arg, struct ucb_probe_out *o, ucb_error_t *err)
+{
+  pid_t self = getpid (), tid = (pid_t) syscall (SYS_gettid);
+  union sigval v = { .sival_int = 42 };
+  siginfo_t s_usr1, s_sq, s_raise, s_killrt, info;
+  sigset_t set;
+  int refused;
+
+  (void) arg, (void) err;
+  block_all (&set);
+  o->v[QUEUED] = ucb_vfill_rt (100, &refused);
+  o->v[REFUSED] = refused;
+  o->v[R_KILL] = rc (kill (self, SIGUSR1));
+  o->v[Q_KILL] = ucb_vsigq (self);
+  o->v[R_SQ] = rc (sigqueue (self, SIGUSR2, v));
+  s_sq = take (SIGUSR2);
+  o->v[SQ_CODE] = s_sq.si_signo ? s_sq.si_code : -100;
+  o->v[SQ_VALUE] = s_sq.si_signo ? s_sq.si_value.sival_int : -100;
+  o->v[R_RAISE] = rc (raise (SIGUSR2));
+  s_raise = take (SIGUSR2);
+  o->v[RAISE_CODE] = s_raise.si_signo ? s_raise.si_code : -100;
+  o->v[R_KILLRT] = rc (kill (self, SIGRTMIN + 1));
+  o->v[Q_AFTER] = ucb_vsigq (self);
+  o->v[R_TG] = rc (syscall (SYS_tgkill, self, tid, SIGRTMIN + 2));
+  memset (&info, 0, sizeof info);
+  info.si_signo = SIGRTMIN + 2;
+  info.si_code = SI_QUEUE;
+  info.si_pid = self;
+  info.si_uid = getuid ();
+  o->v[R_TGSQ] = rc (syscall (SYS_rt_tgsigqueueinfo, self, tid, SIGRTMIN + 2, &info));
+  pidfd_send (o, self);
   s_usr1 = take (SIGUSR1);
   s_killrt = take (SIGRTMIN + 1);
-  ucb_vobserve (r, "kill(SIGUSR1) queued with its siginfo", UCB_VITEM_EXACT, 1,
-                s_usr1.si_signo == SIGUSR1 && s_usr1.si_code == SI_USER && s_usr1.si_pid == self);
-  ucb_vobserve (r, "kill(RT): si_pid taken (info lost)", UCB_VITEM_EXACT, 0,
-                s_killrt.si_signo ? s_killrt.si_pid : -1);
+  o->v[USR1_INFO]
+      = s_usr1.si_signo == SIGUSR1 && s_usr1.si_code == SI_USER && s_usr1.si_pid == self;
+  o->v[KILLRT_PID] = s_killrt.si_signo ? s_killrt.si_pid : -1;
   drain_all (&set);
-  q0 = ucb_vsigq (self);
-  ucb_vobserve (r, "SigQ after draining everything", UCB_VITEM_COUNTER, 0, q0);
-  _exit (0);
+  o->v[Q_DRAINED] = ucb_vsigq (self);
+  return 0;
 }
 
 static void
-in_container (struct ucb_vresult *r, uid_t uid, pid_t obs, bool fixed)
+observe_matrix (struct ucb_vresult *r, const struct ucb_probe_out *o)
 {
-  ucb_error_t e = NULL;
-  int refused, r_kill;
-  long n, qo, q, qo0;
-  sigset_t set;
+  const int64_t *v = o->v;
 
+  ucb_vobserve (r, "RT signals queued at soft 5", UCB_VITEM_ADMITTED, 5, v[QUEUED]);
+  ucb_vobserve (r, "errno of the 6th sigqueue(RT)", UCB_VITEM_ERRNO, EAGAIN, v[REFUSED]);
+  ucb_vobserve (r, "kill(SIGUSR1) at the limit", UCB_VITEM_ERRNO, 0, v[R_KILL]);
+  ucb_vobserve (r, "SigQ after kill(SIGUSR1): override", UCB_VITEM_COUNTER, 6, v[Q_KILL]);
+  ucb_vobserve (r, "sigqueue(SIGUSR2) at the limit", UCB_VITEM_ERRNO, 0, v[R_SQ]);
+  ucb_vobserve (r, "sigqueue(SIGUSR2): si_code taken", UCB_VITEM_EXACT, SI_USER, v[SQ_CODE]);
+  ucb_vobserve (r, "sigqueue(SIGUSR2): si_value taken", UCB_VITEM_EXACT, 0, v[SQ_VALUE]);
+  ucb_vobserve (r, "raise(SIGUSR2) at the limit", UCB_VITEM_ERRNO, 0, v[R_RAISE]);
+  ucb_vobserve (r, "raise(SIGUSR2): si_code taken", UCB_VITEM_EXACT, SI_USER, v[RAISE_CODE]);
+  ucb_vobserve (r, "kill(RT) at the limit", UCB_VITEM_ERRNO, 0, v[R_KILLRT]);
+  ucb_vobserve (r, "SigQ after legacy sends and kill(RT)", UCB_VITEM_COUNTER, 6, v[Q_AFTER]);
+  ucb_vobserve (r, "tgkill(RT) at the limit", UCB_VITEM_ERRNO, EAGAIN, v[R_TG]);
+  ucb_vobserve (r, "rt_tgsigqueueinfo(RT) at the limit", UCB_VITEM_ERRNO, EAGAIN, v[R_TGSQ]);
+  if (v[PIDFD] == 1)
+    ucb_vobserve (r, "pidfd_send_signal(RT, NULL) at the limit", UCB_VITEM_ERRNO, 0, v[PIDFD_RC]);
+  else if (v[PIDFD] == 2)
+    ucb_vobserve (r, "pidfd_open", UCB_VITEM_ERRNO, 0, v[PIDFD_RC]);
+  ucb_vobserve (r, "kill(SIGUSR1) queued with its siginfo", UCB_VITEM_EXACT, 1, v[USR1_INFO]);
+  ucb_vobserve (r, "kill(RT): si_pid taken (info lost)", UCB_VITEM_EXACT, 0, v[KILLRT_PID]);
+  ucb_vobserve (r, "SigQ after draining everything", UCB_VITEM_COUNTER, 0, v[Q_DRAINED]);
+}
+
+enum
+{
+  C_QUEUED,
+  C_R_KILL,
+  C_Q_OBSERVER,
+  C_Q_INSIDE,
+  C_Q_OBSERVER_DRAINED,
+};
+
+static int
+in_container (void *arg, struct ucb_probe_out *o, ucb_error_t *err)
+{
+  pid_t obs = *(const pid_t *) arg;
+  sigset_t set;
+  int refused;
+
+  (void) err;
   block_all (&set);
-  if (ucb_vbecome (uid, &e) < 0 || ucb_vsoft (RLIMIT_SIGPENDING, 5, &e) < 0
-      || ucb_vuserns (0, &e) < 0 || ucb_vsoft (RLIMIT_SIGPENDING, RLIM_INFINITY, &e) < 0)
-    _exit (1);
   /* Exactly up to the bound, no refusal: without 432dc0654c61 a refusal would leak a unit. */
-  n = ucb_vfill_rt (5, &refused);
-  r_kill = rc (kill (getpid (), SIGUSR1));
-  qo = ucb_vsigq (obs);
-  q = ucb_vsigq (getpid ());
+  o->v[C_QUEUED] = ucb_vfill_rt (5, &refused);
+  o->v[C_R_KILL] = rc (kill (getpid (), SIGUSR1));
+  o->v[C_Q_OBSERVER] = ucb_vsigq (obs);
+  o->v[C_Q_INSIDE] = ucb_vsigq (getpid ());
   drain_all (&set);
-  qo0 = ucb_vsigq (obs);
-  ucb_vobserve (r, "container: RT queued up to the bound (5)", UCB_VITEM_EXACT, 5, n);
-  ucb_vobserve (r, "container: kill(SIGUSR1) at the bound", UCB_VITEM_ERRNO, 0, r_kill);
+  o->v[C_Q_OBSERVER_DRAINED] = ucb_vsigq (obs);
+  return 0;
+}
+
+static void
+observe_container (struct ucb_vresult *r, const struct ucb_probe_out *o, bool fixed)
+{
+  const int64_t *v = o->v;
+
+  ucb_vobserve (r, "container: RT queued up to the bound (5)", UCB_VITEM_EXACT, 5, v[C_QUEUED]);
+  ucb_vobserve (r, "container: kill(SIGUSR1) at the bound", UCB_VITEM_ERRNO, 0, v[C_R_KILL]);
   if (fixed)
     {
-      ucb_vobserve (r, "container: observer SigQ after kill", UCB_VITEM_COUNTER, 6, qo);
-      ucb_vobserve (r, "container: SigQ inside after kill", UCB_VITEM_COUNTER, 6, q);
-      ucb_vobserve (r, "container: observer SigQ after the drain", UCB_VITEM_COUNTER, 0, qo0);
+      ucb_vobserve (r, "container: observer SigQ after kill", UCB_VITEM_COUNTER, 6,
+                    v[C_Q_OBSERVER]);
+      ucb_vobserve (r, "container: SigQ inside after kill", UCB_VITEM_COUNTER, 6, v[C_Q_INSIDE]);
+      ucb_vobserve (r, "container: observer SigQ after the drain", UCB_VITEM_COUNTER, 0,
+                    v[C_Q_OBSERVER_DRAINED]);
     }
   else
     {
       /* Without 9e05e5c7ee87 the override stops at the parent bound: 5 and 5 (and, without
        * 432dc0654c61 too, the failed level-1 charge leaks: observer 6 and 1 after the drain). */
-      ucb_vobserve_bug (r, "container: observer SigQ after kill", UCB_VITEM_COUNTER, 6, qo, 5);
-      ucb_vobserve_bug (r, "container: SigQ inside after kill", UCB_VITEM_COUNTER, 6, q, 5);
-      ucb_vobserve_bug (r, "container: observer SigQ after the drain", UCB_VITEM_COUNTER, 0, qo0,
-                        1);
+      ucb_vobserve_bug (r, "container: observer SigQ after kill", UCB_VITEM_COUNTER, 6,
+                        v[C_Q_OBSERVER], 5);
+      ucb_vobserve_bug (r, "container: SigQ inside after kill", UCB_VITEM_COUNTER, 6, v[C_Q_INSIDE],
+                        5);
+      ucb_vobserve_bug (r, "container: observer SigQ after the drain", UCB_VITEM_COUNTER, 0,
+                        v[C_Q_OBSERVER_DRAINED], 1);
     }
-  _exit (0);
 }
 
 /* The 6.1.y sublevel: uname -r, or the upstream version a Debian kernel (uname -r 6.1.0-NN-...)
@@ -212,28 +275,20 @@ ulim08_run (struct ucb_vctx *ctx, ucb_error_t *err)
   /* 9e05e5c7ee87: mainline 6.12; 6.1.y since 6.1.117 (with 432dc0654c61, same stable update) */
   bool fixed = k->major > 6 || (k->major == 6 && k->minor >= 12)
                || (k->major == 6 && k->minor == 1 && sublevel_61 (k) >= 117);
-  uid_t u2 = ctx->uid_base + 1;
-  pid_t pid, obs;
-  int status;
+  struct ucb_probe_spec spec = { .uid = ctx->uid_base, .resource = RLIMIT_SIGPENDING, .soft = 5 };
+  struct ucb_probe_out o;
+  pid_t obs;
 
-  pid = ucb_vfork ();
-  if (pid < 0)
-    return ucb_make_error (err, errno, "fork");
-  if (pid == 0)
-    matrix (ctx->res, ctx->uid_base);
-  if (ucb_vwait (pid) != 0)
-    return ucb_make_error (err, 0, "the probe as uid %u failed", (unsigned) ctx->uid_base);
-  obs = ucb_vobserver (u2);
-  if (obs < 0)
-    return ucb_make_error (err, errno, "fork observer");
-  pid = ucb_vfork ();
-  if (pid == 0)
-    in_container (ctx->res, u2, obs, fixed);
-  status = pid > 0 ? ucb_vwait (pid) : -1;
-  kill (obs, SIGKILL);
-  ucb_vwait (obs);
-  if (status != 0)
-    return ucb_make_error (err, 0, "the container probe as uid %u failed", (unsigned) u2);
+  if (ucb_probe_run (&spec, matrix, NULL, &o, err) < 0)
+    return -1;
+  observe_matrix (ctx->res, &o);
+  spec.what = "the container probe";
+  spec.uid = ctx->uid_base + 1;
+  spec.userns = CLONE_NEWUSER;
+  spec.soft_inside = RLIM_INFINITY;
+  if (ucb_probe_run_observed (spec.uid, &obs, &spec, in_container, &obs, &o, err) < 0)
+    return -1;
+  observe_container (ctx->res, &o, fixed);
   return 0;
 }
 

@@ -24,34 +24,24 @@
 
 #define MAX_TIMERS 32
 
-/* The receiver: blocks SIGRTMIN, says so; on each `go` drains, records, and says so. */
-static void
-receiver (struct ucb_vresult *r, uid_t uid, struct ucb_vgate *ready, struct ucb_vgate *go)
+/* The receiver (SIGRTMIN blocked): reports ready; on each order drains, reads its SigQ and
+ * reports again.  Its values: drained and SigQ after each of the two orders. */
+static int
+receiver (void *arg, struct ucb_probe_out *o, ucb_error_t *err)
 {
-  static const char *const names[2][2]
-      = { { "R drained after root's sends", "R SigQ after that drain" },
-          { "R drained after U2's sends", "R SigQ after the last drain" } };
-  ucb_error_t e = NULL;
-  sigset_t rt;
-
-  sigemptyset (&rt);
-  sigaddset (&rt, SIGRTMIN);
-  if (sigprocmask (SIG_BLOCK, &rt, NULL) < 0 || ucb_vbecome (uid, &e) < 0
-      || ucb_vsoft (RLIMIT_SIGPENDING, 3, &e) < 0)
-    _exit (1);
-  ucb_vgate_post (ready);
+  (void) arg;
+  if (ucb_probe_report (o, err) < 0)
+    return -1;
   for (int i = 0; i < 2; i++)
     {
-      long drained;
-
-      if (!ucb_vgate_wait (go))
-        _exit (1);
-      drained = ucb_vdrain_rt ();
-      ucb_vobserve (r, names[i][0], UCB_VITEM_EXACT, 3, drained);
-      ucb_vobserve (r, names[i][1], UCB_VITEM_COUNTER, 0, ucb_vsigq (getpid ()));
-      ucb_vgate_post (ready);
+      if (ucb_probe_await (NULL, err) < 0)
+        return -1;
+      o->v[2 * i] = ucb_vdrain_rt ();
+      o->v[2 * i + 1] = ucb_vsigq (getpid ());
+      if (ucb_probe_report (o, err) < 0)
+        return -1;
     }
-  _exit (0);
+  return 0;
 }
 
 /* Queue SIGRTMIN to `pid` until refused. */
@@ -71,115 +61,118 @@ send_until_refused (pid_t pid, int *errnum)
   return n;
 }
 
-/* The second sender: ruid U2, euid 0 (capabilities kept), soft 1. */
-static void
-sender_u2 (struct ucb_vresult *r, uid_t u2, pid_t to)
+struct sender_arg
 {
-  ucb_error_t e = NULL;
+  uid_t u2;
+  pid_t to;
+};
+
+/* The second sender: ruid U2, euid 0 (capabilities kept), soft 1. */
+static int
+sender_u2 (void *arg, struct ucb_probe_out *o, ucb_error_t *err)
+{
+  const struct sender_arg *a = arg;
+
+  if (setresuid (a->u2, 0, 0) < 0)
+    return ucb_make_error (err, errno, "setresuid(%u, 0, 0)", (unsigned) a->u2);
+  o->v[0] = send_until_refused (a->to, &o->errnum);
+  o->v[1] = ucb_vsigq (getpid ());
+  return 0;
+}
+
+/* Root, then U2 sends to R; R drains after each. */
+static int
+sends (struct ucb_vctx *ctx, struct ucb_probe *rcv, ucb_error_t *err)
+{
+  struct ucb_probe_spec spec
+      = { .what = "the ruid U2 sender", .resource = RLIMIT_SIGPENDING, .soft = 1 };
+  struct sender_arg sa = { .u2 = ctx->uid_base + 1, .to = rcv->pid };
+  struct ucb_vresult *r = ctx->res;
+  struct ucb_probe_out o, u2;
   int refused;
   long n;
 
-  if (ucb_vsoft (RLIMIT_SIGPENDING, 1, &e) < 0 || setresuid (u2, 0, 0) < 0)
-    _exit (1);
-  n = send_until_refused (to, &refused);
-  ucb_vobserve (r, "queued to R by ruid U2/euid 0, soft 1", UCB_VITEM_ADMITTED, 3, n);
-  ucb_vobserve (r, "errno of its 4th sigqueue", UCB_VITEM_ERRNO, EAGAIN, refused);
-  ucb_vobserve (r, "SigQ of that sender (U2's counter)", UCB_VITEM_COUNTER, 0,
-                ucb_vsigq (getpid ()));
-  _exit (0);
+  if (ucb_probe_next (rcv, &o, err) < 0)
+    return -1;
+  n = send_until_refused (rcv->pid, &refused);
+  ucb_vobserve (r, "queued by root to R (soft 3)", UCB_VITEM_ADMITTED, 3, n);
+  ucb_vobserve (r, "errno of root's 4th sigqueue", UCB_VITEM_ERRNO, EAGAIN, refused);
+  ucb_vobserve (r, "R SigQ after root's sends", UCB_VITEM_COUNTER, 3, ucb_vsigq (rcv->pid));
+  if (ucb_probe_order (rcv, &o, err) < 0 || ucb_probe_next (rcv, &o, err) < 0
+      || ucb_probe_run (&spec, sender_u2, &sa, &u2, err) < 0)
+    return -1;
+  ucb_vobserve (r, "R drained after root's sends", UCB_VITEM_EXACT, 3, o.v[0]);
+  ucb_vobserve (r, "R SigQ after that drain", UCB_VITEM_COUNTER, 0, o.v[1]);
+  ucb_vobserve (r, "queued to R by ruid U2/euid 0, soft 1", UCB_VITEM_ADMITTED, 3, u2.v[0]);
+  ucb_vobserve (r, "errno of its 4th sigqueue", UCB_VITEM_ERRNO, EAGAIN, u2.errnum);
+  ucb_vobserve (r, "SigQ of that sender (U2's counter)", UCB_VITEM_COUNTER, 0, u2.v[1]);
+  ucb_vobserve (r, "R SigQ after U2's sends", UCB_VITEM_COUNTER, 3, ucb_vsigq (rcv->pid));
+  if (ucb_probe_order (rcv, &o, err) < 0 || ucb_probe_finish (rcv, &o, err) < 0)
+    return -1;
+  ucb_vobserve (r, "R drained after U2's sends", UCB_VITEM_EXACT, 3, o.v[2]);
+  ucb_vobserve (r, "R SigQ after the last drain", UCB_VITEM_COUNTER, 0, o.v[3]);
+  return 0;
 }
 
 static int
 receiver_part (struct ucb_vctx *ctx, ucb_error_t *err)
 {
-  struct ucb_vresult *r = ctx->res;
-  struct ucb_vgate ready, go;
-  int refused = 0, ss = -1, sr;
-  bool ok = false;
-  pid_t rcv, snd;
+  struct ucb_probe_spec spec = { .what = "the receiver",
+                                 .uid = ctx->uid_base,
+                                 .block_rt = true,
+                                 .resource = RLIMIT_SIGPENDING,
+                                 .soft = 3 };
+  struct ucb_probe rcv = UCB_PROBE_NONE;
 
-  if (ucb_vgate_open (&ready, err) < 0)
+  if (ucb_probe_start (&rcv, &spec, receiver, NULL, err) < 0)
     return -1;
-  if (ucb_vgate_open (&go, err) < 0)
+  if (sends (ctx, &rcv, err) < 0)
     {
-      ucb_vgate_close (&ready);
+      ucb_probe_kill (&rcv);
       return -1;
     }
-  rcv = ucb_vfork ();
-  if (rcv == 0)
-    {
-      close (ready.fd[0]);
-      receiver (r, ctx->uid_base, &ready, &go);
-    }
-  /* Only the receiver writes `ready`: if it dies, the wait sees EOF instead of hanging (and we
-   * keep go's read end, so that posting to a dead receiver is no SIGPIPE). */
-  close (ready.fd[1]);
-  ready.fd[1] = -1;
-  if (rcv > 0 && ucb_vgate_wait (&ready))
-    {
-      long n = send_until_refused (rcv, &refused);
-      ucb_vobserve (r, "queued by root to R (soft 3)", UCB_VITEM_ADMITTED, 3, n);
-      ucb_vobserve (r, "errno of root's 4th sigqueue", UCB_VITEM_ERRNO, EAGAIN, refused);
-      ucb_vobserve (r, "R SigQ after root's sends", UCB_VITEM_COUNTER, 3, ucb_vsigq (rcv));
-      ucb_vgate_post (&go);
-      if (ucb_vgate_wait (&ready))
-        {
-          snd = ucb_vfork ();
-          if (snd == 0)
-            sender_u2 (r, ctx->uid_base + 1, rcv);
-          ss = snd > 0 ? ucb_vwait (snd) : -1;
-          ucb_vobserve (r, "R SigQ after U2's sends", UCB_VITEM_COUNTER, 3, ucb_vsigq (rcv));
-          ucb_vgate_post (&go);
-          ok = ss == 0 && ucb_vgate_wait (&ready);
-        }
-    }
-  if (rcv > 0 && !ok)
-    kill (rcv, SIGKILL);
-  sr = rcv > 0 ? ucb_vwait (rcv) : -1;
-  ucb_vgate_close (&ready);
-  ucb_vgate_close (&go);
-  if (rcv < 0)
-    return ucb_make_error (err, errno, "fork");
-  if (!ok || sr != 0)
-    return ucb_make_error (err, 0, "the receiver (uid %u) or the U2 sender failed (%d, %d)",
-                           (unsigned) ctx->uid_base, sr, ss);
   return 0;
 }
 
-/* Timers of U3 with soft 5. */
-static void
-timers (struct ucb_vresult *r, uid_t uid)
+enum
+{
+  TIMERS,
+  Q5,
+  PENDING5,
+  FIRED,
+  QEXP,
+  Q3,
+  Q0,
+};
+
+/* Timers of U3 with soft 5 (SIGRTMIN blocked). */
+static int
+timers (void *arg, struct ucb_probe_out *o, ucb_error_t *err)
 {
   struct sigevent sev;
   struct itimerspec soon = { .it_value = { 0, 1000000 } };
   struct timespec ms = { 0, 1000000 }, zero = { 0, 0 };
-  ucb_error_t e = NULL;
-  int ids[MAX_TIMERS], refused = 0, fired = 0;
-  long n = 0, q5, qexp, q3, q0;
+  int ids[MAX_TIMERS], fired = 0;
+  long n = 0;
   sigset_t rt, pending;
 
+  (void) arg, (void) err;
   sigemptyset (&rt);
   sigaddset (&rt, SIGRTMIN);
-  if (sigprocmask (SIG_BLOCK, &rt, NULL) < 0 || ucb_vbecome (uid, &e) < 0
-      || ucb_vsoft (RLIMIT_SIGPENDING, 5, &e) < 0)
-    _exit (1);
   memset (&sev, 0, sizeof sev);
   sev.sigev_notify = SIGEV_SIGNAL;
   sev.sigev_signo = SIGRTMIN;
   for (; n < MAX_TIMERS; n++)
     if (syscall (SYS_timer_create, CLOCK_MONOTONIC, &sev, &ids[n]) < 0)
       {
-        refused = errno;
+        o->errnum = errno;
         break;
       }
-  q5 = ucb_vsigq (getpid ());
+  o->v[TIMERS] = n;
+  o->v[Q5] = ucb_vsigq (getpid ());
   sigemptyset (&pending);
   sigpending (&pending);
-  ucb_vobserve (r, "timers created at soft 5", UCB_VITEM_ADMITTED, 5, n);
-  ucb_vobserve (r, "errno of the 6th timer_create", UCB_VITEM_ERRNO, EAGAIN, refused);
-  ucb_vobserve (r, "SigQ with 5 timers", UCB_VITEM_COUNTER, 5, q5);
-  ucb_vobserve (r, "SIGRTMIN pending with 5 timers", UCB_VITEM_EXACT, 0,
-                sigismember (&pending, SIGRTMIN));
+  o->v[PENDING5] = sigismember (&pending, SIGRTMIN);
   /* One expiry, left pending while SigQ is read. */
   if (n > 0 && syscall (SYS_timer_settime, ids[0], 0, &soon, NULL) == 0)
     for (int i = 0; i < 2000 && !fired; i++)
@@ -188,36 +181,39 @@ timers (struct ucb_vresult *r, uid_t uid)
         sigpending (&pending);
         fired = sigismember (&pending, SIGRTMIN);
       }
-  qexp = ucb_vsigq (getpid ());
+  o->v[FIRED] = fired;
+  o->v[QEXP] = ucb_vsigq (getpid ());
   sigtimedwait (&rt, NULL, &zero);
-  ucb_vobserve (r, "an expiry pending within 2 s", UCB_VITEM_EXACT, 1, fired);
-  ucb_vobserve (r, "SigQ with the expiry pending", UCB_VITEM_COUNTER, 5, qexp);
   for (long i = 0; i < n && i < 2; i++)
     syscall (SYS_timer_delete, ids[i]);
-  q3 = ucb_vsigq (getpid ());
+  o->v[Q3] = ucb_vsigq (getpid ());
   for (long i = 2; i < n; i++)
     syscall (SYS_timer_delete, ids[i]);
-  q0 = ucb_vsigq (getpid ());
-  ucb_vobserve (r, "SigQ after 2 timer_delete", UCB_VITEM_COUNTER, 3, q3);
-  ucb_vobserve (r, "SigQ after deleting every timer", UCB_VITEM_COUNTER, 0, q0);
-  _exit (0);
+  o->v[Q0] = ucb_vsigq (getpid ());
+  return 0;
 }
 
 static int
 ulim09_run (struct ucb_vctx *ctx, ucb_error_t *err)
 {
-  pid_t pid;
+  struct ucb_probe_spec spec = { .what = "the timer probe",
+                                 .uid = ctx->uid_base + 2,
+                                 .block_rt = true,
+                                 .resource = RLIMIT_SIGPENDING,
+                                 .soft = 5 };
+  struct ucb_vresult *r = ctx->res;
+  struct ucb_probe_out o;
 
-  if (receiver_part (ctx, err) < 0)
+  if (receiver_part (ctx, err) < 0 || ucb_probe_run (&spec, timers, NULL, &o, err) < 0)
     return -1;
-  pid = ucb_vfork ();
-  if (pid < 0)
-    return ucb_make_error (err, errno, "fork");
-  if (pid == 0)
-    timers (ctx->res, ctx->uid_base + 2);
-  if (ucb_vwait (pid) != 0)
-    return ucb_make_error (err, 0, "the timer probe as uid %u failed",
-                           (unsigned) ctx->uid_base + 2);
+  ucb_vobserve (r, "timers created at soft 5", UCB_VITEM_ADMITTED, 5, o.v[TIMERS]);
+  ucb_vobserve (r, "errno of the 6th timer_create", UCB_VITEM_ERRNO, EAGAIN, o.errnum);
+  ucb_vobserve (r, "SigQ with 5 timers", UCB_VITEM_COUNTER, 5, o.v[Q5]);
+  ucb_vobserve (r, "SIGRTMIN pending with 5 timers", UCB_VITEM_EXACT, 0, o.v[PENDING5]);
+  ucb_vobserve (r, "an expiry pending within 2 s", UCB_VITEM_EXACT, 1, o.v[FIRED]);
+  ucb_vobserve (r, "SigQ with the expiry pending", UCB_VITEM_COUNTER, 5, o.v[QEXP]);
+  ucb_vobserve (r, "SigQ after 2 timer_delete", UCB_VITEM_COUNTER, 3, o.v[Q3]);
+  ucb_vobserve (r, "SigQ after deleting every timer", UCB_VITEM_COUNTER, 0, o.v[Q0]);
   return 0;
 }
 

@@ -17,7 +17,9 @@
 #include "config.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <unistd.h>
 
@@ -42,63 +44,100 @@ has_cap (int bit)
   return (int) ((eff >> bit) & 1);
 }
 
-static void
-euid0 (struct ucb_vresult *r, uid_t uid, pid_t obs)
+enum
 {
-  ucb_error_t e = NULL;
-  int refused, admin;
-  long n, q, qo, q0;
+  ADMIN,
+  QUEUED,
+  SIGQ,
+  SIGQ_OBSERVER,
+  SIGQ_OBSERVER_DRAINED,
+};
 
-  if (ucb_vsoft (RLIMIT_SIGPENDING, 5, &e) < 0 || setresuid (uid, 0, 0) < 0)
-    _exit (1);
-  admin = has_cap (CAP_SYS_ADMIN_BIT);
-  n = ucb_vfill_rt (100, &refused);
-  q = ucb_vsigq (getpid ());
-  qo = ucb_vsigq (obs);
+struct euid0_arg
+{
+  uid_t uid;
+  pid_t obs;
+};
+
+static int
+euid0 (void *arg, struct ucb_probe_out *o, ucb_error_t *err)
+{
+  const struct euid0_arg *a = arg;
+
+  if (setresuid (a->uid, 0, 0) < 0)
+    return ucb_make_error (err, errno, "setresuid(%u, 0, 0)", (unsigned) a->uid);
+  o->v[ADMIN] = has_cap (CAP_SYS_ADMIN_BIT);
+  o->v[QUEUED] = ucb_vfill_rt (100, &o->errnum);
+  o->v[SIGQ] = ucb_vsigq (getpid ());
+  o->v[SIGQ_OBSERVER] = ucb_vsigq (a->obs);
   ucb_vdrain_rt ();
-  q0 = ucb_vsigq (obs);
-  ucb_vobserve (r, "ruid U/euid 0: CAP_SYS_ADMIN effective", UCB_VITEM_EXACT, 1, admin);
-  ucb_vobserve (r, "ruid U/euid 0: queued at soft 5", UCB_VITEM_ADMITTED, 5, n);
-  ucb_vobserve (r, "ruid U/euid 0: errno of the 6th", UCB_VITEM_ERRNO, EAGAIN, refused);
-  ucb_vobserve (r, "ruid U/euid 0: its SigQ", UCB_VITEM_COUNTER, 5, q);
-  ucb_vobserve (r, "ruid U/euid 0: observer U SigQ", UCB_VITEM_COUNTER, 5, qo);
-  ucb_vobserve (r, "ruid U/euid 0: observer SigQ after drain", UCB_VITEM_COUNTER, 0, q0);
-  _exit (0);
+  o->v[SIGQ_OBSERVER_DRAINED] = ucb_vsigq (a->obs);
+  return 0;
 }
 
-static void
-root_container (struct ucb_vresult *r, pid_t root, int attempts)
+static int
+euid0_part (struct ucb_vctx *ctx, ucb_error_t *err)
 {
-  ucb_error_t e = NULL;
-  int refused = 0, tries = 0;
-  long n = -1, q = -1, noise = -1, q0;
+  struct ucb_probe_spec spec
+      = { .what = "the ruid U/euid 0 probe", .resource = RLIMIT_SIGPENDING, .soft = 5 };
+  struct euid0_arg a = { .uid = ctx->uid_base };
+  struct ucb_vresult *r = ctx->res;
+  struct ucb_probe_out o;
+
+  if (ucb_probe_run_observed (a.uid, &a.obs, &spec, euid0, &a, &o, err) < 0)
+    return -1;
+  ucb_vobserve (r, "ruid U/euid 0: CAP_SYS_ADMIN effective", UCB_VITEM_EXACT, 1, o.v[ADMIN]);
+  ucb_vobserve (r, "ruid U/euid 0: queued at soft 5", UCB_VITEM_ADMITTED, 5, o.v[QUEUED]);
+  ucb_vobserve (r, "ruid U/euid 0: errno of the 6th", UCB_VITEM_ERRNO, EAGAIN, o.errnum);
+  ucb_vobserve (r, "ruid U/euid 0: its SigQ", UCB_VITEM_COUNTER, 5, o.v[SIGQ]);
+  ucb_vobserve (r, "ruid U/euid 0: observer U SigQ", UCB_VITEM_COUNTER, 5, o.v[SIGQ_OBSERVER]);
+  ucb_vobserve (r, "ruid U/euid 0: observer SigQ after drain", UCB_VITEM_COUNTER, 0,
+                o.v[SIGQ_OBSERVER_DRAINED]);
+  return 0;
+}
+
+enum
+{
+  STEADY,
+  NOISE,
+  C_QUEUED,
+  C_SIGQ,
+  C_SIGQ_DRAINED,
+};
+
+struct root_arg
+{
+  pid_t root;
+  int attempts;
+};
+
+static int
+root_container (void *arg, struct ucb_probe_out *o, ucb_error_t *err)
+{
+  const struct root_arg *a = arg;
+  int tries = 0;
   bool steady = false;
 
-  if (ucb_vsoft (RLIMIT_SIGPENDING, 5, &e) < 0 || ucb_vuserns (0, &e) < 0
-      || ucb_vsoft (RLIMIT_SIGPENDING, RLIM_INFINITY, &e) < 0)
-    _exit (1);
+  (void) err;
+  o->v[C_QUEUED] = o->v[C_SIGQ] = o->v[NOISE] = -1;
   /* Host-root pending signals (timers of root tasks...) share the bound: measure them before,
    * with, and after our fill, and retry until they held still. */
-  while (!steady && tries++ < attempts)
+  while (!steady && tries++ < a->attempts)
     {
-      long before = ucb_vsigq (root), with, after;
+      long before = ucb_vsigq (a->root), with, after, n;
 
-      n = ucb_vfill_rt (1000, &refused);
-      q = ucb_vsigq (getpid ());
-      with = ucb_vsigq (root);
+      n = ucb_vfill_rt (1000, &o->errnum);
+      o->v[C_SIGQ] = ucb_vsigq (getpid ());
+      with = ucb_vsigq (a->root);
       ucb_vdrain_rt ();
-      after = ucb_vsigq (root);
-      noise = before;
+      after = ucb_vsigq (a->root);
+      o->v[C_QUEUED] = n;
+      o->v[NOISE] = before;
       steady = before >= 0 && after == before && with == before + n;
     }
-  q0 = ucb_vsigq (getpid ());
-  ucb_vobserve (r, "root container: root SigQ = host + queued", UCB_VITEM_EXACT, 1, steady);
-  ucb_vobserve (r, "root container: queued = 5 - host-root", UCB_VITEM_ADMITTED,
-                noise < 5 ? 5 - noise : 0, n);
-  ucb_vobserve (r, "root container: errno at the bound", UCB_VITEM_ERRNO, EAGAIN, refused);
-  ucb_vobserve (r, "root container: SigQ inside = queued", UCB_VITEM_COUNTER, n, q);
-  ucb_vobserve (r, "root container: SigQ inside after drain", UCB_VITEM_COUNTER, 0, q0);
-  _exit (0);
+  o->v[STEADY] = steady;
+  o->v[C_SIGQ_DRAINED] = ucb_vsigq (getpid ());
+  return 0;
 }
 
 static int
@@ -107,27 +146,27 @@ ulim10_run (struct ucb_vctx *ctx, ucb_error_t *err)
   const struct ucb_kernel *k = ctx->kernel;
   /* Without 432dc0654c61 each refusal at level 1 leaks a unit of host root's counter: try once. */
   bool leak_fixed = k->major > 6 || (k->major == 6 && k->minor >= 12);
-  pid_t obs = ucb_vobserver (ctx->uid_base);
-  pid_t pid;
-  int status;
+  struct ucb_probe_spec spec = { .what = "the root-owned container probe",
+                                 .resource = RLIMIT_SIGPENDING,
+                                 .soft = 5,
+                                 .userns = CLONE_NEWUSER,
+                                 .soft_inside = RLIM_INFINITY };
+  struct root_arg a = { .root = getpid (), .attempts = leak_fixed ? ATTEMPTS : 1 };
+  struct ucb_vresult *r = ctx->res;
+  struct ucb_probe_out o;
+  long noise;
 
-  if (obs < 0)
-    return ucb_make_error (err, errno, "fork observer");
-  pid = ucb_vfork ();
-  if (pid == 0)
-    euid0 (ctx->res, ctx->uid_base, obs);
-  status = pid > 0 ? ucb_vwait (pid) : -1;
-  kill (obs, SIGKILL);
-  ucb_vwait (obs);
-  if (status != 0)
-    return ucb_make_error (err, 0, "the ruid %u/euid 0 probe failed", (unsigned) ctx->uid_base);
-  pid = ucb_vfork ();
-  if (pid < 0)
-    return ucb_make_error (err, errno, "fork");
-  if (pid == 0)
-    root_container (ctx->res, getppid (), leak_fixed ? ATTEMPTS : 1);
-  if (ucb_vwait (pid) != 0)
-    return ucb_make_error (err, 0, "the root-owned container probe failed");
+  if (euid0_part (ctx, err) < 0 || ucb_probe_run (&spec, root_container, &a, &o, err) < 0)
+    return -1;
+  noise = (long) o.v[NOISE];
+  ucb_vobserve (r, "root container: root SigQ = host + queued", UCB_VITEM_EXACT, 1, o.v[STEADY]);
+  ucb_vobserve (r, "root container: queued = 5 - host-root", UCB_VITEM_ADMITTED,
+                noise < 5 ? 5 - noise : 0, o.v[C_QUEUED]);
+  ucb_vobserve (r, "root container: errno at the bound", UCB_VITEM_ERRNO, EAGAIN, o.errnum);
+  ucb_vobserve (r, "root container: SigQ inside = queued", UCB_VITEM_COUNTER, o.v[C_QUEUED],
+                o.v[C_SIGQ]);
+  ucb_vobserve (r, "root container: SigQ inside after drain", UCB_VITEM_COUNTER, 0,
+                o.v[C_SIGQ_DRAINED]);
   return 0;
 }
 

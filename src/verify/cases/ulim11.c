@@ -26,33 +26,50 @@ noop (void *p)
   return p;
 }
 
-static void
-probe (struct ucb_vresult *r, uid_t uid)
+enum
 {
-  ucb_error_t e = NULL;
-  pid_t kids[MAXKIDS], z[2];
-  int refused, terr;
-  long n, again;
-  pthread_t t;
-  pid_t extra;
+  FORKED,
+  REFUSED,
+  THREAD,
+  AGAIN,
+  ZOMBIES,
+  REAPED,
+};
 
-  if (ucb_vbecome (uid, &e) < 0 || ucb_vsoft (RLIMIT_NPROC, 5, &e) < 0)
-    _exit (1);
-  n = ucb_vfork_sleepers (kids, MAXKIDS, &refused);
-  terr = pthread_create (&t, NULL, noop, NULL);
-  if (terr == 0)
+/* A fork whose child exits at once: 0 or the fork's errno; the child is reaped. */
+static int
+fork_exit (void)
+{
+  pid_t pid = fork ();
+
+  if (pid == 0)
+    _exit (0);
+  if (pid < 0)
+    return errno;
+  waitpid (pid, NULL, 0);
+  return 0;
+}
+
+static int
+probe (void *arg, struct ucb_probe_out *o, ucb_error_t *err)
+{
+  pid_t kids[MAXKIDS], z[2];
+  int refused;
+  pthread_t t;
+
+  (void) arg;
+  o->v[FORKED] = ucb_vfork_sleepers (kids, MAXKIDS, &refused);
+  o->v[REFUSED] = refused;
+  o->v[THREAD] = pthread_create (&t, NULL, noop, NULL);
+  if (o->v[THREAD] == 0)
     pthread_join (t, NULL);
-  ucb_vkill_reap (kids, n);
-  again = ucb_vfork_sleepers (kids, MAXKIDS, &refused);
-  ucb_vkill_reap (kids, again);
-  ucb_vobserve (r, "children forked at soft NPROC 5", UCB_VITEM_ADMITTED, 4, n);
-  ucb_vobserve (r, "errno of the 5th fork", UCB_VITEM_ERRNO, EAGAIN, refused);
-  ucb_vobserve (r, "pthread_create at the limit", UCB_VITEM_ERRNO, EAGAIN, terr);
-  ucb_vobserve (r, "children forked after reaping", UCB_VITEM_ADMITTED, 4, again);
+  ucb_vkill_reap (kids, o->v[FORKED]);
+  o->v[AGAIN] = ucb_vfork_sleepers (kids, MAXKIDS, &refused);
+  ucb_vkill_reap (kids, o->v[AGAIN]);
 
   /* Zombies stay charged until reaped. */
-  if (ucb_vsoft (RLIMIT_NPROC, 3, &e) < 0)
-    _exit (1);
+  if (ucb_vsoft (RLIMIT_NPROC, 3, err) < 0)
+    return -1;
   for (int i = 0; i < 2; i++)
     {
       z[i] = fork ();
@@ -60,36 +77,29 @@ probe (struct ucb_vresult *r, uid_t uid)
         _exit (0);
     }
   usleep (100000); /* let both become zombies */
-  extra = fork ();
-  if (extra == 0)
-    _exit (0);
-  ucb_vobserve (r, "fork with 2 zombies at soft NPROC 3", UCB_VITEM_ERRNO, EAGAIN,
-                extra < 0 ? errno : 0);
-  if (extra > 0)
-    waitpid (extra, NULL, 0);
+  o->v[ZOMBIES] = fork_exit ();
   for (int i = 0; i < 2; i++)
     if (z[i] > 0)
       waitpid (z[i], NULL, 0);
-  extra = fork ();
-  if (extra == 0)
-    _exit (0);
-  ucb_vobserve (r, "fork after the zombies are reaped", UCB_VITEM_ERRNO, 0, extra < 0 ? errno : 0);
-  if (extra > 0)
-    waitpid (extra, NULL, 0);
-  _exit (0);
+  o->v[REAPED] = fork_exit ();
+  return 0;
 }
 
 static int
 ulim11_run (struct ucb_vctx *ctx, ucb_error_t *err)
 {
-  pid_t pid = ucb_vfork ();
+  struct ucb_probe_spec spec = { .uid = ctx->uid_base, .resource = RLIMIT_NPROC, .soft = 5 };
+  struct ucb_vresult *r = ctx->res;
+  struct ucb_probe_out o;
 
-  if (pid < 0)
-    return ucb_make_error (err, errno, "fork");
-  if (pid == 0)
-    probe (ctx->res, ctx->uid_base);
-  if (ucb_vwait (pid) != 0)
-    return ucb_make_error (err, 0, "the probe as uid %u failed", (unsigned) ctx->uid_base);
+  if (ucb_probe_run (&spec, probe, NULL, &o, err) < 0)
+    return -1;
+  ucb_vobserve (r, "children forked at soft NPROC 5", UCB_VITEM_ADMITTED, 4, o.v[FORKED]);
+  ucb_vobserve (r, "errno of the 5th fork", UCB_VITEM_ERRNO, EAGAIN, o.v[REFUSED]);
+  ucb_vobserve (r, "pthread_create at the limit", UCB_VITEM_ERRNO, EAGAIN, o.v[THREAD]);
+  ucb_vobserve (r, "children forked after reaping", UCB_VITEM_ADMITTED, 4, o.v[AGAIN]);
+  ucb_vobserve (r, "fork with 2 zombies at soft NPROC 3", UCB_VITEM_ERRNO, EAGAIN, o.v[ZOMBIES]);
+  ucb_vobserve (r, "fork after the zombies are reaped", UCB_VITEM_ERRNO, 0, o.v[REAPED]);
   return 0;
 }
 

@@ -12,6 +12,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -22,22 +23,27 @@
 #define MAXKIDS 64
 #define ROUNDS 50
 
-static void
-probe (struct ucb_vresult *r, uid_t uid)
+enum
 {
-  ucb_error_t e = NULL;
+  FORKED,
+  REFUSED,
+  LO,
+  HI,
+  EAGAIN_ROUNDS,
+};
+
+static int
+probe (void *arg, struct ucb_probe_out *o, ucb_error_t *err)
+{
   pid_t kids[MAXKIDS];
   long n, lo = MAXKIDS + 1, hi = -1, eagain_rounds = 0;
   int refused;
 
-  if (ucb_vbecome (uid, &e) < 0 || ucb_vsoft (RLIMIT_NPROC, 5, &e) < 0 || ucb_vuserns (0, &e) < 0
-      || ucb_vsoft (RLIMIT_NPROC, RLIM_INFINITY, &e) < 0)
-    _exit (1);
+  (void) arg, (void) err;
   n = ucb_vfork_sleepers (kids, MAXKIDS, &refused);
   ucb_vkill_reap (kids, n);
-  ucb_vobserve (r, "children forked in the container", UCB_VITEM_ADMITTED, 4, n);
-  ucb_vobserve (r, "errno at the parent bound", UCB_VITEM_ERRNO, EAGAIN, refused);
-
+  o->v[FORKED] = n;
+  o->v[REFUSED] = refused;
   for (int round = 0; round < ROUNDS; round++)
     {
       int why;
@@ -51,33 +57,31 @@ probe (struct ucb_vresult *r, uid_t uid)
       if (why == EAGAIN)
         eagain_rounds++;
     }
-  ucb_vobserve (r, "fewest children in 50 refork rounds", UCB_VITEM_ADMITTED, 4, lo);
-  ucb_vobserve (r, "most children in 50 refork rounds", UCB_VITEM_ADMITTED, 4, hi);
-  ucb_vobserve (r, "refork rounds refused with EAGAIN", UCB_VITEM_EXACT, ROUNDS, eagain_rounds);
-  _exit (0);
-}
-
-static int
-probes (struct ucb_vctx *ctx, ucb_error_t *err)
-{
-  pid_t pid = ucb_vfork ();
-
-  if (pid < 0)
-    return ucb_make_error (err, errno, "fork");
-  if (pid == 0)
-    probe (ctx->res, ctx->uid_base);
-  if (ucb_vwait (pid) != 0)
-    return ucb_make_error (err, 0, "the probe as uid %u failed", (unsigned) ctx->uid_base);
+  o->v[LO] = lo;
+  o->v[HI] = hi;
+  o->v[EAGAIN_ROUNDS] = eagain_rounds;
   return 0;
 }
 
 static int
 ulim12_run (struct ucb_vctx *ctx, ucb_error_t *err)
 {
-  int ret = probes (ctx, err);
-
-  ucb_vreap_all ();
-  return ret;
+  struct ucb_probe_spec spec = { .uid = ctx->uid_base,
+                                 .resource = RLIMIT_NPROC,
+                                 .soft = 5,
+                                 .userns = CLONE_NEWUSER,
+                                 .soft_inside = RLIM_INFINITY };
+  struct ucb_vresult *r = ctx->res;
+  struct ucb_probe_out o;
+  if (ucb_probe_run (&spec, probe, NULL, &o, err) < 0)
+    return -1;
+  ucb_vobserve (r, "children forked in the container", UCB_VITEM_ADMITTED, 4, o.v[FORKED]);
+  ucb_vobserve (r, "errno at the parent bound", UCB_VITEM_ERRNO, EAGAIN, o.v[REFUSED]);
+  ucb_vobserve (r, "fewest children in 50 refork rounds", UCB_VITEM_ADMITTED, 4, o.v[LO]);
+  ucb_vobserve (r, "most children in 50 refork rounds", UCB_VITEM_ADMITTED, 4, o.v[HI]);
+  ucb_vobserve (r, "refork rounds refused with EAGAIN", UCB_VITEM_EXACT, ROUNDS,
+                o.v[EAGAIN_ROUNDS]);
+  return 0;
 }
 
 const struct ucb_vcase ucb_vcase_ulim12 = {

@@ -11,9 +11,9 @@
 #include "config.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <stdio.h>
-#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -22,214 +22,143 @@
 
 #define MAXKIDS 64
 
-/* Become `uid` and enter a container created with soft NPROC 10, soft raised inside. */
-static void
-enter_container (uid_t uid)
+enum
 {
-  ucb_error_t e = NULL;
-
-  if (ucb_vbecome (uid, &e) < 0 || ucb_vsoft (RLIMIT_NPROC, 10, &e) < 0 || ucb_vuserns (0, &e) < 0
-      || ucb_vsoft (RLIMIT_NPROC, RLIM_INFINITY, &e) < 0)
-    _exit (1);
-}
-
-/* Gates of one helper: `to` from run() to it, `from` back. */
-struct helper
-{
-  struct ucb_vgate to, from;
-  pid_t pid;
+  HELD,    /* A: children forked of 5; a filler: children forked */
+  REFUSED, /* the errno that ended the fill */
+  BLOCKED, /* A: errno of the fork while B is full */
+  MORE,    /* A: children once B is gone */
 };
 
-#define HELPER_NONE                                                                                \
-  {                                                                                                \
-    .to = { { -1, -1 } }, .from = { { -1, -1 } }, .pid = -1                                        \
-  }
-
-/* Same owner, container A: 5 children; on the 1st post from run() (B full) one fork; on the 2nd
- * (B gone) fork until refused. */
-static void
-container_a (struct ucb_vresult *r, uid_t uid, struct helper *h)
+/* Same owner, container A: 5 children; on the 1st order (B full) one fork; on the 2nd (B
+ * gone) fork until refused. */
+static int
+container_a (void *arg, struct ucb_probe_out *o, ucb_error_t *err)
 {
   pid_t kids[MAXKIDS];
   long held, more;
   int refused, blocked;
 
-  enter_container (uid);
+  (void) arg;
   held = ucb_vfork_sleepers (kids, 5, &refused);
-  ucb_vobserve (r, "A: children forked of 5", UCB_VITEM_ADMITTED, 5, held);
-  ucb_vgate_post (&h->from);
-  if (!ucb_vgate_wait (&h->to))
-    _exit (1);
+  o->v[HELD] = held;
+  if (ucb_probe_report (o, err) < 0 || ucb_probe_await (NULL, err) < 0)
+    return -1;
   more = ucb_vfork_sleepers (kids + held, 1, &blocked);
   ucb_vkill_reap (kids + held, more);
-  ucb_vobserve (r, "A: fork while B is full", UCB_VITEM_ERRNO, EAGAIN, blocked);
-  ucb_vgate_post (&h->from);
-  if (!ucb_vgate_wait (&h->to))
-    _exit (1);
+  o->v[BLOCKED] = blocked;
+  if (ucb_probe_report (o, err) < 0 || ucb_probe_await (NULL, err) < 0)
+    return -1;
   more = ucb_vfork_sleepers (kids + held, MAXKIDS - held, &refused);
   ucb_vkill_reap (kids, held + more);
-  ucb_vobserve (r, "A: more children once B is gone", UCB_VITEM_ADMITTED, 4, more);
-  ucb_vobserve (r, "A: errno at the shared bound", UCB_VITEM_ERRNO, EAGAIN, refused);
-  _exit (0);
-}
-
-/* Fill a container: fork until refused, post, hold until released. */
-static void
-container_fill (struct ucb_vresult *r, uid_t uid, struct helper *h, const char *who, long expect)
-{
-  char name[UCB_VNAME_MAX];
-  pid_t kids[MAXKIDS];
-  long n;
-  int refused;
-
-  enter_container (uid);
-  n = ucb_vfork_sleepers (kids, MAXKIDS, &refused);
-  snprintf (name, sizeof name, "%s: children forked", who);
-  ucb_vobserve (r, name, UCB_VITEM_ADMITTED, expect, n);
-  snprintf (name, sizeof name, "%s: errno at the parent bound", who);
-  ucb_vobserve (r, name, UCB_VITEM_ERRNO, EAGAIN, refused);
-  ucb_vgate_post (&h->from);
-  ucb_vgate_wait (&h->to);
-  ucb_vkill_reap (kids, n);
-  _exit (0);
-}
-
-/* Open the gates and fork the helper: h->pid is 0 in it.  run() drops its copy of the write
- * end of `from`, so a helper that died is seen as EOF, not as the case timeout. */
-static int
-helper_fork (struct helper *h, ucb_error_t *err)
-{
-  if (ucb_vgate_open (&h->to, err) < 0)
-    return -1;
-  if (ucb_vgate_open (&h->from, err) < 0)
-    {
-      ucb_vgate_close (&h->to);
-      return -1;
-    }
-  h->pid = ucb_vfork ();
-  if (h->pid < 0)
-    {
-      ucb_vgate_close (&h->to);
-      ucb_vgate_close (&h->from);
-      return ucb_make_error (err, errno, "fork");
-    }
-  if (h->pid == 0)
-    {
-      close (h->to.fd[1]);
-      close (h->from.fd[0]);
-      h->to.fd[1] = h->from.fd[0] = -1;
-      return 0;
-    }
-  /* The read end of `to` stays open here: a post to a dead helper is no SIGPIPE. */
-  close (h->from.fd[1]);
-  h->from.fd[1] = -1;
+  o->v[MORE] = more;
+  o->v[REFUSED] = refused;
   return 0;
 }
 
-/* Wait for a helper (killed first when `kill_first`) and close its gates. */
+/* Fill a container: fork until refused, report, hold until ordered. */
 static int
-helper_finish (struct helper *h, bool kill_first)
+container_fill (void *arg, struct ucb_probe_out *o, ucb_error_t *err)
 {
-  int st = 0;
+  pid_t kids[MAXKIDS];
+  int refused;
+  long n;
 
-  if (h->pid > 0)
+  (void) arg;
+  n = ucb_vfork_sleepers (kids, MAXKIDS, &refused);
+  o->v[HELD] = n;
+  o->v[REFUSED] = refused;
+  if (ucb_probe_report (o, err) < 0 || ucb_probe_await (NULL, err) < 0)
     {
-      if (kill_first)
-        kill (h->pid, SIGKILL);
-      st = ucb_vwait (h->pid);
+      ucb_vkill_reap (kids, n);
+      return -1;
     }
-  h->pid = -1;
-  ucb_vgate_close (&h->to);
-  ucb_vgate_close (&h->from);
-  return st;
+  ucb_vkill_reap (kids, n);
+  return 0;
+}
+
+/* A container of `uid` created with soft NPROC 10, soft raised inside. */
+static int
+start (struct ucb_probe *p, const char *what, uid_t uid, ucb_probe_fn fn, ucb_error_t *err)
+{
+  struct ucb_probe_spec spec = { .what = what,
+                                 .uid = uid,
+                                 .resource = RLIMIT_NPROC,
+                                 .soft = 10,
+                                 .userns = CLONE_NEWUSER,
+                                 .soft_inside = RLIM_INFINITY };
+
+  return ucb_probe_start (p, &spec, fn, NULL, err);
+}
+
+static void
+observe_fill (struct ucb_vresult *r, const char *who, long expect, const struct ucb_probe_out *o)
+{
+  char name[UCB_VNAME_MAX];
+
+  snprintf (name, sizeof name, "%s: children forked", who);
+  ucb_vobserve (r, name, UCB_VITEM_ADMITTED, expect, o->v[HELD]);
+  snprintf (name, sizeof name, "%s: errno at the parent bound", who);
+  ucb_vobserve (r, name, UCB_VITEM_ERRNO, EAGAIN, o->v[REFUSED]);
 }
 
 static int
 same_owner (struct ucb_vctx *ctx, ucb_error_t *err)
 {
-  struct helper a = HELPER_NONE, b = HELPER_NONE;
-  int sa, sb;
+  struct ucb_probe a = UCB_PROBE_NONE, b = UCB_PROBE_NONE;
+  struct ucb_probe_out oa, ob;
+  struct ucb_vresult *r = ctx->res;
 
-  if (helper_fork (&a, err) < 0)
-    return -1;
-  if (a.pid == 0)
-    container_a (ctx->res, ctx->uid_base, &a);
-  if (!ucb_vgate_wait (&a.from))
-    goto broken;
-  if (helper_fork (&b, err) < 0)
+  if (start (&a, "container A", ctx->uid_base, container_a, err) < 0
+      || ucb_probe_next (&a, &oa, err) < 0
+      || start (&b, "container B", ctx->uid_base, container_fill, err) < 0
+      || ucb_probe_next (&b, &ob, err) < 0
+      || ucb_probe_order (&a, &oa, err) < 0 /* A: fork while B is full */
+      || ucb_probe_next (&a, &oa, err) < 0
+      || ucb_probe_order (&b, &ob, err) < 0 /* B reaps its children and ends */
+      || ucb_probe_finish (&b, NULL, err) < 0 || ucb_probe_order (&a, &oa, err) < 0 /* A: refill */
+      || ucb_probe_finish (&a, &oa, err) < 0)
     {
-      helper_finish (&a, true);
+      ucb_probe_kill (&b);
+      ucb_probe_kill (&a);
       return -1;
     }
-  if (b.pid == 0)
-    container_fill (ctx->res, ctx->uid_base, &b, "B", 3);
-  if (!ucb_vgate_wait (&b.from))
-    goto broken;
-  ucb_vgate_post (&a.to); /* A: fork while B is full */
-  if (!ucb_vgate_wait (&a.from))
-    goto broken;
-  ucb_vgate_post (&b.to); /* B reaps its children and is reaped */
-  sb = helper_finish (&b, false);
-  ucb_vgate_post (&a.to); /* A: refill */
-  sa = helper_finish (&a, false);
-  if (sa != 0 || sb != 0)
-    return ucb_make_error (err, 0, "a same-owner container failed (A %d, B %d)", sa, sb);
+  ucb_vobserve (r, "A: children forked of 5", UCB_VITEM_ADMITTED, 5, oa.v[HELD]);
+  observe_fill (r, "B", 3, &ob);
+  ucb_vobserve (r, "A: fork while B is full", UCB_VITEM_ERRNO, EAGAIN, oa.v[BLOCKED]);
+  ucb_vobserve (r, "A: more children once B is gone", UCB_VITEM_ADMITTED, 4, oa.v[MORE]);
+  ucb_vobserve (r, "A: errno at the shared bound", UCB_VITEM_ERRNO, EAGAIN, oa.v[REFUSED]);
   return 0;
-broken:
-  helper_finish (&b, true);
-  helper_finish (&a, true);
-  return ucb_make_error (err, 0, "a same-owner container did not report");
 }
 
 static int
 distinct_owners (struct ucb_vctx *ctx, ucb_error_t *err)
 {
-  struct helper c = HELPER_NONE, d = HELPER_NONE;
-  int sc, sd;
+  struct ucb_probe c = UCB_PROBE_NONE, d = UCB_PROBE_NONE;
+  struct ucb_probe_out oc, od;
 
-  if (helper_fork (&c, err) < 0)
-    return -1;
-  if (c.pid == 0)
-    container_fill (ctx->res, ctx->uid_base + 1, &c, "owner U1", 9);
-  if (!ucb_vgate_wait (&c.from))
-    goto broken;
-  if (helper_fork (&d, err) < 0)
+  if (start (&c, "the container of U1", ctx->uid_base + 1, container_fill, err) < 0
+      || ucb_probe_next (&c, &oc, err) < 0
+      || start (&d, "the container of U2", ctx->uid_base + 2, container_fill, err) < 0
+      || ucb_probe_next (&d, &od, err) < 0 || ucb_probe_order (&d, &od, err) < 0
+      || ucb_probe_finish (&d, NULL, err) < 0 || ucb_probe_order (&c, &oc, err) < 0
+      || ucb_probe_finish (&c, NULL, err) < 0)
     {
-      helper_finish (&c, true);
+      ucb_probe_kill (&d);
+      ucb_probe_kill (&c);
       return -1;
     }
-  if (d.pid == 0)
-    container_fill (ctx->res, ctx->uid_base + 2, &d, "owner U2 (U1 full)", 9);
-  if (!ucb_vgate_wait (&d.from))
-    goto broken;
-  ucb_vgate_post (&d.to);
-  sd = helper_finish (&d, false);
-  ucb_vgate_post (&c.to);
-  sc = helper_finish (&c, false);
-  if (sc != 0 || sd != 0)
-    return ucb_make_error (err, 0, "a distinct-owner container failed (U1 %d, U2 %d)", sc, sd);
+  observe_fill (ctx->res, "owner U1", 9, &oc);
+  observe_fill (ctx->res, "owner U2 (U1 full)", 9, &od);
   return 0;
-broken:
-  helper_finish (&d, true);
-  helper_finish (&c, true);
-  return ucb_make_error (err, 0, "a distinct-owner container did not report");
-}
-
-static int
-probes (struct ucb_vctx *ctx, ucb_error_t *err)
-{
-  if (same_owner (ctx, err) < 0)
-    return -1;
-  return distinct_owners (ctx, err);
 }
 
 static int
 ulim13_run (struct ucb_vctx *ctx, ucb_error_t *err)
 {
-  int ret = probes (ctx, err);
-
-  ucb_vreap_all ();
-  return ret;
+  if (same_owner (ctx, err) < 0)
+    return -1;
+  return distinct_owners (ctx, err);
 }
 
 const struct ucb_vcase ucb_vcase_ulim13 = {

@@ -16,19 +16,14 @@
 #include "config.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <grp.h>
 #include <linux/capability.h>
 #include <sched.h>
 #include <stdbool.h>
 #include <signal.h>
-#include <stdio.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include "core/util.h"
 #include "verify/verify.h"
 #include "verify/vprobe.h"
 
@@ -60,70 +55,74 @@ has_effective_cap (int cap)
          && (data[CAP_TO_INDEX (cap)].effective & CAP_TO_MASK (cap)) != 0;
 }
 
-/* (a) ruid 0, soft = hard = 1, no effective capability. */
-static void
-sub_root (struct ucb_vresult *r)
+/* Fork up to `max` sleepers, kill and reap them: how many; the refusal's errno in o->errnum. */
+static long
+fork_count (struct ucb_probe_out *o, long max)
 {
-  struct rlimit one = { 1, 1 };
   pid_t kids[MAXKIDS];
-  int refused;
-  long n;
+  long n = ucb_vfork_sleepers (kids, max, &o->errnum);
 
-  if (setrlimit (RLIMIT_NPROC, &one) < 0 || drop_effective_caps () < 0)
-    _exit (1);
-  n = ucb_vfork_sleepers (kids, 20, &refused);
   ucb_vkill_reap (kids, n);
-  ucb_vobserve (r, "(a) ruid 0, soft=hard 1: forks of 20", UCB_VITEM_ADMITTED, 20, n);
-  _exit (0);
+  return n;
 }
 
-/* (b) root's own container, map `0 0 1`, soft 1. */
-static void
-sub_root_container (struct ucb_vresult *r)
+/* (a) ruid 0, soft = hard = 1, no effective capability. */
+static int
+sub_root (void *arg, struct ucb_probe_out *o, ucb_error_t *err)
 {
-  ucb_error_t e = NULL;
-  pid_t kids[MAXKIDS];
-  int refused;
-  long n;
+  struct rlimit one = { 1, 1 };
 
-  if (ucb_vsoft (RLIMIT_NPROC, 1, &e) < 0 || ucb_vuserns (0, &e) < 0)
-    _exit (1);
-  n = ucb_vfork_sleepers (kids, 20, &refused);
-  ucb_vkill_reap (kids, n);
-  ucb_vobserve (r, "(b) root container, soft 1: forks of 20", UCB_VITEM_ADMITTED, 20, n);
-  _exit (0);
+  (void) arg;
+  if (setrlimit (RLIMIT_NPROC, &one) < 0)
+    return ucb_make_error (err, errno, "setrlimit(NPROC, 1, 1)");
+  if (drop_effective_caps () < 0)
+    return ucb_make_error (err, errno, "capset (drop the effective set)");
+  o->v[0] = fork_count (o, 20);
+  return 0;
+}
+
+/* (b) root's own container, map `0 0 1`, soft 1 (the spec); (d) a container root, soft 2. */
+static int
+sub_count (void *arg, struct ucb_probe_out *o, ucb_error_t *err)
+{
+  (void) err;
+  o->v[0] = fork_count (o, *(const long *) arg);
+  return 0;
 }
 
 /* (c) ruid U / euid 0 with soft 2: CAP_SYS_ADMIN exempts, until the euid is dropped. */
-static void
-sub_cap_admin (struct ucb_vresult *r, uid_t uid)
+static int
+sub_cap_admin (void *arg, struct ucb_probe_out *o, ucb_error_t *err)
 {
-  ucb_error_t e = NULL;
+  uid_t uid = *(const uid_t *) arg;
   pid_t kids[MAXKIDS];
   int refused, after;
   long n, more;
 
-  if (setresuid (uid, 0, 0) < 0 || prctl (PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0
-      || ucb_vsoft (RLIMIT_NPROC, 2, &e) < 0)
-    _exit (1);
+  if (setresuid (uid, 0, 0) < 0 || prctl (PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
+    return ucb_make_error (err, errno, "setresuid(%u, 0, 0)", (unsigned) uid);
   n = ucb_vfork_sleepers (kids, 10, &refused);
   if (setresuid (uid, uid, uid) < 0 || prctl (PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
     {
+      ucb_make_error (err, errno, "setresuid(%u) with %ld children", (unsigned) uid, n);
       ucb_vkill_reap (kids, n);
-      _exit (1);
+      return -1;
     }
   more = ucb_vfork_sleepers (kids + n, 1, &after);
   ucb_vkill_reap (kids, n + more);
-  ucb_vobserve (r, "(c) ruid U/euid 0, soft 2: forks of 10", UCB_VITEM_ADMITTED, 10, n);
-  ucb_vobserve (r, "(c) fork after dropping euid 0", UCB_VITEM_ERRNO, EAGAIN, after);
-  _exit (0);
+  o->v[0] = n;
+  o->errnum = after;
+  return 0;
 }
 
 static int
-probes (struct ucb_vctx *ctx, ucb_error_t *err)
+ulim14_run (struct ucb_vctx *ctx, ucb_error_t *err)
 {
-  static const char *const what[] = { "(a) ruid 0", "(b) root container", "(c) ruid U/euid 0" };
-  pid_t pid;
+  struct ucb_probe_spec spec = { .what = "the probe (a) ruid 0" };
+  struct ucb_vresult *r = ctx->res;
+  struct ucb_probe_out o;
+  uid_t uid = ctx->uid_base;
+  long twenty = 20, all = MAXKIDS;
 
   if (!ucb_vroot_of_init_userns ())
     {
@@ -135,55 +134,36 @@ probes (struct ucb_vctx *ctx, ucb_error_t *err)
       ucb_vskip (ctx->res, "sub-check (c) needs CAP_SYS_ADMIN");
       return 0;
     }
-  for (int sub = 0; sub < 3; sub++)
-    {
-      pid = ucb_vfork ();
-      if (pid < 0)
-        return ucb_make_error (err, errno, "fork");
-      if (pid == 0)
-        {
-          if (sub == 0)
-            sub_root (ctx->res);
-          else if (sub == 1)
-            sub_root_container (ctx->res);
-          sub_cap_admin (ctx->res, ctx->uid_base);
-        }
-      if (ucb_vwait (pid) != 0)
-        return ucb_make_error (err, 0, "the probe %s failed", what[sub]);
-    }
+  if (ucb_probe_run (&spec, sub_root, NULL, &o, err) < 0)
+    return -1;
+  ucb_vobserve (r, "(a) ruid 0, soft=hard 1: forks of 20", UCB_VITEM_ADMITTED, 20, o.v[0]);
+  spec = (struct ucb_probe_spec){ .what = "the probe (b) root container",
+                                  .resource = RLIMIT_NPROC,
+                                  .soft = 1,
+                                  .userns = CLONE_NEWUSER };
+  if (ucb_probe_run (&spec, sub_count, &twenty, &o, err) < 0)
+    return -1;
+  ucb_vobserve (r, "(b) root container, soft 1: forks of 20", UCB_VITEM_ADMITTED, 20, o.v[0]);
+  spec = (struct ucb_probe_spec){ .what = "the probe (c) ruid U/euid 0",
+                                  .resource = RLIMIT_NPROC,
+                                  .soft = 2 };
+  if (ucb_probe_run (&spec, sub_cap_admin, &uid, &o, err) < 0)
+    return -1;
+  ucb_vobserve (r, "(c) ruid U/euid 0, soft 2: forks of 10", UCB_VITEM_ADMITTED, 10, o.v[0]);
+  ucb_vobserve (r, "(c) fork after dropping euid 0", UCB_VITEM_ERRNO, EAGAIN, o.errnum);
 
   /* (d) container root with kuid U */
-  pid = ucb_vfork_range_container (ctx->uid_base + MAP_FIRST, MAP_WIDTH, 0, err);
-  if (pid < 0)
+  spec = (struct ucb_probe_spec){ .what = "the probe (d)",
+                                  .resource = RLIMIT_NPROC,
+                                  .userns = CLONE_NEWUSER,
+                                  .map_first = ctx->uid_base + MAP_FIRST,
+                                  .map_width = MAP_WIDTH,
+                                  .soft_inside = 2 };
+  if (ucb_probe_run (&spec, sub_count, &all, &o, err) < 0)
     return -1;
-  if (pid == 0)
-    {
-      ucb_error_t e = NULL;
-      pid_t kids[MAXKIDS];
-      int refused;
-      long n;
-
-      if (ucb_vsoft (RLIMIT_NPROC, 2, &e) < 0)
-        _exit (1);
-      n = ucb_vfork_sleepers (kids, MAXKIDS, &refused);
-      ucb_vkill_reap (kids, n);
-      ucb_vobserve (ctx->res, "(d) container root kuid U, soft 2", UCB_VITEM_ADMITTED, 1, n);
-      ucb_vobserve (ctx->res, "(d) errno of the 2nd fork", UCB_VITEM_ERRNO, EAGAIN, refused);
-      _exit (0);
-    }
-  if (ucb_vwait (pid) != 0)
-    return ucb_make_error (err, 0, "the probe (d) as container root (uid %u) failed",
-                           (unsigned) (ctx->uid_base + MAP_FIRST));
+  ucb_vobserve (r, "(d) container root kuid U, soft 2", UCB_VITEM_ADMITTED, 1, o.v[0]);
+  ucb_vobserve (r, "(d) errno of the 2nd fork", UCB_VITEM_ERRNO, EAGAIN, o.errnum);
   return 0;
-}
-
-static int
-ulim14_run (struct ucb_vctx *ctx, ucb_error_t *err)
-{
-  int ret = probes (ctx, err);
-
-  ucb_vreap_all ();
-  return ret;
 }
 
 const struct ucb_vcase ucb_vcase_ulim14 = {

@@ -14,17 +14,10 @@
 #include "config.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <grp.h>
 #include <sched.h>
-#include <stdbool.h>
-#include <signal.h>
-#include <stdio.h>
-#include <sys/prctl.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include "core/util.h"
 #include "verify/verify.h"
 #include "verify/vprobe.h"
 
@@ -34,61 +27,51 @@
 #define V_OFFSET 1 /* (b): V = uid_base + 1 */
 #define TRUE_PATH "/bin/true"
 
-/* (b) One child: soft 2, setresuid(V, V, V), execv(TRUE_PATH).  Reports the setresuid errno
- * and the execve errno (0: the program ran; -1: not attempted) through a close-on-exec pipe. */
+/* (b) soft 2 (the spec), setresuid(V, V, V), execv(TRUE_PATH): reports the setresuid errno,
+ * then ends with the execve errno (-1: not attempted) unless the program ran. */
 static int
-setuid_then_exec (uid_t v, int *su_errno, int *exec_errno, ucb_error_t *err)
+setuid_then_exec (void *arg, struct ucb_probe_out *o, ucb_error_t *err)
 {
-  int report[2], got[2] = { -1, -1 };
-  size_t have = 0;
-  pid_t pid;
+  uid_t v = *(const uid_t *) arg;
+  char *const argv[] = { (char *) TRUE_PATH, NULL };
 
-  if (pipe2 (report, O_CLOEXEC) < 0)
-    return ucb_make_error (err, errno, "pipe");
-  pid = ucb_vfork ();
-  if (pid < 0)
+  if (setgroups (0, NULL) < 0 || setresgid (v, v, v) < 0)
+    return ucb_make_error (err, errno, "setgroups/setresgid(%u)", (unsigned) v);
+  o->v[0] = setresuid (v, v, v) < 0 ? errno : 0;
+  if (ucb_probe_report (o, err) < 0)
+    return -1;
+  o->errnum = -1;
+  if (o->v[0] == 0)
     {
-      close (report[0]);
-      close (report[1]);
-      return ucb_make_error (err, errno, "fork");
+      execv (TRUE_PATH, argv);
+      o->errnum = errno;
     }
-  if (pid == 0)
-    {
-      ucb_error_t e = NULL;
-      char *const argv[] = { (char *) TRUE_PATH, NULL };
-      int res[2] = { 0, -1 };
+  return 0;
+}
 
-      close (report[0]);
-      if (ucb_vsoft (RLIMIT_NPROC, 2, &e) < 0 || setgroups (0, NULL) < 0 || setresgid (v, v, v) < 0)
-        _exit (1);
-      if (setresuid (v, v, v) < 0)
-        res[0] = errno;
-      if (ucb_write_all (report[1], &res[0], sizeof res[0]) < 0)
-        _exit (1);
-      if (res[0] == 0)
-        {
-          execv (TRUE_PATH, argv);
-          res[1] = errno;
-        }
-      (void) !ucb_write_all (report[1], &res[1], sizeof res[1]);
-      _exit (0);
-    }
-  close (report[1]);
-  for (;;)
+/* One setresuid/execve probe: *su the setresuid errno, *ex the execve's (0: the program ran). */
+static int
+setuid_exec_probe (uid_t v, int *su, int *ex, ucb_error_t *err)
+{
+  struct ucb_probe_spec spec = {
+    .what = "the setresuid/execve probe", .resource = RLIMIT_NPROC, .soft = 2, .execs = true
+  };
+  struct ucb_probe p = UCB_PROBE_NONE;
+  struct ucb_probe_out o;
+  int r;
+
+  if (ucb_probe_start (&p, &spec, setuid_then_exec, &v, err) < 0)
+    return -1;
+  if (ucb_probe_next (&p, &o, err) < 0)
     {
-      ssize_t n = read (report[0], (char *) got + have, sizeof got - have);
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n <= 0)
-        break;
-      have += (size_t) n;
+      ucb_probe_kill (&p);
+      return -1;
     }
-  close (report[0]);
-  if (ucb_vwait (pid) != 0 || have < sizeof got[0])
-    return ucb_make_error (err, 0, "the setresuid/execve probe failed");
-  *su_errno = got[0];
-  /* EOF after the setresuid report: the pipe closed on a successful exec */
-  *exec_errno = have == sizeof got ? got[1] : 0;
+  *su = (int) o.v[0];
+  r = ucb_probe_finish (&p, &o, err);
+  if (r < 0)
+    return -1;
+  *ex = r == 1 ? 0 : o.errnum;
   return 0;
 }
 
@@ -96,42 +79,52 @@ static int
 sub_execve (struct ucb_vctx *ctx, ucb_error_t *err)
 {
   uid_t v = ctx->uid_base + V_OFFSET;
-  pid_t obs[3] = { -1, -1, -1 };
-  int su, ex, ret = 0;
+  struct ucb_probe obs[3] = { UCB_PROBE_NONE, UCB_PROBE_NONE, UCB_PROBE_NONE };
+  int su, ex, ret = -1;
 
   for (int i = 0; i < 2; i++)
-    if ((obs[i] = ucb_vobserver (v)) < 0)
-      {
-        ret = ucb_make_error (err, errno, "fork a task of V");
-        goto out;
-      }
-  if ((ret = setuid_then_exec (v, &su, &ex, err)) < 0)
+    if (ucb_vobserver (&obs[i], v, err) < 0)
+      goto out;
+  if (setuid_exec_probe (v, &su, &ex, err) < 0)
     goto out;
   ucb_vobserve (ctx->res, "(b) setresuid(V), V has 2 tasks", UCB_VITEM_ERRNO, 0, su);
   ucb_vobserve (ctx->res, "(b) execve, V had 2 tasks", UCB_VITEM_ERRNO, 0, ex);
-  if ((obs[2] = ucb_vobserver (v)) < 0)
-    {
-      ret = ucb_make_error (err, errno, "fork a task of V");
-      goto out;
-    }
-  if ((ret = setuid_then_exec (v, &su, &ex, err)) < 0)
+  if (ucb_vobserver (&obs[2], v, err) < 0 || setuid_exec_probe (v, &su, &ex, err) < 0)
     goto out;
   ucb_vobserve (ctx->res, "(b) setresuid(V), V has 3 tasks", UCB_VITEM_ERRNO, 0, su);
   ucb_vobserve (ctx->res, "(b) execve, V had 3 tasks", UCB_VITEM_ERRNO, EAGAIN, ex);
+  ret = 0;
 out:
   for (int i = 0; i < 3; i++)
-    if (obs[i] > 0)
-      kill (obs[i], SIGKILL);
-  for (int i = 0; i < 3; i++)
-    if (obs[i] > 0)
-      ucb_vwait (obs[i]);
+    ucb_probe_kill (&obs[i]);
   return ret;
 }
 
+/* (a): fork until refused. */
 static int
-probes (struct ucb_vctx *ctx, ucb_error_t *err)
+count_forks (void *arg, struct ucb_probe_out *o, ucb_error_t *err)
 {
-  pid_t pid;
+  pid_t kids[MAXKIDS];
+  int refused;
+
+  (void) arg, (void) err;
+  o->v[0] = ucb_vfork_sleepers (kids, MAXKIDS, &refused);
+  o->errnum = refused;
+  ucb_vkill_reap (kids, o->v[0]);
+  return 0;
+}
+
+static int
+ulim15_run (struct ucb_vctx *ctx, ucb_error_t *err)
+{
+  struct ucb_probe_spec spec = { .what = "the probe (a)",
+                                 .resource = RLIMIT_NPROC,
+                                 .soft = 3,
+                                 .userns = CLONE_NEWUSER,
+                                 .map_first = ctx->uid_base + MAP_FIRST,
+                                 .map_width = MAP_WIDTH,
+                                 .soft_inside = 50 };
+  struct ucb_probe_out o;
 
   if (!ucb_vroot_of_init_userns ())
     {
@@ -145,39 +138,12 @@ probes (struct ucb_vctx *ctx, ucb_error_t *err)
     }
 
   /* (a) root-created container, creator soft 3, own soft 50 as kuid U */
-  pid = ucb_vfork_range_container (ctx->uid_base + MAP_FIRST, MAP_WIDTH, 3, err);
-  if (pid < 0)
+  if (ucb_probe_run (&spec, count_forks, NULL, &o, err) < 0)
     return -1;
-  if (pid == 0)
-    {
-      ucb_error_t e = NULL;
-      pid_t kids[MAXKIDS];
-      int refused;
-      long n;
-
-      if (ucb_vsoft (RLIMIT_NPROC, 50, &e) < 0)
-        _exit (1);
-      n = ucb_vfork_sleepers (kids, MAXKIDS, &refused);
-      ucb_vkill_reap (kids, n);
-      ucb_vobserve (ctx->res, "(a) root-created ns (creator soft 3), own 50", UCB_VITEM_ADMITTED,
-                    49, n);
-      ucb_vobserve (ctx->res, "(a) errno at the own limit", UCB_VITEM_ERRNO, EAGAIN, refused);
-      _exit (0);
-    }
-  if (ucb_vwait (pid) != 0)
-    return ucb_make_error (err, 0, "the probe (a) as container root (uid %u) failed",
-                           (unsigned) (ctx->uid_base + MAP_FIRST));
-
+  ucb_vobserve (ctx->res, "(a) root-created ns (creator soft 3), own 50", UCB_VITEM_ADMITTED, 49,
+                o.v[0]);
+  ucb_vobserve (ctx->res, "(a) errno at the own limit", UCB_VITEM_ERRNO, EAGAIN, o.errnum);
   return sub_execve (ctx, err);
-}
-
-static int
-ulim15_run (struct ucb_vctx *ctx, ucb_error_t *err)
-{
-  int ret = probes (ctx, err);
-
-  ucb_vreap_all ();
-  return ret;
 }
 
 const struct ucb_vcase ucb_vcase_ulim15 = {

@@ -11,7 +11,6 @@
 #include <fcntl.h>
 #include <mqueue.h>
 #include <sched.h>
-#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/utsname.h>
@@ -63,6 +62,18 @@ create_until_refused (long maxmsg, long msgsize, int *refused)
 }
 
 static int
+fill_shape (void *arg, struct ucb_probe_out *o, ucb_error_t *err)
+{
+  size_t sh = *(const size_t *) arg;
+  int refused;
+
+  (void) err;
+  o->v[0] = create_until_refused (shapes[sh].maxmsg, shapes[sh].msgsize, &refused);
+  o->errnum = refused;
+  return 0;
+}
+
+static int
 ulim16_run (struct ucb_vctx *ctx, ucb_error_t *err)
 {
   struct utsname u;
@@ -75,31 +86,24 @@ ulim16_run (struct ucb_vctx *ctx, ucb_error_t *err)
   for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
     for (int minus = 0; minus < 2; minus++)
       {
-        pid_t pid = ucb_vfork ();
-        if (pid < 0)
-          return ucb_make_error (err, errno, "fork");
-        if (pid == 0)
-          {
-            ucb_error_t e = NULL;
-            long c = cost (shapes[s].maxmsg, shapes[s].msgsize), n;
-            char name[UCB_VNAME_MAX];
-            int refused;
+        long c = cost (shapes[s].maxmsg, shapes[s].msgsize);
+        char name[UCB_VNAME_MAX], what[32];
+        struct ucb_probe_spec spec = { .what = what,
+                                       .uid = ctx->uid_base + (uid_t) (s * 2 + (size_t) minus),
+                                       .resource = RLIMIT_MSGQUEUE,
+                                       .soft = (rlim_t) (2 * c - minus),
+                                       .userns = CLONE_NEWUSER | CLONE_NEWIPC };
+        struct ucb_probe_out o;
 
-            if (ucb_vbecome (ctx->uid_base + (uid_t) (s * 2 + (size_t) minus), &e) < 0
-                || ucb_vsoft (RLIMIT_MSGQUEUE, (rlim_t) (2 * c - minus), &e) < 0
-                || ucb_vuserns (CLONE_NEWIPC, &e) < 0)
-              _exit (1);
-            n = create_until_refused (shapes[s].maxmsg, shapes[s].msgsize, &refused);
-            snprintf (name, sizeof name, "%ldx%ld queues at %ld B", shapes[s].maxmsg ?: 10,
-                      shapes[s].msgsize ?: 8192, 2 * c - minus);
-            ucb_vobserve (ctx->res, name, UCB_VITEM_ADMITTED, minus ? 1 : 2, n);
-            snprintf (name, sizeof name, "errno after %ldx%ld queues at %ld B",
-                      shapes[s].maxmsg ?: 10, shapes[s].msgsize ?: 8192, 2 * c - minus);
-            ucb_vobserve (ctx->res, name, UCB_VITEM_ERRNO, EMFILE, refused);
-            _exit (0);
-          }
-        if (ucb_vwait (pid) != 0)
-          return ucb_make_error (err, 0, "the probe of shape %zu failed", s + 1);
+        snprintf (what, sizeof what, "the probe of shape %zu", s + 1);
+        if (ucb_probe_run (&spec, fill_shape, &s, &o, err) < 0)
+          return -1;
+        snprintf (name, sizeof name, "%ldx%ld queues at %ld B", shapes[s].maxmsg ?: 10,
+                  shapes[s].msgsize ?: 8192, 2 * c - minus);
+        ucb_vobserve (ctx->res, name, UCB_VITEM_ADMITTED, minus ? 1 : 2, o.v[0]);
+        snprintf (name, sizeof name, "errno after %ldx%ld queues at %ld B", shapes[s].maxmsg ?: 10,
+                  shapes[s].msgsize ?: 8192, 2 * c - minus);
+        ucb_vobserve (ctx->res, name, UCB_VITEM_ERRNO, EMFILE, o.errnum);
       }
   return 0;
 }

@@ -23,11 +23,8 @@
 #include <fcntl.h>
 #include <mqueue.h>
 #include <sched.h>
-#include <signal.h>
-#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -74,138 +71,128 @@ drop (const char *tag, long n)
 }
 
 /* As `uid` (or root with uid 0), with soft MSGQUEUE `creator_soft`: a container with an IPC
- * namespace of its own, soft raised inside to the hard limit.  Exits on failure. */
-static void
-enter_container (uid_t uid, rlim_t creator_soft)
+ * namespace of its own, soft `inside` there (RLIM_INFINITY: raised to the hard limit). */
+static struct ucb_probe_spec
+container (const char *what, uid_t uid, rlim_t creator_soft, rlim_t inside)
 {
-  ucb_error_t e = NULL;
-
-  if ((uid != 0 && ucb_vbecome (uid, &e) < 0) || ucb_vsoft (RLIMIT_MSGQUEUE, creator_soft, &e) < 0
-      || ucb_vuserns (CLONE_NEWIPC, &e) < 0 || ucb_vsoft (RLIMIT_MSGQUEUE, RLIM_INFINITY, &e) < 0)
-    _exit (1);
+  return (struct ucb_probe_spec){ .what = what,
+                                  .uid = uid,
+                                  .resource = RLIMIT_MSGQUEUE,
+                                  .soft = creator_soft,
+                                  .userns = CLONE_NEWUSER | CLONE_NEWIPC,
+                                  .soft_inside = inside };
 }
 
 /* (a) the parent bound of a container, refilled after cleanup. */
-static void
-part_a (struct ucb_vresult *r, uid_t uid)
+static int
+part_a (void *arg, struct ucb_probe_out *o, ucb_error_t *err)
 {
   int refused, refused2;
   long n, again;
 
-  enter_container (uid, 2 * COST);
+  (void) arg, (void) err;
   n = fill ("a", MAXQ, &refused);
   drop ("a", n);
   again = fill ("a", MAXQ, &refused2);
   drop ("a", again);
-  ucb_vobserve (r, "(a) queues under a 2240-B parent bound", UCB_VITEM_ADMITTED, 2, n);
-  ucb_vobserve (r, "(a) errno of the 3rd mq_open", UCB_VITEM_ERRNO, EMFILE, refused);
-  ucb_vobserve (r, "(a) queues again after unlinking", UCB_VITEM_ADMITTED, 2, again);
-  ucb_vobserve (r, "(a) errno of the 3rd mq_open again", UCB_VITEM_ERRNO, EMFILE, refused2);
-  _exit (0);
+  o->v[0] = n;
+  o->v[1] = refused;
+  o->v[2] = again;
+  o->v[3] = refused2;
+  return 0;
 }
 
-/* Results of the two containers of (b) or (d), filled in by their helpers. */
+/* Results of the two containers of (b) or (d). */
 struct pair
 {
   long a, b;
   int b_err;
 };
 
-/* Container A of (b)/(d): create `hold` queues, keep them until `release`. */
-static void
-holder (struct pair *p, uid_t uid, rlim_t creator_soft, long hold, struct ucb_vgate *full,
-        struct ucb_vgate *release)
+/* Container A of (b)/(d): create 2 queues, report, keep them until ordered. */
+static int
+holder (void *arg, struct ucb_probe_out *o, ucb_error_t *err)
 {
-  int refused;
+  int refused, r;
 
-  enter_container (uid, creator_soft);
-  p->a = fill ("h", hold, &refused);
-  ucb_vgate_post (full);
-  ucb_vgate_wait (release);
-  drop ("h", p->a);
-  _exit (0);
+  (void) arg;
+  o->v[0] = fill ("h", 2, &refused);
+  r = ucb_probe_report (o, err) < 0 || ucb_probe_await (NULL, err) < 0 ? -1 : 0;
+  drop ("h", o->v[0]);
+  return r;
 }
 
 /* Container B of (b)/(d): fill while A holds its queues. */
-static void
-sibling (struct pair *p, uid_t uid, rlim_t creator_soft)
-{
-  enter_container (uid, creator_soft);
-  p->b = fill ("s", MAXQ, &p->b_err);
-  drop ("s", p->b);
-  _exit (0);
-}
-
-/* Run A (holding 2) and then B, both as `uid` created with `creator_soft`. */
 static int
-run_pair (struct pair *p, uid_t uid, rlim_t creator_soft, ucb_error_t *err)
+sibling (void *arg, struct ucb_probe_out *o, ucb_error_t *err)
 {
-  struct ucb_vgate full, release;
-  pid_t a, b;
-  int sa, sb;
-
-  memset (p, 0, sizeof *p);
-  p->a = p->b = -1;
-  if (ucb_vgate_open (&full, err) < 0)
-    return -1;
-  if (ucb_vgate_open (&release, err) < 0)
-    {
-      ucb_vgate_close (&full);
-      return -1;
-    }
-  a = ucb_vfork ();
-  if (a == 0)
-    holder (p, uid, creator_soft, 2, &full, &release);
-  if (a < 0 || !ucb_vgate_wait (&full))
-    {
-      ucb_vgate_close (&full);
-      ucb_vgate_close (&release);
-      if (a > 0)
-        ucb_vwait (a);
-      return ucb_make_error (err, errno, "container A (uid %u) did not fill", (unsigned) uid);
-    }
-  b = ucb_vfork ();
-  if (b == 0)
-    sibling (p, uid, creator_soft);
-  sb = b > 0 ? ucb_vwait (b) : -1;
-  ucb_vgate_post (&release);
-  sa = ucb_vwait (a);
-  ucb_vgate_close (&full);
-  ucb_vgate_close (&release);
-  if (sa != 0 || sb != 0)
-    return ucb_make_error (err, 0, "a container probe (uid %u) failed (A %d, B %d)", (unsigned) uid,
-                           sa, sb);
+  (void) arg, (void) err;
+  o->v[0] = fill ("s", MAXQ, &o->errnum);
+  drop ("s", o->v[0]);
   return 0;
 }
 
+/* Run A (holding 2) and then B of `part`, both as `uid` created with `creator_soft`. */
+static int
+run_pair (struct pair *p, const char *part, uid_t uid, rlim_t creator_soft, ucb_error_t *err)
+{
+  char a_what[32], b_what[32];
+  struct ucb_probe_spec spec = container (a_what, uid, creator_soft, RLIM_INFINITY);
+  struct ucb_probe a = UCB_PROBE_NONE;
+  struct ucb_probe_out oa, ob;
+
+  snprintf (a_what, sizeof a_what, "%s container A", part);
+  snprintf (b_what, sizeof b_what, "%s container B", part);
+  if (ucb_probe_start (&a, &spec, holder, NULL, err) < 0)
+    return -1;
+  spec.what = b_what;
+  if (ucb_probe_next (&a, &oa, err) < 0 || ucb_probe_run (&spec, sibling, NULL, &ob, err) < 0
+      || ucb_probe_order (&a, &oa, err) < 0 || ucb_probe_finish (&a, NULL, err) < 0)
+    {
+      ucb_probe_kill (&a);
+      return -1;
+    }
+  p->a = (long) oa.v[0];
+  p->b = (long) ob.v[0];
+  p->b_err = ob.errnum;
+  return 0;
+}
+
+enum
+{
+  C_FIRST,
+  C_CLOSED,
+  C_RECREATED,
+  C_UNLINKED,
+  C_AGAIN,
+};
+
 /* (c) release semantics at a 1-queue limit. */
-static void
-part_c (struct ucb_vresult *r, uid_t uid)
+static int
+part_c (void *arg, struct ucb_probe_out *o, ucb_error_t *err)
 {
   struct mq_attr attr = { .mq_maxmsg = 1, .mq_msgsize = 1024 };
-  int first, closed, recreated, unlinked, refused;
+  int refused;
   long n;
   mqd_t q, x;
 
-  enter_container (uid, COST);
-  if (ucb_vsoft (RLIMIT_MSGQUEUE, COST, NULL) < 0)
-    _exit (1);
+  (void) arg, (void) err;
   /* closed, still linked */
   q = mq_open ("/c.held", O_CREAT | O_EXCL | O_RDWR, 0600, &attr);
-  first = q == (mqd_t) -1 ? errno : 0;
+  o->v[C_FIRST] = q == (mqd_t) -1 ? errno : 0;
   if (q != (mqd_t) -1)
     mq_close (q);
   x = mq_open ("/c.next", O_CREAT | O_EXCL | O_RDWR, 0600, &attr);
-  closed = x == (mqd_t) -1 ? errno : 0;
+  o->v[C_CLOSED] = x == (mqd_t) -1 ? errno : 0;
   if (x != (mqd_t) -1)
     mq_close (x), mq_unlink ("/c.next");
   mq_unlink ("/c.held");
   /* unlinked, still open */
   q = mq_open ("/c.held", O_CREAT | O_EXCL | O_RDWR, 0600, &attr);
-  recreated = q == (mqd_t) -1 ? errno : 0;
+  o->v[C_RECREATED] = q == (mqd_t) -1 ? errno : 0;
   mq_unlink ("/c.held");
   x = mq_open ("/c.next", O_CREAT | O_EXCL | O_RDWR, 0600, &attr);
-  unlinked = x == (mqd_t) -1 ? errno : 0;
+  o->v[C_UNLINKED] = x == (mqd_t) -1 ? errno : 0;
   if (x != (mqd_t) -1)
     mq_close (x), mq_unlink ("/c.next");
   if (q != (mqd_t) -1)
@@ -213,30 +200,55 @@ part_c (struct ucb_vresult *r, uid_t uid)
   /* closed and unlinked */
   n = fill ("c", MAXQ, &refused);
   drop ("c", n);
-  ucb_vobserve (r, "(c) 1st queue at a 1-queue limit", UCB_VITEM_ERRNO, 0, first);
-  ucb_vobserve (r, "(c) next after close without unlink", UCB_VITEM_ERRNO, EMFILE, closed);
-  ucb_vobserve (r, "(c) queue again once unlinked and closed", UCB_VITEM_ERRNO, 0, recreated);
-  ucb_vobserve (r, "(c) next after unlink without close", UCB_VITEM_ERRNO, EMFILE, unlinked);
-  ucb_vobserve (r, "(c) queues after close and unlink", UCB_VITEM_ADMITTED, 1, n);
-  _exit (0);
+  o->v[C_AGAIN] = n;
+  return 0;
 }
 
-/* In root_baseline's helper: does one 1120-B queue fit under root's soft limit `soft`? */
-static bool
-fits_under (long soft)
+/* In root_baseline's probe: does one 1120-B queue fit under root's soft limit `soft`? */
+static int
+fits_under (long soft, ucb_error_t *err)
 {
   int refused;
 
-  if (ucb_vsoft (RLIMIT_MSGQUEUE, (rlim_t) soft, NULL) < 0)
-    _exit (1);
+  if (ucb_vsoft (RLIMIT_MSGQUEUE, (rlim_t) soft, err) < 0)
+    return -1;
   if (fill ("base", 1, &refused) == 1)
     {
       drop ("base", 1);
-      return true;
+      return 1;
     }
   if (refused != EMFILE)
-    _exit (1);
-  return false;
+    return ucb_make_error (err, refused, "mq_open under a soft limit of %ld B", soft);
+  return 0;
+}
+
+/* The least soft limit that admits one queue (binary search up to the hard limit), -1 if
+ * none does. */
+static int
+least_soft (void *arg, struct ucb_probe_out *o, ucb_error_t *err)
+{
+  long lo = COST + 1, hi = (long) *(const rlim_t *) arg, least = -1;
+  int fits;
+
+  if (unshare (CLONE_NEWIPC) < 0)
+    return ucb_make_error (err, errno, "unshare(CLONE_NEWIPC)");
+  if ((fits = fits_under (COST, err)) < 0)
+    return -1;
+  if (fits) /* the usual case: host root holds no queue */
+    least = COST;
+  else
+    while (lo <= hi)
+      {
+        long mid = lo + (hi - lo) / 2;
+        if ((fits = fits_under (mid, err)) < 0)
+          return -1;
+        if (fits)
+          least = mid, hi = mid - 1;
+        else
+          lo = mid + 1;
+      }
+  o->v[0] = least;
+  return 0;
 }
 
 /* The MSGQUEUE bytes charged to (init_user_ns, 0) now, in *bytes: root's own level is that
@@ -245,38 +257,74 @@ fits_under (long soft)
 static int
 root_baseline (rlim_t hard, long *bytes, ucb_error_t *err)
 {
-  long *out = mmap (NULL, sizeof *out, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-  pid_t pid;
-  int st;
+  struct ucb_probe_spec spec = { .what = "measuring root's MSGQUEUE bytes" };
+  struct ucb_probe_out o;
 
-  if (out == MAP_FAILED)
-    return ucb_make_error (err, errno, "mmap");
-  *out = -2;
-  pid = ucb_vfork ();
-  if (pid == 0)
+  if (ucb_probe_run (&spec, least_soft, &hard, &o, err) < 0)
+    return -1;
+  *bytes = o.v[0] < 0 ? -1 : (long) o.v[0] - COST;
+  return 0;
+}
+
+/* (d): root-created containers; host root's own queues count at the same level. */
+static int
+part_d (struct ucb_vresult *r, rlim_t hard, ucb_error_t *err)
+{
+  struct pair p = { 0 };
+  long before = 0, after = 0;
+
+  for (int attempt = 0; attempt < 3; attempt++)
     {
-      long lo = COST + 1, hi = (long) hard, least = -1;
-      if (unshare (CLONE_NEWIPC) < 0)
-        _exit (1);
-      if (fits_under (COST)) /* the usual case: host root holds no queue */
-        least = COST;
-      else
-        while (lo <= hi)
-          {
-            long mid = lo + (hi - lo) / 2;
-            if (fits_under (mid))
-              least = mid, hi = mid - 1;
-            else
-              lo = mid + 1;
-          }
-      *out = least < 0 ? -1 : least - COST;
-      _exit (0);
+      if (root_baseline (hard, &before, err) < 0)
+        return -1;
+      if (before < 0 || (rlim_t) (before + 4 * COST) > hard)
+        {
+          ucb_vskip (r, "host root holds MSGQUEUE bytes (%ld) too close to its hard limit for (d)",
+                     before);
+          return 0;
+        }
+      if (run_pair (&p, "(d)", 0, (rlim_t) (before + 3 * COST), err) < 0
+          || root_baseline (hard, &after, err) < 0)
+        return -1;
+      if (after == before) /* else host root's queues changed meanwhile: again */
+        break;
     }
-  st = pid > 0 ? ucb_vwait (pid) : -1;
-  *bytes = *out;
-  munmap (out, sizeof *out);
-  if (st != 0 || *bytes == -2)
-    return ucb_make_error (err, 0, "measuring root's MSGQUEUE bytes failed (%d)", st);
+  ucb_vobserve (r, "(d) queues held by root-owned A", UCB_VITEM_ADMITTED, 2, p.a);
+  ucb_vobserve (r, "(d) queues in root-owned B while A holds 2", UCB_VITEM_ADMITTED, 1, p.b);
+  ucb_vobserve (r, "(d) errno of B's refused mq_open", UCB_VITEM_ERRNO, EMFILE, p.b_err);
+  ucb_vobserve (r, "(d) root's MSGQUEUE bytes, after - before", UCB_VITEM_COUNTER, 0,
+                after - before);
+  return 0;
+}
+
+static int
+parts_abc (struct ucb_vctx *ctx, ucb_error_t *err)
+{
+  struct ucb_probe_spec spec = container ("(a)", ctx->uid_base, 2 * COST, RLIM_INFINITY);
+  struct ucb_vresult *r = ctx->res;
+  struct ucb_probe_out o;
+  struct pair p;
+
+  if (ucb_probe_run (&spec, part_a, NULL, &o, err) < 0)
+    return -1;
+  ucb_vobserve (r, "(a) queues under a 2240-B parent bound", UCB_VITEM_ADMITTED, 2, o.v[0]);
+  ucb_vobserve (r, "(a) errno of the 3rd mq_open", UCB_VITEM_ERRNO, EMFILE, o.v[1]);
+  ucb_vobserve (r, "(a) queues again after unlinking", UCB_VITEM_ADMITTED, 2, o.v[2]);
+  ucb_vobserve (r, "(a) errno of the 3rd mq_open again", UCB_VITEM_ERRNO, EMFILE, o.v[3]);
+  if (run_pair (&p, "(b)", ctx->uid_base + 1, 3 * COST, err) < 0)
+    return -1;
+  ucb_vobserve (r, "(b) queues held by A (same owner)", UCB_VITEM_ADMITTED, 2, p.a);
+  ucb_vobserve (r, "(b) queues in B while A holds 2", UCB_VITEM_ADMITTED, 1, p.b);
+  ucb_vobserve (r, "(b) errno of B's refused mq_open", UCB_VITEM_ERRNO, EMFILE, p.b_err);
+  spec = container ("(c)", ctx->uid_base + 2, COST, COST);
+  if (ucb_probe_run (&spec, part_c, NULL, &o, err) < 0)
+    return -1;
+  ucb_vobserve (r, "(c) 1st queue at a 1-queue limit", UCB_VITEM_ERRNO, 0, o.v[C_FIRST]);
+  ucb_vobserve (r, "(c) next after close without unlink", UCB_VITEM_ERRNO, EMFILE, o.v[C_CLOSED]);
+  ucb_vobserve (r, "(c) queue again once unlinked and closed", UCB_VITEM_ERRNO, 0,
+                o.v[C_RECREATED]);
+  ucb_vobserve (r, "(c) next after unlink without close", UCB_VITEM_ERRNO, EMFILE, o.v[C_UNLINKED]);
+  ucb_vobserve (r, "(c) queues after close and unlink", UCB_VITEM_ADMITTED, 1, o.v[C_AGAIN]);
   return 0;
 }
 
@@ -284,12 +332,8 @@ static int
 ulim17_run (struct ucb_vctx *ctx, ucb_error_t *err)
 {
   struct ucb_vresult *r = ctx->res;
-  struct pair *p;
   struct utsname u;
   struct rlimit rl;
-  long before = 0, after = 0;
-  int rc = 0;
-  pid_t pid;
 
   if (uname (&u) == 0 && strcmp (u.machine, "x86_64") != 0)
     {
@@ -306,59 +350,9 @@ ulim17_run (struct ucb_vctx *ctx, ucb_error_t *err)
     }
   if (rl.rlim_max == RLIM_INFINITY || rl.rlim_max > (rlim_t) (1L << 30))
     rl.rlim_max = 1L << 30;
-
-  pid = ucb_vfork ();
-  if (pid == 0)
-    part_a (r, ctx->uid_base);
-  if (pid < 0 || ucb_vwait (pid) != 0)
-    return ucb_make_error (err, 0, "(a) as uid %u failed", (unsigned) ctx->uid_base);
-
-  p = mmap (NULL, sizeof *p, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-  if (p == MAP_FAILED)
-    return ucb_make_error (err, errno, "mmap");
-  if (run_pair (p, ctx->uid_base + 1, 3 * COST, err) < 0)
-    goto out_err;
-  ucb_vobserve (r, "(b) queues held by A (same owner)", UCB_VITEM_ADMITTED, 2, p->a);
-  ucb_vobserve (r, "(b) queues in B while A holds 2", UCB_VITEM_ADMITTED, 1, p->b);
-  ucb_vobserve (r, "(b) errno of B's refused mq_open", UCB_VITEM_ERRNO, EMFILE, p->b_err);
-
-  pid = ucb_vfork ();
-  if (pid == 0)
-    part_c (r, ctx->uid_base + 2);
-  if (pid < 0 || ucb_vwait (pid) != 0)
-    {
-      ucb_make_error (err, 0, "(c) as uid %u failed", (unsigned) ctx->uid_base + 2);
-      goto out_err;
-    }
-
-  /* (d): root-created containers; host root's own queues count at the same level. */
-  for (int attempt = 0; attempt < 3; attempt++)
-    {
-      if (root_baseline (rl.rlim_max, &before, err) < 0)
-        goto out_err;
-      if (before < 0 || (rlim_t) (before + 4 * COST) > rl.rlim_max)
-        {
-          ucb_vskip (r, "host root holds MSGQUEUE bytes (%ld) too close to its hard limit for (d)",
-                     before);
-          goto out;
-        }
-      if (run_pair (p, 0, (rlim_t) (before + 3 * COST), err) < 0
-          || root_baseline (rl.rlim_max, &after, err) < 0)
-        goto out_err;
-      if (after == before) /* else host root's queues changed meanwhile: again */
-        break;
-    }
-  ucb_vobserve (r, "(d) queues held by root-owned A", UCB_VITEM_ADMITTED, 2, p->a);
-  ucb_vobserve (r, "(d) queues in root-owned B while A holds 2", UCB_VITEM_ADMITTED, 1, p->b);
-  ucb_vobserve (r, "(d) errno of B's refused mq_open", UCB_VITEM_ERRNO, EMFILE, p->b_err);
-  ucb_vobserve (r, "(d) root's MSGQUEUE bytes, after - before", UCB_VITEM_COUNTER, 0,
-                after - before);
-  goto out;
-out_err:
-  rc = -1;
-out:
-  munmap (p, sizeof *p);
-  return rc;
+  if (parts_abc (ctx, err) < 0)
+    return -1;
+  return part_d (r, rl.rlim_max, err);
 }
 
 const struct ucb_vcase ucb_vcase_ulim17 = {

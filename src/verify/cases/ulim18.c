@@ -19,7 +19,6 @@
 
 #include <errno.h>
 #include <sched.h>
-#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -32,12 +31,14 @@
 
 #define NSEG 8
 
+/* A segment of `size` bytes; -1 with `err` set. */
 static int
-seg (size_t size)
+seg (size_t size, ucb_error_t *err)
 {
   int id = shmget (IPC_PRIVATE, size, IPC_CREAT | 0600);
+
   if (id < 0)
-    _exit (1);
+    return ucb_make_error (err, errno, "shmget(%zu B)", size);
   return id;
 }
 
@@ -54,6 +55,28 @@ rmid (int id)
     shmctl (id, IPC_RMID, NULL);
 }
 
+static void
+rmid_all (const int *ids, int n)
+{
+  for (int i = 0; i < n; i++)
+    rmid (ids[i]);
+}
+
+/* n segments of `size` bytes in ids[] (-1 where none); -1 with `err` set (all removed). */
+static int
+segs (int *ids, int n, size_t size, ucb_error_t *err)
+{
+  for (int i = 0; i < n; i++)
+    ids[i] = -1;
+  for (int i = 0; i < n; i++)
+    if ((ids[i] = seg (size, err)) < 0)
+      {
+        rmid_all (ids, i);
+        return -1;
+      }
+  return 0;
+}
+
 /* SHM_LOCK ids[0..n) until refused; how many were locked. */
 static long
 lock_until_refused (const int *ids, long n, int *refused)
@@ -67,146 +90,149 @@ lock_until_refused (const int *ids, long n, int *refused)
   return k;
 }
 
-/* Root in a private IPC namespace of init_user_ns, then `uid`; exits on failure. */
-static void
-become_in_private_ipc (uid_t uid, rlim_t soft)
+enum
 {
-  ucb_error_t e = NULL;
+  N,
+  REFUSED,
+  AFTER_UNLOCK,
+  FULL,
+  AFTER_RMID,
+  BIG_ERR,
+  BESIDE,
+  SOFT0,
+  AGAIN,
+};
 
-  if (unshare (CLONE_NEWIPC) < 0 || ucb_vbecome (uid, &e) < 0
-      || ucb_vsoft (RLIMIT_MEMLOCK, soft, &e) < 0)
-    _exit (1);
-}
-
-/* Own level at 2 pages: count, errno, release by SHM_UNLOCK and IPC_RMID, rounding, soft 0. */
+/* Own level at 2 pages: release by SHM_UNLOCK and IPC_RMID of a locked one. */
 static void
-part_own (struct ucb_vresult *r, uid_t uid, long page)
+release (int *ids, struct ucb_probe_out *o)
 {
-  int ids[NSEG], big, refused, after_unlock, full, after_rmid, big_err, beside, soft0, again_err;
-  char name[UCB_VNAME_MAX];
-  long n, again;
+  int refused;
 
-  become_in_private_ipc (uid, (rlim_t) (2 * page));
-  for (int i = 0; i < NSEG; i++)
-    ids[i] = seg ((size_t) page);
-  n = lock_until_refused (ids, NSEG, &refused);
+  o->v[N] = lock_until_refused (ids, NSEG, &refused);
+  o->v[REFUSED] = refused;
   for (int i = 0; i < NSEG; i++)
     shmctl (ids[i], SHM_UNLOCK, NULL);
-  /* release: from 2 locked pages, SHM_UNLOCK one, then IPC_RMID a locked one */
+  /* from 2 locked pages, SHM_UNLOCK one, then IPC_RMID a locked one */
   lock (ids[0]);
   lock (ids[1]);
   shmctl (ids[0], SHM_UNLOCK, NULL);
-  after_unlock = lock (ids[2]);
-  full = lock (ids[0]);
+  o->v[AFTER_UNLOCK] = lock (ids[2]);
+  o->v[FULL] = lock (ids[0]);
   rmid (ids[1]), ids[1] = -1; /* locked and unattached: destroyed now */
-  after_rmid = lock (ids[0]);
+  o->v[AFTER_RMID] = lock (ids[0]);
   for (int i = 0; i < NSEG; i++)
     if (ids[i] >= 0)
       shmctl (ids[i], SHM_UNLOCK, NULL);
+}
+
+/* Own level at 2 pages: count, errno, release, rounding, soft 0. */
+static int
+part_own (void *arg, struct ucb_probe_out *o, ucb_error_t *err)
+{
+  long page = *(const long *) arg;
+  int ids[NSEG], big, again_err;
+
+  if (segs (ids, NSEG, (size_t) page, err) < 0)
+    return -1;
+  release (ids, o);
   /* rounding: PAGE_SIZE + 1 bytes are 2 pages */
-  big = seg ((size_t) page + 1);
-  big_err = lock (big);
-  beside = lock (ids[3]);
+  if ((big = seg ((size_t) page + 1, err)) < 0)
+    goto fail;
+  o->v[BIG_ERR] = lock (big);
+  o->v[BESIDE] = lock (ids[3]);
   shmctl (big, SHM_UNLOCK, NULL);
   shmctl (ids[3], SHM_UNLOCK, NULL);
+  rmid (big);
   /* soft 0: EPERM from the pre-check, even for the owner */
-  if (ucb_vsoft (RLIMIT_MEMLOCK, 0, NULL) < 0)
-    _exit (1);
-  soft0 = lock (ids[4]);
+  if (ucb_vsoft (RLIMIT_MEMLOCK, 0, err) < 0)
+    goto fail;
+  o->v[SOFT0] = lock (ids[4]);
   shmctl (ids[4], SHM_UNLOCK, NULL);
   /* all unlocked or removed: the full headroom again */
-  if (ucb_vsoft (RLIMIT_MEMLOCK, (rlim_t) (2 * page), NULL) < 0)
-    _exit (1);
-  again = lock_until_refused (ids + 5, 3, &again_err);
-  rmid (big);
-  for (int i = 0; i < NSEG; i++)
-    rmid (ids[i]);
+  if (ucb_vsoft (RLIMIT_MEMLOCK, (rlim_t) (2 * page), err) < 0)
+    goto fail;
+  o->v[AGAIN] = lock_until_refused (ids + 5, 3, &again_err);
+  rmid_all (ids, NSEG);
+  return 0;
+fail:
+  rmid_all (ids, NSEG);
+  return -1;
+}
 
-  ucb_vobserve (r, "1-page SHM_LOCKs at soft 2 pages", UCB_VITEM_ADMITTED, 2, n);
-  ucb_vobserve (r, "errno of the 3rd SHM_LOCK", UCB_VITEM_ERRNO, ENOMEM, refused);
-  ucb_vobserve (r, "SHM_LOCK after SHM_UNLOCK of one", UCB_VITEM_ERRNO, 0, after_unlock);
-  ucb_vobserve (r, "SHM_LOCK when full again", UCB_VITEM_ERRNO, ENOMEM, full);
-  ucb_vobserve (r, "SHM_LOCK after IPC_RMID of a locked one", UCB_VITEM_ERRNO, 0, after_rmid);
+static void
+observe_own (struct ucb_vresult *r, const struct ucb_probe_out *o, long page)
+{
+  const int64_t *v = o->v;
+  char name[UCB_VNAME_MAX];
+
+  ucb_vobserve (r, "1-page SHM_LOCKs at soft 2 pages", UCB_VITEM_ADMITTED, 2, v[N]);
+  ucb_vobserve (r, "errno of the 3rd SHM_LOCK", UCB_VITEM_ERRNO, ENOMEM, v[REFUSED]);
+  ucb_vobserve (r, "SHM_LOCK after SHM_UNLOCK of one", UCB_VITEM_ERRNO, 0, v[AFTER_UNLOCK]);
+  ucb_vobserve (r, "SHM_LOCK when full again", UCB_VITEM_ERRNO, ENOMEM, v[FULL]);
+  ucb_vobserve (r, "SHM_LOCK after IPC_RMID of a locked one", UCB_VITEM_ERRNO, 0, v[AFTER_RMID]);
   snprintf (name, sizeof name, "SHM_LOCK of %ld B at 2 pages", page + 1);
-  ucb_vobserve (r, name, UCB_VITEM_ERRNO, 0, big_err);
+  ucb_vobserve (r, name, UCB_VITEM_ERRNO, 0, v[BIG_ERR]);
   snprintf (name, sizeof name, "1-page SHM_LOCK beside %ld B", page + 1);
-  ucb_vobserve (r, name, UCB_VITEM_ERRNO, ENOMEM, beside);
-  ucb_vobserve (r, "SHM_LOCK by the owner at soft 0", UCB_VITEM_ERRNO, EPERM, soft0);
-  ucb_vobserve (r, "1-page SHM_LOCKs again after release", UCB_VITEM_ADMITTED, 2, again);
-  _exit (0);
+  ucb_vobserve (r, name, UCB_VITEM_ERRNO, ENOMEM, v[BESIDE]);
+  ucb_vobserve (r, "SHM_LOCK by the owner at soft 0", UCB_VITEM_ERRNO, EPERM, v[SOFT0]);
+  ucb_vobserve (r, "1-page SHM_LOCKs again after release", UCB_VITEM_ADMITTED, 2, v[AGAIN]);
 }
 
-/* Soft 0 as the root of a user namespace that owns its IPC namespace. */
-static void
-part_userns_root (struct ucb_vresult *r, uid_t uid, long page)
+/* One 1-page SHM_LOCK: its errno in o->errnum (soft 0 as the root of a user namespace that
+ * owns its IPC namespace; or U without CAP_IPC_LOCK). */
+static int
+lock_one (void *arg, struct ucb_probe_out *o, ucb_error_t *err)
 {
-  ucb_error_t e = NULL;
-  int id, err;
+  long page = *(const long *) arg;
+  int id = seg ((size_t) page, err);
 
-  if (ucb_vbecome (uid, &e) < 0 || ucb_vsoft (RLIMIT_MEMLOCK, 0, &e) < 0
-      || ucb_vuserns (CLONE_NEWIPC, &e) < 0)
-    _exit (1);
-  id = seg ((size_t) page);
-  err = lock (id);
+  if (id < 0)
+    return -1;
+  o->errnum = lock (id);
   rmid (id);
-  ucb_vobserve (r, "SHM_LOCK at soft 0, own IPC ns as root", UCB_VITEM_ERRNO, ENOMEM, err);
-  _exit (0);
+  return 0;
 }
 
-/* ruid U / euid 0 with CAP_IPC_LOCK, soft 1 page: 3 locks charged; without the capability the
- * next is refused. */
-static void
-part_bypass (struct ucb_vresult *r, uid_t uid, long page)
+struct bypass_arg
 {
-  int ids[3], refused;
-  long n;
-  pid_t pid;
+  uid_t uid;
+  long page;
+};
 
-  if (unshare (CLONE_NEWIPC) < 0 || ucb_vsoft (RLIMIT_MEMLOCK, (rlim_t) page, NULL) < 0
-      || setresuid (uid, 0, 0) < 0)
-    _exit (1);
-  for (int i = 0; i < 3; i++)
-    ids[i] = seg ((size_t) page);
-  n = lock_until_refused (ids, 3, &refused);
-  pid = ucb_vfork ();
-  if (pid == 0)
-    {
-      int id, err;
-      if (setresuid (uid, uid, uid) < 0) /* all ids non-zero: the capabilities go */
-        _exit (1);
-      id = seg ((size_t) page); /* U owns it: the shmctl pre-check passes */
-      err = lock (id);
-      rmid (id);
-      ucb_vobserve (r, "SHM_LOCK after dropping CAP_IPC_LOCK", UCB_VITEM_ERRNO, ENOMEM, err);
-      _exit (0);
-    }
-  if (pid < 0 || ucb_vwait (pid) != 0)
-    {
-      for (int i = 0; i < 3; i++)
-        rmid (ids[i]);
-      _exit (1);
-    }
-  for (int i = 0; i < 3; i++)
-    rmid (ids[i]);
-  ucb_vobserve (r, "SHM_LOCKs with CAP_IPC_LOCK at 1 page", UCB_VITEM_ADMITTED, 3, n);
-  _exit (0);
+/* ruid U / euid 0 with CAP_IPC_LOCK, soft 1 page: 3 locks charged; a probe without the
+ * capability (all ids U: a segment U owns passes the shmctl pre-check) is then refused. */
+static int
+part_bypass (void *arg, struct ucb_probe_out *o, ucb_error_t *err)
+{
+  const struct bypass_arg *a = arg;
+  struct ucb_probe_spec spec = { .what = "the probe without CAP_IPC_LOCK", .uid = a->uid };
+  struct ucb_probe_out dropped;
+  int ids[3], refused, r;
+
+  if (setresuid (a->uid, 0, 0) < 0)
+    return ucb_make_error (err, errno, "setresuid(%u, 0, 0)", (unsigned) a->uid);
+  if (segs (ids, 3, (size_t) a->page, err) < 0)
+    return -1;
+  o->v[0] = lock_until_refused (ids, 3, &refused);
+  r = ucb_probe_run (&spec, lock_one, (void *) &a->page, &dropped, err);
+  rmid_all (ids, 3);
+  o->v[1] = dropped.errnum;
+  return r < 0 ? -1 : 0;
 }
 
 /* After the bypass segments are gone, U's counter is back to 0: 1 page fits at soft 1 page. */
-static void
-part_bypass_release (struct ucb_vresult *r, uid_t uid, long page)
+static int
+part_bypass_release (void *arg, struct ucb_probe_out *o, ucb_error_t *err)
 {
+  long page = *(const long *) arg;
   int ids[3], refused;
-  long n;
 
-  become_in_private_ipc (uid, (rlim_t) page);
-  for (int i = 0; i < 3; i++)
-    ids[i] = seg ((size_t) page);
-  n = lock_until_refused (ids, 3, &refused);
-  for (int i = 0; i < 3; i++)
-    rmid (ids[i]);
-  ucb_vobserve (r, "1-page locks at 1 page after the bypass", UCB_VITEM_ADMITTED, 1, n);
-  _exit (0);
+  if (segs (ids, 3, (size_t) page, err) < 0)
+    return -1;
+  o->v[0] = lock_until_refused (ids, 3, &refused);
+  rmid_all (ids, 3);
+  return 0;
 }
 
 static bool
@@ -229,11 +255,51 @@ has_cap_ipc_lock (void)
 }
 
 static int
+parts (struct ucb_vctx *ctx, long page, ucb_error_t *err)
+{
+  struct bypass_arg ba = { .uid = ctx->uid_base + 2, .page = page };
+  struct ucb_vresult *r = ctx->res;
+  struct ucb_probe_out o;
+  /* U runs in a private IPC namespace that root creates (owned by init_user_ns: the host's
+   * pre-check), except as the root of its own user namespace. */
+  struct ucb_probe_spec spec = { .what = "part 1",
+                                 .unshare = CLONE_NEWIPC,
+                                 .uid = ctx->uid_base,
+                                 .resource = RLIMIT_MEMLOCK,
+                                 .soft = (rlim_t) (2 * page) };
+
+  if (ucb_probe_run (&spec, part_own, &page, &o, err) < 0)
+    return -1;
+  observe_own (r, &o, page);
+  spec = (struct ucb_probe_spec){ .what = "part 2",
+                                  .uid = ctx->uid_base + 1,
+                                  .resource = RLIMIT_MEMLOCK,
+                                  .soft = UCB_PROBE_SOFT_0,
+                                  .userns = CLONE_NEWUSER | CLONE_NEWIPC };
+  if (ucb_probe_run (&spec, lock_one, &page, &o, err) < 0)
+    return -1;
+  ucb_vobserve (r, "SHM_LOCK at soft 0, own IPC ns as root", UCB_VITEM_ERRNO, ENOMEM, o.errnum);
+  spec = (struct ucb_probe_spec){
+    .what = "part 3", .unshare = CLONE_NEWIPC, .resource = RLIMIT_MEMLOCK, .soft = (rlim_t) page
+  };
+  if (ucb_probe_run (&spec, part_bypass, &ba, &o, err) < 0)
+    return -1;
+  ucb_vobserve (r, "SHM_LOCK after dropping CAP_IPC_LOCK", UCB_VITEM_ERRNO, ENOMEM, o.v[1]);
+  ucb_vobserve (r, "SHM_LOCKs with CAP_IPC_LOCK at 1 page", UCB_VITEM_ADMITTED, 3, o.v[0]);
+  spec = (struct ucb_probe_spec){ .what = "part 4",
+                                  .unshare = CLONE_NEWIPC,
+                                  .uid = ctx->uid_base + 2,
+                                  .resource = RLIMIT_MEMLOCK,
+                                  .soft = (rlim_t) page };
+  if (ucb_probe_run (&spec, part_bypass_release, &page, &o, err) < 0)
+    return -1;
+  ucb_vobserve (r, "1-page locks at 1 page after the bypass", UCB_VITEM_ADMITTED, 1, o.v[0]);
+  return 0;
+}
+
+static int
 ulim18_run (struct ucb_vctx *ctx, ucb_error_t *err)
 {
-  static void (*const parts[]) (struct ucb_vresult *, uid_t, long)
-      = { part_own, part_userns_root, part_bypass, part_bypass_release };
-  static const uid_t uid_of[] = { 0, 1, 2, 2 };
   long page = sysconf (_SC_PAGESIZE);
   struct rlimit rl;
 
@@ -250,20 +316,7 @@ ulim18_run (struct ucb_vctx *ctx, ucb_error_t *err)
       ucb_vskip (ctx->res, "root lacks CAP_IPC_LOCK (the bypass part)");
       return 0;
     }
-  for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
-    {
-      pid_t pid = ucb_vfork ();
-      int st;
-      if (pid < 0)
-        return ucb_make_error (err, errno, "fork");
-      if (pid == 0)
-        parts[i](ctx->res, ctx->uid_base + uid_of[i], page);
-      st = ucb_vwait (pid);
-      if (st != 0)
-        return ucb_make_error (err, 0, "part %zu as uid %u failed (%d)", i + 1,
-                               (unsigned) (ctx->uid_base + uid_of[i]), st);
-    }
-  return 0;
+  return parts (ctx, page, err);
 }
 
 const struct ucb_vcase ucb_vcase_ulim18 = {

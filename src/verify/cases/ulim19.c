@@ -10,7 +10,6 @@
 
 #include <errno.h>
 #include <sched.h>
-#include <signal.h>
 #include <sys/ipc.h>
 #include <sys/shm.h>
 #include <unistd.h>
@@ -22,50 +21,50 @@
 #define MAX_LOCKS 64
 
 static int
+lock_pages (void *arg, struct ucb_probe_out *o, ucb_error_t *err)
+{
+  long page = *(const long *) arg, n = 0;
+  int ids[MAX_LOCKS + 1];
+
+  (void) err;
+  for (; n < MAX_LOCKS; n++)
+    {
+      ids[n] = shmget (IPC_PRIVATE, (size_t) page, IPC_CREAT | 0600);
+      if (ids[n] < 0 || shmctl (ids[n], SHM_LOCK, NULL) < 0)
+        {
+          o->errnum = errno;
+          if (ids[n] >= 0)
+            shmctl (ids[n], IPC_RMID, NULL);
+          break;
+        }
+    }
+  /* Unlock and remove now: the IPC namespace would destroy them too, but asynchronously,
+   * and until then their pages stay charged to U, which a repeat of the case reuses. */
+  for (long i = 0; i < n; i++)
+    {
+      shmctl (ids[i], SHM_UNLOCK, NULL);
+      shmctl (ids[i], IPC_RMID, NULL);
+    }
+  o->v[0] = n;
+  return 0;
+}
+
+static int
 ulim19_run (struct ucb_vctx *ctx, ucb_error_t *err)
 {
   long page = sysconf (_SC_PAGESIZE);
-  pid_t pid = ucb_vfork ();
+  struct ucb_probe_spec spec = { .uid = ctx->uid_base,
+                                 .resource = RLIMIT_MEMLOCK,
+                                 .soft = SOFT_BYTES,
+                                 .userns = CLONE_NEWUSER | CLONE_NEWIPC,
+                                 .soft_inside = RLIM_INFINITY };
+  struct ucb_probe_out o;
 
-  if (pid < 0)
-    return ucb_make_error (err, errno, "fork");
-  if (pid == 0)
-    {
-      ucb_error_t e = NULL;
-      int refused = 0;
-      long n = 0;
-
-      if (ucb_vbecome (ctx->uid_base, &e) < 0 || ucb_vsoft (RLIMIT_MEMLOCK, SOFT_BYTES, &e) < 0
-          || ucb_vuserns (CLONE_NEWIPC, &e) < 0
-          || ucb_vsoft (RLIMIT_MEMLOCK, RLIM_INFINITY, &e) < 0)
-        _exit (1);
-      int ids[MAX_LOCKS + 1];
-
-      for (; n < MAX_LOCKS; n++)
-        {
-          ids[n] = shmget (IPC_PRIVATE, (size_t) page, IPC_CREAT | 0600);
-          if (ids[n] < 0 || shmctl (ids[n], SHM_LOCK, NULL) < 0)
-            {
-              refused = errno;
-              if (ids[n] >= 0)
-                shmctl (ids[n], IPC_RMID, NULL);
-              break;
-            }
-        }
-      /* Unlock and remove now: the IPC namespace would destroy them too, but asynchronously,
-       * and until then their pages stay charged to U, which a repeat of the case reuses. */
-      for (long i = 0; i < n; i++)
-        {
-          shmctl (ids[i], SHM_UNLOCK, NULL);
-          shmctl (ids[i], IPC_RMID, NULL);
-        }
-      ucb_vobserve_bug (ctx->res, "one-page SHM_LOCKs under a 16-byte parent bound",
-                        UCB_VITEM_ADMITTED, SOFT_BYTES / page, n, SOFT_BYTES);
-      ucb_vobserve (ctx->res, "errno of the refused SHM_LOCK", UCB_VITEM_ERRNO, ENOMEM, refused);
-      _exit (0);
-    }
-  if (ucb_vwait (pid) != 0)
-    return ucb_make_error (err, 0, "the probe as uid %u failed", (unsigned) ctx->uid_base);
+  if (ucb_probe_run (&spec, lock_pages, &page, &o, err) < 0)
+    return -1;
+  ucb_vobserve_bug (ctx->res, "one-page SHM_LOCKs under a 16-byte parent bound", UCB_VITEM_ADMITTED,
+                    SOFT_BYTES / page, o.v[0], SOFT_BYTES);
+  ucb_vobserve (ctx->res, "errno of the refused SHM_LOCK", UCB_VITEM_ERRNO, ENOMEM, o.errnum);
   return 0;
 }
 

@@ -8,7 +8,8 @@
  * the container's own table: a nested user namespace is created (create_user_ns ->
  * inc_user_namespaces), a second one while the first lives gets ENOSPC; after the holder of the
  * first is reaped, creation succeeds again, but asynchronously (free_user_ns runs from a workqueue
- * and only then dec_user_namespaces), so it is polled for up to 1 s.  inotify_init1 twice, the
+ * and only then dec_user_namespaces), so it is polled for, up to 10 s: a loaded machine runs
+ * that work late.  inotify_init1 twice, the
  * third EMFILE (inc_inotify_instances); one watch, the second ENOSPC (inc_inotify_watches).  The
  * host's /proc/sys/user values are read before and after: the writes must not reach them. */
 #include "config.h"
@@ -18,6 +19,7 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -94,86 +96,81 @@ snapshot_value (const struct snapshot *s, const char *file)
   return -1;
 }
 
-/* A forked attempt to create a user namespace: 0 or its errno. */
-static int
-try_userns (void)
-{
-  pid_t pid = ucb_vfork ();
+#define USERNS_BACK_S 10 /* how long the count may take to come back after the reaping */
 
-  if (pid == 0)
-    _exit (unshare (CLONE_NEWUSER) < 0 ? errno : 0);
-  return pid < 0 ? -1 : ucb_vwait (pid);
+enum
+{
+  READ_BACK,             /* 3 values: the settings read back inside */
+  FIRST = READ_BACK + 3, /* errno of the 1st nested user namespace */
+  SECOND,                /* of the 2nd, while the 1st lives */
+  BACK,                  /* 1: a nested one could be made again after the reaping */
+  INSTANCES,
+  INSTANCES_ERR,
+  WATCHES,
+  WATCHES_ERR,
+};
+
+/* unshare(CLONE_NEWUSER): its errno (0: made) in o->errnum; with `arg`, hold it until ordered. */
+static int
+make_userns (void *arg, struct ucb_probe_out *o, ucb_error_t *err)
+{
+  o->errnum = unshare (CLONE_NEWUSER) < 0 ? errno : 0;
+  if (arg && (ucb_probe_report (o, err) < 0 || ucb_probe_await (NULL, err) < 0))
+    return -1;
+  return 0;
 }
 
+/* A probe's attempt to create a user namespace: 0 or its errno; -1 with `err` set. */
+static int
+try_userns (ucb_error_t *err)
+{
+  struct ucb_probe_spec spec = { .what = "an attempt at a nested user namespace" };
+  struct ucb_probe_out o;
+
+  if (ucb_probe_run (&spec, make_userns, NULL, &o, err) < 0)
+    return -1;
+  return o.errnum;
+}
+
+/* One nested user namespace held, a second refused, then free again once the holder is
+ * reaped: the kernel frees it from a workqueue, so wait for that, with a deadline. */
+static int
+nested_userns (struct ucb_probe_out *o, ucb_error_t *err)
+{
+  struct ucb_probe_spec spec = { .what = "the holder of a nested user namespace" };
+  struct ucb_probe holder = UCB_PROBE_NONE;
+  struct ucb_probe_out held;
+  static bool hold = true;
+  uint64_t deadline;
+  int rc;
+
+  if (ucb_probe_start (&holder, &spec, make_userns, &hold, err) < 0)
+    return -1;
+  if (ucb_probe_next (&holder, &held, err) < 0 || (rc = try_userns (err)) < 0
+      || ucb_probe_order (&holder, &held, err) < 0 || ucb_probe_finish (&holder, NULL, err) < 0)
+    {
+      ucb_probe_kill (&holder);
+      return -1;
+    }
+  o->v[FIRST] = held.errnum;
+  o->v[SECOND] = rc;
+  deadline = ucb_now_ns () + USERNS_BACK_S * 1000000000ull;
+  while ((rc = try_userns (err)) == ENOSPC && ucb_now_ns () < deadline)
+    nanosleep (&(struct timespec){ 0, 2000000 }, NULL);
+  if (rc < 0)
+    return -1;
+  o->v[BACK] = rc == 0;
+  return 0;
+}
+
+/* inotify: instances, then watches on one instance. */
 static void
-probe (struct ucb_vresult *r, uid_t uid, ino_t host_userns)
+inotify_limits (struct ucb_probe_out *o)
 {
   static const char *const watch_paths[] = { "/", "/dev/null", "/proc", "/dev" };
-  ucb_error_t e = NULL;
-  struct ucb_vgate made, release;
-  int fds[8], refused, first, second, werr = 0, back = 0;
+  int fds[8], refused = 0, werr = 0;
   long nfd = 0, nw = 0;
-  struct stat st;
-  pid_t holder;
-  uint64_t deadline;
 
-  if (ucb_vbecome (uid, &e) < 0 || ucb_vuserns (0, &e) < 0)
-    _exit (1);
-  /* Never write the host's table. */
-  if (stat ("/proc/self/ns/user", &st) < 0 || st.st_ino == host_userns)
-    _exit (1);
-  for (size_t i = 0; i < UCB_ARRAY_SIZE (settings); i++)
-    {
-      char path[128], val[32];
-      snprintf (path, sizeof path, SYSCTL_DIR "/%s", settings[i].file);
-      snprintf (val, sizeof val, "%lld\n", settings[i].value);
-      if (ucb_write_file_at (AT_FDCWD, path, val, &e) < 0)
-        _exit (1);
-    }
-  for (size_t i = 0; i < UCB_ARRAY_SIZE (settings); i++)
-    {
-      char name[UCB_VNAME_MAX];
-      snprintf (name, sizeof name, "%s read back inside", settings[i].file);
-      ucb_vobserve (r, name, UCB_VITEM_EXACT, settings[i].value, read_sysctl (settings[i].file));
-    }
-
-  /* user namespaces: one held, a second refused, then free again once the holder is reaped */
-  if (ucb_vgate_open (&made, &e) < 0 || ucb_vgate_open (&release, &e) < 0)
-    _exit (1);
-  holder = ucb_vfork ();
-  if (holder == 0)
-    {
-      int rc = unshare (CLONE_NEWUSER) < 0 ? errno : 0;
-      if (ucb_write_all (made.fd[1], &rc, sizeof rc) < 0)
-        _exit (1);
-      ucb_vgate_wait (&release);
-      _exit (0);
-    }
-  if (holder < 0 || read (made.fd[0], &first, sizeof first) != (ssize_t) sizeof first)
-    _exit (1);
-  second = try_userns ();
-  ucb_vgate_post (&release);
-  if (ucb_vwait (holder) != 0)
-    _exit (1);
-  deadline = ucb_now_ns () + 1000000000ull;
-  for (;;)
-    {
-      int rc = try_userns ();
-      if (rc == 0)
-        {
-          back = 1;
-          break;
-        }
-      if (rc != ENOSPC || ucb_now_ns () > deadline)
-        break;
-      nanosleep (&(struct timespec){ 0, 2000000 }, NULL);
-    }
-  ucb_vobserve (r, "1st nested user namespace", UCB_VITEM_ERRNO, 0, first);
-  ucb_vobserve (r, "2nd nested user namespace while 1st lives", UCB_VITEM_ERRNO, ENOSPC, second);
-  ucb_vobserve (r, "nested user ns within 1 s of the reaping", UCB_VITEM_EXACT, 1, back);
-
-  /* inotify: instances, then watches on one instance */
-  refused = 0;
   for (; nfd < (long) UCB_ARRAY_SIZE (fds); nfd++)
     if ((fds[nfd] = inotify_init1 (IN_CLOEXEC)) < 0)
       {
@@ -189,11 +186,58 @@ probe (struct ucb_vresult *r, uid_t uid, ino_t host_userns)
         }
   for (long i = 0; i < nfd; i++)
     close (fds[i]);
-  ucb_vobserve (r, "inotify instances at max 2", UCB_VITEM_ADMITTED, 2, nfd);
-  ucb_vobserve (r, "errno of the 3rd inotify_init1", UCB_VITEM_ERRNO, EMFILE, refused);
-  ucb_vobserve (r, "inotify watches at max 1", UCB_VITEM_ADMITTED, 1, nw);
-  ucb_vobserve (r, "errno of the 2nd inotify_add_watch", UCB_VITEM_ERRNO, ENOSPC, werr);
-  _exit (0);
+  o->v[INSTANCES] = nfd;
+  o->v[INSTANCES_ERR] = refused;
+  o->v[WATCHES] = nw;
+  o->v[WATCHES_ERR] = werr;
+}
+
+/* As U in a container of its own: its root sets the container's table, then uses it. */
+static int
+probe (void *arg, struct ucb_probe_out *o, ucb_error_t *err)
+{
+  ino_t host_userns = *(const ino_t *) arg;
+  struct stat st;
+
+  /* Never write the host's table. */
+  if (stat ("/proc/self/ns/user", &st) < 0)
+    return ucb_make_error (err, errno, "stat /proc/self/ns/user");
+  if (st.st_ino == host_userns)
+    return ucb_make_error (err, 0, "still in the host's user namespace");
+  for (size_t i = 0; i < UCB_ARRAY_SIZE (settings); i++)
+    {
+      char path[128], val[32];
+      snprintf (path, sizeof path, SYSCTL_DIR "/%s", settings[i].file);
+      snprintf (val, sizeof val, "%lld\n", settings[i].value);
+      if (ucb_write_file_at (AT_FDCWD, path, val, err) < 0)
+        return -1;
+    }
+  for (size_t i = 0; i < UCB_ARRAY_SIZE (settings); i++)
+    o->v[READ_BACK + i] = read_sysctl (settings[i].file);
+  if (nested_userns (o, err) < 0)
+    return -1;
+  inotify_limits (o);
+  return 0;
+}
+
+static void
+observe_probe (struct ucb_vresult *r, const struct ucb_probe_out *o)
+{
+  const int64_t *v = o->v;
+
+  for (size_t i = 0; i < UCB_ARRAY_SIZE (settings); i++)
+    {
+      char name[UCB_VNAME_MAX];
+      snprintf (name, sizeof name, "%s read back inside", settings[i].file);
+      ucb_vobserve (r, name, UCB_VITEM_EXACT, settings[i].value, v[READ_BACK + i]);
+    }
+  ucb_vobserve (r, "1st nested user namespace", UCB_VITEM_ERRNO, 0, v[FIRST]);
+  ucb_vobserve (r, "2nd nested user namespace while 1st lives", UCB_VITEM_ERRNO, ENOSPC, v[SECOND]);
+  ucb_vobserve (r, "nested user ns within 10 s of the reaping", UCB_VITEM_EXACT, 1, v[BACK]);
+  ucb_vobserve (r, "inotify instances at max 2", UCB_VITEM_ADMITTED, 2, v[INSTANCES]);
+  ucb_vobserve (r, "errno of the 3rd inotify_init1", UCB_VITEM_ERRNO, EMFILE, v[INSTANCES_ERR]);
+  ucb_vobserve (r, "inotify watches at max 1", UCB_VITEM_ADMITTED, 1, v[WATCHES]);
+  ucb_vobserve (r, "errno of the 2nd inotify_add_watch", UCB_VITEM_ERRNO, ENOSPC, v[WATCHES_ERR]);
 }
 
 static int
@@ -201,18 +245,17 @@ ulim20_run (struct ucb_vctx *ctx, ucb_error_t *err)
 {
   struct snapshot before, after;
   struct stat st;
+  struct ucb_probe_spec spec = { .uid = ctx->uid_base, .userns = CLONE_NEWUSER };
+  struct ucb_probe_out o;
   long changed = 0;
-  pid_t pid;
 
   if (stat ("/proc/self/ns/user", &st) < 0)
     return ucb_make_error (err, errno, "stat /proc/self/ns/user");
   if (take_snapshot (&before, err) < 0)
     return -1;
-  pid = ucb_vfork ();
-  if (pid == 0)
-    probe (ctx->res, ctx->uid_base, st.st_ino);
-  if (pid < 0 || ucb_vwait (pid) != 0)
-    return ucb_make_error (err, 0, "the probe as uid %u failed", (unsigned) ctx->uid_base);
+  if (ucb_probe_run (&spec, probe, &st.st_ino, &o, err) < 0)
+    return -1;
+  observe_probe (ctx->res, &o);
   if (take_snapshot (&after, err) < 0)
     return -1;
   for (size_t i = 0; i < UCB_ARRAY_SIZE (settings); i++)

@@ -1,0 +1,208 @@
+/* test-probe.c - the probe harness of verify: values come back, a child's error comes back
+ * with its message and code, a child killed by a signal or exiting without a word is reported
+ * as such, reports and orders cross both ways, and a helper of the probe that outlives it does
+ * not keep the case waiting.  Unprivileged: the probes stay as we are (uid 0 in the spec). */
+#include "config.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../tap.h"
+#include "core/util.h"
+#include "verify/probe.h"
+
+static int
+give_values (void *arg, struct ucb_probe_out *o, ucb_error_t *err)
+{
+  (void) err;
+  for (int i = 0; i < UCB_PROBE_NVAL; i++)
+    o->v[i] = (int64_t) i * 1000000007LL - *(const int *) arg;
+  o->errnum = EAGAIN;
+  return 0;
+}
+
+static void
+test_values (void)
+{
+  struct ucb_probe_spec spec = { .what = "the value probe" };
+  struct ucb_probe_out o;
+  ucb_error_t err = NULL;
+  int minus = 3;
+
+  memset (&o, 0, sizeof o);
+  tap_check_int (ucb_probe_run (&spec, give_values, &minus, &o, &err), ==, 0);
+  tap_check (err == NULL);
+  tap_check_int (o.v[0], ==, -3);
+  tap_check_int (o.v[UCB_PROBE_NVAL - 1], ==, (UCB_PROBE_NVAL - 1) * 1000000007LL - 3);
+  tap_check_int (o.errnum, ==, EAGAIN);
+}
+
+static int
+fail_with_error (void *arg, struct ucb_probe_out *o, ucb_error_t *err)
+{
+  (void) arg, (void) o;
+  return ucb_make_error (err, EACCES, "setresuid(%u) in the child", 4242u);
+}
+
+static void
+test_child_error (void)
+{
+  struct ucb_probe_spec spec = { .what = "the failing probe" };
+  struct ucb_probe_out o;
+  ucb_error_t err = NULL;
+
+  tap_check_int (ucb_probe_run (&spec, fail_with_error, NULL, &o, &err), <, 0);
+  tap_check (err != NULL);
+  if (err)
+    {
+      tap_check_str (err->msg, "the failing probe: setresuid(4242) in the child");
+      tap_check_int (err->code, ==, EACCES);
+    }
+  ucb_error_free (&err);
+}
+
+static int
+die_by_signal (void *arg, struct ucb_probe_out *o, ucb_error_t *err)
+{
+  (void) arg, (void) o, (void) err;
+  raise (SIGKILL);
+  return 0;
+}
+
+static int
+exit_silently (void *arg, struct ucb_probe_out *o, ucb_error_t *err)
+{
+  (void) arg, (void) o, (void) err;
+  _exit (3);
+}
+
+/* A helper that sleeps on past the probe's end, holding whatever the probe held. */
+static int
+leave_helper_and_exit (void *arg, struct ucb_probe_out *o, ucb_error_t *err)
+{
+  pid_t pid = ucb_vfork ();
+
+  (void) arg, (void) o;
+  if (pid < 0)
+    return ucb_make_error (err, errno, "fork");
+  if (pid == 0)
+    {
+      sleep (30); /* killed by PR_SET_PDEATHSIG once the probe is gone */
+      _exit (0);
+    }
+  _exit (4);
+}
+
+static void
+test_silent_ends (void)
+{
+  struct ucb_probe_spec spec = { .what = "the probe" };
+  struct ucb_probe_out o;
+  ucb_error_t err = NULL;
+  uint64_t t0;
+
+  tap_check_int (ucb_probe_run (&spec, die_by_signal, NULL, &o, &err), <, 0);
+  tap_check (err && strstr (err->msg, "the probe was killed by signal 9") != NULL);
+  if (err)
+    printf ("# %s\n", err->msg);
+  ucb_error_free (&err);
+  tap_check_int (ucb_probe_run (&spec, exit_silently, NULL, &o, &err), <, 0);
+  tap_check (err && strcmp (err->msg, "the probe exited with status 3 without reporting") == 0);
+  ucb_error_free (&err);
+  t0 = ucb_now_ns ();
+  tap_check_int (ucb_probe_run (&spec, leave_helper_and_exit, NULL, &o, &err), <, 0);
+  tap_check (err && strstr (err->msg, "exited with status 4") != NULL);
+  tap_check_int (ucb_now_ns () - t0, <, 5000000000ull);
+  ucb_error_free (&err);
+}
+
+/* Report ready; then, per order, answer twice its value; end on 0 with the sum. */
+static int
+doubler (void *arg, struct ucb_probe_out *o, ucb_error_t *err)
+{
+  struct ucb_probe_out order;
+  int64_t sum = 0;
+
+  (void) arg;
+  if (ucb_probe_report (o, err) < 0)
+    return -1;
+  for (;;)
+    {
+      if (ucb_probe_await (&order, err) < 0)
+        return -1;
+      if (order.v[0] == 0)
+        break;
+      sum += order.v[0];
+      o->v[0] = 2 * order.v[0];
+      if (ucb_probe_report (o, err) < 0)
+        return -1;
+    }
+  o->v[1] = sum;
+  return 0;
+}
+
+static void
+test_dialogue (void)
+{
+  struct ucb_probe_spec spec = { .what = "the doubler" };
+  struct ucb_probe p = UCB_PROBE_NONE;
+  struct ucb_probe_out o, order;
+  ucb_error_t err = NULL;
+
+  memset (&order, 0, sizeof order);
+  tap_check_int (ucb_probe_start (&p, &spec, doubler, NULL, &err), ==, 0);
+  tap_check_int (ucb_probe_next (&p, &o, &err), ==, 0);
+  for (int i = 1; i <= 3; i++)
+    {
+      order.v[0] = i;
+      tap_check_int (ucb_probe_order (&p, &order, &err), ==, 0);
+      tap_check_int (ucb_probe_next (&p, &o, &err), ==, 0);
+      tap_check_int (o.v[0], ==, 2 * i);
+    }
+  order.v[0] = 0;
+  tap_check_int (ucb_probe_order (&p, &order, &err), ==, 0);
+  tap_check_int (ucb_probe_finish (&p, &o, &err), ==, 0);
+  tap_check_int (o.v[1], ==, 6);
+  tap_check (err == NULL);
+  /* A probe that fails while the case waits for its report: the error, not a hang. */
+  tap_check_int (ucb_probe_start (&p, &spec, fail_with_error, NULL, &err), ==, 0);
+  tap_check_int (ucb_probe_next (&p, &o, &err), <, 0);
+  tap_check (err && strstr (err->msg, "setresuid(4242) in the child") != NULL);
+  ucb_error_free (&err);
+  ucb_probe_kill (&p);
+}
+
+/* Setup errors come back too: a soft limit of no rlimit; a uid change without privilege. */
+static void
+test_setup_error (void)
+{
+  struct ucb_probe_spec spec = { .what = "the setup probe", .resource = 4242, .soft = 5 };
+  struct ucb_probe_out o;
+  ucb_error_t err = NULL;
+  int minus = 0;
+
+  tap_check_int (ucb_probe_run (&spec, give_values, &minus, &o, &err), <, 0);
+  tap_check (err && strcmp (err->msg, "the setup probe: getrlimit(4242)") == 0);
+  tap_check (err && err->code == EINVAL);
+  ucb_error_free (&err);
+  if (geteuid () == 0)
+    return; /* as root the uid change succeeds */
+  spec = (struct ucb_probe_spec){ .uid = 2101999999u };
+  tap_check_int (ucb_probe_run (&spec, give_values, &minus, &o, &err), <, 0);
+  tap_check (err && strstr (err->msg, "the probe as uid 2101999999: ") != NULL);
+  tap_check (err && err->code == EPERM);
+  ucb_error_free (&err);
+}
+
+static const struct tap_test tests[] = {
+  { "a probe's values and errno come back", test_values },
+  { "a child's error comes back with its message and code", test_child_error },
+  { "killed by a signal, exiting without a word: reported as such, without a hang",
+    test_silent_ends },
+  { "reports and orders cross both ways; an error instead of a report", test_dialogue },
+  { "a setup failure (rlimit, uid change) comes back as the child's error", test_setup_error },
+};
+
+TAP_MAIN (tests)
