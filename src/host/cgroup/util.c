@@ -164,7 +164,8 @@ find_mount (const char *want_mp, const char *ctrl, char **mp, char **root)
       if (want_mp)
         match = strcmp (type, "cgroup2") == 0 && strcmp (f[4], want_mp) == 0;
       else
-        match = strcmp (type, "cgroup") == 0 && opts && list_has (opts, strlen (opts), ctrl, ',');
+        match = strcmp (type, "cgroup") == 0 && opts && ctrl
+                && list_has (opts, strlen (opts), ctrl, ',');
       if (!match)
         continue;
       if (!want_mp && found_std && strncmp (f[4], "/sys/fs/cgroup/", 15) != 0)
