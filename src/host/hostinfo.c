@@ -9,9 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/capability.h>
-
-#include "host/caps.h"
-#include "host/perf.h"
 #include <sys/resource.h>
 #include <sys/statfs.h>
 #include <sys/sysinfo.h>
@@ -27,10 +24,13 @@
 #include <seccomp.h>
 #endif
 
+#include "core/errnames.h"
 #include "core/json-util.h"
 #include "core/lists.h"
 #include "core/util.h"
+#include "host/caps.h"
 #include "host/hostinfo.h"
+#include "host/perf.h"
 #include "host/userns.h"
 
 #ifndef CGROUP2_SUPER_MAGIC
@@ -293,14 +293,6 @@ cgroup_layout (const char **controllers_file)
   return "hybrid";
 }
 
-/* "EPERM" rather than a translated sentence: dashboards match on it. */
-static char *
-errno_name (int e)
-{
-  const char *n = strerrorname_np (e);
-  return n ? xstrdup (n) : xasprintf ("errno %d", e);
-}
-
 /* The sysctls only hint; the reliable answer is to try it in a throw-away child. */
 static json_t *
 probe_userns (void)
@@ -315,7 +307,8 @@ probe_userns (void)
   else if (r > 0)
     {
       can = json_false ();
-      why = errno_name (r);
+      char buf[UCB_ERRNO_NAME_MAX];
+      why = xstrdup (ucb_errno_name (r, buf));
     }
   else if (r != INT_MIN)
     {

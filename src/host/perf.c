@@ -19,6 +19,7 @@
 #include <unistd.h>
 #include <linux/perf_event.h>
 
+#include "core/errnames.h"
 #include "core/json-util.h"
 #include "core/util.h"
 #include "host/perf.h"
@@ -100,7 +101,10 @@ explain (char *buf, size_t len, int e, int paranoid)
     case ENOENT:
     case EOPNOTSUPP:
     case ENODEV:
-      snprintf (buf, len, "not supported by this CPU's PMU (%s)", strerrorname_np (e));
+      {
+        char name[UCB_ERRNO_NAME_MAX];
+        snprintf (buf, len, "not supported by this CPU's PMU (%s)", ucb_errno_name (e, name));
+      }
       break;
     case EACCES:
     case EPERM:

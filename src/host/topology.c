@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/lists.h"
 #include "core/util.h"
 #include "host/topology.h"
 
@@ -56,13 +57,6 @@ closedirp (DIR **d)
 {
   if (*d)
     closedir (*d);
-}
-
-static int
-cmp_int (const void *a, const void *b)
-{
-  int x = *(const int *) a, y = *(const int *) b;
-  return (x > y) - (x < y);
 }
 
 static int
@@ -290,7 +284,7 @@ read_cpu (const char *root, struct raw_cpu *c, ucb_error_t *err)
 static int
 cmp_raw_cpu (const void *key, const void *elem)
 {
-  return cmp_int (key, &((const struct raw_cpu *) elem)->cpu);
+  return ucb_cmp_int (key, &((const struct raw_cpu *) elem)->cpu);
 }
 
 /* node/nodeN/cpulist gives each CPU its node; without the directory (no CONFIG_NUMA) all stay
@@ -350,7 +344,7 @@ ucb_topology_read (const char *sysroot, const int *allowed, size_t nallowed, str
       return ucb_make_error (err, EINVAL, "invalid CPU number %d", allowed[i]);
   if (nallowed > 0)
     memcpy (cpus, allowed, nallowed * sizeof *cpus);
-  qsort (cpus, nallowed, sizeof *cpus, cmp_int);
+  qsort (cpus, nallowed, sizeof *cpus, ucb_cmp_int);
   for (size_t i = 0; i < nallowed; i++)
     if (n == 0 || cpus[n - 1] != cpus[i])
       cpus[n++] = cpus[i];
@@ -419,7 +413,7 @@ ucb_topology_free (struct ucb_topology *t)
 static int
 cmp_topo_cpu (const void *key, const void *elem)
 {
-  return cmp_int (key, &((const struct ucb_cpu_topo *) elem)->cpu);
+  return ucb_cmp_int (key, &((const struct ucb_cpu_topo *) elem)->cpu);
 }
 
 const struct ucb_cpu_topo *
