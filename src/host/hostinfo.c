@@ -4,13 +4,11 @@
 #include <errno.h>
 #include <glob.h>
 #include <limits.h>
-#include <linux/magic.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/capability.h>
 #include <sys/resource.h>
-#include <sys/statfs.h>
 #include <sys/sysinfo.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -29,16 +27,10 @@
 #include "core/lists.h"
 #include "core/util.h"
 #include "host/caps.h"
+#include "host/cgroup/layout.h"
 #include "host/hostinfo.h"
 #include "host/perf.h"
 #include "host/userns.h"
-
-#ifndef CGROUP2_SUPER_MAGIC
-#define CGROUP2_SUPER_MAGIC 0x63677270
-#endif
-#ifndef TMPFS_MAGIC
-#define TMPFS_MAGIC 0x01021994
-#endif
 
 /* A probe: the file's contents, or NULL when it cannot be read (the reason does not matter). */
 static char *
@@ -268,31 +260,6 @@ virtualization (void)
 #endif
 }
 
-static int
-fs_type (const char *path, long magic)
-{
-  struct statfs st;
-  return statfs (path, &st) == 0 && (long) st.f_type == magic;
-}
-
-/* ecosystem.md 2, pitfall 8: libcgroup 2.0.2 cannot say which layout, so ask statfs. */
-static const char *
-cgroup_layout (const char **controllers_file)
-{
-  *controllers_file = NULL;
-  if (fs_type ("/sys/fs/cgroup", CGROUP2_SUPER_MAGIC))
-    {
-      *controllers_file = "/sys/fs/cgroup/cgroup.controllers";
-      return "unified";
-    }
-  if (!fs_type ("/sys/fs/cgroup", TMPFS_MAGIC))
-    return NULL;
-  if (!fs_type ("/sys/fs/cgroup/unified", CGROUP2_SUPER_MAGIC))
-    return "legacy";
-  *controllers_file = "/sys/fs/cgroup/unified/cgroup.controllers";
-  return "hybrid";
-}
-
 /* The sysctls only hint; the reliable answer is to try it in a throw-away child. */
 static json_t *
 probe_userns (void)
@@ -453,10 +420,11 @@ ucb_host_collect (json_t **out, ucb_error_t *err)
   cleanup_free char *actions = read_opt ("/proc/sys/kernel/seccomp/actions_avail");
   cleanup_free char *siblings
       = read_opt ("/sys/devices/system/cpu/cpu0/topology/thread_siblings_list");
-  cleanup_free char *controllers = NULL;
+  cleanup_free char *controllers = NULL, *controllers_path = NULL;
   json_t *host = ucb_json_checked (json_object ()), *kernel = ucb_json_checked (json_object ());
   json_t *allowed = NULL, *allowed_list = NULL;
-  const char *layout, *controllers_path;
+  enum ucb_cg_layout layout = ucb_cgroup_detect ();
+  const char *v2_mount = ucb_cg_v2_mount (layout);
   long online = sysconf (_SC_NPROCESSORS_ONLN);
   struct utsname u;
   struct sysinfo si;
@@ -464,7 +432,7 @@ ucb_host_collect (json_t **out, ucb_error_t *err)
 
   (void) err; /* every probe degrades to null; only allocation failure is fatal (abort) */
   affinity (&allowed, &allowed_list);
-  layout = cgroup_layout (&controllers_path);
+  controllers_path = v2_mount ? xasprintf ("%s/cgroup.controllers", v2_mount) : NULL;
   controllers = controllers_path ? read_opt (controllers_path) : NULL;
   ucb_json_set (host, "hostname", have_u ? ucb_json_str (u.nodename) : NULL);
   ucb_json_set (kernel, "release", have_u ? ucb_json_str (u.release) : NULL);
@@ -485,7 +453,8 @@ ucb_host_collect (json_t **out, ucb_error_t *err)
                         : NULL);
   ucb_json_set (host, "virtualization", ucb_json_str (virt));
   ucb_json_set (host, "lsms", split_array (lsm, ","));
-  ucb_json_set (host, "cgroup_layout", ucb_json_str (layout));
+  ucb_json_set (host, "cgroup_layout",
+                layout == UCB_CG_NONE ? NULL : ucb_json_str (ucb_cg_layout_name (layout)));
   ucb_json_set (host, "cgroup_v2_controllers", split_array (controllers, " "));
   ucb_json_set (host, "userns", probe_userns ());
   ucb_json_set (host, "capabilities", probe_caps ());
