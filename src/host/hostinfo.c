@@ -2,7 +2,6 @@
 #include "config.h"
 
 #include <errno.h>
-#include <glob.h>
 #include <limits.h>
 #include <sched.h>
 #include <stdlib.h>
@@ -30,6 +29,7 @@
 #include "host/cgroup/layout.h"
 #include "host/hostinfo.h"
 #include "host/perf.h"
+#include "host/topology.h"
 #include "host/userns.h"
 
 /* A probe: the file's contents, or NULL when it cannot be read (the reason does not matter). */
@@ -123,75 +123,34 @@ affinity (json_t **count, json_t **list)
     }
 }
 
-/* Number of CPUs in a sysfs list such as "0-3,8"; NULL when it does not parse. */
-static json_t *
-count_cpu_list (const char *s)
+/* L3 domains, NUMA nodes and cpu0's SMT siblings as topology.c reads them (the placement of
+ * --pin reads the same), over every online CPU; null what sysfs does not say. */
+static void
+topology_facts (json_t *host)
 {
+  struct ucb_topology t;
   ucb_error_t e = NULL;
-  cleanup_free int *cpus = NULL;
-  size_t n = 0;
+  const struct ucb_cpu_topo *c0;
+  size_t threads = 0;
 
-  if (s == NULL || ucb_parse_cpu_list (s, &cpus, &n, &e) < 0)
+  if (ucb_topology_read_online ("/", &t, &e) < 0)
     {
       ucb_error_free (&e);
-      return NULL;
+      ucb_json_set (host, "threads_per_core", NULL);
+      ucb_json_set (host, "l3_domains", NULL);
+      ucb_json_set (host, "numa_nodes", NULL);
+      return;
     }
-  return n ? json_integer ((json_int_t) n) : NULL;
-}
-
-/* Each L3 appears once per CPU sharing it: distinct shared_cpu_lists are the domains. */
-static json_t *
-l3_domains (void)
-{
-  glob_t g;
-  char **seen = NULL;
-  size_t nseen = 0;
-
-  if (glob ("/sys/devices/system/cpu/cpu[0-9]*/cache/index[0-9]*/level", 0, NULL, &g) != 0)
-    return NULL;
-  for (size_t i = 0; i < g.gl_pathc; i++)
-    {
-      cleanup_free char *level = read_opt (g.gl_pathv[i]), *spath = NULL, *shared = NULL;
-      size_t j;
-
-      if (level == NULL || strcmp (level, "3") != 0)
-        continue;
-      /* ".../indexN/level" -> ".../indexN/shared_cpu_list" */
-      spath = xasprintf ("%.*s/shared_cpu_list",
-                         (int) (strrchr (g.gl_pathv[i], '/') - g.gl_pathv[i]), g.gl_pathv[i]);
-      shared = read_opt (spath);
-      if (shared == NULL)
-        continue;
-      for (j = 0; j < nseen && strcmp (seen[j], shared) != 0; j++)
-        ;
-      if (j == nseen)
-        {
-          seen = xrealloc (seen, (nseen + 1) * sizeof *seen);
-          seen[nseen++] = steal_pointer (&shared);
-        }
-    }
-  globfree (&g);
-  for (size_t j = 0; j < nseen; j++)
-    free (seen[j]);
-  free (seen);
-  return nseen ? json_integer ((json_int_t) nseen) : NULL;
-}
-
-/* The node directory exists only with CONFIG_NUMA: without it the answer is unknown. */
-static json_t *
-numa_nodes (void)
-{
-  glob_t g;
-  size_t n = 0;
-
-  if (access ("/sys/devices/system/node", F_OK) != 0)
-    return NULL;
-  if (glob ("/sys/devices/system/node/node[0-9]*", GLOB_ONLYDIR, NULL, &g) == 0)
-    {
-      n = g.gl_pathc;
-      globfree (&g);
-    }
-  return json_integer ((json_int_t) n);
+  c0 = ucb_topology_cpu (&t, 0);
+  for (size_t i = 0; c0 && c0->core_known && i < t.ncpus; i++)
+    threads += t.cpu[i].core == c0->core;
+  ucb_json_set (host, "threads_per_core", threads ? json_integer ((json_int_t) threads) : NULL);
+  ucb_json_set (host, "l3_domains",
+                strcmp (t.l3_source, "cache") == 0 && t.nl3 ? json_integer ((json_int_t) t.nl3)
+                                                            : NULL);
+  ucb_json_set (host, "numa_nodes",
+                t.nodes_listed >= 0 ? json_integer ((json_int_t) t.nodes_listed) : NULL);
+  ucb_topology_free (&t);
 }
 
 static json_t *
@@ -418,8 +377,6 @@ ucb_host_collect (json_t **out, ucb_error_t *err)
   cleanup_free char *cmdline = read_opt ("/proc/cmdline"), *model = cpu_model ();
   cleanup_free char *virt = virtualization (), *lsm = read_opt ("/sys/kernel/security/lsm");
   cleanup_free char *actions = read_opt ("/proc/sys/kernel/seccomp/actions_avail");
-  cleanup_free char *siblings
-      = read_opt ("/sys/devices/system/cpu/cpu0/topology/thread_siblings_list");
   cleanup_free char *controllers = NULL, *controllers_path = NULL;
   json_t *host = ucb_json_checked (json_object ()), *kernel = ucb_json_checked (json_object ());
   json_t *allowed = NULL, *allowed_list = NULL;
@@ -445,9 +402,7 @@ ucb_host_collect (json_t **out, ucb_error_t *err)
   ucb_json_set (host, "cpus_allowed", allowed);
   ucb_json_set (host, "cpus_allowed_list", allowed_list);
   ucb_json_set (host, "smt", smt_active ());
-  ucb_json_set (host, "threads_per_core", count_cpu_list (siblings));
-  ucb_json_set (host, "l3_domains", l3_domains ());
-  ucb_json_set (host, "numa_nodes", numa_nodes ());
+  topology_facts (host);
   ucb_json_set (host, "memory_bytes",
                 have_si ? json_integer ((json_int_t) si.totalram * (json_int_t) si.mem_unit)
                         : NULL);
