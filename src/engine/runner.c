@@ -3,7 +3,6 @@
 
 #include <errno.h>
 #include <math.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/lists.h"
 #include "core/util.h"
 #include "engine/owner.h"
 #include "engine/runner.h"
@@ -22,19 +22,27 @@
 #define READY_TIMEOUT_S 120.0
 #define STOP_GRACE_S 10.0
 
+/* --pin CPULIST: every CPU must be one this process may run on. */
+static int
+check_pin_list (const struct ucb_placement *p, const struct ucb_plan *o, ucb_error_t *err)
+{
+  for (size_t i = 0; i < o->n_pin_cpus; i++)
+    if (bsearch (&o->pin_cpus[i], p->allowed, p->nallowed, sizeof *p->allowed, ucb_cmp_int) == NULL)
+      {
+        cleanup_free char *allowed = ucb_format_cpu_list (p->allowed, p->nallowed);
+        return ucb_usage_error (err, "--pin: CPU %d is not in this process's allowed set %s",
+                                o->pin_cpus[i], allowed);
+      }
+  return 0;
+}
+
 int
 ucb_placement_init (struct ucb_placement *p, const struct ucb_plan *o, ucb_error_t *err)
 {
-  cpu_set_t set;
-
   memset (p, 0, sizeof *p);
   p->mode = o->pin;
-  if (sched_getaffinity (0, sizeof set, &set) < 0)
-    return ucb_make_error (err, errno, "sched_getaffinity");
-  p->allowed = xcalloc (CPU_SETSIZE, sizeof *p->allowed);
-  for (int c = 0; c < CPU_SETSIZE; c++)
-    if (CPU_ISSET (c, &set))
-      p->allowed[p->nallowed++] = c;
+  if (ucb_allowed_cpus (&p->allowed, &p->nallowed, err) < 0)
+    return -1;
   /* The topology is recorded whatever the mode; spread/compact/l3 cannot work without it. */
   if (ucb_topology_read ("/", p->allowed, p->nallowed, &p->topo, err) < 0)
     {
@@ -63,15 +71,11 @@ ucb_placement_init (struct ucb_placement *p, const struct ucb_plan *o, ucb_error
       p->ncpus = p->nallowed;
       break;
     case UCB_PIN_LIST:
-      for (size_t i = 0; i < o->n_pin_cpus; i++)
-        if (o->pin_cpus[i] >= CPU_SETSIZE || !CPU_ISSET (o->pin_cpus[i], &set))
-          {
-            cleanup_free char *allowed = ucb_format_cpu_list (p->allowed, p->nallowed);
-            ucb_usage_error (err, "--pin: CPU %d is not in this process's allowed set %s",
-                             o->pin_cpus[i], allowed);
-            ucb_placement_free (p);
-            return -1;
-          }
+      if (check_pin_list (p, o, err) < 0)
+        {
+          ucb_placement_free (p);
+          return -1;
+        }
       p->cpus = xcalloc (o->n_pin_cpus, sizeof *p->cpus);
       memcpy (p->cpus, o->pin_cpus, o->n_pin_cpus * sizeof *p->cpus);
       p->ncpus = o->n_pin_cpus;

@@ -3,7 +3,6 @@
 
 #include <errno.h>
 #include <limits.h>
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/capability.h>
@@ -90,37 +89,23 @@ cpu_model (void)
   return xasprintf ("%.*s", (int) strcspn (p, "\n"), p);
 }
 
-/* The CPUs this process may run on, as a count and a list; sized for hosts beyond
- * CPU_SETSIZE (sched_getaffinity fails with EINVAL when the mask is too small). */
+/* The CPUs this process may run on, as a count and a list. */
 static void
 affinity (json_t **count, json_t **list)
 {
-  for (int ncpus = 1024; ncpus <= (1 << 22); ncpus *= 2)
+  cleanup_free int *cpus = NULL;
+  cleanup_free char *s = NULL;
+  ucb_error_t e = NULL;
+  size_t n = 0;
+
+  if (ucb_allowed_cpus (&cpus, &n, &e) < 0)
     {
-      cpu_set_t *set = CPU_ALLOC (ncpus);
-      size_t size = CPU_ALLOC_SIZE (ncpus), n = 0;
-      int r, e;
-
-      if (set == NULL)
-        ucb_oom ();
-      r = sched_getaffinity (0, size, set);
-      e = errno;
-      if (r == 0)
-        {
-          cleanup_free int *cpus = xcalloc ((size_t) CPU_COUNT_S (size, set), sizeof *cpus);
-          cleanup_free char *s = NULL;
-
-          for (size_t c = 0; c < size * 8; c++)
-            if (CPU_ISSET_S (c, size, set))
-              cpus[n++] = (int) c;
-          s = ucb_format_cpu_list (cpus, n);
-          *count = json_integer ((json_int_t) n);
-          *list = ucb_json_str (s);
-        }
-      CPU_FREE (set);
-      if (r == 0 || e != EINVAL)
-        return;
+      ucb_error_free (&e);
+      return;
     }
+  s = ucb_format_cpu_list (cpus, n);
+  *count = json_integer ((json_int_t) n);
+  *list = ucb_json_str (s);
 }
 
 /* L3 domains, NUMA nodes and cpu0's SMT siblings as topology.c reads them (the placement of

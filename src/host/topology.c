@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -324,6 +325,37 @@ read_nodes (const char *root, struct raw *r, long *listed, ucb_error_t *err)
   if (errno != 0)
     return ucb_make_error (err, errno, "read directory `%s`", dir);
   return 0;
+}
+
+int
+ucb_allowed_cpus (int **cpus, size_t *n, ucb_error_t *err)
+{
+  /* sched_getaffinity fails with EINVAL while the mask is smaller than the kernel's. */
+  for (int ncpus = 1024; ncpus <= MAX_CPU_NUMBER; ncpus *= 2)
+    {
+      cpu_set_t *set = CPU_ALLOC (ncpus);
+      size_t size = CPU_ALLOC_SIZE (ncpus);
+      int r, e;
+
+      if (set == NULL)
+        ucb_oom ();
+      r = sched_getaffinity (0, size, set);
+      e = errno;
+      if (r == 0)
+        {
+          *cpus = xcalloc ((size_t) CPU_COUNT_S (size, set), sizeof **cpus);
+          *n = 0;
+          for (size_t c = 0; c < size * 8; c++)
+            if (CPU_ISSET_S (c, size, set))
+              (*cpus)[(*n)++] = (int) c;
+        }
+      CPU_FREE (set);
+      if (r == 0)
+        return 0;
+      if (e != EINVAL)
+        return ucb_make_error (err, e, "sched_getaffinity");
+    }
+  return ucb_make_error (err, EINVAL, "sched_getaffinity: more than %d CPUs", MAX_CPU_NUMBER);
 }
 
 /* "/" and "" both mean the host; "/tmp/x/" must not give "/tmp/x//sys" in messages. */

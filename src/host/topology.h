@@ -30,6 +30,10 @@ struct ucb_topology
   long nodes_listed;
 };
 
+/* The CPUs this process may run on (sched_getaffinity), ascending; sized for hosts beyond
+ * CPU_SETSIZE.  *cpus is allocated (never NULL on success). */
+int ucb_allowed_cpus (int **cpus, size_t *n, ucb_error_t *err) __attribute__ ((warn_unused_result));
+
 /* Describe the `allowed` CPUs (any order; duplicates are ignored).  `sysroot` is "" or "/" for
  * the real host, else a directory holding sys/devices/system/{cpu,node} (the tests build such
  * trees).  Dense indices follow the lowest CPU number of each group.  Smt ranks count only
