@@ -2,7 +2,8 @@
 #include "config.h"
 
 #include <errno.h>
-#include <sched.h>
+#include <getopt.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -177,6 +178,47 @@ ucb_parse_format (const char *arg, enum ucb_format *out, ucb_error_t *err)
     *out = UCB_FORMAT_TEXT;
   else
     return ucb_usage_error (err, "invalid --format `%s` (expected json or text)", arg);
+  return 0;
+}
+
+/* `list` and `info`: --format and --help alone. */
+enum
+{
+  FORMAT_ONLY_FORMAT = 256,
+};
+
+static const struct option format_longopts[] = {
+  { "format", required_argument, NULL, FORMAT_ONLY_FORMAT },
+  { "help", no_argument, NULL, 'h' },
+  { NULL, 0, NULL, 0 },
+};
+
+int
+ucb_parse_format_only (int argc, char **argv, const char *usage, enum ucb_format *format,
+                       ucb_error_t *err)
+{
+  int c;
+
+  *format = UCB_FORMAT_TEXT;
+  optind = 0; /* full re-initialisation: argv may be parsed more than once per process */
+  opterr = 0;
+  while ((c = getopt_long (argc, argv, "+:h", format_longopts, NULL)) != -1)
+    switch (c)
+      {
+      case FORMAT_ONLY_FORMAT:
+        if (ucb_parse_format (optarg, format, err) < 0)
+          return -1;
+        break;
+      case 'h':
+        fputs (usage, stdout);
+        return 1;
+      case ':':
+      case '?':
+      default:
+        return ucb_getopt_error (c, argv, err);
+      }
+  if (optind < argc)
+    return ucb_usage_error (err, "unexpected argument `%s`", argv[optind]);
   return 0;
 }
 
