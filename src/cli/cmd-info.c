@@ -1,7 +1,6 @@
 /* cmd-info.c - `ucbench info`: describe this host; also the shared --format parser. */
 #include "config.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -21,46 +20,6 @@ const char ucb_info_usage[]
       "\n"
       "  --format json|text   output format (default: text)\n"
       "  -h, --help           show this help\n";
-
-enum
-{
-  OPT_FORMAT = 256,
-};
-
-static const struct option format_longopts[] = {
-  { "format", required_argument, NULL, OPT_FORMAT },
-  { "help", no_argument, NULL, 'h' },
-  { NULL, 0, NULL, 0 },
-};
-
-int
-ucb_parse_format_only (int argc, char **argv, const char *usage, enum ucb_format *format,
-                       ucb_error_t *err)
-{
-  int c;
-
-  *format = UCB_FORMAT_TEXT;
-  optind = 0; /* full re-initialisation: argv may be parsed more than once per process */
-  opterr = 0;
-  while ((c = getopt_long (argc, argv, "+:h", format_longopts, NULL)) != -1)
-    switch (c)
-      {
-      case OPT_FORMAT:
-        if (ucb_parse_format (optarg, format, err) < 0)
-          return -1;
-        break;
-      case 'h':
-        fputs (usage, stdout);
-        return 1;
-      case ':':
-      case '?':
-      default:
-        return ucb_getopt_error (c, argv, err);
-      }
-  if (optind < argc)
-    return ucb_usage_error (err, "unexpected argument `%s`", argv[optind]);
-  return 0;
-}
 
 static int
 print_json (json_t *host, ucb_error_t *err)

@@ -4,7 +4,6 @@
 #include <errno.h>
 #include <libgen.h>
 #include <math.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,16 +24,24 @@
 #include "engine/spawn.h"
 #include "engine/workload.h"
 #include "host/hostinfo.h"
+#include "host/topology.h"
 #include "host/users.h"
 #include "report/report.h"
 
+/* The default sweep's NPROC. */
 static unsigned
 allowed_cpus (void)
 {
-  cpu_set_t set;
-  if (sched_getaffinity (0, sizeof set, &set) < 0)
-    return 1;
-  return (unsigned) CPU_COUNT (&set);
+  cleanup_free int *cpus = NULL;
+  ucb_error_t e = NULL;
+  size_t n = 0;
+
+  if (ucb_allowed_cpus (&cpus, &n, &e) < 0)
+    {
+      ucb_error_free (&e);
+      return 1;
+    }
+  return (unsigned) n;
 }
 
 /* Default uids must be free; explicit ones are the user's choice, so only warn. */

@@ -30,9 +30,4 @@ extern const char ucb_compare_usage[];
 extern const char ucb_export_usage[];
 extern const char ucb_plot_usage[];
 
-/* Parse a lone `[--format json|text] [-h|--help]` option set shared by list and info.
- * Returns 1 when help was requested. */
-int ucb_parse_format_only (int argc, char **argv, const char *usage, enum ucb_format *format,
-                           ucb_error_t *err) __attribute__ ((warn_unused_result));
-
 #endif

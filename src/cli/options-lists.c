@@ -2,7 +2,8 @@
 #include "config.h"
 
 #include <errno.h>
-#include <sched.h>
+#include <getopt.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -13,31 +14,30 @@
 #include "core/util.h"
 #include "engine/workload.h"
 
-int
-ucb_parse_uint_list (const char *s, unsigned min, unsigned max, unsigned **out, size_t *n,
-                     const char *what, ucb_error_t *err)
+/* A comma list of distinct values: `parse` turns each item into the next `size`-byte element
+ * of *out, `same` compares two.  Usage errors name `what` (the list) or `dup_what` (a value
+ * given twice). */
+static int
+parse_distinct (const char *s, const char *what, const char *dup_what, size_t size,
+                int (*parse) (char *item, void *elem, const void *ctx, ucb_error_t *err),
+                bool (*same) (const void *a, const void *b), const void *ctx, void **out, size_t *n,
+                ucb_error_t *err)
 {
   char **items = NULL;
   size_t count = 0;
-  unsigned *v;
+  char *v;
 
   if (ucb_split_list (s, what, &items, &count, err) < 0)
     return -1;
-  v = xcalloc (count, sizeof *v);
+  v = xcalloc (count, size);
   for (size_t i = 0; i < count; i++)
     {
-      uint64_t x;
-      if (ucb_parse_u64 (items[i], min, max, &x) < 0)
-        {
-          ucb_usage_error (err, "invalid %s `%s`: expected an integer from %u to %u", what,
-                           items[i], min, max);
-          goto fail;
-        }
-      v[i] = (unsigned) x;
+      if (parse (items[i], v + i * size, ctx, err) < 0)
+        goto fail;
       for (size_t j = 0; j < i; j++)
-        if (v[j] == v[i])
+        if (same (v + j * size, v + i * size))
           {
-            ucb_usage_error (err, "duplicate %s `%s`", what, items[i]);
+            ucb_usage_error (err, "duplicate %s `%s`", dup_what, items[i]);
             goto fail;
           }
     }
@@ -51,77 +51,122 @@ fail:
   return -1;
 }
 
+struct uint_range
+{
+  unsigned min, max;
+  const char *what;
+};
+
+static int
+parse_uint_item (char *item, void *elem, const void *ctx, ucb_error_t *err)
+{
+  const struct uint_range *r = ctx;
+  uint64_t x;
+
+  if (ucb_parse_u64 (item, r->min, r->max, &x) < 0)
+    return ucb_usage_error (err, "invalid %s `%s`: expected an integer from %u to %u", r->what,
+                            item, r->min, r->max);
+  *(unsigned *) elem = (unsigned) x;
+  return 0;
+}
+
+static bool
+same_uint (const void *a, const void *b)
+{
+  return *(const unsigned *) a == *(const unsigned *) b;
+}
+
+int
+ucb_parse_uint_list (const char *s, unsigned min, unsigned max, unsigned **out, size_t *n,
+                     const char *what, ucb_error_t *err)
+{
+  const struct uint_range r = { min, max, what };
+  void *v = NULL;
+
+  if (parse_distinct (s, what, what, sizeof **out, parse_uint_item, same_uint, &r, &v, n, err) < 0)
+    return -1;
+  *out = v;
+  return 0;
+}
+
+/* UID-UID: 1 <= first <= last <= UCB_MAX_UID. */
+static int
+parse_owner_range (char *it, char *dash, struct ucb_owner_mode *m, ucb_error_t *err)
+{
+  uint64_t lo, hi;
+  int ok;
+
+  *dash = '\0';
+  ok = ucb_parse_u64 (it, 1, UCB_MAX_UID, &lo) == 0
+       && ucb_parse_u64 (dash + 1, 1, UCB_MAX_UID, &hi) == 0 && lo <= hi;
+  *dash = '-';
+  if (!ok)
+    return ucb_usage_error (err,
+                            "invalid owner range `%s`: expected UID-UID, 1 <= first <= last "
+                            "<= %u (use `root` for uid 0)",
+                            it, UCB_MAX_UID);
+  m->kind = UCB_OWNER_RANGE;
+  m->lo = (uint32_t) lo;
+  m->hi = (uint32_t) hi;
+  return 0;
+}
+
+static int
+parse_owner_item (char *it, void *elem, const void *ctx, ucb_error_t *err)
+{
+  static const struct
+  {
+    const char *name;
+    enum ucb_owner_kind kind;
+  } named[] = {
+    { "shared", UCB_OWNER_SHARED },
+    { "distinct", UCB_OWNER_DISTINCT },
+    { "root", UCB_OWNER_ROOT },
+    { "self", UCB_OWNER_SELF },
+  };
+  struct ucb_owner_mode *m = elem;
+  char *dash = strchr (it, '-');
+  uint64_t lo;
+
+  (void) ctx;
+  for (size_t i = 0; i < UCB_ARRAY_SIZE (named); i++)
+    if (strcmp (it, named[i].name) == 0)
+      {
+        m->kind = named[i].kind;
+        return 0;
+      }
+  if (dash == NULL && ucb_parse_u64 (it, 1, UCB_MAX_UID, &lo) == 0)
+    {
+      m->kind = UCB_OWNER_UID;
+      m->lo = m->hi = (uint32_t) lo;
+      return 0;
+    }
+  if (dash != NULL)
+    return parse_owner_range (it, dash, m, err);
+  return ucb_usage_error (err,
+                          "unknown owner mode `%s` (expected shared, distinct, root, self, UID or "
+                          "UID-UID; use `root` for uid 0)",
+                          it);
+}
+
+static bool
+same_owner (const void *a, const void *b)
+{
+  const struct ucb_owner_mode *x = a, *y = b;
+  return x->kind == y->kind && x->lo == y->lo && x->hi == y->hi;
+}
+
 int
 ucb_parse_owner_list (const char *s, struct ucb_owner_mode **out, size_t *n, ucb_error_t *err)
 {
-  char **items = NULL;
-  size_t count = 0;
-  struct ucb_owner_mode *v;
+  void *v = NULL;
 
-  if (ucb_split_list (s, "owner", &items, &count, err) < 0)
+  if (parse_distinct (s, "owner", "owner mode", sizeof **out, parse_owner_item, same_owner, NULL,
+                      &v, n, err)
+      < 0)
     return -1;
-  v = xcalloc (count, sizeof *v);
-  for (size_t i = 0; i < count; i++)
-    {
-      const char *it = items[i];
-      char *dash = strchr (items[i], '-');
-      uint64_t lo, hi;
-
-      if (strcmp (it, "shared") == 0)
-        v[i].kind = UCB_OWNER_SHARED;
-      else if (strcmp (it, "distinct") == 0)
-        v[i].kind = UCB_OWNER_DISTINCT;
-      else if (strcmp (it, "root") == 0)
-        v[i].kind = UCB_OWNER_ROOT;
-      else if (strcmp (it, "self") == 0)
-        v[i].kind = UCB_OWNER_SELF;
-      else if (dash == NULL && ucb_parse_u64 (it, 1, UCB_MAX_UID, &lo) == 0)
-        {
-          v[i].kind = UCB_OWNER_UID;
-          v[i].lo = v[i].hi = (uint32_t) lo;
-        }
-      else if (dash != NULL)
-        {
-          int ok;
-          *dash = '\0';
-          ok = ucb_parse_u64 (it, 1, UCB_MAX_UID, &lo) == 0
-               && ucb_parse_u64 (dash + 1, 1, UCB_MAX_UID, &hi) == 0 && lo <= hi;
-          *dash = '-';
-          if (!ok)
-            {
-              ucb_usage_error (err,
-                               "invalid owner range `%s`: expected UID-UID, 1 <= first <= last "
-                               "<= %u (use `root` for uid 0)",
-                               it, UCB_MAX_UID);
-              goto fail;
-            }
-          v[i].kind = UCB_OWNER_RANGE;
-          v[i].lo = (uint32_t) lo;
-          v[i].hi = (uint32_t) hi;
-        }
-      else
-        {
-          ucb_usage_error (err,
-                           "unknown owner mode `%s` (expected shared, distinct, root, self, UID or "
-                           "UID-UID; use `root` for uid 0)",
-                           it);
-          goto fail;
-        }
-      for (size_t j = 0; j < i; j++)
-        if (v[j].kind == v[i].kind && v[j].lo == v[i].lo && v[j].hi == v[i].hi)
-          {
-            ucb_usage_error (err, "duplicate owner mode `%s`", it);
-            goto fail;
-          }
-    }
-  ucb_free_items (items, count);
   *out = v;
-  *n = count;
   return 0;
-fail:
-  ucb_free_items (items, count);
-  free (v);
-  return -1;
 }
 
 int
@@ -133,6 +178,47 @@ ucb_parse_format (const char *arg, enum ucb_format *out, ucb_error_t *err)
     *out = UCB_FORMAT_TEXT;
   else
     return ucb_usage_error (err, "invalid --format `%s` (expected json or text)", arg);
+  return 0;
+}
+
+/* `list` and `info`: --format and --help alone. */
+enum
+{
+  FORMAT_ONLY_FORMAT = 256,
+};
+
+static const struct option format_longopts[] = {
+  { "format", required_argument, NULL, FORMAT_ONLY_FORMAT },
+  { "help", no_argument, NULL, 'h' },
+  { NULL, 0, NULL, 0 },
+};
+
+int
+ucb_parse_format_only (int argc, char **argv, const char *usage, enum ucb_format *format,
+                       ucb_error_t *err)
+{
+  int c;
+
+  *format = UCB_FORMAT_TEXT;
+  optind = 0; /* full re-initialisation: argv may be parsed more than once per process */
+  opterr = 0;
+  while ((c = getopt_long (argc, argv, "+:h", format_longopts, NULL)) != -1)
+    switch (c)
+      {
+      case FORMAT_ONLY_FORMAT:
+        if (ucb_parse_format (optarg, format, err) < 0)
+          return -1;
+        break;
+      case 'h':
+        fputs (usage, stdout);
+        return 1;
+      case ':':
+      case '?':
+      default:
+        return ucb_getopt_error (c, argv, err);
+      }
+  if (optind < argc)
+    return ucb_usage_error (err, "unexpected argument `%s`", argv[optind]);
   return 0;
 }
 

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -124,16 +125,16 @@ static const struct option run_longopts[] = {
 };
 
 static int
-parse_workloads (struct ucb_run_options *o, const char *s, ucb_error_t *err)
+parse_workloads (struct ucb_plan *p, const char *s, ucb_error_t *err)
 {
   char **items = NULL;
   size_t count = 0;
 
   if (ucb_split_list (s, "workload", &items, &count, err) < 0)
     return -1;
-  free (o->plan.workloads);
-  o->plan.workloads = xcalloc (count, sizeof *o->plan.workloads);
-  o->plan.n_workloads = 0;
+  free (p->workloads);
+  p->workloads = xcalloc (count, sizeof *p->workloads);
+  p->n_workloads = 0;
   for (size_t i = 0; i < count; i++)
     {
       const struct ucb_workload *w = ucb_workload_find (items[i]);
@@ -143,14 +144,14 @@ parse_workloads (struct ucb_run_options *o, const char *s, ucb_error_t *err)
           ucb_free_items (items, count);
           return -1;
         }
-      for (size_t j = 0; j < o->plan.n_workloads; j++)
-        if (o->plan.workloads[j] == w)
+      for (size_t j = 0; j < p->n_workloads; j++)
+        if (p->workloads[j] == w)
           {
             ucb_usage_error (err, "duplicate workload `%s`", items[i]);
             ucb_free_items (items, count);
             return -1;
           }
-      o->plan.workloads[o->plan.n_workloads++] = w;
+      p->workloads[p->n_workloads++] = w;
     }
   ucb_free_items (items, count);
   return 0;
@@ -225,6 +226,219 @@ fill_list_defaults (struct ucb_run_options *o, unsigned ncpus)
     }
 }
 
+/* A sweep list option (--containers, --depth, --tasks): the last one given wins. */
+static int
+parse_uints (const char *arg, unsigned min, unsigned max, unsigned **list, size_t *n,
+             const char *what, ucb_error_t *err)
+{
+  free (*list);
+  *list = NULL;
+  return ucb_parse_uint_list (arg, min, max, list, n, what, err) < 0 ? -1 : 0;
+}
+
+static int
+parse_headroom (struct ucb_plan *p, const char *arg, ucb_error_t *err)
+{
+  if (strcmp (arg, "near") == 0)
+    p->headroom = UCB_HEADROOM_NEAR;
+  else if (strcmp (arg, "far") == 0)
+    p->headroom = UCB_HEADROOM_FAR;
+  else
+    return ucb_usage_error (err, "invalid --headroom `%s` (expected near or far)", arg);
+  return 0;
+}
+
+static int
+parse_pin (struct ucb_plan *p, const char *arg, ucb_error_t *err)
+{
+  static const struct
+  {
+    const char *name;
+    enum ucb_pin_mode mode;
+  } modes[] = {
+    { "auto", UCB_PIN_AUTO },       { "none", UCB_PIN_NONE }, { "spread", UCB_PIN_SPREAD },
+    { "compact", UCB_PIN_COMPACT }, { "l3", UCB_PIN_L3 },
+  };
+
+  free (p->pin_cpus);
+  p->pin_cpus = NULL;
+  p->n_pin_cpus = 0;
+  for (size_t i = 0; i < UCB_ARRAY_SIZE (modes); i++)
+    if (strcmp (arg, modes[i].name) == 0)
+      {
+        p->pin = modes[i].mode;
+        return 0;
+      }
+  p->pin = UCB_PIN_LIST;
+  if (ucb_parse_cpu_list (arg, &p->pin_cpus, &p->n_pin_cpus, err) < 0)
+    return ucb_error_wrap (err, "--pin");
+  return 0;
+}
+
+static int
+parse_bounded (const char *name, const char *arg, uint64_t max, const char *what, uint64_t *out,
+               ucb_error_t *err)
+{
+  if (ucb_parse_u64 (arg, 1, max, out) < 0)
+    return ucb_usage_error (err, "invalid --%s `%s`: expected %s from 1 to %" PRIu64, name, arg,
+                            what, max);
+  return 0;
+}
+
+/* One option of what to run (the plan); 1 when `c` is none of them. */
+static int
+parse_plan_opt (struct ucb_plan *p, int c, const char *arg, ucb_error_t *err)
+{
+  uint64_t v;
+
+  switch (c)
+    {
+    case OPT_WORKLOAD:
+      return parse_workloads (p, arg, err);
+    case OPT_CONTAINERS:
+      return parse_uints (arg, 1, UCB_MAX_CONTAINERS, &p->containers, &p->n_containers,
+                          "container count", err);
+    case OPT_OWNER:
+      free (p->owners);
+      p->owners = NULL;
+      if (ucb_parse_owner_list (arg, &p->owners, &p->n_owners, err) < 0)
+        return -1;
+      p->owners_given = true;
+      return 0;
+    case OPT_DEPTH:
+      return parse_uints (arg, 0, UCB_MAX_DEPTH, &p->depths, &p->n_depths, "depth", err);
+    case OPT_TASKS:
+      return parse_uints (arg, 1, UCB_MAX_TASKS, &p->tasks, &p->n_tasks, "task count", err);
+    case OPT_THREADS:
+      p->threads = true;
+      return 0;
+    case OPT_LIMIT:
+      return ucb_parse_limits (arg, p->limits, err) < 0 ? -1 : 0;
+    case OPT_HEADROOM:
+      return parse_headroom (p, arg, err);
+    case OPT_ISOLATE:
+      if (ucb_parse_isolate (arg, &p->isolate, err) < 0)
+        return -1;
+      p->isolate_given = true;
+      return 0;
+    case OPT_DURATION:
+      return parse_seconds_opt ("duration", arg, 0.1, 86400, &p->duration, err);
+    case OPT_WARMUP:
+      return parse_seconds_opt ("warmup", arg, 0, 3600, &p->warmup, err);
+    case OPT_INTERVAL:
+      return parse_seconds_opt ("interval", arg, 0.01, 3600, &p->interval, err);
+    case OPT_REPEAT:
+      if (parse_bounded ("repeat", arg, UCB_MAX_REPEAT, "an integer", &v, err) < 0)
+        return -1;
+      p->repeat = (unsigned) v;
+      return 0;
+    case OPT_PIN:
+      return parse_pin (p, arg, err);
+    case OPT_UID_BASE:
+      if (parse_bounded ("uid-base", arg, UCB_MAX_UID, "a uid", &v, err) < 0)
+        return -1;
+      p->uid_base = (uint32_t) v;
+      return 0;
+    default:
+      return 1;
+    }
+}
+
+/* One option of the output, --help (1), or a runtime option (cgroup, seccomp, caps, perf). */
+static int
+parse_other_opt (struct ucb_run_options *o, int c, char **argv, ucb_error_t *err)
+{
+  switch (c)
+    {
+    case OPT_OUTPUT:
+      if (*optarg == '\0')
+        return ucb_usage_error (err, "empty --output file name");
+      free (o->output);
+      o->output = xstrdup (optarg);
+      return 0;
+    case OPT_FORMAT:
+      return ucb_parse_format (optarg, &o->format, err) < 0 ? -1 : 0;
+    case OPT_QUIET:
+      o->quiet = true;
+      return 0;
+    case 'h':
+      o->help = true;
+      return 1;
+    case ':':
+    case '?':
+      return ucb_getopt_error (c, argv, err);
+    default:
+      if (c >= UCB_OPT_RUNTIME_FIRST && c <= UCB_OPT_RUNTIME_LAST)
+        return ucb_runtime_option (&o->plan.rt, c, optarg, err) < 0 ? -1 : 0;
+      return ucb_getopt_error (c, argv, err);
+    }
+}
+
+/* Sampling: the interval fits the duration, and the samples per task stay bounded. */
+static int
+check_timing (const struct ucb_plan *p, ucb_error_t *err)
+{
+  if (p->interval > p->duration)
+    return ucb_usage_error (err, "--interval %g is longer than --duration %g", p->interval,
+                            p->duration);
+  if (p->duration / p->interval > 100000)
+    return ucb_usage_error (err, "--duration/--interval gives more than 100000 samples per task");
+  return 0;
+}
+
+/* Every point of the sweep can be built: task totals, and the namespaces its workloads need. */
+static int
+check_shape (const struct ucb_plan *p, ucb_error_t *err)
+{
+  bool depth0 = false;
+
+  for (size_t i = 0; i < p->n_containers; i++)
+    for (size_t j = 0; j < p->n_tasks; j++)
+      if ((uint64_t) p->containers[i] * p->tasks[j] > UCB_MAX_TOTAL_TASKS)
+        return ucb_usage_error (err, "%u containers x %u tasks is more than %d tasks",
+                                p->containers[i], p->tasks[j], UCB_MAX_TOTAL_TASKS);
+  for (size_t j = 0; j < p->n_depths; j++)
+    depth0 = depth0 || p->depths[j] == 0;
+  if (p->isolate_given && p->isolate && depth0)
+    return ucb_usage_error (err, "--isolate beyond `user` needs --depth >= 1: at depth 0 no "
+                                 "container user namespace exists to own the other namespaces");
+  for (size_t i = 0; i < p->n_workloads; i++)
+    if (p->workloads[i]->needs_ipc_ns && (depth0 || !(p->isolate & CLONE_NEWIPC)))
+      return ucb_usage_error (err,
+                              "workload `%s` needs a private IPC namespace per container "
+                              "(--isolate with ipc, --depth >= 1), so that its objects "
+                              "cannot outlive it",
+                              p->workloads[i]->name);
+  return 0;
+}
+
+/* The limits and the owners that hold them: --headroom against root and --limit, and room for
+ * the distinct owner uids. */
+static int
+check_owners (const struct ucb_plan *p, ucb_error_t *err)
+{
+  if (p->headroom == UCB_HEADROOM_NEAR)
+    for (size_t i = 0; i < p->n_owners; i++)
+      if (p->owners[i].kind == UCB_OWNER_ROOT
+          || (p->owners[i].kind == UCB_OWNER_SELF && getuid () == 0))
+        return ucb_usage_error (err, "--headroom near needs a non-root owner: uid 0's counters "
+                                     "are shared with every root process");
+  if (p->headroom != UCB_HEADROOM_HOST)
+    for (size_t i = 0; i < p->n_workloads; i++)
+      for (unsigned b = 0; b < UCB_NLIMITS; b++)
+        if ((p->workloads[i]->rlimits & (1u << b)) && p->limits[b].set)
+          return ucb_usage_error (err, "--limit %s and --headroom both set the limit of `%s`",
+                                  ucb_rlimit_name (1u << b), p->workloads[i]->name);
+  /* distinct needs base..base+N-1; shared needs base alone (checked by the parser). */
+  for (size_t i = 0; i < p->n_owners; i++)
+    if (p->owners[i].kind == UCB_OWNER_DISTINCT)
+      for (size_t j = 0; j < p->n_containers; j++)
+        if ((uint64_t) p->uid_base + p->containers[j] - 1 > UCB_MAX_UID)
+          return ucb_usage_error (err, "--uid-base %u leaves no room for %u owner uids",
+                                  p->uid_base, p->containers[j]);
+  return 0;
+}
+
 int
 ucb_run_options_parse (struct ucb_run_options *o, int argc, char **argv, unsigned ncpus,
                        ucb_error_t *err)
@@ -236,191 +450,22 @@ ucb_run_options_parse (struct ucb_run_options *o, int argc, char **argv, unsigne
   opterr = 0;
   while ((c = getopt_long (argc, argv, "+:h", run_longopts, NULL)) != -1)
     {
-      uint64_t v;
+      int r = parse_plan_opt (&o->plan, c, optarg, err);
 
-      switch (c)
-        {
-        case OPT_WORKLOAD:
-          if (parse_workloads (o, optarg, err) < 0)
-            return -1;
-          break;
-        case OPT_CONTAINERS:
-          free (o->plan.containers);
-          o->plan.containers = NULL;
-          if (ucb_parse_uint_list (optarg, 1, UCB_MAX_CONTAINERS, &o->plan.containers,
-                                   &o->plan.n_containers, "container count", err)
-              < 0)
-            return -1;
-          break;
-        case OPT_OWNER:
-          free (o->plan.owners);
-          o->plan.owners = NULL;
-          if (ucb_parse_owner_list (optarg, &o->plan.owners, &o->plan.n_owners, err) < 0)
-            return -1;
-          o->plan.owners_given = true;
-          break;
-        case OPT_DEPTH:
-          free (o->plan.depths);
-          o->plan.depths = NULL;
-          if (ucb_parse_uint_list (optarg, 0, UCB_MAX_DEPTH, &o->plan.depths, &o->plan.n_depths,
-                                   "depth", err)
-              < 0)
-            return -1;
-          break;
-        case OPT_TASKS:
-          free (o->plan.tasks);
-          o->plan.tasks = NULL;
-          if (ucb_parse_uint_list (optarg, 1, UCB_MAX_TASKS, &o->plan.tasks, &o->plan.n_tasks,
-                                   "task count", err)
-              < 0)
-            return -1;
-          break;
-        case OPT_THREADS:
-          o->plan.threads = true;
-          break;
-        case OPT_LIMIT:
-          if (ucb_parse_limits (optarg, o->plan.limits, err) < 0)
-            return -1;
-          break;
-        case OPT_HEADROOM:
-          if (strcmp (optarg, "near") == 0)
-            o->plan.headroom = UCB_HEADROOM_NEAR;
-          else if (strcmp (optarg, "far") == 0)
-            o->plan.headroom = UCB_HEADROOM_FAR;
-          else
-            return ucb_usage_error (err, "invalid --headroom `%s` (expected near or far)", optarg);
-          break;
-        case OPT_ISOLATE:
-          if (ucb_parse_isolate (optarg, &o->plan.isolate, err) < 0)
-            return -1;
-          o->plan.isolate_given = true;
-          break;
-        case OPT_DURATION:
-          if (parse_seconds_opt ("duration", optarg, 0.1, 86400, &o->plan.duration, err) < 0)
-            return -1;
-          break;
-        case OPT_WARMUP:
-          if (parse_seconds_opt ("warmup", optarg, 0, 3600, &o->plan.warmup, err) < 0)
-            return -1;
-          break;
-        case OPT_INTERVAL:
-          if (parse_seconds_opt ("interval", optarg, 0.01, 3600, &o->plan.interval, err) < 0)
-            return -1;
-          break;
-        case OPT_REPEAT:
-          if (ucb_parse_u64 (optarg, 1, UCB_MAX_REPEAT, &v) < 0)
-            return ucb_usage_error (err, "invalid --repeat `%s`: expected an integer from 1 to %d",
-                                    optarg, UCB_MAX_REPEAT);
-          o->plan.repeat = (unsigned) v;
-          break;
-        case OPT_PIN:
-          free (o->plan.pin_cpus);
-          o->plan.pin_cpus = NULL;
-          o->plan.n_pin_cpus = 0;
-          if (strcmp (optarg, "auto") == 0)
-            o->plan.pin = UCB_PIN_AUTO;
-          else if (strcmp (optarg, "none") == 0)
-            o->plan.pin = UCB_PIN_NONE;
-          else if (strcmp (optarg, "spread") == 0)
-            o->plan.pin = UCB_PIN_SPREAD;
-          else if (strcmp (optarg, "compact") == 0)
-            o->plan.pin = UCB_PIN_COMPACT;
-          else if (strcmp (optarg, "l3") == 0)
-            o->plan.pin = UCB_PIN_L3;
-          else
-            {
-              o->plan.pin = UCB_PIN_LIST;
-              if (ucb_parse_cpu_list (optarg, &o->plan.pin_cpus, &o->plan.n_pin_cpus, err) < 0)
-                return ucb_error_wrap (err, "--pin");
-            }
-          break;
-        case OPT_UID_BASE:
-          if (ucb_parse_u64 (optarg, 1, UCB_MAX_UID, &v) < 0)
-            return ucb_usage_error (err, "invalid --uid-base `%s`: expected a uid from 1 to %u",
-                                    optarg, UCB_MAX_UID);
-          o->plan.uid_base = (uint32_t) v;
-          break;
-        case OPT_OUTPUT:
-          if (*optarg == '\0')
-            return ucb_usage_error (err, "empty --output file name");
-          free (o->output);
-          o->output = xstrdup (optarg);
-          break;
-        case OPT_FORMAT:
-          if (ucb_parse_format (optarg, &o->format, err) < 0)
-            return -1;
-          break;
-        case OPT_QUIET:
-          o->quiet = true;
-          break;
-        case 'h':
-          o->help = true;
-          return 0;
-        case ':':
-        case '?':
-          return ucb_getopt_error (c, argv, err);
-        default:
-          if (c >= UCB_OPT_RUNTIME_FIRST && c <= UCB_OPT_RUNTIME_LAST)
-            {
-              if (ucb_runtime_option (&o->plan.rt, c, optarg, err) < 0)
-                return -1;
-              break;
-            }
-          return ucb_getopt_error (c, argv, err);
-        }
+      if (r == 1)
+        r = parse_other_opt (o, c, argv, err);
+      if (r < 0)
+        return -1;
+      if (r == 1) /* --help: nothing else matters */
+        return 0;
     }
   if (optind < argc)
     return ucb_usage_error (err, "unexpected argument `%s`", argv[optind]);
-  if (ucb_runtime_validate (&o->plan, err) < 0)
+  if (ucb_runtime_validate (&o->plan, err) < 0 || check_timing (&o->plan, err) < 0)
     return -1;
-  if (o->plan.interval > o->plan.duration)
-    return ucb_usage_error (err, "--interval %g is longer than --duration %g", o->plan.interval,
-                            o->plan.duration);
-  if (o->plan.duration / o->plan.interval > 100000)
-    return ucb_usage_error (err, "--duration/--interval gives more than 100000 samples per task");
   fill_list_defaults (o, ncpus);
-  for (size_t i = 0; i < o->plan.n_containers; i++)
-    for (size_t j = 0; j < o->plan.n_tasks; j++)
-      if ((uint64_t) o->plan.containers[i] * o->plan.tasks[j] > UCB_MAX_TOTAL_TASKS)
-        return ucb_usage_error (err, "%u containers x %u tasks is more than %d tasks",
-                                o->plan.containers[i], o->plan.tasks[j], UCB_MAX_TOTAL_TASKS);
-  if (o->plan.isolate_given && o->plan.isolate)
-    for (size_t i = 0; i < o->plan.n_depths; i++)
-      if (o->plan.depths[i] == 0)
-        return ucb_usage_error (err, "--isolate beyond `user` needs --depth >= 1: at depth 0 no "
-                                     "container user namespace exists to own the other namespaces");
-  for (size_t i = 0; i < o->plan.n_workloads; i++)
-    if (o->plan.workloads[i]->needs_ipc_ns)
-      {
-        bool depth0 = false;
-        for (size_t j = 0; j < o->plan.n_depths; j++)
-          depth0 = depth0 || o->plan.depths[j] == 0;
-        if (depth0 || !(o->plan.isolate & CLONE_NEWIPC))
-          return ucb_usage_error (err,
-                                  "workload `%s` needs a private IPC namespace per container "
-                                  "(--isolate with ipc, --depth >= 1), so that its objects "
-                                  "cannot outlive it",
-                                  o->plan.workloads[i]->name);
-      }
-  if (o->plan.headroom == UCB_HEADROOM_NEAR)
-    for (size_t i = 0; i < o->plan.n_owners; i++)
-      if (o->plan.owners[i].kind == UCB_OWNER_ROOT
-          || (o->plan.owners[i].kind == UCB_OWNER_SELF && getuid () == 0))
-        return ucb_usage_error (err, "--headroom near needs a non-root owner: uid 0's counters "
-                                     "are shared with every root process");
-  if (o->plan.headroom != UCB_HEADROOM_HOST)
-    for (size_t i = 0; i < o->plan.n_workloads; i++)
-      for (unsigned b = 0; b < UCB_NLIMITS; b++)
-        if ((o->plan.workloads[i]->rlimits & (1u << b)) && o->plan.limits[b].set)
-          return ucb_usage_error (err, "--limit %s and --headroom both set the limit of `%s`",
-                                  ucb_rlimit_name (1u << b), o->plan.workloads[i]->name);
-  /* distinct needs base..base+N-1; shared needs base alone (checked by the parser). */
-  for (size_t i = 0; i < o->plan.n_owners; i++)
-    if (o->plan.owners[i].kind == UCB_OWNER_DISTINCT)
-      for (size_t j = 0; j < o->plan.n_containers; j++)
-        if ((uint64_t) o->plan.uid_base + o->plan.containers[j] - 1 > UCB_MAX_UID)
-          return ucb_usage_error (err, "--uid-base %u leaves no room for %u owner uids",
-                                  o->plan.uid_base, o->plan.containers[j]);
+  if (check_shape (&o->plan, err) < 0 || check_owners (&o->plan, err) < 0)
+    return -1;
   return 0;
 }
 

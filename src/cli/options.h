@@ -70,6 +70,10 @@ const char *ucb_runtime_seccomp_name (const struct ucb_runtime_options *rt);
 /* Shared by every subcommand's parser. */
 int ucb_parse_format (const char *arg, enum ucb_format *out, ucb_error_t *err)
     __attribute__ ((warn_unused_result));
+/* Parse a lone `[--format json|text] [-h|--help]` option set shared by list and info.
+ * Returns 1 when help was requested. */
+int ucb_parse_format_only (int argc, char **argv, const char *usage, enum ucb_format *format,
+                           ucb_error_t *err) __attribute__ ((warn_unused_result));
 /* The usage error for getopt_long's ':' (missing value) or '?' (unknown option) result. */
 int ucb_getopt_error (int c, char **argv, ucb_error_t *err) __attribute__ ((warn_unused_result));
 

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli/record.h"
+#include "core/errnames.h"
 #include "core/json-util.h"
 #include "core/stats.h"
 #include "core/util.h"
@@ -36,8 +37,8 @@ stats_json (const struct ucb_stats *s)
 static json_t *
 errno_name (int e)
 {
-  const char *n = e == UCB_ERRNO_OTHER ? "other" : strerrorname_np (e);
-  return n ? ucb_json_str (n) : ucb_json_checked (json_sprintf ("errno %d", e));
+  char buf[UCB_ERRNO_NAME_MAX];
+  return ucb_json_str (e == UCB_ERRNO_OTHER ? "other" : ucb_errno_name (e, buf));
 }
 
 /* Failed ops by errno name during the window (end minus start), added into `into`. */

@@ -6,9 +6,23 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/error.h"
-#include "core/util.h"
+
+void
+ucb_oom (void)
+{
+  static const char msg[] = "ucbench: out of memory\n";
+  if (write (STDERR_FILENO, msg, sizeof msg - 1) < 0)
+    {
+      /* nothing left to do */
+    }
+  abort ();
+}
+
+static int make_error_v (ucb_error_t *err, int code, int status, const char *fmt, va_list ap)
+    __attribute__ ((format (printf, 4, 0)));
 
 static int
 make_error_v (ucb_error_t *err, int code, int status, const char *fmt, va_list ap)
@@ -56,7 +70,7 @@ ucb_usage_error (ucb_error_t *err, const char *fmt, ...)
 int
 ucb_error_wrap (ucb_error_t *err, const char *fmt, ...)
 {
-  cleanup_free char *ctx = NULL;
+  char *ctx = NULL;
   char *joined = NULL;
   va_list ap;
 
@@ -68,6 +82,7 @@ ucb_error_wrap (ucb_error_t *err, const char *fmt, ...)
   va_end (ap);
   if (asprintf (&joined, "%s: %s", ctx, (*err)->msg) < 0)
     ucb_oom ();
+  free (ctx);
   free ((*err)->msg);
   (*err)->msg = joined;
   return -1;

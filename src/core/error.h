@@ -26,6 +26,9 @@ int ucb_usage_error (ucb_error_t *err, const char *fmt, ...)
 /* Prefix the existing message with context: "context: old message". */
 int ucb_error_wrap (ucb_error_t *err, const char *fmt, ...) __attribute__ ((format (printf, 2, 3)));
 void ucb_error_free (ucb_error_t *err);
+/* Out of memory: write a fixed message (no allocation) and abort.  Here, not in util.c, so
+ * that errors need nothing above them (util.c builds on errors). */
+__attribute__ ((noreturn)) void ucb_oom (void);
 /* Print "ucbench: msg[: strerror]" to stderr, free, and return the exit status to use. */
 int ucb_error_report (ucb_error_t *err);
 

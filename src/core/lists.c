@@ -95,7 +95,8 @@ ucb_parse_cpu_list (const char *s, int **out, size_t *n, ucb_error_t *err)
           cpus[ncpus++] = (int) c;
         }
     }
-  qsort (cpus, ncpus, sizeof *cpus, ucb_cmp_int);
+  if (ncpus > 1) /* never NULL here (every item names a CPU), but qsort must not see NULL */
+    qsort (cpus, ncpus, sizeof *cpus, ucb_cmp_int);
   for (size_t i = 1; i < ncpus; i++)
     if (cpus[i] == cpus[i - 1])
       {

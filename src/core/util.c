@@ -51,17 +51,6 @@ ucb_cleanup_pidp (pid_t *pid)
     }
 }
 
-void
-ucb_oom (void)
-{
-  static const char msg[] = "ucbench: out of memory\n";
-  if (write (STDERR_FILENO, msg, sizeof msg - 1) < 0)
-    {
-      /* nothing left to do */
-    }
-  abort ();
-}
-
 void *
 xcalloc (size_t n, size_t size)
 {

@@ -30,7 +30,6 @@ void ucb_cleanup_pidp (pid_t *pid);
   })
 #define UCB_ARRAY_SIZE(a) (sizeof (a) / sizeof ((a)[0]))
 
-__attribute__ ((noreturn)) void ucb_oom (void);
 void *xcalloc (size_t n, size_t size);
 void *xrealloc (void *p, size_t size);
 char *xstrdup (const char *s);

@@ -3,7 +3,6 @@
 
 #include <errno.h>
 #include <math.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/lists.h"
 #include "core/util.h"
 #include "engine/owner.h"
 #include "engine/runner.h"
@@ -22,19 +22,27 @@
 #define READY_TIMEOUT_S 120.0
 #define STOP_GRACE_S 10.0
 
+/* --pin CPULIST: every CPU must be one this process may run on. */
+static int
+check_pin_list (const struct ucb_placement *p, const struct ucb_plan *o, ucb_error_t *err)
+{
+  for (size_t i = 0; i < o->n_pin_cpus; i++)
+    if (bsearch (&o->pin_cpus[i], p->allowed, p->nallowed, sizeof *p->allowed, ucb_cmp_int) == NULL)
+      {
+        cleanup_free char *allowed = ucb_format_cpu_list (p->allowed, p->nallowed);
+        return ucb_usage_error (err, "--pin: CPU %d is not in this process's allowed set %s",
+                                o->pin_cpus[i], allowed);
+      }
+  return 0;
+}
+
 int
 ucb_placement_init (struct ucb_placement *p, const struct ucb_plan *o, ucb_error_t *err)
 {
-  cpu_set_t set;
-
   memset (p, 0, sizeof *p);
   p->mode = o->pin;
-  if (sched_getaffinity (0, sizeof set, &set) < 0)
-    return ucb_make_error (err, errno, "sched_getaffinity");
-  p->allowed = xcalloc (CPU_SETSIZE, sizeof *p->allowed);
-  for (int c = 0; c < CPU_SETSIZE; c++)
-    if (CPU_ISSET (c, &set))
-      p->allowed[p->nallowed++] = c;
+  if (ucb_allowed_cpus (&p->allowed, &p->nallowed, err) < 0)
+    return -1;
   /* The topology is recorded whatever the mode; spread/compact/l3 cannot work without it. */
   if (ucb_topology_read ("/", p->allowed, p->nallowed, &p->topo, err) < 0)
     {
@@ -63,15 +71,11 @@ ucb_placement_init (struct ucb_placement *p, const struct ucb_plan *o, ucb_error
       p->ncpus = p->nallowed;
       break;
     case UCB_PIN_LIST:
-      for (size_t i = 0; i < o->n_pin_cpus; i++)
-        if (o->pin_cpus[i] >= CPU_SETSIZE || !CPU_ISSET (o->pin_cpus[i], &set))
-          {
-            cleanup_free char *allowed = ucb_format_cpu_list (p->allowed, p->nallowed);
-            ucb_usage_error (err, "--pin: CPU %d is not in this process's allowed set %s",
-                             o->pin_cpus[i], allowed);
-            ucb_placement_free (p);
-            return -1;
-          }
+      if (check_pin_list (p, o, err) < 0)
+        {
+          ucb_placement_free (p);
+          return -1;
+        }
       p->cpus = xcalloc (o->n_pin_cpus, sizeof *p->cpus);
       memcpy (p->cpus, o->pin_cpus, o->n_pin_cpus * sizeof *p->cpus);
       p->ncpus = o->n_pin_cpus;
@@ -419,6 +423,133 @@ open_perf (struct point_extras *x, struct ucb_point_result *res, ucb_error_t *er
   return 0;
 }
 
+/* The records the runtime hooks of each container init write (seccomp load time, caps
+ * applied): a shared mapping, since the inits are other processes. */
+static int
+map_records (struct point_extras *x, size_t n, ucb_error_t *err)
+{
+  void *m
+      = mmap (NULL, n * sizeof *x->rec, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+
+  if (m == MAP_FAILED)
+    return ucb_make_error (err, errno, "mmap container records");
+  x->rec = m;
+  x->nrec = n;
+  x->rt->rec = x->rec;
+  return 0;
+}
+
+/* Container i of the point: its owner and its tasks' CPUs in `res`, and the spec that builds
+ * it. */
+static void
+describe_container (const struct ucb_plan *o, const struct ucb_placement *pl,
+                    struct ucb_runtime *rt, struct ucb_point_result *res, size_t i,
+                    struct ucb_container_spec *s)
+{
+  const struct ucb_point *pt = &res->pt;
+  struct ucb_container_result *c = &res->c[i];
+  size_t T = pt->tasks;
+
+  c->index = (unsigned) i;
+  c->owner_uid = ucb_owner_uid (&pt->owner, o->uid_base, (unsigned) i);
+  c->depth = pt->depth;
+  c->cpu = xcalloc (T, sizeof *c->cpu);
+  /* Task k (container-major) on CPU k mod n: one task per CPU first, round-robin beyond. */
+  for (size_t t = 0; t < T; t++)
+    c->cpu[t] = pl->ncpus ? pl->cpus[(i * T + t) % pl->ncpus] : -1;
+  *s = (struct ucb_container_spec){
+    .index = (unsigned) i,
+    .owner_uid = c->owner_uid,
+    /* Owner gid = owner uid, except for our own uid, whose group we keep (a non-root
+     * user running containers of its own cannot change groups). */
+    .owner_gid = c->owner_uid == getuid () ? getgid () : (gid_t) c->owner_uid,
+    .depth = pt->depth,
+    .tasks = pt->tasks,
+    .threads = pt->threads,
+    .clone_flags = pt->depth > 0 ? pt->isolate : 0,
+    .task_cpus = c->cpu,
+    .limits = res->limits.set,
+    .nlimits = res->limits.nset,
+    .owner_hook = rt ? ucb_runtime_owner_hook : NULL,
+    .init_hook = rt ? ucb_runtime_init_hook : NULL,
+    .hook_arg = rt,
+  };
+}
+
+/* --cgroup: container i's group, its cpuset the CPUs of its tasks (all allowed ones when
+ * unpinned). */
+static int
+create_cgroup (struct ucb_runtime *rt, const struct ucb_placement *pl,
+               struct ucb_container_result *c, size_t i, size_t T, ucb_error_t *err)
+{
+  cleanup_free int *cc = xcalloc (T, sizeof *cc);
+  size_t ncc = ucb_distinct_cpus (c->cpu, T, cc);
+
+  if (ucb_cgroup_create (rt->cg, (unsigned) i, ncc ? cc : pl->allowed, ncc ? ncc : pl->nallowed,
+                         err)
+      < 0)
+    return ucb_error_wrap (err, "cgroup of container %zu", i);
+  c->cgroup = ucb_cgroup_container_json (rt->cg, (unsigned) i);
+  return 0;
+}
+
+/* Build every container (its cgroup first) and fork it; the specs live only until the forks. */
+static int
+spawn_containers (const struct ucb_plan *o, const struct ucb_placement *pl, struct ucb_runtime *rt,
+                  struct ucb_fleet *fleet, struct task_arg *targ, struct ucb_point_result *res,
+                  ucb_error_t *err)
+{
+  size_t n = res->pt.containers;
+  cleanup_free struct ucb_container_spec *specs = xcalloc (n, sizeof *specs);
+
+  for (size_t i = 0; i < n; i++)
+    {
+      describe_container (o, pl, rt, res, i, &specs[i]);
+      if (rt && rt->cg && create_cgroup (rt, pl, &res->c[i], i, res->pt.tasks, err) < 0)
+        return -1;
+      if (ucb_fleet_spawn (fleet, &specs[i], task_main, targ, err) < 0)
+        return -1;
+      if (ucb_interrupted ())
+        return ucb_make_error (err, EINTR, "interrupted by signal %d during setup",
+                               ucb_interrupted ());
+    }
+  return 0;
+}
+
+/* What the ready containers tell about themselves: task pids and uid, user namespace, and the
+ * records of their runtime hooks. */
+static void
+collect_ready (struct ucb_fleet *fleet, const struct point_extras *x, struct ucb_point_result *res)
+{
+  for (size_t i = 0; i < res->pt.containers; i++)
+    {
+      res->c[i].task_pid = steal_pointer (&fleet->c[i].task_pid);
+      res->c[i].task_uid = fleet->c[i].task_uid;
+      res->c[i].userns_ino = userns_inode (res->c[i].task_pid[0]);
+      if (x->rec)
+        {
+          res->c[i].seccomp_load_ns = x->rec[i].seccomp_load_ns;
+          res->c[i].caps_applied = x->rec[i].caps_applied != 0;
+        }
+    }
+}
+
+/* The final readings, then the stop flag; every process gone (orphans too) before their
+ * cgroups can be removed. */
+static int
+stop_point (struct ucb_runtime *rt, struct ucb_fleet *fleet, struct ucb_arena *arena,
+            struct ucb_point_result *res, ucb_error_t *err)
+{
+  res->final = snapshot (arena);
+  __atomic_store_n (&arena->shared->ctl.stop, 1, __ATOMIC_RELAXED);
+  if (ucb_fleet_finish (fleet, STOP_GRACE_S, err) < 0)
+    return ucb_error_wrap (err, "stopping");
+  ucb_fleet_destroy (fleet);
+  if (rt && rt->cg && ucb_cgroup_remove_containers (rt->cg, err) < 0)
+    return ucb_error_wrap (err, "removing the containers' cgroups");
+  return 0;
+}
+
 int
 ucb_run_point (const struct ucb_plan *o, const struct ucb_placement *pl, struct ucb_runtime *rt,
                const struct ucb_point *pt, struct ucb_point_result *res, ucb_error_t *err)
@@ -427,10 +558,9 @@ ucb_run_point (const struct ucb_plan *o, const struct ucb_placement *pl, struct 
   __attribute__ ((cleanup (ucb_fleet_destroy))) struct ucb_fleet fleet
       = { .start_rd = -1, .start_wr = -1 };
   __attribute__ ((cleanup (ucb_arena_destroy))) struct ucb_arena arena = { 0 };
-  cleanup_free struct ucb_container_spec *specs = NULL;
   struct task_arg targ;
   uint64_t t_fork;
-  size_t n = pt->containers, T = pt->tasks;
+  size_t n = pt->containers;
 
   memset (res, 0, sizeof *res);
   res->pt = *pt;
@@ -438,7 +568,7 @@ ucb_run_point (const struct ucb_plan *o, const struct ucb_placement *pl, struct 
   res->c = xcalloc (n, sizeof *res->c);
   if (ucb_limits_for_point (o, pt, &res->limits, err) < 0)
     return -1;
-  if (ucb_arena_create (&arena, n * T, err) < 0 || ucb_fleet_init (&fleet, n, err) < 0)
+  if (ucb_arena_create (&arena, n * pt->tasks, err) < 0 || ucb_fleet_init (&fleet, n, err) < 0)
     return -1;
   targ = (struct task_arg){ .w = pt->workload,
                             .shared = arena.shared,
@@ -446,90 +576,19 @@ ucb_run_point (const struct ucb_plan *o, const struct ucb_placement *pl, struct 
                             .threads = pt->threads,
                             /* Unique among concurrent runs and points: names kernel objects. */
                             .runid = (unsigned long) getpid () * 100000ul + pt->index };
-  specs = xcalloc (n, sizeof *specs);
-  if (rt)
-    {
-      void *m = mmap (NULL, n * sizeof *extras.rec, PROT_READ | PROT_WRITE,
-                      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-      if (m == MAP_FAILED)
-        return ucb_make_error (err, errno, "mmap container records");
-      extras.rec = m;
-      extras.nrec = n;
-      rt->rec = extras.rec;
-    }
+  if (rt && map_records (&extras, n, err) < 0)
+    return -1;
   t_fork = ucb_now_ns ();
-  for (size_t i = 0; i < n; i++)
-    {
-      struct ucb_container_spec *s = &specs[i];
-      struct ucb_container_result *c = &res->c[i];
-
-      c->index = (unsigned) i;
-      c->owner_uid = ucb_owner_uid (&pt->owner, o->uid_base, (unsigned) i);
-      c->depth = pt->depth;
-      c->cpu = xcalloc (T, sizeof *c->cpu);
-      /* Task k (container-major) on CPU k mod n: one task per CPU first, round-robin beyond. */
-      for (size_t t = 0; t < T; t++)
-        c->cpu[t] = pl->ncpus ? pl->cpus[(i * T + t) % pl->ncpus] : -1;
-      *s = (struct ucb_container_spec){
-        .index = (unsigned) i,
-        .owner_uid = c->owner_uid,
-        /* Owner gid = owner uid, except for our own uid, whose group we keep (a non-root
-         * user running containers of its own cannot change groups). */
-        .owner_gid = c->owner_uid == getuid () ? getgid () : (gid_t) c->owner_uid,
-        .depth = pt->depth,
-        .tasks = pt->tasks,
-        .threads = pt->threads,
-        .clone_flags = pt->depth > 0 ? pt->isolate : 0,
-        .task_cpus = c->cpu,
-        .limits = res->limits.set,
-        .nlimits = res->limits.nset,
-        .owner_hook = rt ? ucb_runtime_owner_hook : NULL,
-        .init_hook = rt ? ucb_runtime_init_hook : NULL,
-        .hook_arg = rt,
-      };
-      if (rt && rt->cg)
-        {
-          cleanup_free int *cc = xcalloc (T, sizeof *cc);
-          size_t ncc = ucb_distinct_cpus (c->cpu, T, cc);
-          if (ucb_cgroup_create (rt->cg, (unsigned) i, ncc ? cc : pl->allowed,
-                                 ncc ? ncc : pl->nallowed, err)
-              < 0)
-            return ucb_error_wrap (err, "cgroup of container %zu", i);
-          c->cgroup = ucb_cgroup_container_json (rt->cg, (unsigned) i);
-        }
-      if (ucb_fleet_spawn (&fleet, s, task_main, &targ, err) < 0)
-        return -1;
-      if (ucb_interrupted ())
-        return ucb_make_error (err, EINTR, "interrupted by signal %d during setup",
-                               ucb_interrupted ());
-    }
-  if (ucb_fleet_wait_ready (&fleet, READY_TIMEOUT_S, err) < 0)
+  if (spawn_containers (o, pl, rt, &fleet, &targ, res, err) < 0
+      || ucb_fleet_wait_ready (&fleet, READY_TIMEOUT_S, err) < 0)
     return -1;
   res->setup_s = (double) (ucb_now_ns () - t_fork) / 1e9;
-  for (size_t i = 0; i < n; i++)
-    {
-      res->c[i].task_pid = steal_pointer (&fleet.c[i].task_pid);
-      res->c[i].task_uid = fleet.c[i].task_uid;
-      res->c[i].userns_ino = userns_inode (res->c[i].task_pid[0]);
-      if (extras.rec)
-        {
-          res->c[i].seccomp_load_ns = extras.rec[i].seccomp_load_ns;
-          res->c[i].caps_applied = extras.rec[i].caps_applied != 0;
-        }
-    }
+  collect_ready (&fleet, &extras, res);
   if (rt && rt->perf_on && open_perf (&extras, res, err) < 0)
     return -1;
   if (measure (o, &fleet, &arena, &extras.pw, res, err) < 0)
     return -1;
-  res->final = snapshot (&arena);
-  __atomic_store_n (&arena.shared->ctl.stop, 1, __ATOMIC_RELAXED);
-  if (ucb_fleet_finish (&fleet, STOP_GRACE_S, err) < 0)
-    return ucb_error_wrap (err, "stopping");
-  /* Every process gone (orphans too) before their cgroups can be removed. */
-  ucb_fleet_destroy (&fleet);
-  if (rt && rt->cg && ucb_cgroup_remove_containers (rt->cg, err) < 0)
-    return ucb_error_wrap (err, "removing the containers' cgroups");
-  return 0;
+  return stop_point (rt, &fleet, &arena, res, err);
 }
 
 void

@@ -13,6 +13,7 @@
 #include <sys/prctl.h>
 
 #include "core/json-util.h"
+#include "core/lists.h"
 #include "core/util.h"
 #include "host/caps.h"
 
@@ -24,21 +25,17 @@ static const int docker_default[] = {
   CAP_KILL,    CAP_AUDIT_WRITE,
 };
 
-static int
-cmp_int (const void *a, const void *b)
-{
-  int x = *(const int *) a, y = *(const int *) b;
-  return (x > y) - (x < y);
-}
-
 static void
 set_list (struct ucb_caps *c, const int *v, size_t n)
 {
   size_t k = 0;
 
   c->keep = xcalloc (n ? n : 1, sizeof *c->keep);
-  memcpy (c->keep, v, n * sizeof *v);
-  qsort (c->keep, n, sizeof *c->keep, cmp_int);
+  if (n > 0) /* "none" passes v == NULL, which memcpy and qsort must not see */
+    {
+      memcpy (c->keep, v, n * sizeof *v);
+      qsort (c->keep, n, sizeof *c->keep, ucb_cmp_int);
+    }
   for (size_t i = 0; i < n; i++)
     if (k == 0 || c->keep[k - 1] != c->keep[i])
       c->keep[k++] = c->keep[i];
@@ -123,7 +120,7 @@ ucb_caps_has (const struct ucb_caps *c, int cap)
 {
   if (c->mode == UCB_CAPS_KEEP)
     return true;
-  return c->nkeep && bsearch (&cap, c->keep, c->nkeep, sizeof cap, cmp_int) != NULL;
+  return c->nkeep && bsearch (&cap, c->keep, c->nkeep, sizeof cap, ucb_cmp_int) != NULL;
 }
 
 char *

@@ -2,18 +2,11 @@
 #include "config.h"
 
 #include <errno.h>
-#include <glob.h>
 #include <limits.h>
-#include <linux/magic.h>
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/capability.h>
-
-#include "host/caps.h"
-#include "host/perf.h"
 #include <sys/resource.h>
-#include <sys/statfs.h>
 #include <sys/sysinfo.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -27,18 +20,16 @@
 #include <seccomp.h>
 #endif
 
+#include "core/errnames.h"
 #include "core/json-util.h"
 #include "core/lists.h"
 #include "core/util.h"
+#include "host/caps.h"
+#include "host/cgroup/layout.h"
 #include "host/hostinfo.h"
+#include "host/perf.h"
+#include "host/topology.h"
 #include "host/userns.h"
-
-#ifndef CGROUP2_SUPER_MAGIC
-#define CGROUP2_SUPER_MAGIC 0x63677270
-#endif
-#ifndef TMPFS_MAGIC
-#define TMPFS_MAGIC 0x01021994
-#endif
 
 /* A probe: the file's contents, or NULL when it cannot be read (the reason does not matter). */
 static char *
@@ -98,108 +89,53 @@ cpu_model (void)
   return xasprintf ("%.*s", (int) strcspn (p, "\n"), p);
 }
 
-/* The CPUs this process may run on, as a count and a list; sized for hosts beyond
- * CPU_SETSIZE (sched_getaffinity fails with EINVAL when the mask is too small). */
+/* The CPUs this process may run on, as a count and a list. */
 static void
 affinity (json_t **count, json_t **list)
 {
-  for (int ncpus = 1024; ncpus <= (1 << 22); ncpus *= 2)
-    {
-      cpu_set_t *set = CPU_ALLOC (ncpus);
-      size_t size = CPU_ALLOC_SIZE (ncpus), n = 0;
-      int r, e;
-
-      if (set == NULL)
-        ucb_oom ();
-      r = sched_getaffinity (0, size, set);
-      e = errno;
-      if (r == 0)
-        {
-          cleanup_free int *cpus = xcalloc ((size_t) CPU_COUNT_S (size, set), sizeof *cpus);
-          cleanup_free char *s = NULL;
-
-          for (size_t c = 0; c < size * 8; c++)
-            if (CPU_ISSET_S (c, size, set))
-              cpus[n++] = (int) c;
-          s = ucb_format_cpu_list (cpus, n);
-          *count = json_integer ((json_int_t) n);
-          *list = ucb_json_str (s);
-        }
-      CPU_FREE (set);
-      if (r == 0 || e != EINVAL)
-        return;
-    }
-}
-
-/* Number of CPUs in a sysfs list such as "0-3,8"; NULL when it does not parse. */
-static json_t *
-count_cpu_list (const char *s)
-{
-  ucb_error_t e = NULL;
   cleanup_free int *cpus = NULL;
+  cleanup_free char *s = NULL;
+  ucb_error_t e = NULL;
   size_t n = 0;
 
-  if (s == NULL || ucb_parse_cpu_list (s, &cpus, &n, &e) < 0)
+  if (ucb_allowed_cpus (&cpus, &n, &e) < 0)
     {
       ucb_error_free (&e);
-      return NULL;
+      return;
     }
-  return n ? json_integer ((json_int_t) n) : NULL;
+  s = ucb_format_cpu_list (cpus, n);
+  *count = json_integer ((json_int_t) n);
+  *list = ucb_json_str (s);
 }
 
-/* Each L3 appears once per CPU sharing it: distinct shared_cpu_lists are the domains. */
-static json_t *
-l3_domains (void)
+/* L3 domains, NUMA nodes and cpu0's SMT siblings as topology.c reads them (the placement of
+ * --pin reads the same), over every online CPU; null what sysfs does not say. */
+static void
+topology_facts (json_t *host)
 {
-  glob_t g;
-  char **seen = NULL;
-  size_t nseen = 0;
+  struct ucb_topology t;
+  ucb_error_t e = NULL;
+  const struct ucb_cpu_topo *c0;
+  size_t threads = 0;
 
-  if (glob ("/sys/devices/system/cpu/cpu[0-9]*/cache/index[0-9]*/level", 0, NULL, &g) != 0)
-    return NULL;
-  for (size_t i = 0; i < g.gl_pathc; i++)
+  if (ucb_topology_read_online ("/", &t, &e) < 0)
     {
-      cleanup_free char *level = read_opt (g.gl_pathv[i]), *spath = NULL, *shared = NULL;
-      size_t j;
-
-      if (level == NULL || strcmp (level, "3") != 0)
-        continue;
-      /* ".../indexN/level" -> ".../indexN/shared_cpu_list" */
-      spath = xasprintf ("%.*s/shared_cpu_list",
-                         (int) (strrchr (g.gl_pathv[i], '/') - g.gl_pathv[i]), g.gl_pathv[i]);
-      shared = read_opt (spath);
-      if (shared == NULL)
-        continue;
-      for (j = 0; j < nseen && strcmp (seen[j], shared) != 0; j++)
-        ;
-      if (j == nseen)
-        {
-          seen = xrealloc (seen, (nseen + 1) * sizeof *seen);
-          seen[nseen++] = steal_pointer (&shared);
-        }
+      ucb_error_free (&e);
+      ucb_json_set (host, "threads_per_core", NULL);
+      ucb_json_set (host, "l3_domains", NULL);
+      ucb_json_set (host, "numa_nodes", NULL);
+      return;
     }
-  globfree (&g);
-  for (size_t j = 0; j < nseen; j++)
-    free (seen[j]);
-  free (seen);
-  return nseen ? json_integer ((json_int_t) nseen) : NULL;
-}
-
-/* The node directory exists only with CONFIG_NUMA: without it the answer is unknown. */
-static json_t *
-numa_nodes (void)
-{
-  glob_t g;
-  size_t n = 0;
-
-  if (access ("/sys/devices/system/node", F_OK) != 0)
-    return NULL;
-  if (glob ("/sys/devices/system/node/node[0-9]*", GLOB_ONLYDIR, NULL, &g) == 0)
-    {
-      n = g.gl_pathc;
-      globfree (&g);
-    }
-  return json_integer ((json_int_t) n);
+  c0 = ucb_topology_cpu (&t, 0);
+  for (size_t i = 0; c0 && c0->core_known && i < t.ncpus; i++)
+    threads += t.cpu[i].core == c0->core;
+  ucb_json_set (host, "threads_per_core", threads ? json_integer ((json_int_t) threads) : NULL);
+  ucb_json_set (host, "l3_domains",
+                strcmp (t.l3_source, "cache") == 0 && t.nl3 ? json_integer ((json_int_t) t.nl3)
+                                                            : NULL);
+  ucb_json_set (host, "numa_nodes",
+                t.nodes_listed >= 0 ? json_integer ((json_int_t) t.nodes_listed) : NULL);
+  ucb_topology_free (&t);
 }
 
 static json_t *
@@ -268,39 +204,6 @@ virtualization (void)
 #endif
 }
 
-static int
-fs_type (const char *path, long magic)
-{
-  struct statfs st;
-  return statfs (path, &st) == 0 && (long) st.f_type == magic;
-}
-
-/* ecosystem.md 2, pitfall 8: libcgroup 2.0.2 cannot say which layout, so ask statfs. */
-static const char *
-cgroup_layout (const char **controllers_file)
-{
-  *controllers_file = NULL;
-  if (fs_type ("/sys/fs/cgroup", CGROUP2_SUPER_MAGIC))
-    {
-      *controllers_file = "/sys/fs/cgroup/cgroup.controllers";
-      return "unified";
-    }
-  if (!fs_type ("/sys/fs/cgroup", TMPFS_MAGIC))
-    return NULL;
-  if (!fs_type ("/sys/fs/cgroup/unified", CGROUP2_SUPER_MAGIC))
-    return "legacy";
-  *controllers_file = "/sys/fs/cgroup/unified/cgroup.controllers";
-  return "hybrid";
-}
-
-/* "EPERM" rather than a translated sentence: dashboards match on it. */
-static char *
-errno_name (int e)
-{
-  const char *n = strerrorname_np (e);
-  return n ? xstrdup (n) : xasprintf ("errno %d", e);
-}
-
 /* The sysctls only hint; the reliable answer is to try it in a throw-away child. */
 static json_t *
 probe_userns (void)
@@ -315,7 +218,8 @@ probe_userns (void)
   else if (r > 0)
     {
       can = json_false ();
-      why = errno_name (r);
+      char buf[UCB_ERRNO_NAME_MAX];
+      why = xstrdup (ucb_errno_name (r, buf));
     }
   else if (r != INT_MIN)
     {
@@ -458,12 +362,11 @@ ucb_host_collect (json_t **out, ucb_error_t *err)
   cleanup_free char *cmdline = read_opt ("/proc/cmdline"), *model = cpu_model ();
   cleanup_free char *virt = virtualization (), *lsm = read_opt ("/sys/kernel/security/lsm");
   cleanup_free char *actions = read_opt ("/proc/sys/kernel/seccomp/actions_avail");
-  cleanup_free char *siblings
-      = read_opt ("/sys/devices/system/cpu/cpu0/topology/thread_siblings_list");
-  cleanup_free char *controllers = NULL;
+  cleanup_free char *controllers = NULL, *controllers_path = NULL;
   json_t *host = ucb_json_checked (json_object ()), *kernel = ucb_json_checked (json_object ());
   json_t *allowed = NULL, *allowed_list = NULL;
-  const char *layout, *controllers_path;
+  enum ucb_cg_layout layout = ucb_cgroup_detect ();
+  const char *v2_mount = ucb_cg_v2_mount (layout);
   long online = sysconf (_SC_NPROCESSORS_ONLN);
   struct utsname u;
   struct sysinfo si;
@@ -471,7 +374,7 @@ ucb_host_collect (json_t **out, ucb_error_t *err)
 
   (void) err; /* every probe degrades to null; only allocation failure is fatal (abort) */
   affinity (&allowed, &allowed_list);
-  layout = cgroup_layout (&controllers_path);
+  controllers_path = v2_mount ? xasprintf ("%s/cgroup.controllers", v2_mount) : NULL;
   controllers = controllers_path ? read_opt (controllers_path) : NULL;
   ucb_json_set (host, "hostname", have_u ? ucb_json_str (u.nodename) : NULL);
   ucb_json_set (kernel, "release", have_u ? ucb_json_str (u.release) : NULL);
@@ -484,15 +387,14 @@ ucb_host_collect (json_t **out, ucb_error_t *err)
   ucb_json_set (host, "cpus_allowed", allowed);
   ucb_json_set (host, "cpus_allowed_list", allowed_list);
   ucb_json_set (host, "smt", smt_active ());
-  ucb_json_set (host, "threads_per_core", count_cpu_list (siblings));
-  ucb_json_set (host, "l3_domains", l3_domains ());
-  ucb_json_set (host, "numa_nodes", numa_nodes ());
+  topology_facts (host);
   ucb_json_set (host, "memory_bytes",
                 have_si ? json_integer ((json_int_t) si.totalram * (json_int_t) si.mem_unit)
                         : NULL);
   ucb_json_set (host, "virtualization", ucb_json_str (virt));
   ucb_json_set (host, "lsms", split_array (lsm, ","));
-  ucb_json_set (host, "cgroup_layout", ucb_json_str (layout));
+  ucb_json_set (host, "cgroup_layout",
+                layout == UCB_CG_NONE ? NULL : ucb_json_str (ucb_cg_layout_name (layout)));
   ucb_json_set (host, "cgroup_v2_controllers", split_array (controllers, " "));
   ucb_json_set (host, "userns", probe_userns ());
   ucb_json_set (host, "capabilities", probe_caps ());

@@ -19,6 +19,7 @@
 #include <unistd.h>
 #include <linux/perf_event.h>
 
+#include "core/errnames.h"
 #include "core/json-util.h"
 #include "core/util.h"
 #include "host/perf.h"
@@ -47,6 +48,19 @@ is_hardware (enum ucb_perf_event e)
          || e == UCB_PERF_HITM;
 }
 
+/* The generic events: type and config of each but HITM. */
+static const struct
+{
+  uint32_t type;
+  uint64_t config;
+} events[UCB_PERF_NEVENTS] = {
+  [UCB_PERF_CYCLES] = { PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES },
+  [UCB_PERF_INSTRUCTIONS] = { PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS },
+  [UCB_PERF_CACHE_MISSES] = { PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES },
+  [UCB_PERF_CONTEXT_SWITCHES] = { PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES },
+  [UCB_PERF_CPU_MIGRATIONS] = { PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_MIGRATIONS },
+};
+
 static void
 attr_for (const struct ucb_perf_probe *p, enum ucb_perf_event e, struct perf_event_attr *a)
 {
@@ -54,35 +68,15 @@ attr_for (const struct ucb_perf_probe *p, enum ucb_perf_event e, struct perf_eve
   a->size = sizeof *a;
   a->read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
   a->exclude_hv = 1;
-  switch (e)
+  if (e == UCB_PERF_HITM) /* the event this CPU's PMU has, found by the probe */
     {
-    case UCB_PERF_CYCLES:
-      a->type = PERF_TYPE_HARDWARE;
-      a->config = PERF_COUNT_HW_CPU_CYCLES;
-      break;
-    case UCB_PERF_INSTRUCTIONS:
-      a->type = PERF_TYPE_HARDWARE;
-      a->config = PERF_COUNT_HW_INSTRUCTIONS;
-      break;
-    case UCB_PERF_CACHE_MISSES:
-      a->type = PERF_TYPE_HARDWARE;
-      a->config = PERF_COUNT_HW_CACHE_MISSES;
-      break;
-    case UCB_PERF_HITM:
       a->type = p->hitm_type;
       a->config = p->hitm_config;
-      break;
-    case UCB_PERF_CONTEXT_SWITCHES:
-      a->type = PERF_TYPE_SOFTWARE;
-      a->config = PERF_COUNT_SW_CONTEXT_SWITCHES;
-      break;
-    case UCB_PERF_CPU_MIGRATIONS:
-      a->type = PERF_TYPE_SOFTWARE;
-      a->config = PERF_COUNT_SW_CPU_MIGRATIONS;
-      break;
-    case UCB_PERF_NEVENTS:
-    default:
-      break;
+    }
+  else if ((unsigned) e < UCB_PERF_NEVENTS)
+    {
+      a->type = events[e].type;
+      a->config = events[e].config;
     }
 }
 
@@ -100,7 +94,10 @@ explain (char *buf, size_t len, int e, int paranoid)
     case ENOENT:
     case EOPNOTSUPP:
     case ENODEV:
-      snprintf (buf, len, "not supported by this CPU's PMU (%s)", strerrorname_np (e));
+      {
+        char name[UCB_ERRNO_NAME_MAX];
+        snprintf (buf, len, "not supported by this CPU's PMU (%s)", ucb_errno_name (e, name));
+      }
       break;
     case EACCES:
     case EPERM:

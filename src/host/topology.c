@@ -4,12 +4,14 @@
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "core/lists.h"
 #include "core/util.h"
 #include "host/topology.h"
 
@@ -56,13 +58,6 @@ closedirp (DIR **d)
 {
   if (*d)
     closedir (*d);
-}
-
-static int
-cmp_int (const void *a, const void *b)
-{
-  int x = *(const int *) a, y = *(const int *) b;
-  return (x > y) - (x < y);
 }
 
 static int
@@ -290,21 +285,23 @@ read_cpu (const char *root, struct raw_cpu *c, ucb_error_t *err)
 static int
 cmp_raw_cpu (const void *key, const void *elem)
 {
-  return cmp_int (key, &((const struct raw_cpu *) elem)->cpu);
+  return ucb_cmp_int (key, &((const struct raw_cpu *) elem)->cpu);
 }
 
 /* node/nodeN/cpulist gives each CPU its node; without the directory (no CONFIG_NUMA) all stay
- * on node 0. */
+ * on node 0 and *listed is -1, else the number of nodeN directories. */
 static int
-read_nodes (const char *root, struct raw *r, ucb_error_t *err)
+read_nodes (const char *root, struct raw *r, long *listed, ucb_error_t *err)
 {
   cleanup_free char *dir = xasprintf ("%s/sys/devices/system/node", root);
   __attribute__ ((cleanup (closedirp))) DIR *d = NULL;
   struct dirent *de;
 
+  *listed = -1;
   d = opendir (dir);
   if (d == NULL)
     return errno == ENOENT || errno == ENOTDIR ? 0 : ucb_make_error (err, errno, "open `%s`", dir);
+  *listed = 0;
   for (errno = 0; (de = readdir (d)) != NULL; errno = 0)
     {
       cleanup_free char *path = NULL;
@@ -314,6 +311,7 @@ read_nodes (const char *root, struct raw *r, ucb_error_t *err)
 
       if (node < 0)
         continue;
+      ++*listed;
       path = xasprintf ("%s/%s/cpulist", dir, de->d_name);
       if (read_cpulist (path, &cpus, &n, err) < 0)
         return -1;
@@ -330,41 +328,97 @@ read_nodes (const char *root, struct raw *r, ucb_error_t *err)
 }
 
 int
-ucb_topology_read (const char *sysroot, const int *allowed, size_t nallowed, struct ucb_topology *t,
-                   ucb_error_t *err)
+ucb_allowed_cpus (int **cpus, size_t *n, ucb_error_t *err)
 {
-  __attribute__ ((cleanup (raw_free))) struct raw r = { 0 };
-  cleanup_free char *root = xstrdup (sysroot ? sysroot : "");
-  cleanup_free int *cpus = NULL, *id = NULL, *seen = NULL;
-  cleanup_free struct rec *rec = NULL;
-  bool have_l3, have_package = false;
-  size_t n = 0, len = strlen (root);
+  /* sched_getaffinity fails with EINVAL while the mask is smaller than the kernel's. */
+  for (int ncpus = 1024; ncpus <= MAX_CPU_NUMBER; ncpus *= 2)
+    {
+      cpu_set_t *set = CPU_ALLOC (ncpus);
+      size_t size = CPU_ALLOC_SIZE (ncpus);
+      int r, e;
 
-  memset (t, 0, sizeof *t);
-  /* "/" and "" both mean the host; "/tmp/x/" must not give "/tmp/x//sys" in messages. */
+      if (set == NULL)
+        ucb_oom ();
+      r = sched_getaffinity (0, size, set);
+      e = errno;
+      if (r == 0)
+        {
+          *cpus = xcalloc ((size_t) CPU_COUNT_S (size, set), sizeof **cpus);
+          *n = 0;
+          for (size_t c = 0; c < size * 8; c++)
+            if (CPU_ISSET_S (c, size, set))
+              (*cpus)[(*n)++] = (int) c;
+        }
+      CPU_FREE (set);
+      if (r == 0)
+        return 0;
+      if (e != EINVAL)
+        return ucb_make_error (err, e, "sched_getaffinity");
+    }
+  return ucb_make_error (err, EINVAL, "sched_getaffinity: more than %d CPUs", MAX_CPU_NUMBER);
+}
+
+/* "/" and "" both mean the host; "/tmp/x/" must not give "/tmp/x//sys" in messages. */
+static char *
+root_of (const char *sysroot)
+{
+  char *root = xstrdup (sysroot ? sysroot : "");
+  size_t len = strlen (root);
+
   while (len > 0 && root[len - 1] == '/')
     root[--len] = '\0';
-  cpus = xcalloc (nallowed, sizeof *cpus);
+  return root;
+}
+
+/* The raw facts of the distinct CPUs of allowed[0..nallowed), ascending. */
+static int
+read_raw (const char *root, const int *allowed, size_t nallowed, struct raw *r, long *nodes_listed,
+          ucb_error_t *err)
+{
+  cleanup_free int *cpus = xcalloc (nallowed, sizeof *cpus);
+  size_t n = 0;
+
   for (size_t i = 0; i < nallowed; i++)
     if (allowed[i] < 0 || allowed[i] >= MAX_CPU_NUMBER)
       return ucb_make_error (err, EINVAL, "invalid CPU number %d", allowed[i]);
   if (nallowed > 0)
-    memcpy (cpus, allowed, nallowed * sizeof *cpus);
-  qsort (cpus, nallowed, sizeof *cpus, cmp_int);
+    {
+      memcpy (cpus, allowed, nallowed * sizeof *cpus);
+      qsort (cpus, nallowed, sizeof *cpus, ucb_cmp_int);
+    }
   for (size_t i = 0; i < nallowed; i++)
     if (n == 0 || cpus[n - 1] != cpus[i])
       cpus[n++] = cpus[i];
-
-  r.c = xcalloc (n, sizeof *r.c);
-  r.n = n;
+  r->c = xcalloc (n, sizeof *r->c);
+  r->n = n;
   for (size_t i = 0; i < n; i++)
     {
-      r.c[i].cpu = cpus[i];
-      if (read_cpu (root, &r.c[i], err) < 0)
+      r->c[i].cpu = cpus[i];
+      if (read_cpu (root, &r->c[i], err) < 0)
         return -1;
     }
-  if (read_nodes (root, &r, err) < 0)
+  return read_nodes (root, r, nodes_listed, err);
+}
+
+int
+ucb_topology_read (const char *sysroot, const int *allowed, size_t nallowed, struct ucb_topology *t,
+                   ucb_error_t *err)
+{
+  __attribute__ ((cleanup (raw_free))) struct raw r = { 0 };
+  cleanup_free char *root = root_of (sysroot);
+  cleanup_free int *cpus = NULL, *id = NULL, *seen = NULL;
+  cleanup_free struct rec *rec = NULL;
+  bool have_l3, have_package = false;
+  size_t n;
+  long nodes_listed = -1;
+
+  memset (t, 0, sizeof *t);
+  if (read_raw (root, allowed, nallowed, &r, &nodes_listed, err) < 0)
     return -1;
+  n = r.n;
+  cpus = xcalloc (n, sizeof *cpus);
+  for (size_t i = 0; i < n; i++)
+    cpus[i] = r.c[i].cpu;
 
   /* Cores: one sibling list, else one (package, core_id), else a core of its own. */
   rec = xcalloc (n, sizeof *rec);
@@ -389,7 +443,8 @@ ucb_topology_read (const char *sysroot, const int *allowed, size_t nallowed, str
                                          .package = r.c[i].package,
                                          .core = id[i],
                                          .smt = seen[id[i]]++, /* ascending: lowest is 0 */
-                                         .node = r.c[i].node };
+                                         .node = r.c[i].node,
+                                         .core_known = r.c[i].sib_min >= 0 || r.c[i].core_id >= 0 };
       have_l3 = have_l3 && r.c[i].l3 != NULL;
       have_package = have_package || r.c[i].package >= 0;
     }
@@ -406,7 +461,24 @@ ucb_topology_read (const char *sysroot, const int *allowed, size_t nallowed, str
     t->cpu[i].l3 = id[i];
   t->ncpus = n;
   t->nnodes = ucb_topology_count_nodes (t, cpus, n);
+  t->nodes_listed = nodes_listed;
   return 0;
+}
+
+int
+ucb_topology_read_online (const char *sysroot, struct ucb_topology *t, ucb_error_t *err)
+{
+  cleanup_free char *root = root_of (sysroot);
+  cleanup_free char *path = xasprintf ("%s/sys/devices/system/cpu/online", root);
+  cleanup_free int *cpus = NULL;
+  size_t n = 0;
+
+  memset (t, 0, sizeof *t);
+  if (read_cpulist (path, &cpus, &n, err) < 0)
+    return -1;
+  if (cpus == NULL)
+    return ucb_make_error (err, ENOENT, "no online CPU list `%s`", path);
+  return ucb_topology_read (sysroot, cpus, n, t, err);
 }
 
 void
@@ -419,7 +491,7 @@ ucb_topology_free (struct ucb_topology *t)
 static int
 cmp_topo_cpu (const void *key, const void *elem)
 {
-  return cmp_int (key, &((const struct ucb_cpu_topo *) elem)->cpu);
+  return ucb_cmp_int (key, &((const struct ucb_cpu_topo *) elem)->cpu);
 }
 
 const struct ucb_cpu_topo *

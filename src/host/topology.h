@@ -2,18 +2,20 @@
 #ifndef UCB_TOPOLOGY_H
 #define UCB_TOPOLOGY_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "core/error.h"
 
 struct ucb_cpu_topo
 {
-  int cpu;     /* logical CPU number */
-  int package; /* physical_package_id, -1 when unknown */
-  int core;    /* dense core index (0..ncores-1): SMT siblings share it */
-  int smt;     /* 0 for the lowest-numbered sibling of its core, 1.. for the others */
-  int l3;      /* dense L3-domain index (0..nl3-1): CPUs that share an L3 cache */
-  int node;    /* NUMA node, 0 when the host has no node directory */
+  int cpu;         /* logical CPU number */
+  int package;     /* physical_package_id, -1 when unknown */
+  int core;        /* dense core index (0..ncores-1): SMT siblings share it */
+  int smt;         /* 0 for the lowest-numbered sibling of its core, 1.. for the others */
+  int l3;          /* dense L3-domain index (0..nl3-1): CPUs that share an L3 cache */
+  int node;        /* NUMA node, 0 when the host has no node directory */
+  bool core_known; /* core from sysfs (sibling list or core_id), not a core of its own */
 };
 
 struct ucb_topology
@@ -23,7 +25,14 @@ struct ucb_topology
   /* "cache" (cache/index*, level 3), "package" (no L3 info: one domain per package) or
    * "none" (no L3 info and no package: one domain) */
   const char *l3_source;
+  /* node/nodeN directories, CPU-less nodes too; -1 without the node directory (no
+   * CONFIG_NUMA) */
+  long nodes_listed;
 };
+
+/* The CPUs this process may run on (sched_getaffinity), ascending; sized for hosts beyond
+ * CPU_SETSIZE.  *cpus is allocated (never NULL on success). */
+int ucb_allowed_cpus (int **cpus, size_t *n, ucb_error_t *err) __attribute__ ((warn_unused_result));
 
 /* Describe the `allowed` CPUs (any order; duplicates are ignored).  `sysroot` is "" or "/" for
  * the real host, else a directory holding sys/devices/system/{cpu,node} (the tests build such
@@ -33,6 +42,10 @@ struct ucb_topology
  * On failure `t` is left empty. */
 int ucb_topology_read (const char *sysroot, const int *allowed, size_t nallowed,
                        struct ucb_topology *t, ucb_error_t *err)
+    __attribute__ ((warn_unused_result));
+/* The same for every online CPU of the host (cpu/online), allowed to this process or not: what
+ * `ucbench info` reports. */
+int ucb_topology_read_online (const char *sysroot, struct ucb_topology *t, ucb_error_t *err)
     __attribute__ ((warn_unused_result));
 void ucb_topology_free (struct ucb_topology *t);
 

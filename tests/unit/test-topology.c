@@ -422,6 +422,46 @@ test_fallbacks (void)
     tap_check (!"read id tree");
 }
 
+/* Every online CPU, allowed or not: what `ucbench info` counts (a CPU-less memory node is a node
+ * too; without the node directory the count is unknown). */
+static void
+test_online (void)
+{
+  cleanup_free char *dir = new_tree (), *bare = new_tree (), *none = new_tree ();
+  struct ucb_topology t;
+  ucb_error_t err = NULL;
+  size_t threads = 0;
+
+  put (dir, "sys/devices/system/cpu/online", "0-3");
+  for (int c = 0; c < 4; c++)
+    put_cpu (dir, c, 0, c / 2, c < 2 ? "0-1" : "2-3", "0-3");
+  put_cpu (dir, 4, 0, 2, "4", "4"); /* offline: not in cpu/online */
+  put_node (dir, 0, "0-4");
+  put_node (dir, 1, "");
+  tap_check_int (ucb_topology_read_online (dir, &t, &err), ==, 0);
+  tap_check_int (t.ncpus, ==, 4);
+  tap_check_str (t.l3_source, "cache");
+  tap_check_int (t.nl3, ==, 1);
+  tap_check_int (t.nnodes, ==, 1);
+  tap_check_int (t.nodes_listed, ==, 2);
+  tap_check (ucb_topology_cpu (&t, 0) && ucb_topology_cpu (&t, 0)->core_known);
+  for (size_t i = 0; i < t.ncpus; i++)
+    threads += t.cpu[i].core == ucb_topology_cpu (&t, 0)->core;
+  tap_check_int (threads, ==, 2);
+  ucb_topology_free (&t);
+
+  put (bare, "sys/devices/system/cpu/online", "0-1");
+  tap_check_int (ucb_topology_read_online (bare, &t, &err), ==, 0);
+  tap_check_int (t.nodes_listed, ==, -1);
+  tap_check_int (t.nnodes, ==, 1);
+  tap_check (ucb_topology_cpu (&t, 1) && !ucb_topology_cpu (&t, 1)->core_known);
+  ucb_topology_free (&t);
+
+  tap_check_int (ucb_topology_read_online (none, &t, &err), <, 0);
+  tap_check (err != NULL && strstr (err->msg, "cpu/online") != NULL);
+  ucb_error_free (&err);
+}
+
 /* A malformed file fails the read, and the message names it. */
 static void
 check_malformed (const char *file, const char *content, int ncpus)
@@ -509,6 +549,7 @@ static const struct tap_test tests[] = {
     test_domains_per_node },
   { "an allowed subset: only those CPUs described and ordered", test_subset },
   { "no caches: per-package domains; no topology: own cores, one domain", test_fallbacks },
+  { "every online CPU (ucbench info): nodes listed, known cores", test_online },
   { "malformed files fail and are named", test_malformed },
   { "the real host (sysroot /, the affinity mask)", test_host },
 };

@@ -10,30 +10,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define UCB_CGROUP_INTERNAL
 #include "core/json-util.h"
+#include "core/lists.h"
 #include "core/util.h"
 #include "host/cgroup/cgroup.h"
+#include "host/cgroup/internal.h"
 
 /* ---- options ---- */
-
-bool
-ucb_cg_ctrl_listed (char **list, size_t n, const char *ctrl)
-{
-  for (size_t i = 0; i < n; i++)
-    if (strcmp (list[i], ctrl) == 0)
-      return true;
-  return false;
-}
-
-void
-ucb_cg_ctrl_add (char ***list, size_t *n, const char *ctrl)
-{
-  if (ucb_cg_ctrl_listed (*list, *n, ctrl))
-    return;
-  *list = xrealloc (*list, (*n + 1) * sizeof **list);
-  (*list)[(*n)++] = xstrdup (ctrl);
-}
 
 /* --cgroup-set FILE=VALUE: FILE is CONTROLLER.NAME, a plain file name of a controller. */
 static int
@@ -221,42 +204,19 @@ out:
   return rc;
 }
 
+/* cpuset.cpus: `cpus` may repeat and come in any order. */
 static char *
 cpu_list (const int *cpus, size_t n)
 {
   cleanup_free int *v = xcalloc (n, sizeof *v);
-  char *s = xstrdup ("");
   size_t m = 0;
 
+  memcpy (v, cpus, n * sizeof *v);
+  qsort (v, n, sizeof *v, ucb_cmp_int);
   for (size_t i = 0; i < n; i++)
-    {
-      size_t j = m;
-      while (j > 0 && v[j - 1] > cpus[i]) /* insertion sort: a few CPUs */
-        {
-          v[j] = v[j - 1];
-          j--;
-        }
-      if (j > 0 && v[j - 1] == cpus[i])
-        {
-          memmove (&v[j], &v[j + 1], (m - j) * sizeof *v);
-          continue;
-        }
-      v[j] = cpus[i];
-      m++;
-    }
-  for (size_t i = 0; i < m;)
-    {
-      size_t j = i;
-      char *next;
-      while (j + 1 < m && v[j + 1] == v[j] + 1)
-        j++;
-      next = j > i ? xasprintf ("%s%s%d-%d", s, *s ? "," : "", v[i], v[j])
-                   : xasprintf ("%s%s%d", s, *s ? "," : "", v[i]);
-      free (s);
-      s = next;
-      i = j + 1;
-    }
-  return s;
+    if (m == 0 || v[m - 1] != v[i])
+      v[m++] = v[i];
+  return ucb_format_cpu_list (v, m);
 }
 
 static void

@@ -1,4 +1,4 @@
-/* cgroup-janitor.c - `run --cgroup`: the process that removes everything if ucbench dies. */
+/* janitor.c - `run --cgroup`: the process that removes everything if ucbench dies. */
 #include "config.h"
 
 #include <errno.h>
@@ -11,9 +11,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#define UCB_CGROUP_INTERNAL
 #include "core/util.h"
-#include "host/cgroup/cgroup.h"
+#include "host/cgroup/internal.h"
 
 #ifndef SYS_pidfd_open
 #define SYS_pidfd_open 434

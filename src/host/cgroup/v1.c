@@ -1,4 +1,4 @@
-/* cgroup-v1.c - the v1 hierarchies through libcgroup 2.0.2: create a group with values, delete. */
+/* v1.c - the v1 hierarchies through libcgroup 2.0.2: create a group with values, delete. */
 #include "config.h"
 
 #include <errno.h>
@@ -6,9 +6,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#define UCB_CGROUP_INTERNAL
 #include "core/util.h"
-#include "host/cgroup/cgroup.h"
+#include "host/cgroup/internal.h"
 
 #ifdef HAVE_CGROUP
 #include <libcgroup.h>

@@ -1,4 +1,4 @@
-/* cgroup-v2.c - the unified hierarchy through plain cgroupfs: subtree_control, mkdir, writes. */
+/* v2.c - the unified hierarchy through plain cgroupfs: subtree_control, mkdir, writes. */
 #include "config.h"
 
 #include <errno.h>
@@ -10,26 +10,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define UCB_CGROUP_INTERNAL
 #include "core/util.h"
-#include "host/cgroup/cgroup.h"
+#include "host/cgroup/internal.h"
 
-/* Is `w` one of the space-separated words of `list`? */
+/* Is `w` one of the controllers of a cgroup.subtree_control text? */
 static bool
 has_word (const char *list, const char *w)
 {
-  size_t len = strlen (w);
-
-  for (const char *p = list; p && *p;)
-    {
-      size_t n;
-      p += strspn (p, " \n");
-      n = strcspn (p, " \n");
-      if (n == len && strncmp (p, w, len) == 0)
-        return true;
-      p += n;
-    }
-  return false;
+  return ucb_cg_list_has (list, strlen (list), w, ' ');
 }
 
 /* write() of the whole string to dir/file; -1 with errno. */
