@@ -26,6 +26,12 @@ BELOW = {  # layer -> the layers it may include besides itself
 }
 # The one header of the engine that plug-ins see, and the plug-in table the engine reads.
 EXCEPTIONS = {("workloads", "engine/workload.h"), ("engine", "workloads/list.h")}
+# Calls: plug-ins call the engine's workload API (engine/workload.c); the registry in
+# engine/workload.c names every plug-in's descriptor.
+CALL_EXCEPTIONS = {("workloads", "engine/workload.c")}
+# A registry names its plug-ins' descriptors (an X-macro table), and the plug-ins call the
+# framework: that is the plug-in contract, not a circle.
+REGISTRIES = {"engine/workload.c": "workloads/", "verify/verify.c": "verify/cases/"}
 MAX_LINES = 700
 
 n = 0
@@ -98,6 +104,80 @@ check(not against, "no include runs against cli -> {engine, verify, report} -> h
 check(not circles, "no include circle", circles)
 check(not over, f"no source file over {MAX_LINES} lines", over)
 
+
+def call_findings(objdir, srcdir):
+    """The same rule for calls, read from the objects (`nm`): a file that calls a function or
+    uses a variable defined in another file depends on it, included or not.  Returns the calls
+    against the rule and the circles of files that call each other (strongly connected sets)."""
+    import subprocess
+    defined, uses = {}, {}
+    for root, _, names in os.walk(objdir):
+        for name in names:
+            if not name.endswith(".o"):
+                continue
+            path = os.path.join(root, name)
+            rel = os.path.relpath(path, objdir)[:-2] + ".c"
+            if not os.path.exists(os.path.join(srcdir, rel)) or rel.endswith("seccomp-docker.c"):
+                continue
+            out = subprocess.run(["nm", path], capture_output=True, text=True).stdout
+            for line in out.splitlines():
+                parts = line.split()
+                if len(parts) == 3 and parts[1] in "TDBR":
+                    defined[parts[2]] = rel
+                elif len(parts) == 2 and parts[0] == "U":
+                    uses.setdefault(rel, set()).add(parts[1])
+    edges = {}
+    for rel, syms in uses.items():
+        for sym in syms:
+            to = defined.get(sym)
+            if to and to != rel and not to.startswith(REGISTRIES.get(rel, "\0")):
+                edges.setdefault(rel, {}).setdefault(to, set()).add(sym)
+    against = []
+    for a, tos in sorted(edges.items()):
+        for b, syms in sorted(tos.items()):
+            la, lb = layer_of(a), layer_of(b)
+            if la != lb and lb not in BELOW.get(la, set()) and (la, b) not in CALL_EXCEPTIONS:
+                against.append(f"{a} -> {b}: {', '.join(sorted(syms)[:4])}")
+    # Tarjan's strongly connected components: every set of more than one file is a circle.
+    index, low, stack, on, circles = {}, {}, [], set(), []
+
+    def strong(v):
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in edges.get(v, {}):
+            if w not in index:
+                strong(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                circles.append(" <-> ".join(sorted(comp)))
+
+    for v in sorted(edges):
+        if v not in index:
+            strong(v)
+    return against, circles
+
+
+objdir = os.environ.get("UCB_OBJDIR") or os.path.join(os.getcwd(), "src")
+if os.path.exists(os.path.join(objdir, "core", "error.o")):
+    cagainst, ccircles = call_findings(objdir, src)
+    check(not cagainst, "no call runs against the rule (nm over the objects)", cagainst)
+    check(not ccircles, "no circle of files that call each other", ccircles)
+else:
+    for what in ("no call runs against the rule", "no circle of files that call each other"):
+        n += 1
+        print(f"ok {n} - {what} # SKIP no objects under {objdir} (run from the build directory)")
+
 # The checker itself must be able to fail: a small tree with one fault of each kind.
 with tempfile.TemporaryDirectory(prefix="ucb-layers-") as bad:
     tree = {
@@ -116,5 +196,19 @@ with tempfile.TemporaryDirectory(prefix="ucb-layers-") as bad:
     check(len(u) == 1 and len(a) == 2 and len(c) == 1 and len(o) == 1,
           "self-test: a tree with one fault of each kind is caught on every rule",
           [f"unqualified {u}", f"against {a}", f"circles {c}", f"over {o}"])
+    # Calls without includes: core/x.c calls host/y.c (against the rule), which calls back.
+    import shutil
+    import subprocess
+    cc = os.environ.get("CC", "cc").split()[0]
+    if shutil.which(cc) and shutil.which("nm"):
+        for rel, text in {"core/x.c": "int y (void);\nint x (void) { return y (); }\n",
+                          "host/y.c": "int x (void);\nint y (void) { return x () + 1; }\n"}.items():
+            with open(os.path.join(bad, rel), "w", encoding="utf-8") as f:
+                f.write(text)
+            subprocess.run([cc, "-c", os.path.join(bad, rel), "-o", os.path.join(bad, rel[:-2] + ".o")],
+                           check=True)
+        ca, cc_ = call_findings(bad, bad)
+        check(len(ca) == 1 and len(cc_) == 1, "self-test: a call against the rule and a call circle are caught",
+              [f"against {ca}", f"circles {cc_}"])
 print(f"1..{n}")
 sys.exit(1 if failed else 0)
