@@ -171,6 +171,17 @@ result_name (enum ucb_result r)
 }
 
 /* The task: set up, report ready, wait for the barrier, loop until the stop flag. */
+/* The end of a task's workload, on every path after setup() began: its teardown(), then the
+ * memory of its state, which the harness owns so that no workload has to free it. */
+static void
+finish_task (const struct ucb_workload *w, struct ucb_wctx *ctx)
+{
+  if (w->teardown)
+    w->teardown (ctx);
+  free (ctx->priv);
+  ctx->priv = NULL;
+}
+
 static int
 task_main (void *argp, const struct ucb_task_env *env, unsigned task, ucb_error_t *err)
 {
@@ -187,15 +198,13 @@ task_main (void *argp, const struct ucb_task_env *env, unsigned task, ucb_error_
 
   if (w->setup && w->setup (&ctx, err) < 0)
     {
-      if (w->teardown) /* idempotent: releases what setup took before it failed */
-        w->teardown (&ctx);
+      finish_task (w, &ctx); /* releases what setup took before it failed */
       return ucb_error_wrap (err, "workload %s: setup of task %u", w->name, task);
     }
   publish_cpu (ctx.slot);
   if (ucb_task_ready (env, task, err) < 0 || ucb_task_wait_start (env, err) < 0)
     {
-      if (w->teardown)
-        w->teardown (&ctx);
+      finish_task (w, &ctx);
       return -1;
     }
   while (!ucb_arena_stopping (a->shared))
@@ -205,8 +214,7 @@ task_main (void *argp, const struct ucb_task_env *env, unsigned task, ucb_error_
       if (r != UCB_OK)
         break;
     }
-  if (w->teardown)
-    w->teardown (&ctx);
+  finish_task (w, &ctx);
   if (r != UCB_OK)
     return ucb_make_error (err, __atomic_load_n (&ctx.slot->last_errno, __ATOMIC_RELAXED),
                            "workload %s stopped in task %u: %s", w->name, task, result_name (r));

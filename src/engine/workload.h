@@ -24,7 +24,7 @@ enum ucb_result
 struct ucb_wctx
 {
   struct ucb_slot *slot;
-  void *priv; /* workload-owned state, set by setup() */
+  void *priv; /* workload state from setup(): malloc'd, freed by the harness after teardown() */
   unsigned container;
   unsigned task;       /* index within the container */
   unsigned tasks;      /* tasks per container */
@@ -79,7 +79,8 @@ struct ucb_workload
   int (*setup) (struct ucb_wctx *ctx, ucb_error_t *err);
   /* loop(): `iters` attempts of the op, nothing else; timing is the harness's job. */
   enum ucb_result (*loop) (struct ucb_wctx *ctx, uint64_t iters);
-  /* teardown(): release what setup() took; must be idempotent.  May be NULL. */
+  /* teardown(): release what setup() took besides the memory of `priv` (the harness frees
+   * it afterwards), as far as setup() got; `priv` may be NULL.  May be NULL. */
   void (*teardown) (struct ucb_wctx *ctx);
 };
 

@@ -86,8 +86,6 @@ mqueue_teardown (struct ucb_wctx *ctx)
     return;
   /* Only a loop that stopped between mq_open and mq_unlink leaves the name; ENOENT is fine. */
   (void) mq_unlink (s->name);
-  free (s);
-  ctx->priv = NULL;
 }
 
 const struct ucb_workload ucb_workload_mqueue = {

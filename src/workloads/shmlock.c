@@ -85,8 +85,6 @@ shmlock_teardown (struct ucb_wctx *ctx)
     (void) shmctl (s->id, IPC_RMID, NULL);
   if (s->addr != NULL)
     (void) shmdt (s->addr);
-  free (s);
-  ctx->priv = NULL;
 }
 
 const struct ucb_workload ucb_workload_shmlock = {

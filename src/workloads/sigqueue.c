@@ -103,8 +103,6 @@ sigqueue_teardown (struct ucb_wctx *ctx)
       if (s->unblock)
         pthread_sigmask (SIG_UNBLOCK, &s->set, NULL);
     }
-  free (s);
-  ctx->priv = NULL;
 }
 
 const struct ucb_workload ucb_workload_sigqueue = {

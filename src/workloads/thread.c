@@ -90,8 +90,6 @@ thread_teardown (struct ucb_wctx *ctx)
     return;
   if (s->attr_ok)
     pthread_attr_destroy (&s->attr);
-  free (s);
-  ctx->priv = NULL;
 }
 
 const struct ucb_workload ucb_workload_thread = {

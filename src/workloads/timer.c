@@ -71,13 +71,6 @@ timer_loop (struct ucb_wctx *ctx, uint64_t iters)
   return UCB_OK;
 }
 
-static void
-timer_teardown (struct ucb_wctx *ctx)
-{
-  free (ctx->priv);
-  ctx->priv = NULL;
-}
-
 const struct ucb_workload ucb_workload_timer = {
   .name = "timer",
   .summary = "timer_create + timer_delete of a POSIX timer that is never armed",
@@ -90,5 +83,4 @@ const struct ucb_workload ucb_workload_timer = {
   .batch = 1000,
   .setup = timer_setup,
   .loop = timer_loop,
-  .teardown = timer_teardown,
 };

@@ -56,13 +56,6 @@ vfork_loop (struct ucb_wctx *ctx, uint64_t iters)
   return UCB_OK;
 }
 
-static void
-vfork_teardown (struct ucb_wctx *ctx)
-{
-  free (ctx->priv);
-  ctx->priv = NULL;
-}
-
 const struct ucb_workload ucb_workload_vfork = {
   .name = "vfork",
   .summary = "vfork-style clone of a child that exits at once, then waitpid() it",
@@ -74,5 +67,4 @@ const struct ucb_workload ucb_workload_vfork = {
   .batch = 50,
   .setup = vfork_setup,
   .loop = vfork_loop,
-  .teardown = vfork_teardown,
 };
