@@ -25,8 +25,33 @@ const char ucb_compare_usage[]
       "Exit status: 0 no regression, 1 a significant regression or a verify case that newly\n"
       "fails, 2 bad input.\n";
 
+struct copts
+{
+  double threshold;
+  enum ucb_format format;
+  bool help;
+};
+
 static int
-parse (int argc, char **argv, double *thr, enum ucb_format *fmt, bool *help, ucb_error_t *err)
+compare_opt (void *ctx, int c, const char *arg, ucb_error_t *err)
+{
+  struct copts *o = ctx;
+
+  switch (c)
+    {
+    case 't':
+      if (ucb_parse_seconds (arg, 0, 1000, &o->threshold) < 0)
+        return ucb_usage_error (err, "invalid --threshold `%s`: a percentage from 0 to 1000", arg);
+      return 0;
+    case 'f':
+      return ucb_parse_format (arg, &o->format, err) < 0 ? -1 : 0;
+    default:
+      return 1;
+    }
+}
+
+static int
+parse (int argc, char **argv, struct copts *o, ucb_error_t *err)
 {
   static const struct option longopts[] = {
     { "threshold", required_argument, NULL, 't' },
@@ -34,34 +59,11 @@ parse (int argc, char **argv, double *thr, enum ucb_format *fmt, bool *help, ucb
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },
   };
-  int c;
 
-  *thr = 5;
-  *fmt = UCB_FORMAT_TEXT;
-  *help = false;
-  optind = 0;
-  opterr = 0;
-  while ((c = getopt_long (argc, argv, ":h", longopts, NULL)) != -1)
-    switch (c)
-      {
-      case 't':
-        if (ucb_parse_seconds (optarg, 0, 1000, thr) < 0)
-          return ucb_usage_error (err, "invalid --threshold `%s`: a percentage from 0 to 1000",
-                                  optarg);
-        break;
-      case 'f':
-        if (ucb_parse_format (optarg, fmt, err) < 0)
-          return -1;
-        break;
-      case 'h':
-        *help = true;
-        return 0;
-      case ':':
-      case '?':
-      default:
-        return ucb_getopt_error (c, argv, err);
-      }
-  if (argc - optind != 2)
+  *o = (struct copts){ .threshold = 5, .format = UCB_FORMAT_TEXT };
+  if (ucb_getopt_each (argc, argv, "", longopts, compare_opt, o, &o->help, err) < 0)
+    return -1;
+  if (!o->help && argc - optind != 2)
     return ucb_usage_error (err, "compare needs two documents, BASE.json and HEAD.json (got %d)",
                             argc - optind);
   return 0;
@@ -70,16 +72,15 @@ parse (int argc, char **argv, double *thr, enum ucb_format *fmt, bool *help, ucb
 int
 ucb_cmd_compare (int argc, char **argv, ucb_error_t *err)
 {
-  double thr;
-  enum ucb_format fmt;
-  bool help;
+  struct copts o;
 
-  if (parse (argc, argv, &thr, &fmt, &help, err) < 0)
+  if (parse (argc, argv, &o, err) < 0)
     return -1;
-  if (help)
+  if (o.help)
     {
       fputs (ucb_compare_usage, stdout);
       return 0;
     }
-  return ucb_compare (argv[optind], argv[optind + 1], thr, fmt == UCB_FORMAT_JSON, err);
+  return ucb_compare (argv[optind], argv[optind + 1], o.threshold, o.format == UCB_FORMAT_JSON,
+                      err);
 }

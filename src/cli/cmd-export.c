@@ -41,6 +41,35 @@ struct xopts
 };
 
 static int
+export_opt (void *ctx, int c, const char *arg, ucb_error_t *err)
+{
+  struct xopts *o = ctx;
+
+  switch (c)
+    {
+    case 't':
+      o->have_format = false;
+      for (size_t k = 0; k < UCB_EXPORT_N; k++)
+        if (strcmp (arg, ucb_export_format_names[k]) == 0)
+          {
+            o->format = (enum ucb_export_format) k;
+            o->have_format = true;
+          }
+      if (!o->have_format)
+        return ucb_usage_error (err,
+                                "invalid --to `%s` (expected gab, gab-smaller, bmf, gbench, "
+                                "lkp, junit or ktap)",
+                                arg);
+      return 0;
+    case 'o':
+      o->output = arg;
+      return 0;
+    default:
+      return 1;
+    }
+}
+
+static int
 parse (struct xopts *o, int argc, char **argv, ucb_error_t *err)
 {
   static const struct option longopts[] = {
@@ -49,39 +78,12 @@ parse (struct xopts *o, int argc, char **argv, ucb_error_t *err)
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },
   };
-  int c;
 
   memset (o, 0, sizeof *o);
-  optind = 0;
-  opterr = 0;
-  while ((c = getopt_long (argc, argv, ":h", longopts, NULL)) != -1)
-    switch (c)
-      {
-      case 't':
-        o->have_format = false;
-        for (size_t k = 0; k < UCB_EXPORT_N; k++)
-          if (strcmp (optarg, ucb_export_format_names[k]) == 0)
-            {
-              o->format = (enum ucb_export_format) k;
-              o->have_format = true;
-            }
-        if (!o->have_format)
-          return ucb_usage_error (err,
-                                  "invalid --to `%s` (expected gab, gab-smaller, bmf, gbench, "
-                                  "lkp, junit or ktap)",
-                                  optarg);
-        break;
-      case 'o':
-        o->output = optarg;
-        break;
-      case 'h':
-        o->help = true;
-        return 0;
-      case ':':
-      case '?':
-      default:
-        return ucb_getopt_error (c, argv, err);
-      }
+  if (ucb_getopt_each (argc, argv, "", longopts, export_opt, o, &o->help, err) < 0)
+    return -1;
+  if (o->help)
+    return 0;
   if (!o->have_format)
     return ucb_usage_error (err, "export needs --to FORMAT (gab, gab-smaller, bmf, gbench, lkp, "
                                  "junit or ktap)");

@@ -23,6 +23,16 @@ const char ucb_plot_usage[]
       "Exit status: 0 written, 1 the output could not be written, 2 bad input.\n";
 
 static int
+plot_opt (void *ctx, int c, const char *arg, ucb_error_t *err)
+{
+  (void) err;
+  if (c != 'o')
+    return 1;
+  *(const char **) ctx = arg;
+  return 0;
+}
+
+static int
 parse (int argc, char **argv, const char **output, bool *help, ucb_error_t *err)
 {
   static const struct option longopts[] = {
@@ -30,26 +40,12 @@ parse (int argc, char **argv, const char **output, bool *help, ucb_error_t *err)
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },
   };
-  int c;
 
   *output = NULL;
-  *help = false;
-  optind = 0;
-  opterr = 0;
-  while ((c = getopt_long (argc, argv, ":ho:", longopts, NULL)) != -1)
-    switch (c)
-      {
-      case 'o':
-        *output = optarg;
-        break;
-      case 'h':
-        *help = true;
-        return 0;
-      case ':':
-      case '?':
-      default:
-        return ucb_getopt_error (c, argv, err);
-      }
+  if (ucb_getopt_each (argc, argv, "o:", longopts, plot_opt, output, help, err) < 0)
+    return -1;
+  if (*help)
+    return 0;
   if (argc - optind < 1)
     return ucb_usage_error (err, "plot needs at least one result document (FILE.json)");
   if (*output == NULL)

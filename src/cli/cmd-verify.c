@@ -84,7 +84,52 @@ vopts_free (struct vopts *o)
   o->selected = NULL;
 }
 
-/* The options; optind is left at the first case id. */
+static int
+verify_opt (void *ctx, int c, const char *arg, ucb_error_t *err)
+{
+  static const char *const formats[]
+      = { [VF_TAP] = "tap", [VF_JSON] = "json", [VF_JUNIT] = "junit" };
+  struct vopts *o = ctx;
+  uint64_t v;
+
+  switch (c)
+    {
+    case 'f':
+      for (size_t k = 0; k < UCB_ARRAY_SIZE (formats); k++)
+        if (strcmp (arg, formats[k]) == 0)
+          {
+            o->format = (enum vformat) k;
+            return 0;
+          }
+      return ucb_usage_error (err, "invalid --format `%s` (expected tap, json or junit)", arg);
+    case 'o':
+      free (o->output);
+      o->output = xstrdup (arg);
+      return 0;
+    case 'l':
+      o->list = true;
+      return 0;
+    case 'r':
+      if (ucb_parse_u64 (arg, 1, 1000, &v) < 0)
+        return ucb_usage_error (err, "invalid --repeat `%s`: expected 1 to 1000", arg);
+      o->repeat = (unsigned) v;
+      return 0;
+    case 'k':
+      o->keep_going = true;
+      return 0;
+    case 'u':
+      /* Case i uses base + 100 i .. + 99: the last case's range must fit below (uid_t) -1. */
+      if (ucb_parse_u64 (arg, 1, 4294967294u - 100 * (uint64_t) o->ncases, &v) < 0)
+        return ucb_usage_error (err, "invalid --uid-base `%s`", arg);
+      o->uid_base = (uid_t) v;
+      return 0;
+    default:
+      return 1;
+    }
+}
+
+/* The options; optind is left at the first case id.  No '+': case ids may come before or
+ * after the options. */
 static int
 parse_options (struct vopts *o, int argc, char **argv, ucb_error_t *err)
 {
@@ -94,56 +139,8 @@ parse_options (struct vopts *o, int argc, char **argv, ucb_error_t *err)
     { "keep-going", no_argument, NULL, 'k' },     { "help", no_argument, NULL, 'h' },
     { "uid-base", required_argument, NULL, 'u' }, { NULL, 0, NULL, 0 },
   };
-  uint64_t v;
-  int c;
 
-  optind = 0;
-  opterr = 0;
-  /* No '+': case ids may come before or after the options. */
-  while ((c = getopt_long (argc, argv, ":h", longopts, NULL)) != -1)
-    switch (c)
-      {
-      case 'f':
-        if (strcmp (optarg, "tap") == 0)
-          o->format = VF_TAP;
-        else if (strcmp (optarg, "json") == 0)
-          o->format = VF_JSON;
-        else if (strcmp (optarg, "junit") == 0)
-          o->format = VF_JUNIT;
-        else
-          return ucb_usage_error (err, "invalid --format `%s` (expected tap, json or junit)",
-                                  optarg);
-        break;
-      case 'o':
-        free (o->output);
-        o->output = xstrdup (optarg);
-        break;
-      case 'l':
-        o->list = true;
-        break;
-      case 'r':
-        if (ucb_parse_u64 (optarg, 1, 1000, &v) < 0)
-          return ucb_usage_error (err, "invalid --repeat `%s`: expected 1 to 1000", optarg);
-        o->repeat = (unsigned) v;
-        break;
-      case 'k':
-        o->keep_going = true;
-        break;
-      case 'u':
-        /* Case i uses base + 100 i .. + 99: the last case's range must fit below (uid_t) -1. */
-        if (ucb_parse_u64 (optarg, 1, 4294967294u - 100 * (uint64_t) o->ncases, &v) < 0)
-          return ucb_usage_error (err, "invalid --uid-base `%s`", optarg);
-        o->uid_base = (uid_t) v;
-        break;
-      case 'h':
-        o->help = true;
-        return 0;
-      case ':':
-      case '?':
-      default:
-        return ucb_getopt_error (c, argv, err);
-      }
-  return 0;
+  return ucb_getopt_each (argc, argv, "", longopts, verify_opt, o, &o->help, err);
 }
 
 /* The cases named by the arguments from optind on (ids, names, rlimits); all without any. */

@@ -193,32 +193,60 @@ static const struct option format_longopts[] = {
   { NULL, 0, NULL, 0 },
 };
 
+static int
+format_only_opt (void *ctx, int c, const char *arg, ucb_error_t *err)
+{
+  if (c != FORMAT_ONLY_FORMAT)
+    return 1;
+  return ucb_parse_format (arg, ctx, err) < 0 ? -1 : 0;
+}
+
 int
 ucb_parse_format_only (int argc, char **argv, const char *usage, enum ucb_format *format,
                        ucb_error_t *err)
 {
-  int c;
+  bool help;
 
   *format = UCB_FORMAT_TEXT;
-  optind = 0; /* full re-initialisation: argv may be parsed more than once per process */
-  opterr = 0;
-  while ((c = getopt_long (argc, argv, "+:h", format_longopts, NULL)) != -1)
-    switch (c)
-      {
-      case FORMAT_ONLY_FORMAT:
-        if (ucb_parse_format (optarg, format, err) < 0)
-          return -1;
-        break;
-      case 'h':
-        fputs (usage, stdout);
-        return 1;
-      case ':':
-      case '?':
-      default:
-        return ucb_getopt_error (c, argv, err);
-      }
+  if (ucb_getopt_each (argc, argv, "+", format_longopts, format_only_opt, format, &help, err) < 0)
+    return -1;
+  if (help)
+    {
+      fputs (usage, stdout);
+      return 1;
+    }
   if (optind < argc)
     return ucb_usage_error (err, "unexpected argument `%s`", argv[optind]);
+  return 0;
+}
+
+int
+ucb_getopt_each (int argc, char **argv, const char *shortopts, const struct option *longopts,
+                 ucb_opt_fn fn, void *ctx, bool *help, ucb_error_t *err)
+{
+  bool in_order = shortopts[0] == '+';
+  /* ':' first: a missing value is reported as ':', not printed by getopt (opterr = 0). */
+  cleanup_free char *opts = xasprintf ("%s:h%s", in_order ? "+" : "", shortopts + in_order);
+  int c;
+
+  *help = false;
+  optind = 0; /* full re-initialisation: argv may be parsed more than once per process */
+  opterr = 0;
+  while ((c = getopt_long (argc, argv, opts, longopts, NULL)) != -1)
+    {
+      int r;
+
+      if (c == 'h')
+        {
+          *help = true;
+          return 0;
+        }
+      r = c == ':' || c == '?' ? 1 : fn (ctx, c, optarg, err);
+      if (r > 0)
+        return ucb_getopt_error (c, argv, err);
+      if (r < 0)
+        return -1;
+    }
   return 0;
 }
 

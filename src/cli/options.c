@@ -344,34 +344,37 @@ parse_plan_opt (struct ucb_plan *p, int c, const char *arg, ucb_error_t *err)
     }
 }
 
-/* One option of the output, --help (1), or a runtime option (cgroup, seccomp, caps, perf). */
+/* One option of the output, or a runtime option (cgroup, seccomp, caps, perf). */
 static int
-parse_other_opt (struct ucb_run_options *o, int c, char **argv, ucb_error_t *err)
+parse_other_opt (struct ucb_run_options *o, int c, const char *arg, ucb_error_t *err)
 {
   switch (c)
     {
     case OPT_OUTPUT:
-      if (*optarg == '\0')
+      if (*arg == '\0')
         return ucb_usage_error (err, "empty --output file name");
       free (o->output);
-      o->output = xstrdup (optarg);
+      o->output = xstrdup (arg);
       return 0;
     case OPT_FORMAT:
-      return ucb_parse_format (optarg, &o->format, err) < 0 ? -1 : 0;
+      return ucb_parse_format (arg, &o->format, err) < 0 ? -1 : 0;
     case OPT_QUIET:
       o->quiet = true;
       return 0;
-    case 'h':
-      o->help = true;
-      return 1;
-    case ':':
-    case '?':
-      return ucb_getopt_error (c, argv, err);
     default:
       if (c >= UCB_OPT_RUNTIME_FIRST && c <= UCB_OPT_RUNTIME_LAST)
-        return ucb_runtime_option (&o->plan.rt, c, optarg, err) < 0 ? -1 : 0;
-      return ucb_getopt_error (c, argv, err);
+        return ucb_runtime_option (&o->plan.rt, c, arg, err) < 0 ? -1 : 0;
+      return 1;
     }
+}
+
+static int
+run_opt (void *ctx, int c, const char *arg, ucb_error_t *err)
+{
+  struct ucb_run_options *o = ctx;
+  int r = parse_plan_opt (&o->plan, c, arg, err);
+
+  return r == 1 ? parse_other_opt (o, c, arg, err) : r;
 }
 
 /* Sampling: the interval fits the duration, and the samples per task stay bounded. */
@@ -443,22 +446,11 @@ int
 ucb_run_options_parse (struct ucb_run_options *o, int argc, char **argv, unsigned ncpus,
                        ucb_error_t *err)
 {
-  int c;
-
   set_defaults (o, ncpus);
-  optind = 0; /* full re-initialisation: the unit tests parse many argument vectors */
-  opterr = 0;
-  while ((c = getopt_long (argc, argv, "+:h", run_longopts, NULL)) != -1)
-    {
-      int r = parse_plan_opt (&o->plan, c, optarg, err);
-
-      if (r == 1)
-        r = parse_other_opt (o, c, argv, err);
-      if (r < 0)
-        return -1;
-      if (r == 1) /* --help: nothing else matters */
-        return 0;
-    }
+  if (ucb_getopt_each (argc, argv, "+", run_longopts, run_opt, o, &o->help, err) < 0)
+    return -1;
+  if (o->help) /* nothing else matters */
+    return 0;
   if (optind < argc)
     return ucb_usage_error (err, "unexpected argument `%s`", argv[optind]);
   if (ucb_runtime_validate (&o->plan, err) < 0 || check_timing (&o->plan, err) < 0)

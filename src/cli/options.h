@@ -76,6 +76,16 @@ int ucb_parse_format_only (int argc, char **argv, const char *usage, enum ucb_fo
                            ucb_error_t *err) __attribute__ ((warn_unused_result));
 /* The usage error for getopt_long's ':' (missing value) or '?' (unknown option) result. */
 int ucb_getopt_error (int c, char **argv, ucb_error_t *err) __attribute__ ((warn_unused_result));
+/* One option of a command: `c` is getopt's result, `arg` its value.  0 = taken, < 0 = an
+ * error (in `err`), > 0 = not an option of this command. */
+typedef int (*ucb_opt_fn) (void *ctx, int c, const char *arg, ucb_error_t *err);
+struct option;
+/* The getopt_long loop of every command.  `shortopts` are the command's short options, with a
+ * leading '+' to stop at the first operand (run, info, list); -h/--help sets *help and ends the
+ * loop; a missing value or an unknown option is the usage error.  Operands start at optind. */
+int ucb_getopt_each (int argc, char **argv, const char *shortopts, const struct option *longopts,
+                     ucb_opt_fn fn, void *ctx, bool *help, ucb_error_t *err)
+    __attribute__ ((warn_unused_result));
 
 extern const char ucb_run_usage[];
 
