@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/prctl.h>
 
 #include "core/process.h"
@@ -53,5 +54,16 @@ ucb_become_subreaper (ucb_error_t *err)
 {
   if (prctl (PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0)
     return ucb_make_error (err, errno, "prctl(PR_SET_CHILD_SUBREAPER)");
+  return 0;
+}
+
+int
+ucb_arm_pdeathsig (pid_t expected_parent, const char *parent_name, ucb_error_t *err)
+{
+  if (prctl (PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
+    return ucb_make_error (err, errno, "prctl(PR_SET_PDEATHSIG)");
+  /* The parent may have died before the prctl: then nobody would ever send the signal. */
+  if (getppid () != expected_parent)
+    return ucb_make_error (err, 0, "%s exited during setup", parent_name);
   return 0;
 }

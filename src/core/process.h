@@ -2,6 +2,8 @@
 #ifndef UCB_PROCESS_H
 #define UCB_PROCESS_H
 
+#include <sys/types.h>
+
 #include "core/error.h"
 
 /* SIGINT/SIGTERM/SIGHUP set a flag instead of killing us, so every exit path cleans up. */
@@ -13,5 +15,10 @@ int ucb_interrupted (void);
 /* Make orphaned descendants our children (PR_SET_CHILD_SUBREAPER), so that the fleet can
  * reap every process it made, not only the owners. */
 int ucb_become_subreaper (ucb_error_t *err) __attribute__ ((warn_unused_result));
+
+/* Die with our parent (SIGKILL), and check it is still `expected_parent`; a credential change
+ * clears the setting, so it is armed again after every one.  The error names `parent_name`. */
+int ucb_arm_pdeathsig (pid_t expected_parent, const char *parent_name, ucb_error_t *err)
+    __attribute__ ((warn_unused_result));
 
 #endif

@@ -46,6 +46,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/lists.h"
+#include "core/process.h"
 #include "core/util.h"
 #include "engine/spawn-proto.h"
 #include "engine/spawn.h"
@@ -107,23 +109,6 @@ ucb_task_wait_start (const struct ucb_task_env *env, ucb_error_t *err)
 }
 
 /* Die with our parent; fail if it is already gone (it may have died before prctl). */
-static int
-arm_pdeathsig (pid_t expected_parent, ucb_error_t *err)
-{
-  if (prctl (PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
-    return ucb_make_error (err, errno, "prctl(PR_SET_PDEATHSIG)");
-  if (getppid () != expected_parent)
-    return ucb_make_error (err, 0, "parent exited during setup");
-  return 0;
-}
-
-static int
-cmp_fd (const void *a, const void *b)
-{
-  int x = *(const int *) a, y = *(const int *) b;
-  return (x > y) - (x < y);
-}
-
 /* Close every fd >= 3 except `keep`: siblings' sockets and the parent's files must not
  * leak into containers. */
 static void
@@ -131,7 +116,7 @@ close_all_but (int *keep, size_t n)
 {
   unsigned lo = 3;
 
-  qsort (keep, n, sizeof *keep, cmp_fd);
+  qsort (keep, n, sizeof *keep, ucb_cmp_int);
   for (size_t i = 0; i < n; i++)
     {
       if (keep[i] < (int) lo)
@@ -190,7 +175,7 @@ task_process (const struct ucb_task_env *env, pid_t init, unsigned task, ucb_tas
   ucb_error_t err = NULL;
   int r;
 
-  if (arm_pdeathsig (init, &err) < 0 || pin_self (env->spec, task, &err) < 0)
+  if (ucb_arm_pdeathsig (init, "parent", &err) < 0 || pin_self (env->spec, task, &err) < 0)
     child_fail_noreturn (env->sync_fd, &err);
   set_name ("ucb-task", env->spec->index);
   r = fn (arg, env, task, &err);
@@ -349,7 +334,7 @@ build_level (const struct ucb_task_env *env, unsigned level, uid_t map_uid, gid_
         _exit (UCB_EXIT_FAILURE); /* the creator failed and already reported why */
       close (gate[0]);
       /* In a new pid namespace our parent is outside it: getppid() reads 0. */
-      if (arm_pdeathsig ((flags & CLONE_NEWPID) ? 0 : self, &err) < 0)
+      if (ucb_arm_pdeathsig ((flags & CLONE_NEWPID) ? 0 : self, "parent", &err) < 0)
         child_fail_noreturn (env->sync_fd, &err);
       set_name ("ucb-ns", level);
       /* Inside, we are uid 0 and map our children's 0 to it. */
@@ -414,7 +399,7 @@ become_owner (const struct ucb_container_spec *spec, pid_t parent, ucb_error_t *
   if (apply_limits (spec, err) < 0)
     return -1;
   /* The credential change also cleared the parent-death signal. */
-  return arm_pdeathsig (parent, err);
+  return ucb_arm_pdeathsig (parent, "parent", err);
 }
 
 __attribute__ ((noreturn)) static void
@@ -424,7 +409,7 @@ owner_main (const struct ucb_task_env *env, pid_t parent, ucb_task_main_fn fn, v
   int keep[2] = { env->sync_fd, env->start_fd };
 
   close_all_but (keep, 2);
-  if (arm_pdeathsig (parent, &err) < 0)
+  if (ucb_arm_pdeathsig (parent, "parent", &err) < 0)
     child_fail_noreturn (env->sync_fd, &err);
   if (setpgid (0, 0) < 0 && errno != EACCES)
     {

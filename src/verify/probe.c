@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "core/process.h"
 #include "core/util.h"
 #include "host/userns.h"
 #include "verify/probe.h"
@@ -155,16 +156,6 @@ ucb_probe_await (struct ucb_probe_out *order, ucb_error_t *err)
 }
 
 /* The credential change cleared the parent-death signal: re-arm it, and check the parent. */
-static int
-rearm_pdeathsig (pid_t parent, ucb_error_t *err)
-{
-  if (prctl (PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
-    return ucb_make_error (err, errno, "prctl(PR_SET_PDEATHSIG)");
-  if (getppid () != parent)
-    return ucb_make_error (err, 0, "the case process exited during setup");
-  return 0;
-}
-
 /* A user namespace whose range maps the case process writes; we become 0 inside. */
 static int
 enter_range_userns (const struct ucb_probe_spec *spec, pid_t parent, ucb_error_t *err)
@@ -179,7 +170,7 @@ enter_range_userns (const struct ucb_probe_spec *spec, pid_t parent, ucb_error_t
   if (ucb_userns_become (0, 0, err) < 0)
     return ucb_error_wrap (err, "uid 0 in the user namespace");
   /* getppid() is still the case process: no pid namespace of ours. */
-  return rearm_pdeathsig (parent, err);
+  return ucb_arm_pdeathsig (parent, "the case process", err);
 }
 
 static rlim_t
@@ -203,7 +194,7 @@ setup (const struct ucb_probe_spec *spec, pid_t parent, ucb_error_t *err)
     return ucb_make_error (err, errno, "unshare(%#x)", (unsigned) spec->unshare);
   if (spec->uid
       && (ucb_userns_become (spec->uid, (gid_t) spec->uid, err) < 0
-          || rearm_pdeathsig (parent, err) < 0))
+          || ucb_arm_pdeathsig (parent, "the case process", err) < 0))
     return -1;
   if (spec->soft && ucb_vsoft (spec->resource, soft_of (spec->soft), err) < 0)
     return -1;
