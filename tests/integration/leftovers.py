@@ -4,7 +4,7 @@ import os
 import signal
 import subprocess
 
-from taplib import Tap, UCBENCH, alive, descendants, run, skip_all, tasks_of, userns_works, wait_for
+from taplib import RunProcs, Tap, UCBENCH, ran, run, skip_all, userns_works, wait_for
 
 if not userns_works():
     skip_all("user namespaces cannot be created here")
@@ -39,18 +39,19 @@ for workload in ("mqueue", "shmlock"):
                                   "--duration", "1" if sig is None else "30", "--interval", "0.25",
                                   "--quiet"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                  text=True)
-            wait_for(lambda: len(tasks_of(p.pid)) == 6, 15)
-            procs = descendants(p.pid)
+            procs = RunProcs(p.pid)
+            tasks = procs.until_tasks(6)
             if sig is not None:
-                wait_for(lambda: False, 0.8)  # let the ops run
+                # in the middle of the ops: every task has done some (used CPU time)
+                wait_for(lambda: ran(tasks or [], 0.05))
                 os.kill(p.pid, sig)
             _, err = p.communicate(timeout=60)
-            gone = wait_for(lambda: not [q for q in procs if alive(q)], 5)
-            clean = wait_for(lambda: shm_ids() <= before_shm and mqueues() <= before_mq, 5)
-            t.ok(gone and clean and len(procs) >= 9,
+            gone = procs.gone()
+            clean = wait_for(lambda: shm_ids() <= before_shm and mqueues() <= before_mq)
+            t.ok(gone and clean and len(procs.snapshot) >= 9,
                  f"{name}: no process, queue or segment left",
                  f"rc={p.returncode} {err} left shm={shm_ids() - before_shm} "
-                 f"mq={mqueues() - before_mq}")
+                 f"mq={mqueues() - before_mq} processes={procs.left()}")
 
 r = run(["run", "--workload", "mqueue", "--isolate", "user", "--containers", "1"])
 t.ok(r.returncode == 2 and "IPC namespace" in r.stderr,

@@ -4,8 +4,7 @@ import json
 import os
 import subprocess
 
-from taplib import (Tap, UCBENCH, alive, descendants, run, skip_all, tasks_of, userns_works,
-                    wait_for)
+from taplib import RunProcs, Tap, UCBENCH, run, skip_all, tasks_of, userns_works, wait_for
 
 if not userns_works():
     skip_all("user namespaces cannot be created here")
@@ -39,8 +38,8 @@ def finish(p):
 
 # --tasks: 3 task processes per container, each with its own slot and samples.
 p = start(["--containers", "2", "--tasks", "3", "--owner", "distinct", "--duration", "1.5"])
-seen = wait_for(lambda: len(tasks_of(p.pid)) == 6 and tasks_of(p.pid), 10)
-procs = descendants(p.pid)
+procs = RunProcs(p.pid)
+seen = procs.until_tasks(6)
 doc, err = finish(p)
 t.ok(p.returncode == 0 and seen and len(seen) == 6, "--tasks 3: 6 task processes seen while running",
      err)
@@ -52,7 +51,7 @@ t.ok(res.get("tasks") == 3 and res.get("mode") == "process"
 t.ok(all(c["ops"] == sum(x["ops"] for x in c["tasks"]) for c in pcs)
      and abs(res["summary"]["per_task_ops"] * 6 - res["summary"]["total_ops_per_s"]) < 1,
      "--tasks 3: container = sum of its tasks; per_task_ops = total / (N x T)")
-t.ok(wait_for(lambda: not [q for q in procs if alive(q)], 3), "--tasks 3: nothing left")
+t.ok(procs.gone(), "--tasks 3: nothing left", procs.left())
 
 # --threads: the tasks are threads of one process per container.
 p = start(["--containers", "2", "--tasks", "2", "--threads", "--owner", "shared"])
@@ -67,7 +66,7 @@ t.ok(p.returncode == 0 and res.get("mode") == "thread"
 # --isolate: every namespace asked for is the container's own; others are ours.
 p = start(["--containers", "1", "--depth", "2", "--isolate", "user,ipc,pid,mnt,uts,net",
            "--duration", "2"])
-task = wait_for(lambda: tasks_of(p.pid), 15)
+task = wait_for(lambda: tasks_of(p.pid))
 kinds = ("ipc", "pid", "mnt", "uts", "net", "user")
 own = {k: ns(task[0], k) for k in kinds} if task else {}
 doc, err = finish(p)
@@ -76,7 +75,7 @@ t.ok(p.returncode == 0 and own and all(own[k] != ns(os.getpid(), k) for k in kin
 t.ok(doc and doc["results"][0]["isolate"] == "user,ipc,pid,mnt,uts,net",
      "--isolate: recorded per point")
 p = start(["--containers", "1", "--depth", "1", "--duration", "2"])
-task = wait_for(lambda: tasks_of(p.pid), 15)
+task = wait_for(lambda: tasks_of(p.pid))
 got = {k: ns(task[0], k) for k in ("ipc", "pid", "net")} if task else {}
 doc, err = finish(p)
 t.ok(got and got["ipc"] != ns(os.getpid(), "ipc") and got["pid"] == ns(os.getpid(), "pid")

@@ -6,10 +6,9 @@ import json
 import os
 import signal
 import subprocess
-import time
 
-from taplib import (Tap, UCBENCH, alive, descendants, run, scratch_dir, skip_all, tasks_of,
-                    userns_works, wait_for)
+from taplib import (RunProcs, Tap, UCBENCH, held, ran, run, scratch_dir, skip_all, userns_works,
+                    wait_for)
 
 if not userns_works():
     skip_all("user namespaces cannot be created here")
@@ -88,10 +87,13 @@ def finish(p, timeout=180):
 
 
 def observe(p, n):
-    """The status and cgroup lines of `n` tasks while they run."""
-    seen = wait_for(lambda: len(tasks_of(p.pid)) >= n and tasks_of(p.pid), 30)
-    time.sleep(0.2)
-    return [(q, status(q), cgroup_lines(q)) for q in (seen or [])]
+    """The status and cgroup lines of `n` tasks once they work (read with the run held, so it
+    cannot end under a slow reader), and the run's processes."""
+    procs = RunProcs(p.pid)
+    seen = wait_for(lambda: len(procs.scan().tasks()) >= n and procs.tasks())
+    wait_for(lambda: ran(seen or [], 0.01))
+    with held(p):
+        return [(q, status(q), cgroup_lines(q)) for q in (seen or [])], procs
 
 
 sc_before = subtree_control()
@@ -104,8 +106,7 @@ ARGS = ["--cgroup", "--seccomp", "docker", "--caps", "drop", "--isolate",
         "user,ipc,pid,mnt,uts,net", "--pin", "spread", "--containers", "8", "--owner", "distinct",
         "--uid-base", str(BASE), "--pids-max", "64", "--cpuset"]
 p = start(ARGS)
-tasks = observe(p, 8)
-procs = descendants(p.pid)
+tasks, procs = observe(p, 8)
 doc, err = finish(p)
 t.ok(p.returncode == 0 and doc is not None, "the issue's command runs (cgroup, seccomp docker, "
      "caps drop, six namespaces, pin spread, 8 containers)", err)
@@ -161,8 +162,8 @@ t.ok(all(x.get("l3") is not None and x.get("cpu") is not None for c in pcs for x
      and res.get("placement", {}).get("l3_domains", 0) >= 1,
      "every task records its CPU and L3 domain; the point records the domains spanned",
      json.dumps(res.get("placement")))
-t.ok(wait_for(lambda: not [q for q in procs if alive(q)], 5), "no process left")
-t.ok(wait_for(lambda: not (set(ucbench_groups()) - set(leftover_before)), 5),
+t.ok(procs.gone(), "no process left", procs.left())
+t.ok(wait_for(lambda: not (set(ucbench_groups()) - set(leftover_before))),
      "no ucbench cgroup left", ucbench_groups())
 t.ok(subtree_control() == sc_before, "cgroup.subtree_control as before",
      f"{sc_before!r} -> {subtree_control()!r}")
@@ -178,8 +179,7 @@ else:
     p = start(["--cgroup", "--seccomp", "docker", "--caps", "drop", "--isolate",
                "user,ipc,pid,mnt,uts,net", "--pin", "spread", "--containers", "8", "--owner",
                "distinct", "--uid-base", str(BASE + 100)], prefix=V2)
-    tasks = observe(p, 8)
-    procs = descendants(p.pid)
+    tasks, procs = observe(p, 8)
     doc, err = finish(p)
     t.ok(p.returncode == 0 and doc is not None, "the same command on a cgroup-v2-only mount", err)
     v2 = [line for _, _, lines in tasks for line in lines if line.startswith("0::")]
@@ -189,8 +189,8 @@ else:
     t.ok(cg.get("layout") == "unified", "v2: the layout is recorded as unified", json.dumps(cg))
     t.ok(all(s.get("Seccomp") == "2" and int(s.get("CapBnd", "0"), 16) == DOCKER_MASK
              for _, s, _ in tasks), "v2: seccomp and capabilities as on the host layout")
-    t.ok(wait_for(lambda: not [q for q in procs if alive(q)], 5), "v2: no process left")
-    t.ok(wait_for(lambda: not (set(ucbench_groups()) - set(leftover_before)), 5)
+    t.ok(procs.gone(), "v2: no process left", procs.left())
+    t.ok(wait_for(lambda: not (set(ucbench_groups()) - set(leftover_before)))
          and subtree_control() == sc_before, "v2: no cgroup left, subtree_control as before",
          f"{ucbench_groups()} {subtree_control()!r}")
     # --cgroup-set enables the controller in the parent's subtree_control, and undoes it.
@@ -215,30 +215,29 @@ if probe.returncode != 0 or not os.path.isdir("/sys/fs/cgroup/pids"):
 else:
     p = start(["--cgroup", "--pids-max", "64", "--containers", "2", "--owner", "distinct",
                "--uid-base", str(BASE + 250)], prefix=V1)
-    tasks = observe(p, 2)
+    tasks, _ = observe(p, 2)
     doc, err = finish(p)
     cg = ((doc or {}).get("config", {}).get("runtime") or {}).get("cgroup") or {}
     pids = [line for _, _, lines in tasks for line in lines if ":pids:" in line]
     t.ok(p.returncode == 0 and cg.get("layout") == "legacy" and len(pids) == 2
          and all("/ucbench-" in x for x in pids),
          "legacy v1: detected, every task in its pids group", f"{err} {json.dumps(cg)} {pids}")
-    t.ok(wait_for(lambda: not (set(ucbench_groups()) - set(leftover_before)), 5),
+    t.ok(wait_for(lambda: not (set(ucbench_groups()) - set(leftover_before))),
          "legacy v1: no cgroup left", ucbench_groups())
 
 # ---- 3. SIGKILL of ucbench: the janitor removes the cgroups ---------------------------------
 p = subprocess.Popen([UCBENCH, "run", "--cgroup", "--containers", "3", "--owner", "distinct",
                       "--uid-base", str(BASE + 300), "--duration", "30", "--quiet"],
                      stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-seen = wait_for(lambda: len(tasks_of(p.pid)) >= 3, 20)
-procs = descendants(p.pid)
+procs = RunProcs(p.pid)
+seen = wait_for(lambda: len(procs.scan().tasks()) >= 3)
 made = set(ucbench_groups()) - set(leftover_before)
 p.send_signal(signal.SIGKILL)
 p.wait()
 t.ok(seen and made, "a --cgroup run made its groups", made)
-t.ok(wait_for(lambda: not (set(ucbench_groups()) - set(leftover_before)), 15),
+t.ok(wait_for(lambda: not (set(ucbench_groups()) - set(leftover_before))),
      "after SIGKILL of ucbench no cgroup is left", ucbench_groups())
-t.ok(wait_for(lambda: not [q for q in procs if alive(q)], 15), "after SIGKILL no process is left",
-     [q for q in procs if alive(q)])
+t.ok(procs.gone(), "after SIGKILL no process is left", procs.left())
 t.ok(subtree_control() == sc_before, "after SIGKILL subtree_control as before")
 
 # ---- 4. --perf: counted where the host can, said why not where it cannot --------------------
@@ -271,7 +270,7 @@ with open(prof, "w") as f:
               f)
 p = start(["--caps", "kill,chown", "--seccomp", prof, "--containers", "1", "--owner", "distinct",
            "--uid-base", str(BASE + 500)])
-tasks = observe(p, 1)
+tasks, _ = observe(p, 1)
 doc, err = finish(p)
 s = tasks[0][1] if tasks else {}
 t.ok(p.returncode == 0 and int(s.get("CapBnd", "1"), 16) == (1 << 0 | 1 << 5)

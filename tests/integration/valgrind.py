@@ -5,9 +5,8 @@ import shutil
 import signal
 import subprocess
 import tempfile
-import time
 
-from taplib import Tap, UCBENCH, skip_all, userns_works
+from taplib import Tap, UCBENCH, ran, skip_all, tasks_of, userns_works, wait_for
 from taplib import scratch_dir
 
 if shutil.which("valgrind") is None:
@@ -53,7 +52,8 @@ else:
 p = subprocess.Popen(VG + [UCBENCH] + RUN[:1] + ["--containers", "2", "--duration", "30",
                                                    "--uid-base", "2100310000", "--quiet"],
                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-time.sleep(4)
+# SIGINT while the containers work (valgrind is slow to get there; a loaded machine slower)
+wait_for(lambda: ran(tasks_of(p.pid), 0.05) and len(tasks_of(p.pid)) == 2, 120)
 p.send_signal(signal.SIGINT)
 _, err = p.communicate(timeout=120)
 t.ok(p.returncode == 130 and "==" not in err, "valgrind: the SIGINT path is clean, exit 130",
