@@ -14,19 +14,30 @@ if os.geteuid() != 0:
 t = Tap()
 
 
-def shm_ids():
+# What one run left: its objects, made by its processes or owned by its owner uids, not "more
+# than before" (other tests may make and remove their own meanwhile).
+def shm_of(pids, uids):
+    """SysV segments whose creator is one of `pids` or whose owner or creator uid is in `uids`."""
     with open("/proc/sysvipc/shm") as f:
-        return {line.split()[1] for line in f.readlines()[1:]}
+        rows = [line.split() for line in f.readlines()[1:]]
+    return {r[1] for r in rows if int(r[4]) in pids or int(r[7]) in uids or int(r[9]) in uids}
 
 
-def mqueues():
+def mqueues_of(uids):
     try:
-        return set(os.listdir("/dev/mqueue"))
+        names = os.listdir("/dev/mqueue")
     except OSError:
         return set()
+    out = set()
+    for n in names:
+        try:
+            if os.stat(os.path.join("/dev/mqueue", n)).st_uid in uids:
+                out.add(n)
+        except OSError:
+            pass
+    return out
 
 
-before_shm, before_mq = shm_ids(), mqueues()
 base = 2100700000
 for workload in ("mqueue", "shmlock"):
     for isolate in (["user,ipc"], ["user"]) if workload == "shmlock" else (["user,ipc"],):
@@ -47,11 +58,12 @@ for workload in ("mqueue", "shmlock"):
                 os.kill(p.pid, sig)
             _, err = p.communicate(timeout=60)
             gone = procs.gone()
-            clean = wait_for(lambda: shm_ids() <= before_shm and mqueues() <= before_mq)
+            uids = set(range(base, base + 3))  # shared: base; distinct: base .. base + 2
+            clean = wait_for(lambda: not shm_of(procs.seen, uids) and not mqueues_of(uids))
             t.ok(gone and clean and len(procs.snapshot) >= 9,
                  f"{name}: no process, queue or segment left",
-                 f"rc={p.returncode} {err} left shm={shm_ids() - before_shm} "
-                 f"mq={mqueues() - before_mq} processes={procs.left()}")
+                 f"rc={p.returncode} {err} left shm={shm_of(procs.seen, uids)} "
+                 f"mq={mqueues_of(uids)} processes={procs.left()}")
 
 r = run(["run", "--workload", "mqueue", "--isolate", "user", "--containers", "1"])
 t.ok(r.returncode == 2 and "IPC namespace" in r.stderr,

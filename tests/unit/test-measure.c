@@ -131,8 +131,8 @@ static const struct
 } rows[3] = {
   { { 2.0, 2.0, 2.0, 2.0 }, { 100, 200, 0, 50 }, { 0, 0, 0, 0 }, { 0, 0, 0, 0 } },
   { { 2.5, 2.5, 2.5, 2.5 }, { 150, 300, 10, 50 }, { 1, 0, 0, 2 }, { S (0.5), S (0.25), 0, 0 } },
-  /* task 1 is read late: its rates use its own interval */
-  { { 3.0, 3.5, 3.0, 3.0 }, { 250, 500, 20, 50 }, { 1, 0, 5, 2 }, { S (1.0), S (0.5), 0, 0 } },
+  /* task 0 is read late: its rates use its own interval, and its container's span is the longest */
+  { { 3.5, 3.0, 3.0, 3.0 }, { 250, 500, 20, 50 }, { 1, 0, 5, 2 }, { S (1.0), S (0.5), 0, 0 } },
 };
 
 static json_t *
@@ -214,31 +214,33 @@ test_task_windows (void)
   json_t *c0 = json_array_get (json_object_get (doc, "per_container"), 0);
 
   tap_check (c0 != NULL);
-  /* task 0: 150 ops over 1.0 s; intervals 50/0.5 s and 100/0.5 s */
+  /* task 0: read 0.5 s late at the end, 150 ops over 1.5 s = 100/s in both intervals */
   check_num (c0, "tasks.0.ops", 150);
-  check_num (c0, "tasks.0.rate_ops_per_s", 150);
+  check_num (c0, "tasks.0.rate_ops_per_s", 100);
   check_num (c0, "tasks.0.failed_ops", 1);
-  check_num (c0, "tasks.0.ops_per_s.mean", 150);
-  check_num (c0, "tasks.0.ops_per_s.median", 150);
-  check_num (c0, "tasks.0.ops_per_s.min", 100);
-  check_num (c0, "tasks.0.ops_per_s.max", 200);
-  check_num (c0, "tasks.0.ops_per_s.stddev", sqrt (5000.0)); /* sample stddev of 100, 200 */
+  check_num (c0, "tasks.0.ops_per_s.mean", 100);
+  check_num (c0, "tasks.0.ops_per_s.stddev", 0);
   check_num (c0, "tasks.0.cpu_ns_per_op", 1e9 / 150);
-  check_num (c0, "tasks.0.cpu_utilization", 1.0);
+  check_num (c0, "tasks.0.cpu_utilization", 1.0 / 1.5);
   check_num (c0, "tasks.0.samples.0.t", 1.5); /* from the start barrier at 1.0 s */
-  check_num (c0, "tasks.0.samples.1.t", 2.0);
-  check_num (c0, "tasks.0.samples.1.dt", 0.5);
+  check_num (c0, "tasks.0.samples.1.t", 2.5);
+  check_num (c0, "tasks.0.samples.1.dt", 1.0);
   check_num (c0, "tasks.0.samples.1.ops", 100);
-  check_num (c0, "tasks.0.samples.1.ops_per_s", 200);
+  check_num (c0, "tasks.0.samples.1.ops_per_s", 100);
   check_num (c0, "tasks.0.samples.0.failed_ops", 1);
   check_num (c0, "tasks.0.samples.1.failed_ops", 0);
-  /* task 1: read 0.5 s late at the end, 300 ops over 1.5 s = 200/s in both intervals */
+  /* task 1: 300 ops over 1.0 s; intervals 100/0.5 s and 200/0.5 s */
   check_num (c0, "tasks.1.ops", 300);
-  check_num (c0, "tasks.1.rate_ops_per_s", 200);
-  check_num (c0, "tasks.1.samples.1.dt", 1.0);
-  check_num (c0, "tasks.1.samples.1.ops_per_s", 200);
-  check_num (c0, "tasks.1.ops_per_s.stddev", 0);
-  check_num (c0, "tasks.1.cpu_utilization", 0.5 / 1.5);
+  check_num (c0, "tasks.1.rate_ops_per_s", 300);
+  check_num (c0, "tasks.1.ops_per_s.mean", 300);
+  check_num (c0, "tasks.1.ops_per_s.median", 300);
+  check_num (c0, "tasks.1.ops_per_s.min", 200);
+  check_num (c0, "tasks.1.ops_per_s.max", 400);
+  check_num (c0, "tasks.1.ops_per_s.stddev", sqrt (20000.0)); /* sample stddev of 200, 400 */
+  check_num (c0, "tasks.1.samples.1.dt", 0.5);
+  check_num (c0, "tasks.1.samples.1.ops_per_s", 400);
+  check_num (c0, "tasks.1.cpu_ns_per_op", 0.5e9 / 300);
+  check_num (c0, "tasks.1.cpu_utilization", 0.5);
   check_num (c0, "tasks.1.pid", 102);
   tap_check_int (json_array_size (json_object_get (
                      json_array_get (json_object_get (c0, "tasks"), 1), "samples")),
@@ -259,9 +261,9 @@ test_container_windows (void)
   json_t *c1 = json_array_get (json_object_get (doc, "per_container"), 1);
 
   tap_check_int (json_array_size (json_object_get (doc, "per_container")), ==, 2);
-  /* container 0: ops summed; rate = the tasks' own rates summed (150 + 200), not 450 / 1.5 */
+  /* container 0: ops summed; rate = the tasks' own rates summed (100 + 300), not 450 / 1.5 */
   check_num (c0, "ops", 450);
-  check_num (c0, "rate_ops_per_s", 350);
+  check_num (c0, "rate_ops_per_s", 400);
   check_num (c0, "failed_ops", 1);
   check_num (c0, "cpu_ns_per_op", 1.5e9 / 450);
   check_num (c0, "cpu_utilization", 1.0); /* 1.5 s of CPU over the longest span, 1.5 s */
@@ -270,11 +272,13 @@ test_container_windows (void)
   check_num (c0, "samples.0.dt", 0.5);
   check_num (c0, "samples.0.ops", 150);
   check_num (c0, "samples.0.ops_per_s", 300);
+  check_num (c0, "samples.1.t", 2.5);
+  check_num (c0, "samples.1.dt", 1.0);
   check_num (c0, "samples.1.ops", 300);
-  check_num (c0, "samples.1.ops_per_s", 400);
-  check_num (c0, "ops_per_s.mean", 350);
+  check_num (c0, "samples.1.ops_per_s", 500);
+  check_num (c0, "ops_per_s.mean", 400);
   check_num (c0, "ops_per_s.min", 300);
-  check_num (c0, "ops_per_s.max", 400);
+  check_num (c0, "ops_per_s.max", 500);
   check_num (c0, "failed_by_errno.EAGAIN", 1);
   tap_check_int (json_object_size (json_object_get (c0, "failed_by_errno")), ==, 1); /* no EINTR */
   tap_check_str (json_string_value (json_object_get (c0, "last_errno")), "EAGAIN");
@@ -297,16 +301,16 @@ static void
 test_summary (void)
 {
   json_t *doc = hand_point ();
-  double jain = 370.0 * 370.0 / (2 * (350.0 * 350.0 + 20.0 * 20.0));
+  double jain = 420.0 * 420.0 / (2 * (400.0 * 400.0 + 20.0 * 20.0));
 
-  check_num (doc, "measured_s", 1.0); /* task 0's first to last reading */
-  check_num (doc, "summary.total_ops_per_s", 370);
-  check_num (doc, "summary.per_container_ops", 185);
-  check_num (doc, "summary.per_task_ops", 92.5);
+  check_num (doc, "measured_s", 1.5); /* task 0's first to last reading */
+  check_num (doc, "summary.total_ops_per_s", 420);
+  check_num (doc, "summary.per_container_ops", 210);
+  check_num (doc, "summary.per_task_ops", 105);
   check_num (doc, "summary.fairness", jain);
   check_num (doc, "summary.min_container_ops", 20);
-  check_num (doc, "summary.max_container_ops", 350);
-  check_num (doc, "summary.cv", 165 * sqrt (2.0) / 185); /* sample stddev of 350, 20 / mean */
+  check_num (doc, "summary.max_container_ops", 400);
+  check_num (doc, "summary.cv", 190 * sqrt (2.0) / 210); /* sample stddev of 400, 20 / mean */
   check_num (doc, "summary.cpu_ns_per_op", 1.5e9 / 450); /* the containers that published CPU */
   check_num (doc, "summary.failed_ops", 8);
   check_num (doc, "summary.failed_by_errno.EAGAIN", 6);
