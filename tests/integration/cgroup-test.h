@@ -96,6 +96,45 @@ track (pid_t pid)
     owners[nowners++] = pid;
 }
 
+/* How long a test waits for what must happen soon (processes gone from a group, a group
+ * removable): a deadline, not a count of tries, since a loaded machine is slow. */
+#define CG_DEADLINE_NS 30000000000ull
+
+/* Poll `done (dir)` every 10 ms until it holds or the deadline passes; its last answer. */
+static inline bool
+cg_until (bool (*done) (const char *dir), const char *dir)
+{
+  uint64_t t0 = ucb_now_ns ();
+
+  while (!done (dir))
+    {
+      if (ucb_now_ns () - t0 > CG_DEADLINE_NS)
+        return done (dir);
+      usleep (10000);
+    }
+  return true;
+}
+
+/* Every process in the group and below it SIGKILLed, none listed any more. */
+static inline bool
+cg_killed (const char *dir)
+{
+  return ucb_cg_kill_tree (dir, true) == 0;
+}
+
+/* The tree removed, or failing for another reason than processes still exiting. */
+static inline bool
+cg_removed (const char *dir)
+{
+  return ucb_cg_remove_tree (dir) == 0 || errno != EBUSY;
+}
+
+static inline bool
+cg_rmdir_done (const char *dir)
+{
+  return rmdir (dir) == 0 || errno != EBUSY;
+}
+
 /* Put the host back: kill and remove any group of ours, restore subtree_control. */
 static inline void
 host_restore (void)
@@ -114,8 +153,7 @@ host_restore (void)
           if (!exists (dir))
             continue;
           printf ("# cleanup: removing leftover %s\n", dir);
-          for (int tries = 0; tries < 100 && ucb_cg_kill_tree (dir, true) > 0; tries++)
-            usleep (10000);
+          cg_until (cg_killed, dir);
           ucb_cg_remove_tree (dir);
         }
   if (d)
@@ -130,10 +168,8 @@ host_restore (void)
       if (!exists (x))
         continue;
       printf ("# cleanup: removing the scope group %s\n", x);
-      for (int tries = 0; tries < 100 && ucb_cg_kill_tree (x, true) > 0; tries++)
-        usleep (10000);
-      for (int tries = 0; tries < 100 && ucb_cg_remove_tree (x) < 0 && errno == EBUSY; tries++)
-        usleep (10000);
+      cg_until (cg_killed, x);
+      cg_until (cg_removed, x);
     }
   now = readf ("%s/cgroup.subtree_control", v2_root);
   for (char *s = NULL, *t = strtok_r (now, " ", &s); t; t = strtok_r (NULL, " ", &s))

@@ -326,8 +326,7 @@ pure_v2_parent (void)
   psc = read_str ("/sys/fs/cgroup/cgroup.subtree_control");
   tap_check_str (psc, sc_before);
   tap_check (!existsf ("%s/ucbench-%d", parent, (int) getpid ()));
-  for (int i = 0; i < 100 && rmdir (parent) < 0 && errno == EBUSY; i++)
-    usleep (10000);
+  cg_until (cg_rmdir_done, parent);
   tap_check (!exists (parent));
 }
 

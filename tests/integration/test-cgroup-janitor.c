@@ -52,10 +52,8 @@ scope_leave (const char *x)
   self = ucb_cgroup_path_of (getpid (), NULL);
   if (self == NULL || strcmp (self, "/") != 0)
     return;
-  for (int i = 0; i < 100 && ucb_cg_kill_tree (x, true) > 0; i++)
-    usleep (10000);
-  for (int i = 0; i < 100 && ucb_cg_remove_tree (x) < 0 && errno == EBUSY; i++)
-    usleep (10000);
+  cg_until (cg_killed, x);
+  cg_until (cg_removed, x);
 }
 
 /* The state of X, the root and this process once a session is gone: as before it. */
@@ -375,7 +373,7 @@ run_janitor_case (enum janitor_mode mode)
   kill (victim, SIGKILL);
   waitpid (victim, &status, 0);
   t0 = ucb_now_ns ();
-  while (!gone && ucb_now_ns () - t0 < 10000000000ull)
+  while (!gone && ucb_now_ns () - t0 < CG_DEADLINE_NS)
     {
       while (waitpid (-1, NULL, WNOHANG) > 0)
         ;
