@@ -47,8 +47,7 @@ exists (const char *path)
   return access (path, F_OK) == 0;
 }
 
-static inline char *
-vfmt (const char *fmt, va_list ap)
+static inline char *__attribute__ ((format (printf, 1, 0))) vfmt (const char *fmt, va_list ap)
 {
   char *s;
   if (vasprintf (&s, fmt, ap) < 0)
