@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <stdarg.h>
+#include <sys/file.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -398,12 +399,38 @@ read_all_fd (int fd)
 }
 
 /* In the member: fork children that wait until fork fails; report "forks=N errno=E". */
-/* Run the table with the host's v2 state recorded first and put back last. */
+/* taplib.py's CGROUP_LOCK: one test at a time changes the host's cgroup.subtree_control and
+ * checks that it is back.  Held until exit; waited for with a deadline (then said so). */
+#define CG_TEST_LOCK "/tmp/ucbench-cgroup-tests.lock"
+#define CG_TEST_LOCK_WAIT_NS 900000000000ull
+
+static inline void
+cg_test_lock (void)
+{
+  int fd = open (CG_TEST_LOCK, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+  uint64_t t0 = ucb_now_ns ();
+
+  while (fd >= 0 && flock (fd, LOCK_EX | LOCK_NB) < 0 && errno == EWOULDBLOCK)
+    {
+      if (ucb_now_ns () - t0 > CG_TEST_LOCK_WAIT_NS)
+        {
+          printf ("# %s still held: going on without it\n", CG_TEST_LOCK);
+          return;
+        }
+      usleep (100000);
+    }
+  /* fd stays open (the lock with it) until the program exits */
+}
+
+/* Run the table under the lock, with the host's v2 state recorded first and put back last. */
 static inline int
 cg_test_main (const struct tap_test *tests, size_t n)
 {
-  enum ucb_cg_layout l = ucb_cgroup_detect ();
+  enum ucb_cg_layout l;
   int rc;
+
+  cg_test_lock ();
+  l = ucb_cgroup_detect ();
 
   v2_root = l == UCB_CG_HYBRID    ? "/sys/fs/cgroup/unified"
             : l == UCB_CG_UNIFIED ? "/sys/fs/cgroup"

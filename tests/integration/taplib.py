@@ -199,6 +199,46 @@ class RunProcs:
         return wait_for(lambda: not self.left(), timeout)
 
 
+# The cgroup hierarchy is the host's: the tests that change a cgroup.subtree_control and check
+# that it is back (runtime.py, tests/integration/test-cgroup-{fs,janitor}, which use the same
+# path) take this lock, so that none sees another's change as its own leftover.
+CGROUP_LOCK = "/tmp/ucbench-cgroup-tests.lock"
+
+
+class cgroup_lock:
+    """Hold CGROUP_LOCK: for the whole test (keep the object), or `with cgroup_lock(t):` around
+    the runs that may change a subtree_control.  Waited for with a deadline (then said so)."""
+
+    def __init__(self, t, timeout=900):
+        import fcntl
+        self.f = None
+        try:
+            f = open(CGROUP_LOCK, "a")
+        except OSError as e:
+            t.diag(f"{CGROUP_LOCK}: {e}: going on without it")
+            return
+        if not wait_for(lambda: _try_lock(fcntl, f), timeout, 0.1):
+            t.diag(f"{CGROUP_LOCK} still held after {timeout} s: going on without it")
+        self.f = f
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        if self.f:
+            self.f.close()
+            self.f = None
+        return False
+
+
+def _try_lock(fcntl, f):
+    try:
+        fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        return True
+    except BlockingIOError:
+        return False
+
+
 class held:
     """`with held(p):` stops ucbench (SIGSTOP) while the test looks at its containers, so the
     run cannot end under a slow observer; its tasks go on running.  SIGCONT on the way out."""

@@ -1,12 +1,13 @@
 """valgrind.py - no leaks and no memory errors in ucbench's own process, on the success paths
 and on the error paths (bad input, a kernel refusal, an interrupt)."""
+import contextlib
 import os
 import shutil
 import signal
 import subprocess
 import tempfile
 
-from taplib import Tap, UCBENCH, ran, skip_all, tasks_of, userns_works, wait_for
+from taplib import Tap, UCBENCH, cgroup_lock, ran, skip_all, tasks_of, userns_works, wait_for
 from taplib import scratch_dir
 
 if shutil.which("valgrind") is None:
@@ -35,7 +36,8 @@ CASES = [
     (["run", "--pin", "0-1,1"], 2),
 ]
 for args, want in CASES:
-    r = subprocess.run(VG + [UCBENCH] + args, capture_output=True, text=True, timeout=300)
+    with cgroup_lock(t) if "--cgroup" in args else contextlib.nullcontext():
+        r = subprocess.run(VG + [UCBENCH] + args, capture_output=True, text=True, timeout=300)
     t.ok(r.returncode == want, f"valgrind ucbench {' '.join(args)}: clean, exit {want}",
          f"rc={r.returncode}\n{r.stderr[-3000:]}")
 
