@@ -6,7 +6,7 @@ import signal
 import subprocess
 import time
 
-from taplib import RunProcs, Tap, UCBENCH, skip_all, userns_works
+from taplib import RunProcs, Tap, UCBENCH, skip_all, uid_block, userns_works
 
 if not userns_works():
     skip_all("user namespaces cannot be created here")
@@ -14,12 +14,13 @@ if os.geteuid() != 0:
     skip_all("needs root (setresuid to the owner uids)")
 
 t = Tap()
+BASE = uid_block(2100100000, 4000)  # + 1000 x depth, 4 containers
 
 
 def start(depth):
     # A uid range per round: the previous round's orphans may still await their reaper.
     return subprocess.Popen([UCBENCH, "run", "--containers", "4", "--owner", "distinct",
-                             "--uid-base", str(2100100000 + 1000 * depth), "--depth",
+                             "--uid-base", str(BASE + 1000 * depth), "--depth",
                              str(depth), "--duration", "60", "--quiet"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 

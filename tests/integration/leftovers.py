@@ -4,7 +4,7 @@ import os
 import signal
 import subprocess
 
-from taplib import RunProcs, Tap, UCBENCH, ran, run, skip_all, userns_works, wait_for
+from taplib import RunProcs, Tap, UCBENCH, ran, run, skip_all, uid_block, userns_works, wait_for
 
 if not userns_works():
     skip_all("user namespaces cannot be created here")
@@ -38,7 +38,7 @@ def mqueues_of(uids):
     return out
 
 
-base = 2100700000
+base = uid_block(2100700000, 1000)  # + 100 per round, 3 containers
 for workload in ("mqueue", "shmlock"):
     for isolate in (["user,ipc"], ["user"]) if workload == "shmlock" else (["user,ipc"],):
         for sig in (None, signal.SIGINT, signal.SIGKILL):

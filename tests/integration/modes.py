@@ -4,7 +4,8 @@ import json
 import os
 import subprocess
 
-from taplib import RunProcs, Tap, UCBENCH, run, skip_all, tasks_of, userns_works, wait_for
+from taplib import (RunProcs, Tap, UCBENCH, run, skip_all, tasks_of, uid_block, userns_works,
+                    wait_for)
 
 if not userns_works():
     skip_all("user namespaces cannot be created here")
@@ -12,7 +13,7 @@ if os.geteuid() != 0:
     skip_all("owner modes need root (setresuid to the owner uids)")
 
 t = Tap()
-BASE = "2100500000"
+BASE = str(uid_block(2100500000, 100))
 SHORT = ["--duration", "0.6", "--warmup", "0.2", "--interval", "0.2", "--uid-base", BASE]
 
 

@@ -10,10 +10,10 @@ import subprocess
 import tempfile
 
 from taplib import (RunProcs, Tap, UCBENCH, all_userns_inodes, held, nsinfo, skip_all,
-                    userns_works, wait_for)
+                    uid_block, userns_works, wait_for)
 from taplib import scratch_dir
 
-BASE = 2100800000  # a range of its own: runs beside the other integration tests
+BASE = uid_block(2100800000, 100)  # a range of its own: runs beside the other tests
 
 if not userns_works():
     skip_all("user namespaces cannot be created here")

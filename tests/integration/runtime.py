@@ -8,7 +8,7 @@ import signal
 import subprocess
 
 from taplib import (RunProcs, Tap, UCBENCH, cgroup_lock, held, ran, run, scratch_dir, skip_all,
-                    userns_works, wait_for)
+                    uid_block, userns_works, wait_for)
 
 if not userns_works():
     skip_all("user namespaces cannot be created here")
@@ -16,7 +16,7 @@ if os.geteuid() != 0:
     skip_all("cgroups and owner modes need root")
 
 t = Tap()
-BASE = 2100600000
+BASE = uid_block(2100600000, 1000)  # BASE + 100 x section, 8 containers at most
 SHORT = ["--duration", "1.2", "--warmup", "0.3", "--interval", "0.3", "--quiet"]
 DOCKER_CAPS = ["chown", "dac_override", "fowner", "fsetid", "kill", "setgid", "setuid", "setpcap",
                "net_bind_service", "net_raw", "sys_chroot", "mknod", "audit_write", "setfcap"]

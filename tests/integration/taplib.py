@@ -152,6 +152,35 @@ def uid_of(pid):
     return None
 
 
+def uids_in_use():
+    """Every uid (real, effective, saved, fs) of a process now."""
+    used = set()
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                with open(f"/proc/{d}/status") as f:
+                    for line in f:
+                        if line.startswith("Uid:"):
+                            used.update(int(x) for x in line.split()[1:])
+                            break
+            except (OSError, ValueError):
+                pass
+    return used
+
+
+def uid_block(base, span, room=100000):
+    """A free uid range [b, b + span) inside a test's own [base, base + room), at a random
+    offset: ucbench refuses owner uids that a process uses, and the same test started twice at
+    once (two checkouts, two `make check`) must not take the same range."""
+    import random
+    used = uids_in_use()
+    for k in random.sample(range(room // span), room // span):
+        b = base + k * span
+        if not any(b <= u < b + span for u in used):
+            return b
+    return base
+
+
 class RunProcs:
     """The processes of one ucbench run, known by identity (pid and start time, so a reused
     pid is not mistaken for one) and by process group (each container is its own, so an
