@@ -203,6 +203,18 @@ cannot_write (void)
   return NULL;
 }
 
+/* Whether this process may create groups in the host's cgroup2 hierarchy; if not, the test is
+ * skipped with the reason. */
+static inline bool
+v2_writable (void)
+{
+  const char *why = cannot_write ();
+
+  if (why || v2_root == NULL)
+    tap_skip (why ? why : "no cgroup2 hierarchy on this host");
+  return why == NULL && v2_root != NULL;
+}
+
 /* Run `fn` in a child (a private mount namespace in it must not touch ours); its failed checks
  * and its skip reason come back. */
 static inline void

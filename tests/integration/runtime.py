@@ -7,8 +7,8 @@ import os
 import signal
 import subprocess
 
-from taplib import (RunProcs, Tap, UCBENCH, cgroup_lock, held, ran, run, scratch_dir, skip_all,
-                    uid_block, userns_works, wait_for)
+from taplib import (RunProcs, Tap, UCBENCH, cgroup_lock, held, proc_status, ran, run, scratch_dir,
+                    skip_all, uid_block, userns_works, wait_for)
 
 if not userns_works():
     skip_all("user namespaces cannot be created here")
@@ -24,18 +24,6 @@ CAPNUM = {"chown": 0, "dac_override": 1, "fowner": 3, "fsetid": 4, "kill": 5, "s
           "setuid": 7, "setpcap": 8, "net_bind_service": 10, "net_raw": 13, "sys_chroot": 18,
           "mknod": 27, "audit_write": 29, "setfcap": 31}
 DOCKER_MASK = sum(1 << CAPNUM[c] for c in DOCKER_CAPS)
-
-
-def status(pid):
-    out = {}
-    try:
-        with open(f"/proc/{pid}/status") as f:
-            for line in f:
-                k, _, v = line.partition(":")
-                out[k] = v.strip()
-    except OSError:
-        pass
-    return out
 
 
 def cgroup_lines(pid):
@@ -108,7 +96,7 @@ def observe(p, n):
     seen = wait_for(lambda: len(procs.scan().tasks()) >= n and procs.tasks())
     wait_for(lambda: ran(seen or [], 0.01))
     with held(p):
-        return [(q, status(q), cgroup_lines(q)) for q in (seen or [])], procs
+        return [(q, proc_status(q), cgroup_lines(q)) for q in (seen or [])], procs
 
 
 lock = cgroup_lock(t)  # held to the end

@@ -141,15 +141,23 @@ def ran(pids, seconds):
     return bool(pids) and all(st and st[4] >= seconds * hz for st in sts)
 
 
-def uid_of(pid):
+def proc_status(pid):
+    """/proc/PID/status as a dict ({} once the process is gone)."""
+    out = {}
     try:
         with open(f"/proc/{pid}/status") as f:
             for line in f:
-                if line.startswith("Uid:"):
-                    return int(line.split()[1])
+                k, _, v = line.partition(":")
+                out[k] = v.strip()
     except OSError:
         pass
-    return None
+    return out
+
+
+def uid_of(pid):
+    """The real uid of a process, or None."""
+    uids = proc_status(pid).get("Uid", "").split()
+    return int(uids[0]) if uids else None
 
 
 def uids_in_use():
@@ -157,14 +165,7 @@ def uids_in_use():
     used = set()
     for d in os.listdir("/proc"):
         if d.isdigit():
-            try:
-                with open(f"/proc/{d}/status") as f:
-                    for line in f:
-                        if line.startswith("Uid:"):
-                            used.update(int(x) for x in line.split()[1:])
-                            break
-            except (OSError, ValueError):
-                pass
+            used.update(int(x) for x in proc_status(d).get("Uid", "").split())
     return used
 
 

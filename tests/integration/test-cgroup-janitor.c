@@ -207,13 +207,8 @@ pure_v2_scope (void)
 static void
 test_scope (void)
 {
-  const char *why = cannot_write ();
-
-  if (why || v2_root == NULL)
-    {
-      tap_skip (why ? why : "no cgroup2 hierarchy on this host");
-      return;
-    }
+  if (!v2_writable ())
+    return;
   in_child (pure_v2_scope);
   host_restore ();
   if (nowners > 0)
@@ -413,14 +408,10 @@ run_janitor_case (enum janitor_mode mode)
 static void
 test_janitor (void)
 {
-  const char *why = cannot_write ();
   enum ucb_cg_layout l = ucb_cgroup_detect ();
 
-  if (why || v2_root == NULL)
-    {
-      tap_skip (why ? why : "no cgroup2 hierarchy on this host");
-      return;
-    }
+  if (!v2_writable ())
+    return;
 #ifdef HAVE_CGROUP
   if (l == UCB_CG_HYBRID)
     run_janitor_case (JANITOR_HOST);
