@@ -298,33 +298,13 @@ hugetlb_file (void)
   return f;
 }
 
-/* The group directory of the hierarchy holding `ctrl` ("" = the v2 one), from the session JSON. */
+/* The group of the hierarchy holding `ctrl` ("" = the v2 one) + `suffix`, from the session
+ * JSON: relative to the mount, or with it (the directory). */
 static inline char *
-group_dir (const struct ucb_cgroup *cg, const char *ctrl, const char *suffix)
+group_path (const struct ucb_cgroup *cg, const char *ctrl, const char *suffix, bool with_mount)
 {
   json_t *j = ucb_cgroup_json (cg), *h;
-  char *dir = NULL;
-  size_t i;
-
-  json_array_foreach (json_object_get (j, "hierarchies"), i, h)
-  {
-    json_t *c, *ctrls = json_object_get (h, "controllers");
-    size_t k;
-    bool match = *ctrl == '\0' && json_integer_value (json_object_get (h, "version")) == 2;
-    json_array_foreach (ctrls, k, c) match |= strcmp (json_string_value (c), ctrl) == 0;
-    if (match && dir == NULL)
-      dir = xasprintf ("%s%s%s", json_string_value (json_object_get (h, "mount")),
-                       json_string_value (json_object_get (h, "group")), suffix);
-  }
-  json_decref (j);
-  return dir;
-}
-
-static inline char *
-group_rel (const struct ucb_cgroup *cg, const char *ctrl, const char *suffix)
-{
-  json_t *j = ucb_cgroup_json (cg), *h;
-  char *rel = NULL;
+  char *path = NULL;
   size_t i;
 
   json_array_foreach (json_object_get (j, "hierarchies"), i, h)
@@ -334,11 +314,25 @@ group_rel (const struct ucb_cgroup *cg, const char *ctrl, const char *suffix)
     bool match = *ctrl == '\0' && json_integer_value (json_object_get (h, "version")) == 2;
     json_array_foreach (json_object_get (h, "controllers"), k, c) match
         |= strcmp (json_string_value (c), ctrl) == 0;
-    if (match && rel == NULL)
-      rel = xasprintf ("%s%s", json_string_value (json_object_get (h, "group")), suffix);
+    if (match && path == NULL)
+      path
+          = xasprintf ("%s%s%s", with_mount ? json_string_value (json_object_get (h, "mount")) : "",
+                       json_string_value (json_object_get (h, "group")), suffix);
   }
   json_decref (j);
-  return rel;
+  return path;
+}
+
+static inline char *
+group_dir (const struct ucb_cgroup *cg, const char *ctrl, const char *suffix)
+{
+  return group_path (cg, ctrl, suffix, true);
+}
+
+static inline char *
+group_rel (const struct ucb_cgroup *cg, const char *ctrl, const char *suffix)
+{
+  return group_path (cg, ctrl, suffix, false);
 }
 
 /* Fork a child that joins c<index> and writes its /proc/self/cgroup paths of `ctrls` (one a
