@@ -4,8 +4,8 @@ import json
 import os
 import subprocess
 
-from taplib import (RunProcs, Tap, UCBENCH, run, skip_all, tasks_of, uid_block, userns_works,
-                    wait_for)
+from taplib import (RunProcs, Tap, UCBENCH, held, run, skip_all, tasks_of, uid_block,
+                    userns_works, wait_for)
 
 if not userns_works():
     skip_all("user namespaces cannot be created here")
@@ -69,17 +69,20 @@ p = start(["--containers", "1", "--depth", "2", "--isolate", "user,ipc,pid,mnt,u
            "--duration", "2"])
 task = wait_for(lambda: tasks_of(p.pid))
 kinds = ("ipc", "pid", "mnt", "uts", "net", "user")
-own = {k: ns(task[0], k) for k in kinds} if task else {}
+with held(p):  # read while the task exists: a namespace not read is not "new"
+    own = {k: ns(task[0], k) for k in kinds} if task else {}
 doc, err = finish(p)
-t.ok(p.returncode == 0 and own and all(own[k] != ns(os.getpid(), k) for k in kinds),
+t.ok(p.returncode == 0 and own and None not in own.values()
+     and all(own[k] != ns(os.getpid(), k) for k in kinds),
      "--isolate user,ipc,pid,mnt,uts,net: the task is in new namespaces of each kind", err)
 t.ok(doc and doc["results"][0]["isolate"] == "user,ipc,pid,mnt,uts,net",
      "--isolate: recorded per point")
 p = start(["--containers", "1", "--depth", "1", "--duration", "2"])
 task = wait_for(lambda: tasks_of(p.pid))
-got = {k: ns(task[0], k) for k in ("ipc", "pid", "net")} if task else {}
+with held(p):
+    got = {k: ns(task[0], k) for k in ("ipc", "pid", "net")} if task else {}
 doc, err = finish(p)
-t.ok(got and got["ipc"] != ns(os.getpid(), "ipc") and got["pid"] == ns(os.getpid(), "pid")
+t.ok(got and None not in got.values() and got["ipc"] != ns(os.getpid(), "ipc") and got["pid"] == ns(os.getpid(), "pid")
      and got["net"] == ns(os.getpid(), "net"),
      "default isolation is user,ipc: own IPC namespace, our pid and net namespaces", err)
 
