@@ -3,7 +3,7 @@ kernel refusal explained with what to change (exit status 1)."""
 import os
 import subprocess
 
-from taplib import Tap, UCBENCH, all_userns_inodes, run, userns_works, wait_for
+from taplib import Tap, UCBENCH, all_userns_inodes, run, uid_of, userns_works, wait_for
 from taplib import scratch_dir
 
 t = Tap()
@@ -92,7 +92,7 @@ if userns_works():
          "ENOSPC from clone: exit 1, one line naming the container and the sysctl to raise",
          f"rc={r.returncode} {r.stderr!r}")
     ino = int(r.stdout.split()[0]) if r.stdout.split() else -1
-    t.ok(ino > 0 and wait_for(lambda: ino not in all_userns_inodes(), 3),
+    t.ok(ino > 0 and wait_for(lambda: ino not in all_userns_inodes()),
          "nothing left in that namespace after the refusal", r.stdout)
 else:
     t.skip("ENOSPC from clone is explained", "user namespaces cannot be created here")
@@ -102,8 +102,8 @@ if os.geteuid() == 0:
     holder = subprocess.Popen(["setpriv", "--reuid=2100200001", "--regid=2100200001",
                                "--clear-groups", "sleep", "30"])
     try:
-        import time
-        time.sleep(0.3)
+        # the uid is in use once setpriv has switched to it (and sleep keeps it)
+        wait_for(lambda: uid_of(holder.pid) == 2100200001)
         r = run(["run", "--owner", "distinct", "--containers", "4", "--uid-base", "2100200000",
                  "--duration", "0.2", "--interval", "0.1"])
         t.ok(r.returncode == 1 and "2100200001" in r.stderr and "--uid-base" in r.stderr,

@@ -6,7 +6,7 @@ import signal
 import subprocess
 import time
 
-from taplib import Tap, UCBENCH, alive, descendants, skip_all, tasks_of, userns_works, wait_for
+from taplib import RunProcs, Tap, UCBENCH, skip_all, uid_block, userns_works
 
 if not userns_works():
     skip_all("user namespaces cannot be created here")
@@ -14,12 +14,13 @@ if os.geteuid() != 0:
     skip_all("needs root (setresuid to the owner uids)")
 
 t = Tap()
+BASE = uid_block(2100100000, 4000)  # + 1000 x depth, 4 containers
 
 
 def start(depth):
     # A uid range per round: the previous round's orphans may still await their reaper.
     return subprocess.Popen([UCBENCH, "run", "--containers", "4", "--owner", "distinct",
-                             "--uid-base", str(2100100000 + 1000 * depth), "--depth",
+                             "--uid-base", str(BASE + 1000 * depth), "--depth",
                              str(depth), "--duration", "60", "--quiet"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
@@ -28,9 +29,10 @@ for sig, depth, want_rc in ((signal.SIGKILL, 2, -9), (signal.SIGINT, 1, 130),
                             (signal.SIGTERM, 3, 143)):
     name = f"{signal.Signals(sig).name} of ucbench (depth {depth})"
     p = start(depth)
-    ready = wait_for(lambda: len(tasks_of(p.pid)) == 4, 15)
+    run = RunProcs(p.pid)
+    ready = run.until_tasks(4)
     t.ok(ready, f"{name}: 4 tasks running before the signal")
-    procs = descendants(p.pid)
+    procs = run.snapshot
     t0 = time.monotonic()
     os.kill(p.pid, sig)
     try:
@@ -43,8 +45,7 @@ for sig, depth, want_rc in ((signal.SIGKILL, 2, -9), (signal.SIGINT, 1, 130),
     if sig != signal.SIGKILL:
         t.ok(took < 5 and "interrupted" in err, f"{name}: stops promptly and says why",
              f"{took:.1f}s: {err}")
-    gone = wait_for(lambda: not [q for q in procs if alive(q)], 5)
+    gone = run.gone()
     t.ok(gone and len(procs) >= 4 * (depth + 1),
-         f"{name}: none of its {len(procs)} processes survives",
-         [q for q in procs if alive(q)])
+         f"{name}: none of its {len(procs)} processes survives", run.left())
 t.done()

@@ -4,7 +4,7 @@ import os
 import signal
 import subprocess
 
-from taplib import Tap, UCBENCH, alive, descendants, run, skip_all, tasks_of, userns_works, wait_for
+from taplib import RunProcs, Tap, UCBENCH, ran, run, skip_all, uid_block, userns_works, wait_for
 
 if not userns_works():
     skip_all("user namespaces cannot be created here")
@@ -14,20 +14,31 @@ if os.geteuid() != 0:
 t = Tap()
 
 
-def shm_ids():
+# What one run left: its objects, made by its processes or owned by its owner uids, not "more
+# than before" (other tests may make and remove their own meanwhile).
+def shm_of(pids, uids):
+    """SysV segments whose creator is one of `pids` or whose owner or creator uid is in `uids`."""
     with open("/proc/sysvipc/shm") as f:
-        return {line.split()[1] for line in f.readlines()[1:]}
+        rows = [line.split() for line in f.readlines()[1:]]
+    return {r[1] for r in rows if int(r[4]) in pids or int(r[7]) in uids or int(r[9]) in uids}
 
 
-def mqueues():
+def mqueues_of(uids):
     try:
-        return set(os.listdir("/dev/mqueue"))
+        names = os.listdir("/dev/mqueue")
     except OSError:
         return set()
+    out = set()
+    for n in names:
+        try:
+            if os.stat(os.path.join("/dev/mqueue", n)).st_uid in uids:
+                out.add(n)
+        except OSError:
+            pass
+    return out
 
 
-before_shm, before_mq = shm_ids(), mqueues()
-base = 2100700000
+base = uid_block(2100700000, 1000)  # + 100 per round, 3 containers
 for workload in ("mqueue", "shmlock"):
     for isolate in (["user,ipc"], ["user"]) if workload == "shmlock" else (["user,ipc"],):
         for sig in (None, signal.SIGINT, signal.SIGKILL):
@@ -39,18 +50,20 @@ for workload in ("mqueue", "shmlock"):
                                   "--duration", "1" if sig is None else "30", "--interval", "0.25",
                                   "--quiet"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                  text=True)
-            wait_for(lambda: len(tasks_of(p.pid)) == 6, 15)
-            procs = descendants(p.pid)
+            procs = RunProcs(p.pid)
+            tasks = procs.until_tasks(6)
             if sig is not None:
-                wait_for(lambda: False, 0.8)  # let the ops run
+                # in the middle of the ops: every task has done some (used CPU time)
+                wait_for(lambda: ran(tasks or [], 0.05))
                 os.kill(p.pid, sig)
             _, err = p.communicate(timeout=60)
-            gone = wait_for(lambda: not [q for q in procs if alive(q)], 5)
-            clean = wait_for(lambda: shm_ids() <= before_shm and mqueues() <= before_mq, 5)
-            t.ok(gone and clean and len(procs) >= 9,
+            gone = procs.gone()
+            uids = set(range(base, base + 3))  # shared: base; distinct: base .. base + 2
+            clean = wait_for(lambda: not shm_of(procs.seen, uids) and not mqueues_of(uids))
+            t.ok(gone and clean and len(procs.snapshot) >= 9,
                  f"{name}: no process, queue or segment left",
-                 f"rc={p.returncode} {err} left shm={shm_ids() - before_shm} "
-                 f"mq={mqueues() - before_mq}")
+                 f"rc={p.returncode} {err} left shm={shm_of(procs.seen, uids)} "
+                 f"mq={mqueues_of(uids)} processes={procs.left()}")
 
 r = run(["run", "--workload", "mqueue", "--isolate", "user", "--containers", "1"])
 t.ok(r.returncode == 2 and "IPC namespace" in r.stderr,

@@ -4,8 +4,8 @@ import json
 import os
 import subprocess
 
-from taplib import (Tap, UCBENCH, alive, descendants, run, skip_all, tasks_of, userns_works,
-                    wait_for)
+from taplib import (RunProcs, Tap, UCBENCH, held, run, skip_all, tasks_of, uid_block,
+                    userns_works, wait_for)
 
 if not userns_works():
     skip_all("user namespaces cannot be created here")
@@ -13,7 +13,7 @@ if os.geteuid() != 0:
     skip_all("owner modes need root (setresuid to the owner uids)")
 
 t = Tap()
-BASE = "2100500000"
+BASE = str(uid_block(2100500000, 100))
 SHORT = ["--duration", "0.6", "--warmup", "0.2", "--interval", "0.2", "--uid-base", BASE]
 
 
@@ -39,8 +39,8 @@ def finish(p):
 
 # --tasks: 3 task processes per container, each with its own slot and samples.
 p = start(["--containers", "2", "--tasks", "3", "--owner", "distinct", "--duration", "1.5"])
-seen = wait_for(lambda: len(tasks_of(p.pid)) == 6 and tasks_of(p.pid), 10)
-procs = descendants(p.pid)
+procs = RunProcs(p.pid)
+seen = procs.until_tasks(6)
 doc, err = finish(p)
 t.ok(p.returncode == 0 and seen and len(seen) == 6, "--tasks 3: 6 task processes seen while running",
      err)
@@ -52,7 +52,7 @@ t.ok(res.get("tasks") == 3 and res.get("mode") == "process"
 t.ok(all(c["ops"] == sum(x["ops"] for x in c["tasks"]) for c in pcs)
      and abs(res["summary"]["per_task_ops"] * 6 - res["summary"]["total_ops_per_s"]) < 1,
      "--tasks 3: container = sum of its tasks; per_task_ops = total / (N x T)")
-t.ok(wait_for(lambda: not [q for q in procs if alive(q)], 3), "--tasks 3: nothing left")
+t.ok(procs.gone(), "--tasks 3: nothing left", procs.left())
 
 # --threads: the tasks are threads of one process per container.
 p = start(["--containers", "2", "--tasks", "2", "--threads", "--owner", "shared"])
@@ -67,19 +67,22 @@ t.ok(p.returncode == 0 and res.get("mode") == "thread"
 # --isolate: every namespace asked for is the container's own; others are ours.
 p = start(["--containers", "1", "--depth", "2", "--isolate", "user,ipc,pid,mnt,uts,net",
            "--duration", "2"])
-task = wait_for(lambda: tasks_of(p.pid), 15)
+task = wait_for(lambda: tasks_of(p.pid))
 kinds = ("ipc", "pid", "mnt", "uts", "net", "user")
-own = {k: ns(task[0], k) for k in kinds} if task else {}
+with held(p):  # read while the task exists: a namespace not read is not "new"
+    own = {k: ns(task[0], k) for k in kinds} if task else {}
 doc, err = finish(p)
-t.ok(p.returncode == 0 and own and all(own[k] != ns(os.getpid(), k) for k in kinds),
+t.ok(p.returncode == 0 and own and None not in own.values()
+     and all(own[k] != ns(os.getpid(), k) for k in kinds),
      "--isolate user,ipc,pid,mnt,uts,net: the task is in new namespaces of each kind", err)
 t.ok(doc and doc["results"][0]["isolate"] == "user,ipc,pid,mnt,uts,net",
      "--isolate: recorded per point")
 p = start(["--containers", "1", "--depth", "1", "--duration", "2"])
-task = wait_for(lambda: tasks_of(p.pid), 15)
-got = {k: ns(task[0], k) for k in ("ipc", "pid", "net")} if task else {}
+task = wait_for(lambda: tasks_of(p.pid))
+with held(p):
+    got = {k: ns(task[0], k) for k in ("ipc", "pid", "net")} if task else {}
 doc, err = finish(p)
-t.ok(got and got["ipc"] != ns(os.getpid(), "ipc") and got["pid"] == ns(os.getpid(), "pid")
+t.ok(got and None not in got.values() and got["ipc"] != ns(os.getpid(), "ipc") and got["pid"] == ns(os.getpid(), "pid")
      and got["net"] == ns(os.getpid(), "net"),
      "default isolation is user,ipc: own IPC namespace, our pid and net namespaces", err)
 

@@ -8,13 +8,12 @@ import json
 import os
 import subprocess
 import tempfile
-import time
 
-from taplib import (Tap, UCBENCH, alive, all_userns_inodes, descendants, nsinfo, skip_all,
-                    tasks_of, userns_works, wait_for)
+from taplib import (RunProcs, Tap, UCBENCH, all_userns_inodes, held, nsinfo, skip_all,
+                    uid_block, userns_works, wait_for)
 from taplib import scratch_dir
 
-BASE = 2100000000
+BASE = uid_block(2100800000, 100)  # a range of its own: runs beside the other tests
 
 if not userns_works():
     skip_all("user namespaces cannot be created here")
@@ -33,16 +32,18 @@ def one(owner, depth):
     name = f"owner={owner} depth={depth}"
     out = os.path.join(tmp, f"{owner}-{depth}.json")
     p = subprocess.Popen([UCBENCH, "run", "--containers", "2", "--owner", owner, "--depth",
-                          str(depth), "--duration", "1.2", "--warmup", "0.3", "--interval", "0.3",
-                          "--output", out, "--quiet"],
+                          str(depth), "--uid-base", str(BASE), "--duration", "1.2", "--warmup",
+                          "0.3", "--interval", "0.3", "--output", out, "--quiet"],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    tasks = wait_for(lambda: len(tasks_of(p.pid)) == 2 and tasks_of(p.pid), 10)
-    procs = descendants(p.pid)
+    run = RunProcs(p.pid)
+    tasks = run.until_tasks(2)
+    procs = list(run.snapshot)
     seen = {}
-    for pid in tasks or []:
-        info = nsinfo(pid)
-        if info:
-            seen[pid] = info
+    with held(p):  # however slow the helper is, the tasks are still there to be seen
+        for pid in tasks or []:
+            info = nsinfo(pid)
+            if info:
+                seen[pid] = info
     stdout, stderr = p.communicate(timeout=60)
     t.ok(p.returncode == 0, f"{name}: exit status 0", stderr)
     t.ok(len(seen) == 2, f"{name}: two tasks seen from outside while running", seen)
@@ -83,13 +84,13 @@ def one(owner, depth):
     if depth > 0:
         inodes = {c["userns_inode"] for c in pcs}
         t.ok(len(inodes) == 2, f"{name}: each container has its own user namespace", inodes)
-        # User namespaces are freed asynchronously; give the kernel a moment.
-        left = wait_for(lambda: not (inodes & all_userns_inodes()), 3)
+        # User namespaces are freed asynchronously: wait for it, with a deadline.
+        left = wait_for(lambda: not (inodes & all_userns_inodes()))
         t.ok(left, f"{name}: no user namespace of the run is left", inodes & all_userns_inodes())
-    gone = wait_for(lambda: not [q for q in procs if alive(q)], 3)
+    gone = run.gone()
     # owner, depth-1 intermediate levels, the container init and the task: depth + 2 each
-    t.ok(gone and len(procs) == 2 * (depth + 2), f"{name}: none of its {len(procs)} processes is left",
-         [q for q in procs if alive(q)])
+    t.ok(gone and len(procs) == 2 * (depth + 2),
+         f"{name}: none of its {len(procs)} processes is left", run.left())
 
 
 for owner in ("shared", "distinct", "root"):
@@ -99,11 +100,13 @@ for owner in ("shared", "distinct", "root"):
 # Density: 64 containers on this small machine, each with its own samples.
 out = os.path.join(tmp, "64.json")
 # A warm-up long enough to see all 64 tasks from outside even on a loaded machine.
-p = subprocess.Popen([UCBENCH, "run", "--containers", "64", "--owner", "shared", "--duration", "1",
-                      "--warmup", "3", "--interval", "0.25", "--output", out, "--quiet"],
+p = subprocess.Popen([UCBENCH, "run", "--containers", "64", "--owner", "shared", "--uid-base",
+                      str(BASE), "--duration", "1", "--warmup", "3", "--interval", "0.25",
+                      "--output", out, "--quiet"],
                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-wait_for(lambda: len(tasks_of(p.pid)) == 64, 30)
-procs = descendants(p.pid)
+run = RunProcs(p.pid)
+run.until_tasks(64)
+procs = list(run.snapshot)  # below ucbench when all 64 tasks ran: the whole fleet
 _, err = p.communicate(timeout=120)
 r = subprocess.CompletedProcess(p.args, p.returncode, "", err)
 t.ok(r.returncode == 0, "64 containers: exit status 0", r.stderr)
@@ -120,8 +123,8 @@ t.ok(all(len(c["samples"]) == 4 and c["ops"] > 0 for c in pcs),
      [(c["index"], c["ops"], len(c["samples"])) for c in pcs if c["ops"] == 0][:5])
 t.ok(len({c["task_pid"] for c in pcs}) == 64 and len({c["userns_inode"] for c in pcs}) == 64,
      "64 containers: 64 distinct tasks and user namespaces")
-t.ok(wait_for(lambda: not [q for q in procs if alive(q)], 3) and len(procs) == 192,
-     f"64 containers: none of its {len(procs)} processes is left", [q for q in procs if alive(q)])
+t.ok(run.gone() and len(procs) == 192,
+     f"64 containers: none of its {len(procs)} processes is left", run.left())
 
 for f in os.listdir(tmp):
     os.unlink(os.path.join(tmp, f))

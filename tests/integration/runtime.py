@@ -6,10 +6,9 @@ import json
 import os
 import signal
 import subprocess
-import time
 
-from taplib import (Tap, UCBENCH, alive, descendants, run, scratch_dir, skip_all, tasks_of,
-                    userns_works, wait_for)
+from taplib import (RunProcs, Tap, UCBENCH, cgroup_lock, held, proc_status, ran, run, scratch_dir,
+                    skip_all, uid_block, userns_works, wait_for)
 
 if not userns_works():
     skip_all("user namespaces cannot be created here")
@@ -17,7 +16,7 @@ if os.geteuid() != 0:
     skip_all("cgroups and owner modes need root")
 
 t = Tap()
-BASE = 2100600000
+BASE = uid_block(2100600000, 1000)  # BASE + 100 x section, 8 containers at most
 SHORT = ["--duration", "1.2", "--warmup", "0.3", "--interval", "0.3", "--quiet"]
 DOCKER_CAPS = ["chown", "dac_override", "fowner", "fsetid", "kill", "setgid", "setuid", "setpcap",
                "net_bind_service", "net_raw", "sys_chroot", "mknod", "audit_write", "setfcap"]
@@ -25,18 +24,6 @@ CAPNUM = {"chown": 0, "dac_override": 1, "fowner": 3, "fsetid": 4, "kill": 5, "s
           "setuid": 7, "setpcap": 8, "net_bind_service": 10, "net_raw": 13, "sys_chroot": 18,
           "mknod": 27, "audit_write": 29, "setfcap": 31}
 DOCKER_MASK = sum(1 << CAPNUM[c] for c in DOCKER_CAPS)
-
-
-def status(pid):
-    out = {}
-    try:
-        with open(f"/proc/{pid}/status") as f:
-            for line in f:
-                k, _, v = line.partition(":")
-                out[k] = v.strip()
-    except OSError:
-        pass
-    return out
 
 
 def cgroup_lines(pid):
@@ -57,6 +44,21 @@ def ucbench_groups():
         if root.count("/") > 6:
             dirs[:] = []
     return found
+
+
+def groups_of(*pids):
+    """The cgroups of these ucbench runs (ucbench-PID and its leaf ucbench-PID-self): what
+    "nothing left" is about, whatever other runs on this host have made meanwhile."""
+    names = {f"ucbench-{q}" for q in pids} | {f"ucbench-{q}-self" for q in pids}
+    return [g for g in ucbench_groups() if os.path.basename(g) in names]
+
+
+def run_pid(args):
+    """`ucbench ARGS` to its end: the result and its pid (the name of its cgroups)."""
+    p = subprocess.Popen([UCBENCH] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True)
+    out, err = p.communicate(timeout=300)
+    return subprocess.CompletedProcess(p.args, p.returncode, out, err), p.pid
 
 
 def unified_root():
@@ -88,12 +90,16 @@ def finish(p, timeout=180):
 
 
 def observe(p, n):
-    """The status and cgroup lines of `n` tasks while they run."""
-    seen = wait_for(lambda: len(tasks_of(p.pid)) >= n and tasks_of(p.pid), 30)
-    time.sleep(0.2)
-    return [(q, status(q), cgroup_lines(q)) for q in (seen or [])]
+    """The status and cgroup lines of `n` tasks once they work (read with the run held, so it
+    cannot end under a slow reader), and the run's processes."""
+    procs = RunProcs(p.pid)
+    seen = wait_for(lambda: len(procs.scan().tasks()) >= n and procs.tasks())
+    wait_for(lambda: ran(seen or [], 0.01))
+    with held(p):
+        return [(q, proc_status(q), cgroup_lines(q)) for q in (seen or [])], procs
 
 
+lock = cgroup_lock(t)  # held to the end
 sc_before = subtree_control()
 leftover_before = ucbench_groups()
 if leftover_before:
@@ -104,8 +110,8 @@ ARGS = ["--cgroup", "--seccomp", "docker", "--caps", "drop", "--isolate",
         "user,ipc,pid,mnt,uts,net", "--pin", "spread", "--containers", "8", "--owner", "distinct",
         "--uid-base", str(BASE), "--pids-max", "64", "--cpuset"]
 p = start(ARGS)
-tasks = observe(p, 8)
-procs = descendants(p.pid)
+run1 = p.pid
+tasks, procs = observe(p, 8)
 doc, err = finish(p)
 t.ok(p.returncode == 0 and doc is not None, "the issue's command runs (cgroup, seccomp docker, "
      "caps drop, six namespaces, pin spread, 8 containers)", err)
@@ -161,9 +167,8 @@ t.ok(all(x.get("l3") is not None and x.get("cpu") is not None for c in pcs for x
      and res.get("placement", {}).get("l3_domains", 0) >= 1,
      "every task records its CPU and L3 domain; the point records the domains spanned",
      json.dumps(res.get("placement")))
-t.ok(wait_for(lambda: not [q for q in procs if alive(q)], 5), "no process left")
-t.ok(wait_for(lambda: not (set(ucbench_groups()) - set(leftover_before)), 5),
-     "no ucbench cgroup left", ucbench_groups())
+t.ok(procs.gone(), "no process left", procs.left())
+t.ok(wait_for(lambda: not groups_of(run1)), "no ucbench cgroup left", groups_of(run1))
 t.ok(subtree_control() == sc_before, "cgroup.subtree_control as before",
      f"{sc_before!r} -> {subtree_control()!r}")
 
@@ -178,9 +183,9 @@ else:
     p = start(["--cgroup", "--seccomp", "docker", "--caps", "drop", "--isolate",
                "user,ipc,pid,mnt,uts,net", "--pin", "spread", "--containers", "8", "--owner",
                "distinct", "--uid-base", str(BASE + 100)], prefix=V2)
-    tasks = observe(p, 8)
-    procs = descendants(p.pid)
+    tasks, procs = observe(p, 8)
     doc, err = finish(p)
+    run2 = p.pid
     t.ok(p.returncode == 0 and doc is not None, "the same command on a cgroup-v2-only mount", err)
     v2 = [line for _, _, lines in tasks for line in lines if line.startswith("0::")]
     t.ok(len(tasks) == 8 and len(v2) == 8 and all("/ucbench-" in x for x in v2)
@@ -189,10 +194,10 @@ else:
     t.ok(cg.get("layout") == "unified", "v2: the layout is recorded as unified", json.dumps(cg))
     t.ok(all(s.get("Seccomp") == "2" and int(s.get("CapBnd", "0"), 16) == DOCKER_MASK
              for _, s, _ in tasks), "v2: seccomp and capabilities as on the host layout")
-    t.ok(wait_for(lambda: not [q for q in procs if alive(q)], 5), "v2: no process left")
-    t.ok(wait_for(lambda: not (set(ucbench_groups()) - set(leftover_before)), 5)
-         and subtree_control() == sc_before, "v2: no cgroup left, subtree_control as before",
-         f"{ucbench_groups()} {subtree_control()!r}")
+    t.ok(procs.gone(), "v2: no process left", procs.left())
+    t.ok(wait_for(lambda: not groups_of(run2)) and subtree_control() == sc_before,
+         "v2: no cgroup left, subtree_control as before",
+         f"{groups_of(run2)} {subtree_control()!r}")
     # --cgroup-set enables the controller in the parent's subtree_control, and undoes it.
     ctl = open("/sys/fs/cgroup/unified/cgroup.controllers").read().split() \
         if os.path.exists("/sys/fs/cgroup/unified/cgroup.controllers") else []
@@ -215,30 +220,29 @@ if probe.returncode != 0 or not os.path.isdir("/sys/fs/cgroup/pids"):
 else:
     p = start(["--cgroup", "--pids-max", "64", "--containers", "2", "--owner", "distinct",
                "--uid-base", str(BASE + 250)], prefix=V1)
-    tasks = observe(p, 2)
+    tasks, _ = observe(p, 2)
     doc, err = finish(p)
+    run3 = p.pid
     cg = ((doc or {}).get("config", {}).get("runtime") or {}).get("cgroup") or {}
     pids = [line for _, _, lines in tasks for line in lines if ":pids:" in line]
     t.ok(p.returncode == 0 and cg.get("layout") == "legacy" and len(pids) == 2
          and all("/ucbench-" in x for x in pids),
          "legacy v1: detected, every task in its pids group", f"{err} {json.dumps(cg)} {pids}")
-    t.ok(wait_for(lambda: not (set(ucbench_groups()) - set(leftover_before)), 5),
-         "legacy v1: no cgroup left", ucbench_groups())
+    t.ok(wait_for(lambda: not groups_of(run3)), "legacy v1: no cgroup left", groups_of(run3))
 
 # ---- 3. SIGKILL of ucbench: the janitor removes the cgroups ---------------------------------
 p = subprocess.Popen([UCBENCH, "run", "--cgroup", "--containers", "3", "--owner", "distinct",
                       "--uid-base", str(BASE + 300), "--duration", "30", "--quiet"],
                      stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-seen = wait_for(lambda: len(tasks_of(p.pid)) >= 3, 20)
-procs = descendants(p.pid)
-made = set(ucbench_groups()) - set(leftover_before)
+procs = RunProcs(p.pid)
+seen = wait_for(lambda: len(procs.scan().tasks()) >= 3)
+made = groups_of(p.pid)
 p.send_signal(signal.SIGKILL)
 p.wait()
 t.ok(seen and made, "a --cgroup run made its groups", made)
-t.ok(wait_for(lambda: not (set(ucbench_groups()) - set(leftover_before)), 15),
-     "after SIGKILL of ucbench no cgroup is left", ucbench_groups())
-t.ok(wait_for(lambda: not [q for q in procs if alive(q)], 15), "after SIGKILL no process is left",
-     [q for q in procs if alive(q)])
+t.ok(wait_for(lambda: not groups_of(p.pid)), "after SIGKILL of ucbench no cgroup is left",
+     groups_of(p.pid))
+t.ok(procs.gone(), "after SIGKILL no process is left", procs.left())
 t.ok(subtree_control() == sc_before, "after SIGKILL subtree_control as before")
 
 # ---- 4. --perf: counted where the host can, said why not where it cannot --------------------
@@ -271,7 +275,7 @@ with open(prof, "w") as f:
               f)
 p = start(["--caps", "kill,chown", "--seccomp", prof, "--containers", "1", "--owner", "distinct",
            "--uid-base", str(BASE + 500)])
-tasks = observe(p, 1)
+tasks, _ = observe(p, 1)
 doc, err = finish(p)
 s = tasks[0][1] if tasks else {}
 t.ok(p.returncode == 0 and int(s.get("CapBnd", "1"), 16) == (1 << 0 | 1 << 5)
@@ -288,6 +292,7 @@ t.ok(r.returncode == 0 and "Scaling by L3 cache domain" in r.stdout and "L3 doma
      "--pin l3 prints the scaling-by-L3-domain table", r.stdout + r.stderr)
 
 # ---- 7. bad input: one line, exit 2 --------------------------------------------------------
+refused = []
 for args, what in [(["--seccomp", "/nonexistent.json"], "/nonexistent.json"),
                    (["--cpuset"], "--cgroup"), (["--pids-max", "5"], "--cgroup"),
                    (["--caps", "cap_bogus"], "cap_bogus"),
@@ -295,8 +300,9 @@ for args, what in [(["--seccomp", "/nonexistent.json"], "/nonexistent.json"),
                    (["--cgroup=/no/such/parent"], "/no/such/parent"),
                    (["--seccomp-optimize", "3", "--seccomp", "docker"], "seccomp-optimize"),
                    (["--pin", "diagonal"], "diagonal")]:
-    r = run(["run", "--containers", "1", "--owner", "distinct", "--uid-base", str(BASE + 700)]
-            + SHORT + args)
+    r, pid = run_pid(["run", "--containers", "1", "--owner", "distinct", "--uid-base",
+                      str(BASE + 700)] + SHORT + args)
+    refused.append(pid)
     # One line of error; usage errors add the usual "Try 'ucbench --help'" hint.
     lines = [x for x in r.stderr.strip().splitlines() if not x.startswith("Try ")]
     want = 2 if args[0] != "--cgroup=/no/such/parent" else (1, 2)
@@ -304,7 +310,8 @@ for args, what in [(["--seccomp", "/nonexistent.json"], "/nonexistent.json"),
          and len(lines) == 1 and what in lines[0],
          f"{' '.join(args)}: one-line error naming {what}, status {want}",
          f"rc={r.returncode} {r.stderr}")
-t.ok(not (set(ucbench_groups()) - set(leftover_before)), "no cgroup left after the errors")
+t.ok(wait_for(lambda: not groups_of(*refused)), "no cgroup left after the errors",
+     groups_of(*refused))
 
 # ---- 8. unprivileged: owner self, no cgroups, and it says so -------------------------------
 NOBODY = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--inh-caps=-all",

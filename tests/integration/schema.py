@@ -2,11 +2,12 @@
 the documents `ucbench run` and `ucbench verify` write now, and examples/run-small.json, and
 rejects broken ones.  Uses uids of its own (2100950000 ...) so it can run beside the other
 integration tests."""
+import contextlib
 import copy
 import json
 import os
 
-from taplib import SRCDIR, Tap, run, skip_all, userns_works
+from taplib import SRCDIR, Tap, cgroup_lock, run, skip_all, userns_works
 
 try:
     import jsonschema
@@ -100,7 +101,8 @@ for name, args in RUNS:
     if not can_run:
         t.skip(f"{name}: the document validates", why)
         continue
-    doc = ucbench_json(["run"] + args + SHORT)
+    with cgroup_lock(t) if "--cgroup" in args else contextlib.nullcontext():
+        doc = ucbench_json(["run"] + args + SHORT)
     docs[name] = doc
     valid(doc, f"{name}: the document validates")
 

@@ -100,7 +100,14 @@ def tasks_of(root):
     return [p for p in descendants(root) if (comm(p) or "").startswith("ucb-task")]
 
 
-def wait_for(pred, timeout, step=0.05):
+# How long a test waits for what must happen soon (processes gone, namespaces freed, a task
+# running): a deadline, never a pause; only a failing test waits that long.
+DEADLINE = 30
+
+
+def wait_for(pred, timeout=DEADLINE, step=0.05):
+    """The one way to wait: poll `pred` until it returns a true value or `timeout` seconds
+    pass; its last value.  Never a fixed sleep: on a loaded machine anything takes longer."""
     end = time.monotonic() + timeout
     while time.monotonic() < end:
         v = pred()
@@ -110,13 +117,176 @@ def wait_for(pred, timeout, step=0.05):
     return pred()
 
 
-def alive(pid):
+def proc_stat(pid):
+    """(state, ppid, pgid, starttime, cpu ticks) of a process, or None once it is gone."""
     try:
         with open(f"/proc/{pid}/stat") as f:
             s = f.read()
-        return s[s.rindex(")") + 2] != "Z"
+        f = s[s.rindex(")") + 2:].split()
+        return f[0], int(f[1]), int(f[2]), int(f[19]), int(f[11]) + int(f[12])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def alive(pid):
+    st = proc_stat(pid)
+    return st is not None and st[0] != "Z"
+
+
+def ran(pids, seconds):
+    """Every one of `pids` has used `seconds` of CPU time: its work is under way (what a
+    fixed sleep only hoped for)."""
+    hz = os.sysconf("SC_CLK_TCK")
+    sts = [proc_stat(q) for q in pids]
+    return bool(pids) and all(st and st[4] >= seconds * hz for st in sts)
+
+
+def proc_status(pid):
+    """/proc/PID/status as a dict ({} once the process is gone)."""
+    out = {}
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                k, _, v = line.partition(":")
+                out[k] = v.strip()
     except OSError:
+        pass
+    return out
+
+
+def uid_of(pid):
+    """The real uid of a process, or None."""
+    uids = proc_status(pid).get("Uid", "").split()
+    return int(uids[0]) if uids else None
+
+
+def uids_in_use():
+    """Every uid (real, effective, saved, fs) of a process now."""
+    used = set()
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            used.update(int(x) for x in proc_status(d).get("Uid", "").split())
+    return used
+
+
+def uid_block(base, span, room=100000):
+    """A free uid range [b, b + span) inside a test's own [base, base + room), at a random
+    offset: ucbench refuses owner uids that a process uses, and the same test started twice at
+    once (two checkouts, two `make check`) must not take the same range."""
+    import random
+    used = uids_in_use()
+    for k in random.sample(range(room // span), room // span):
+        b = base + k * span
+        if not any(b <= u < b + span for u in used):
+            return b
+    return base
+
+
+class RunProcs:
+    """The processes of one ucbench run, known by identity (pid and start time, so a reused
+    pid is not mistaken for one) and by process group (each container is its own, so an
+    orphan that left ucbench's tree still counts).  "Nothing left" is `not left()`: no
+    process of this run, whatever else runs on the machine."""
+
+    def __init__(self, root):
+        self.root = root
+        self.seen = {}  # pid -> start time
+        self.pgids = set()
+        self.snapshot = []  # the processes below ucbench at the last scan
+
+    def scan(self):
+        """Record every process below ucbench now; returns self (true) for wait_for."""
+        self.snapshot = descendants(self.root)
+        mine = os.getpgrp()
+        for q in [self.root] + self.snapshot:
+            st = proc_stat(q)
+            if st is None:
+                continue
+            self.seen.setdefault(q, st[3])
+            if st[2] != mine:
+                self.pgids.add(st[2])
+        return self
+
+    def tasks(self):
+        return [q for q in self.snapshot if (comm(q) or "").startswith("ucb-task")]
+
+    def until_tasks(self, n, timeout=DEADLINE):
+        """Scan until `n` tasks are running (all their ancestors then exist); the tasks."""
+        return wait_for(lambda: len(self.scan().tasks()) == n and self.tasks(), timeout)
+
+    def left(self):
+        """Live (not zombie) processes of this run."""
+        out = []
+        for d in os.listdir("/proc"):
+            if not d.isdigit():
+                continue
+            st = proc_stat(int(d))
+            if st and st[0] != "Z" and (self.seen.get(int(d)) == st[3] or st[2] in self.pgids):
+                out.append(int(d))
+        return out
+
+    def gone(self, timeout=DEADLINE):
+        return wait_for(lambda: not self.left(), timeout)
+
+
+# The cgroup hierarchy is the host's: the tests that change a cgroup.subtree_control and check
+# that it is back (runtime.py, tests/integration/test-cgroup-{fs,janitor}, which use the same
+# path) take this lock, so that none sees another's change as its own leftover.
+CGROUP_LOCK = "/tmp/ucbench-cgroup-tests.lock"
+
+
+class cgroup_lock:
+    """Hold CGROUP_LOCK: for the whole test (keep the object), or `with cgroup_lock(t):` around
+    the runs that may change a subtree_control.  Waited for with a deadline (then said so)."""
+
+    def __init__(self, t, timeout=900):
+        import fcntl
+        self.f = None
+        try:
+            f = open(CGROUP_LOCK, "a")
+        except OSError as e:
+            t.diag(f"{CGROUP_LOCK}: {e}: going on without it")
+            return
+        if not wait_for(lambda: _try_lock(fcntl, f), timeout, 0.1):
+            t.diag(f"{CGROUP_LOCK} still held after {timeout} s: going on without it")
+        self.f = f
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        if self.f:
+            self.f.close()
+            self.f = None
         return False
+
+
+def _try_lock(fcntl, f):
+    try:
+        fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        return True
+    except BlockingIOError:
+        return False
+
+
+class held:
+    """`with held(p):` stops ucbench (SIGSTOP) while the test looks at its containers, so the
+    run cannot end under a slow observer; its tasks go on running.  SIGCONT on the way out."""
+
+    def __init__(self, p):
+        self.p = p
+
+    def __enter__(self):
+        self._signal(signal.SIGSTOP)
+        return self
+
+    def __exit__(self, *exc):
+        self._signal(signal.SIGCONT)
+        return False
+
+    def _signal(self, sig):
+        if self.p.poll() is None:  # never a pid that has been reaped (and maybe reused)
+            os.kill(self.p.pid, sig)
 
 
 def nsinfo(pid):

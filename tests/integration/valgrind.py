@@ -1,13 +1,13 @@
 """valgrind.py - no leaks and no memory errors in ucbench's own process, on the success paths
 and on the error paths (bad input, a kernel refusal, an interrupt)."""
+import contextlib
 import os
 import shutil
 import signal
 import subprocess
 import tempfile
-import time
 
-from taplib import Tap, UCBENCH, skip_all, userns_works
+from taplib import Tap, UCBENCH, cgroup_lock, ran, skip_all, tasks_of, userns_works, wait_for
 from taplib import scratch_dir
 
 if shutil.which("valgrind") is None:
@@ -36,7 +36,8 @@ CASES = [
     (["run", "--pin", "0-1,1"], 2),
 ]
 for args, want in CASES:
-    r = subprocess.run(VG + [UCBENCH] + args, capture_output=True, text=True, timeout=300)
+    with cgroup_lock(t) if "--cgroup" in args else contextlib.nullcontext():
+        r = subprocess.run(VG + [UCBENCH] + args, capture_output=True, text=True, timeout=300)
     t.ok(r.returncode == want, f"valgrind ucbench {' '.join(args)}: clean, exit {want}",
          f"rc={r.returncode}\n{r.stderr[-3000:]}")
 
@@ -53,7 +54,8 @@ else:
 p = subprocess.Popen(VG + [UCBENCH] + RUN[:1] + ["--containers", "2", "--duration", "30",
                                                    "--uid-base", "2100310000", "--quiet"],
                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-time.sleep(4)
+# SIGINT while the containers work (valgrind is slow to get there; a loaded machine slower)
+wait_for(lambda: ran(tasks_of(p.pid), 0.05) and len(tasks_of(p.pid)) == 2, 120)
 p.send_signal(signal.SIGINT)
 _, err = p.communicate(timeout=120)
 t.ok(p.returncode == 130 and "==" not in err, "valgrind: the SIGINT path is clean, exit 130",

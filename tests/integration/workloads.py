@@ -8,14 +8,14 @@ import json
 import os
 import subprocess
 
-from taplib import Tap, UCBENCH, run, skip_all, userns_works
+from taplib import Tap, UCBENCH, run, skip_all, uid_block, userns_works
 
 if not userns_works():
     skip_all("user namespaces cannot be created here")
 if os.geteuid() != 0:
     skip_all("owner modes need root (setresuid to the owner uids)")
 
-BASE = "2100400000"  # a range of its own: runs beside the other integration tests
+BASE = str(uid_block(2100400000, 100))  # a range of its own: runs beside the other tests
 SHORT = ["--duration", "0.5", "--warmup", "0.2", "--interval", "0.25", "--uid-base", BASE,
          "--format", "json", "--quiet"]
 

@@ -1,0 +1,434 @@
+/* test-cgroup-janitor.c - run --cgroup in a delegated scope (ucbench moves into a leaf so
+ * that its group may enable controllers) and the janitor that removes everything after a
+ * SIGKILL of ucbench, on the host layout, pure cgroup2 and a scope (root). */
+#include "config.h"
+
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/xattr.h>
+
+#include "cgroup-test.h"
+
+/* In pure v2: make the group X = /ucbtest-<pid>-scope (marked delegated, as systemd marks a
+ * Delegate=yes scope) and move this process into it; NULL if that fails. */
+static char *
+scope_enter (void)
+{
+  char *x = xasprintf ("/sys/fs/cgroup/ucbtest-%d-scope", (int) getpid ());
+  cleanup_free char *procs = xasprintf ("%s/cgroup.procs", x);
+  cleanup_free char *pid_s = xasprintf ("%d", (int) getpid ());
+  ucb_error_t e = NULL;
+
+  if (mkdir (x, 0755) < 0)
+    {
+      free (x);
+      return NULL;
+    }
+  if (setxattr (x, "trusted.delegate", "1", 1, 0) < 0)
+    {
+      /* only systemd hosts look at it */
+    }
+  if (ucb_write_file_at (AT_FDCWD, procs, pid_s, &e) < 0)
+    {
+      ucb_error_free (&e);
+      rmdir (x);
+      free (x);
+      return NULL;
+    }
+  return x;
+}
+
+/* Back to the root, then whatever is left in X killed and X removed (when this process is out
+ * of it; otherwise the parent's host_restore does it). */
+static void
+scope_leave (const char *x)
+{
+  cleanup_free char *pid_s = xasprintf ("%d", (int) getpid ());
+  cleanup_free char *self = NULL;
+  ucb_error_t e = NULL;
+
+  if (ucb_write_file_at (AT_FDCWD, "/sys/fs/cgroup/cgroup.procs", pid_s, &e) < 0)
+    ucb_error_free (&e);
+  self = ucb_cgroup_path_of (getpid (), NULL);
+  if (self == NULL || strcmp (self, "/") != 0)
+    return;
+  cg_until (cg_killed, x);
+  cg_until (cg_removed, x);
+}
+
+/* The state of X, the root and this process once a session is gone: as before it. */
+static void
+check_scope_clean (const char *x, const char *root_sc)
+{
+  cleanup_free char *xsc = readf ("%s/cgroup.subtree_control", x);
+  cleanup_free char *rsc = read_str ("/sys/fs/cgroup/cgroup.subtree_control");
+  cleanup_free char *self = ucb_cgroup_path_of (getpid (), NULL);
+
+  tap_check_str (self, x + strlen ("/sys/fs/cgroup"));
+  tap_check_str (xsc, "");
+  tap_check_str (rsc, root_sc);
+  tap_check (!existsf ("%s/ucbench-%d-self", x, (int) getpid ()));
+  tap_check (!existsf ("%s/ucbench-%d", x, (int) getpid ()));
+}
+
+/* (3c) No PARENT, ucbench alone in a non-root group X (`systemd-run --scope -p Delegate=yes`):
+ * it moves into X/ucbench-<pid>-self so that X may enable controllers, and back at close. */
+static void
+scope_session (const char *x, char *set0, const char *root_sc)
+{
+  struct ucb_cgroup_opts o = { .set = &set0, .nset = 1 };
+  struct ucb_cgroup *cg = NULL;
+  ucb_error_t err = NULL;
+  static const char *const v2[] = { NULL };
+  const char *xrel = x + strlen ("/sys/fs/cgroup");
+  cleanup_free char *leaf = xasprintf ("%s/ucbench-%d-self", xrel, (int) getpid ());
+  cleanup_free char *self = NULL, *its = NULL, *xsc = NULL, *report = NULL, *want = NULL;
+  int r, fd, status;
+  pid_t member, janitor;
+  json_t *j, *ch;
+
+  r = ucb_cgroup_open (&o, &cg, &err);
+  tap_check_int (r, ==, 0);
+  if (r < 0)
+    {
+      printf ("# open: %s\n", err->msg);
+      ucb_error_free (&err);
+      return;
+    }
+  janitor = ucb_cgroup_janitor_pid (cg);
+  self = ucb_cgroup_path_of (getpid (), NULL);
+  its = ucb_cgroup_path_of (janitor, NULL);
+  tap_check_str (self, leaf);
+  tap_check_str (its, leaf);
+  xsc = readf ("%s/cgroup.subtree_control", x);
+  tap_check (has_word (xsc, "hugetlb"));
+  j = ucb_cgroup_json (cg);
+  tap_check_str (json_string_value (json_object_get (j, "moved_self")), leaf);
+  ch = json_object_get (j, "subtree_control_changes");
+  tap_check_int (json_array_size (ch), ==, has_word (root_sc, "hugetlb") ? 1 : 2);
+  tap_check_str (
+      json_string_value (json_object_get (json_array_get (ch, json_array_size (ch) - 1), "dir")),
+      x);
+  json_decref (j);
+
+  tap_check_int (ucb_cgroup_create (cg, 0, NULL, 0, &err), ==, 0);
+  ucb_error_free (&err);
+  fd = spawn_member (cg, 0, v2, 1, NULL, &member);
+  report = fd >= 0 ? read_all_fd (fd) : xstrdup ("");
+  waitpid (member, &status, 0);
+  want = xasprintf ("%s/ucbench-%d/c0\n", xrel, (int) getpid ());
+  tap_check_str (report, want);
+  tap_check_int (ucb_cgroup_remove_containers (cg, &err), ==, 0);
+  ucb_error_free (&err);
+  ucb_cgroup_close (&cg);
+  tap_check (kill (janitor, 0) < 0 && errno == ESRCH);
+  check_scope_clean (x, root_sc);
+
+  /* No controller needed: v2 groups work with processes in X, nothing moves. */
+  o.nset = 0;
+  r = ucb_cgroup_open (&o, &cg, &err);
+  tap_check_int (r, ==, 0);
+  if (r == 0)
+    {
+      free (self);
+      self = ucb_cgroup_path_of (getpid (), NULL);
+      tap_check_str (self, xrel);
+      j = ucb_cgroup_json (cg);
+      tap_check (json_is_null (json_object_get (j, "moved_self")));
+      json_decref (j);
+      tap_check (existsf ("%s/ucbench-%d", x, (int) getpid ()));
+      ucb_cgroup_close (&cg);
+    }
+  ucb_error_free (&err);
+  check_scope_clean (x, root_sc);
+}
+
+/* (3d) Another process in X: the clear EBUSY error with the hint, nothing moved or left. */
+static void
+scope_busy (const char *x, char *set0, const char *root_sc)
+{
+  struct ucb_cgroup_opts o = { .set = &set0, .nset = 1 };
+  struct ucb_cgroup *cg = NULL;
+  ucb_error_t err = NULL;
+  cleanup_free char *procs = xasprintf ("%s/cgroup.procs", x);
+  cleanup_free char *pid_s = NULL;
+  pid_t sitter;
+  int r;
+
+  fflush (stdout);
+  sitter = fork ();
+  if (sitter == 0)
+    {
+      pause ();
+      _exit (0);
+    }
+  pid_s = xasprintf ("%d", (int) sitter);
+  tap_check_int (ucb_write_file_at (AT_FDCWD, procs, pid_s, &err), ==, 0);
+  ucb_error_free (&err);
+  r = ucb_cgroup_open (&o, &cg, &err);
+  tap_check_int (r, <, 0);
+  tap_check (cg == NULL);
+  tap_check (err && strstr (err->msg, "Delegate=yes") && strstr (err->msg, "--cgroup=PARENT"));
+  if (err)
+    printf ("# as expected: %s\n", err->msg);
+  ucb_error_free (&err);
+  ucb_cgroup_close (&cg);
+  check_scope_clean (x, root_sc);
+  kill (sitter, SIGKILL);
+  waitpid (sitter, NULL, 0);
+}
+
+static void
+pure_v2_scope (void)
+{
+  cleanup_free char *hfile = hugetlb_file ();
+  cleanup_free char *set0 = NULL, *root_sc = NULL, *x = NULL;
+
+  if (!enter_pure_v2 ())
+    return;
+  if (hfile == NULL)
+    {
+      tap_skip ("no huge page sizes, so no hugetlb files");
+      return;
+    }
+  /* hugetlb: the only controller of the unified hierarchy on the hybrid test hosts. */
+  set0 = xasprintf ("%s=0", hfile);
+  root_sc = read_str ("/sys/fs/cgroup/cgroup.subtree_control");
+  x = scope_enter ();
+  tap_check (x != NULL);
+  if (x == NULL)
+    return;
+  scope_session (x, set0, root_sc);
+  scope_busy (x, set0, root_sc);
+  scope_leave (x);
+  tap_check (!exists (x));
+}
+
+static void
+test_scope (void)
+{
+  if (!v2_writable ())
+    return;
+  in_child (pure_v2_scope);
+  host_restore ();
+  if (nowners > 0)
+    tap_check (!existsf ("%s/ucbtest-%d-scope", v2_root, (int) owners[nowners - 1]));
+}
+
+/* The member: attached, says so (EOF) and sleeps until killed. */
+static void
+sleep_forever (int fd)
+{
+  close (fd);
+  for (;;)
+    pause ();
+}
+
+/* (4) The janitor: the session's process is SIGKILLed with a member inside. */
+enum janitor_mode
+{
+  JANITOR_HOST,
+  JANITOR_PURE_V2,
+  JANITOR_SCOPE, /* pure v2, the victim alone in a scope group X: it moves into a leaf */
+};
+static enum janitor_mode janitor_mode;
+
+static void
+janitor_victim (int report_fd)
+{
+  /* static: this function never returns, and what it allocates must stay reachable */
+  static char *set0, *self;
+  char *x = NULL;
+  char *hfile;
+  struct ucb_cgroup_opts o = { .pids_max = 8 };
+  struct ucb_cgroup *cg = NULL;
+  ucb_error_t err = NULL;
+  static const char *const none[] = { NULL };
+  char buf[256];
+  int fd, cpu0 = 0;
+  pid_t member;
+  json_t *j, *h;
+  const char *moved;
+  size_t i;
+
+  if (janitor_mode != JANITOR_HOST && !enter_pure_v2 ())
+    {
+      dprintf (report_fd, "skip %s\n", tap_skip_reason);
+      _exit (0);
+    }
+  hfile = hugetlb_file ();
+  set0 = hfile ? xasprintf ("%s=0", hfile) : NULL;
+  free (hfile);
+  if (janitor_mode == JANITOR_SCOPE && set0 == NULL)
+    {
+      dprintf (report_fd, "skip no huge page sizes, so no hugetlb files\n");
+      _exit (0);
+    }
+  if (janitor_mode == JANITOR_SCOPE && (x = scope_enter ()) == NULL)
+    {
+      dprintf (report_fd, "error cannot make and join the scope group\n");
+      _exit (1);
+    }
+  free (x);
+  if (janitor_mode != JANITOR_HOST)
+    o.pids_max = 0; /* bound to v1 here */
+  else
+    o.cpuset = true;
+  o.set = set0 ? &set0 : NULL;
+  o.nset = set0 ? 1 : 0;
+  if (ucb_cgroup_open (&o, &cg, &err) < 0 || ucb_cgroup_create (cg, 0, &cpu0, 1, &err) < 0)
+    {
+      dprintf (report_fd, "error %s\n", err->msg);
+      _exit (1);
+    }
+  /* The member keeps the pipe's write end on purpose: ucbench's exit must still count. */
+  fd = spawn_member (cg, 0, none, 0, sleep_forever, &member);
+  if (fd < 0 || read (fd, buf, sizeof buf) != 0)
+    _exit (1);
+  close (fd);
+  j = ucb_cgroup_json (cg);
+  moved = json_string_value (json_object_get (j, "moved_self"));
+  self = ucb_cgroup_path_of (getpid (), NULL);
+  if (janitor_mode == JANITOR_SCOPE && (moved == NULL || self == NULL || strcmp (moved, self) != 0))
+    {
+      dprintf (report_fd, "error not moved into the leaf: %s\n", self ? self : "?");
+      _exit (1);
+    }
+  dprintf (report_fd, "%d %d", (int) ucb_cgroup_janitor_pid (cg), (int) member);
+  json_array_foreach (json_object_get (j, "hierarchies"), i, h)
+      dprintf (report_fd, " %s%s", json_string_value (json_object_get (h, "mount")),
+               json_string_value (json_object_get (h, "group")));
+  if (moved)
+    dprintf (report_fd, " /sys/fs/cgroup%s", moved);
+  dprintf (report_fd, "\n");
+  close (report_fd);
+  for (;;)
+    pause ();
+}
+
+static void
+run_janitor_case (enum janitor_mode mode)
+{
+  bool pure_v2 = mode != JANITOR_HOST;
+  cleanup_free char *report = NULL, *sc = NULL, *x = NULL, *xsc = NULL;
+  char *dirs[8] = { NULL };
+  size_t ndirs = 0;
+  int p[2], jpid = 0, mpid = 0, n = 0, status;
+  pid_t victim;
+  uint64_t t0;
+  bool gone = false;
+
+  janitor_mode = mode;
+  if (pipe2 (p, O_CLOEXEC) < 0)
+    return;
+  prctl (PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); /* the orphans come to us, to be reaped */
+  fflush (stdout);
+  victim = fork ();
+  if (victim == 0)
+    {
+      close (p[0]);
+      janitor_victim (p[1]);
+    }
+  close (p[1]);
+  track (victim);
+  report = read_line_fd (p[0]);
+  x = xasprintf ("%s/ucbtest-%d-scope", v2_root, (int) victim);
+  printf ("# %s session: %s",
+          mode == JANITOR_SCOPE ? "scope"
+          : pure_v2             ? "pure v2"
+                                : "host",
+          report);
+  if (strncmp (report, "skip ", 5) == 0)
+    {
+      static char why[200];
+      snprintf (why, sizeof why, "%s", report + 5);
+      why[strcspn (why, "\n")] = '\0';
+      waitpid (victim, NULL, 0);
+      prctl (PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0);
+      tap_skip (why);
+      return;
+    }
+  if (sscanf (report, "%d %d %n", &jpid, &mpid, &n) < 2 || jpid <= 0 || mpid <= 0)
+    {
+      tap_check (!"the session started");
+      kill (victim, SIGKILL);
+      waitpid (victim, NULL, 0);
+      prctl (PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0);
+      host_restore ();
+      return;
+    }
+  for (char *s = NULL, *t = strtok_r (report + n, " \n", &s); t && ndirs < 8;
+       t = strtok_r (NULL, " \n", &s))
+    /* In its mount namespace the unified hierarchy is /sys/fs/cgroup. */
+    dirs[ndirs++]
+        = pure_v2 ? xasprintf ("%s%s", v2_root, t + strlen ("/sys/fs/cgroup")) : xstrdup (t);
+  for (size_t i = 0; i < ndirs; i++)
+    tap_check (exists (dirs[i]));
+
+  kill (victim, SIGKILL);
+  waitpid (victim, &status, 0);
+  t0 = ucb_now_ns ();
+  while (!gone && ucb_now_ns () - t0 < CG_DEADLINE_NS)
+    {
+      while (waitpid (-1, NULL, WNOHANG) > 0)
+        ;
+      gone = kill (mpid, 0) < 0 && kill (jpid, 0) < 0;
+      for (size_t i = 0; i < ndirs; i++)
+        gone &= !exists (dirs[i]);
+      free (sc);
+      sc = readf ("%s/cgroup.subtree_control", v2_root);
+      gone &= strcmp (sc ? sc : "", v2_sc_before ? v2_sc_before : "") == 0;
+      if (mode == JANITOR_SCOPE)
+        {
+          free (xsc);
+          xsc = readf ("%s/cgroup.subtree_control", x);
+          gone &= xsc && *xsc == '\0';
+        }
+      if (!gone)
+        usleep (20000);
+    }
+  printf ("# cleaned up after %.2f s\n", (double) (ucb_now_ns () - t0) / 1e9);
+  tap_check (kill (mpid, 0) < 0 && errno == ESRCH);
+  tap_check (kill (jpid, 0) < 0 && errno == ESRCH);
+  for (size_t i = 0; i < ndirs; i++)
+    {
+      tap_check (!exists (dirs[i]));
+      free (dirs[i]);
+    }
+  tap_check_str (sc, v2_sc_before);
+  if (mode == JANITOR_SCOPE)
+    tap_check_str (xsc, "");
+  prctl (PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0);
+  while (waitpid (-1, NULL, WNOHANG) > 0)
+    ;
+  host_restore ();
+  tap_check (!exists (x));
+}
+
+static void
+test_janitor (void)
+{
+  enum ucb_cg_layout l = ucb_cgroup_detect ();
+
+  if (!v2_writable ())
+    return;
+#ifdef HAVE_CGROUP
+  if (l == UCB_CG_HYBRID)
+    run_janitor_case (JANITOR_HOST);
+#else
+  (void) l;
+#endif
+  run_janitor_case (JANITOR_PURE_V2);
+  run_janitor_case (JANITOR_SCOPE);
+}
+
+static const struct tap_test tests[] = {
+  { "pure cgroup v2 in a delegated scope: ucbench moves into a leaf", test_scope },
+  { "janitor cleans up after SIGKILL", test_janitor },
+};
+
+int
+main (void)
+{
+  return cg_test_main (tests, UCB_ARRAY_SIZE (tests));
+}
