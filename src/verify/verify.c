@@ -251,64 +251,39 @@ reap_for (uint64_t ns)
     }
 }
 
-void
-ucb_verify_run (const struct ucb_vcase *c, uid_t base, const struct ucb_kernel *k,
-                struct ucb_vrun *out)
+/* The case process: its own process group, dies with us, subreaper of its helpers. */
+static __attribute__ ((noreturn)) void
+case_child (const struct ucb_vcase *c, uid_t base, const struct ucb_kernel *k,
+            struct ucb_vresult *res)
 {
-  struct ucb_vresult *res
-      = mmap (NULL, sizeof *res, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-  uint64_t t0 = ucb_now_ns (), deadline = t0 + (uint64_t) (CASE_TIMEOUT_S * 1e9);
-  cleanup_free uid_t *uids = xcalloc (100, sizeof *uids);
-  cleanup_free char *who = NULL;
-  size_t left_ipc;
+  struct ucb_vctx ctx = { .kernel = k, .uid_base = base, .res = res };
+  ucb_error_t err = NULL;
+
+  setpgid (0, 0);
+  prctl (PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+  /* Orphans of the case's helpers come back to it, inside its process group. */
+  prctl (PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+  if (c->run (&ctx, &err) < 0)
+    {
+      snprintf (res->error, sizeof res->error, "%s%s%s", err->msg, err->code ? ": " : "",
+                err->code ? strerror (err->code) : "");
+      ucb_error_free (&err);
+    }
+  /* Reap what has ended (orphans of killed helpers come here, as the subreaper): a zombie
+   * still counts against the case's uids.  What still lives is a leak, which the parent
+   * reports. */
+  reap_for (200000000ull);
+  _exit (0);
+}
+
+/* Wait for the case process until its deadline (or an interrupt), then judge how it ended
+ * and kill whatever of its group is left. */
+static void
+wait_case (pid_t pid, uint64_t deadline, struct ucb_vresult *res)
+{
   int status = 0;
-  pid_t pid, r;
+  pid_t r;
 
-  memset (out, 0, sizeof *out);
-  out->c = c;
-  if (res == MAP_FAILED)
-    {
-      out->verdict = UCB_VERDICT_ERROR;
-      snprintf (out->why, sizeof out->why, "mmap: %s", strerror (errno));
-      return;
-    }
-  memset (res, 0, sizeof *res);
-  for (uid_t u = 0; u < 100; u++)
-    uids[u] = base + u;
-  if (ucb_uids_find_users (uids, 100, &who) > 0)
-    {
-      snprintf (res->error, sizeof res->error, "uid range %u-%u of the case is in use: %s",
-                (unsigned) base, (unsigned) base + 99, who);
-      goto judge;
-    }
-  fflush (NULL);
-  pid = fork ();
-  if (pid == 0)
-    {
-      struct ucb_vctx ctx = { .kernel = k, .uid_base = base, .res = res };
-      ucb_error_t err = NULL;
-
-      setpgid (0, 0);
-      prctl (PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
-      /* Orphans of the case's helpers come back to it, inside its process group. */
-      prctl (PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
-      if (c->run (&ctx, &err) < 0)
-        {
-          snprintf (res->error, sizeof res->error, "%s%s%s", err->msg, err->code ? ": " : "",
-                    err->code ? strerror (err->code) : "");
-          ucb_error_free (&err);
-        }
-      /* Reap what has ended (orphans of killed helpers come here, as the subreaper): a
-       * zombie still counts against the case's uids.  What still lives is a leak, which the
-       * parent reports. */
-      reap_for (200000000ull);
-      _exit (0);
-    }
-  if (pid < 0)
-    {
-      snprintf (res->error, sizeof res->error, "fork: %s", strerror (errno));
-      goto judge;
-    }
   setpgid (pid, pid);
   while ((r = waitpid (pid, &status, WNOHANG)) == 0 && ucb_now_ns () < deadline
          && !ucb_interrupted ())
@@ -334,6 +309,47 @@ ucb_verify_run (const struct ucb_vcase *c, uid_t base, const struct ucb_kernel *
   /* We are a subreaper too: the killed processes come back to us, to be reaped now rather
    * than by a slow pid 1 while a repeat of the case needs their uids. */
   reap_for (2000000000ull);
+}
+
+void
+ucb_verify_run (const struct ucb_vcase *c, uid_t base, const struct ucb_kernel *k,
+                struct ucb_vrun *out)
+{
+  struct ucb_vresult *res
+      = mmap (NULL, sizeof *res, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  uint64_t t0 = ucb_now_ns (), deadline = t0 + (uint64_t) (CASE_TIMEOUT_S * 1e9);
+  cleanup_free uid_t *uids = xcalloc (100, sizeof *uids);
+  cleanup_free char *who = NULL;
+  size_t left_ipc;
+  pid_t pid;
+
+  memset (out, 0, sizeof *out);
+  out->c = c;
+  if (res == MAP_FAILED)
+    {
+      out->verdict = UCB_VERDICT_ERROR;
+      snprintf (out->why, sizeof out->why, "mmap: %s", strerror (errno));
+      return;
+    }
+  memset (res, 0, sizeof *res);
+  for (uid_t u = 0; u < 100; u++)
+    uids[u] = base + u;
+  if (ucb_uids_find_users (uids, 100, &who) > 0)
+    {
+      snprintf (res->error, sizeof res->error, "uid range %u-%u of the case is in use: %s",
+                (unsigned) base, (unsigned) base + 99, who);
+      goto judge;
+    }
+  fflush (NULL);
+  pid = fork ();
+  if (pid == 0)
+    case_child (c, base, k, res);
+  if (pid < 0)
+    {
+      snprintf (res->error, sizeof res->error, "fork: %s", strerror (errno));
+      goto judge;
+    }
+  wait_case (pid, deadline, res);
   left_ipc = count_ipc_of (base, base + 99);
   if (left_ipc && !res->error[0])
     snprintf (res->error, sizeof res->error, "the case left %zu SysV IPC objects behind", left_ipc);
