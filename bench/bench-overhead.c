@@ -268,8 +268,33 @@ summary (const char *name, const double *v, size_t n)
           s.max, s.stddev);
 }
 
-int
-main (int argc, char **argv)
+struct bench_opts
+{
+  const char *ucbench, *wis, *wname;
+  unsigned depth;
+  int rounds, cpu;
+  double duration, warmup;
+};
+
+/* Per-round figures, one array each (the order of the summary lines). */
+enum
+{
+  BARE,
+  UCB,
+  RATIO,
+  BARE_NS,
+  UCB_NS,
+  CRATIO,
+  WIS,
+  WRATIO,
+  NSERIES
+};
+static const char *const series_names[NSERIES]
+    = { "bare loop ops/s",   "ucbench ops/s",          "ratio ucbench/bare",  "bare CPU ns/op",
+        "ucbench CPU ns/op", "CPU ratio bare/ucbench", "will-it-scale ops/s", "ratio ucbench/wis" };
+
+static int
+parse_args (int argc, char **argv, struct bench_opts *o)
 {
   static const struct option longopts[] = {
     { "ucbench", required_argument, NULL, 'u' },  { "wis", required_argument, NULL, 'w' },
@@ -277,109 +302,103 @@ main (int argc, char **argv)
     { "rounds", required_argument, NULL, 'r' },   { "duration", required_argument, NULL, 'd' },
     { "cpu", required_argument, NULL, 'c' },      { NULL, 0, NULL, 0 }
   };
-  const char *ucbench = "./ucbench", *wis = NULL, *wname = "signal";
-  const struct ucb_workload *w;
-  unsigned depth = 0;
-  int rounds = 5, cpu = 1, c;
-  double duration = 5, warmup = 1;
-  double *bare, *ucb, *ratio, *bare_ns, *ucb_ns, *cratio, *wisr = NULL, *wratio = NULL;
+  int c;
 
+  *o = (struct bench_opts){
+    .ucbench = "./ucbench", .wname = "signal", .rounds = 5, .cpu = 1, .duration = 5, .warmup = 1
+  };
   while ((c = getopt_long (argc, argv, "", longopts, NULL)) != -1)
     switch (c)
       {
       case 'u':
-        ucbench = optarg;
+        o->ucbench = optarg;
         break;
       case 'w':
-        wis = optarg;
+        o->wis = optarg;
         break;
       case 'r':
-        rounds = atoi (optarg);
+        o->rounds = atoi (optarg);
         break;
       case 'W':
-        wname = optarg;
+        o->wname = optarg;
         break;
       case 'D':
-        depth = (unsigned) atoi (optarg);
+        o->depth = (unsigned) atoi (optarg);
         break;
       case 'd':
-        duration = atof (optarg);
+        o->duration = atof (optarg);
         break;
       case 'c':
-        cpu = atoi (optarg);
+        o->cpu = atoi (optarg);
         break;
       default:
         fprintf (stderr, "usage: bench-overhead [--ucbench PATH] [--workload NAME] [--depth 0|1] "
                          "[--wis PATH] [--rounds N] [--duration SEC] [--cpu N]\n");
-        return 2;
+        return -1;
       }
-  w = ucb_workload_find (wname);
-  if (rounds < 1 || duration <= 0 || cpu < 0 || depth > 1 || w == NULL || w->loop == NULL)
+  return 0;
+}
+
+/* Round i: the bare loop and ucbench side by side, in alternating order so that a drift in
+ * machine load does not favour one side; will-it-scale after them when given. */
+static void
+run_round (const struct bench_opts *o, const struct ucb_workload *w, int i, double **v)
+{
+  if (i % 2 == 0)
+    {
+      v[BARE][i] = bare_rate (w, o->depth, o->cpu, o->warmup, o->duration, &v[BARE_NS][i]);
+      v[UCB][i] = ucbench_rate (o->ucbench, o->wname, o->depth, o->cpu, o->warmup, o->duration,
+                                &v[UCB_NS][i]);
+    }
+  else
+    {
+      v[UCB][i] = ucbench_rate (o->ucbench, o->wname, o->depth, o->cpu, o->warmup, o->duration,
+                                &v[UCB_NS][i]);
+      v[BARE][i] = bare_rate (w, o->depth, o->cpu, o->warmup, o->duration, &v[BARE_NS][i]);
+    }
+  v[RATIO][i] = v[UCB][i] / v[BARE][i];
+  v[CRATIO][i] = v[BARE_NS][i] / v[UCB_NS][i]; /* >1 = ucbench spends less CPU per op */
+  printf ("%7d %11.0f %14.0f %6.4f %15.1f %18.1f %10.4f", i + 1, v[BARE][i], v[UCB][i], v[RATIO][i],
+          v[BARE_NS][i], v[UCB_NS][i], v[CRATIO][i]);
+  if (o->wis)
+    {
+      v[WIS][i] = wis_rate (o->wis, o->cpu, o->duration);
+      v[WRATIO][i] = v[UCB][i] / v[WIS][i];
+      printf (" %10.0f %12.4f", v[WIS][i], v[WRATIO][i]);
+    }
+  printf ("\n");
+  fflush (stdout);
+}
+
+int
+main (int argc, char **argv)
+{
+  struct bench_opts o;
+  const struct ucb_workload *w;
+  double *v[NSERIES];
+  size_t nseries;
+
+  if (parse_args (argc, argv, &o) < 0)
+    return 2;
+  w = ucb_workload_find (o.wname);
+  if (o.rounds < 1 || o.duration <= 0 || o.cpu < 0 || o.depth > 1 || w == NULL || w->loop == NULL)
     {
       fprintf (stderr, "bench-overhead: bad --rounds/--duration/--cpu/--depth/--workload\n");
       return 2;
     }
-  bare = xcalloc ((size_t) rounds, sizeof *bare);
-  ucb = xcalloc ((size_t) rounds, sizeof *ucb);
-  ratio = xcalloc ((size_t) rounds, sizeof *ratio);
-  bare_ns = xcalloc ((size_t) rounds, sizeof *bare_ns);
-  ucb_ns = xcalloc ((size_t) rounds, sizeof *ucb_ns);
-  cratio = xcalloc ((size_t) rounds, sizeof *cratio);
-  if (wis)
-    {
-      wisr = xcalloc ((size_t) rounds, sizeof *wisr);
-      wratio = xcalloc ((size_t) rounds, sizeof *wratio);
-    }
+  nseries = o.wis ? NSERIES : WIS;
+  for (size_t k = 0; k < NSERIES; k++)
+    v[k] = xcalloc ((size_t) o.rounds, sizeof *v[k]);
   printf ("# %s, 1 task on CPU %d, depth %u, %g s warm-up + %g s measured, %d interleaved rounds\n",
-          wname, cpu, depth, warmup, duration, rounds);
+          o.wname, o.cpu, o.depth, o.warmup, o.duration, o.rounds);
   printf (
       "# round  bare_ops_s  ucbench_ops_s  ratio  bare_cpu_ns/op  ucbench_cpu_ns/op  cpu_ratio%s\n",
-      wis ? "  wis_ops_s  ucbench/wis" : "");
-  for (int i = 0; i < rounds; i++)
-    {
-      /* Alternate the order so a drift in machine load does not favour one side. */
-      if (i % 2 == 0)
-        {
-          bare[i] = bare_rate (w, depth, cpu, warmup, duration, &bare_ns[i]);
-          ucb[i] = ucbench_rate (ucbench, wname, depth, cpu, warmup, duration, &ucb_ns[i]);
-        }
-      else
-        {
-          ucb[i] = ucbench_rate (ucbench, wname, depth, cpu, warmup, duration, &ucb_ns[i]);
-          bare[i] = bare_rate (w, depth, cpu, warmup, duration, &bare_ns[i]);
-        }
-      ratio[i] = ucb[i] / bare[i];
-      cratio[i] = bare_ns[i] / ucb_ns[i]; /* >1 = ucbench spends less CPU per op */
-      if (wis)
-        {
-          wisr[i] = wis_rate (wis, cpu, duration);
-          wratio[i] = ucb[i] / wisr[i];
-          printf ("%7d %11.0f %14.0f %6.4f %15.1f %18.1f %10.4f %10.0f %12.4f\n", i + 1, bare[i],
-                  ucb[i], ratio[i], bare_ns[i], ucb_ns[i], cratio[i], wisr[i], wratio[i]);
-        }
-      else
-        printf ("%7d %11.0f %14.0f %6.4f %15.1f %18.1f %10.4f\n", i + 1, bare[i], ucb[i], ratio[i],
-                bare_ns[i], ucb_ns[i], cratio[i]);
-      fflush (stdout);
-    }
-  summary ("bare loop ops/s", bare, (size_t) rounds);
-  summary ("ucbench ops/s", ucb, (size_t) rounds);
-  summary ("ratio ucbench/bare", ratio, (size_t) rounds);
-  summary ("bare CPU ns/op", bare_ns, (size_t) rounds);
-  summary ("ucbench CPU ns/op", ucb_ns, (size_t) rounds);
-  summary ("CPU ratio bare/ucbench", cratio, (size_t) rounds);
-  if (wis)
-    {
-      summary ("will-it-scale ops/s", wisr, (size_t) rounds);
-      summary ("ratio ucbench/wis", wratio, (size_t) rounds);
-    }
-  free (bare);
-  free (ucb);
-  free (ratio);
-  free (bare_ns);
-  free (ucb_ns);
-  free (cratio);
-  free (wisr);
-  free (wratio);
+      o.wis ? "  wis_ops_s  ucbench/wis" : "");
+  for (int i = 0; i < o.rounds; i++)
+    run_round (&o, w, i, v);
+  for (size_t k = 0; k < nseries; k++)
+    summary (series_names[k], v[k], (size_t) o.rounds);
+  for (size_t k = 0; k < NSERIES; k++)
+    free (v[k]);
   return 0;
 }
