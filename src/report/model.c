@@ -296,12 +296,12 @@ cmp_index (const void *x, const void *y)
   return c ? c : (a > b) - (a < b); /* document order within a class */
 }
 
-/* Point indices sorted by `cmp`; each point's class number (in sorted order) into `field_of`
- * (offset of a size_t in struct ucb_doc_point); returns the number of classes. */
+/* Point indices sorted by `cmp`; each point's class number (in sorted order) into the field
+ * that `field` returns; returns the number of classes. */
 static size_t
 classify (struct ucb_doc *d,
-          int (*cmp) (const struct ucb_doc_point *, const struct ucb_doc_point *), size_t offset,
-          size_t **sorted)
+          int (*cmp) (const struct ucb_doc_point *, const struct ucb_doc_point *),
+          size_t *(*field) (struct ucb_doc_point *), size_t **sorted)
 {
   size_t *idx = xcalloc (d->n_points + 1, sizeof *idx), n = 0;
 
@@ -314,7 +314,7 @@ classify (struct ucb_doc *d,
     {
       if (i > 0 && cmp (&d->points[idx[i - 1]], &d->points[idx[i]]) != 0)
         n++;
-      *(size_t *) ((char *) &d->points[idx[i]] + offset) = n;
+      *field (&d->points[idx[i]]) = n;
     }
   if (sorted)
     *sorted = idx;
@@ -374,13 +374,30 @@ group_stats (struct ucb_doc *d, struct ucb_doc_group *g, const size_t *m, size_t
   g->median.cv = NAN;
 }
 
+static size_t *
+group_of (struct ucb_doc_point *p)
+{
+  return &p->group;
+}
+
+static size_t *
+series_of (struct ucb_doc_point *p)
+{
+  return &p->series;
+}
+
+static size_t *
+workload_id_of (struct ucb_doc_point *p)
+{
+  return &p->workload_id;
+}
+
 static void
 index_points (struct ucb_doc *d)
 {
-  d->n_groups
-      = classify (d, ucb_point_cmp, offsetof (struct ucb_doc_point, group), &d->by_identity);
-  d->n_series = classify (d, ucb_point_series_cmp, offsetof (struct ucb_doc_point, series), NULL);
-  d->n_workloads = classify (d, workload_cmp, offsetof (struct ucb_doc_point, workload_id), NULL);
+  d->n_groups = classify (d, ucb_point_cmp, group_of, &d->by_identity);
+  d->n_series = classify (d, ucb_point_series_cmp, series_of, NULL);
+  d->n_workloads = classify (d, workload_cmp, workload_id_of, NULL);
   d->groups = xcalloc (d->n_groups + 1, sizeof *d->groups);
   for (size_t i = 0, start = 0; i < d->n_points; i++)
     if (i + 1 == d->n_points

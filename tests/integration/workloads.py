@@ -7,8 +7,9 @@ limit exactly at its peak use) none does."""
 import json
 import os
 import subprocess
+import time
 
-from taplib import Tap, UCBENCH, run, skip_all, uid_block, userns_works
+from taplib import DEADLINE, Tap, UCBENCH, run, skip_all, uid_block, userns_works
 
 if not userns_works():
     skip_all("user namespaces cannot be created here")
@@ -43,14 +44,30 @@ def doc_of(r):
         return None
 
 
+def starved(doc):
+    """A container that did nothing because it got (almost) no CPU in the window: on a loaded
+    machine that says nothing about the workload, so the run is tried again."""
+    return any(x["ops"] == 0 and (x.get("cpu_utilization") or 0) < 0.05
+               for p in doc["results"] for c in p["per_container"] for x in [c] + c["tasks"])
+
+
+def run_worked(args):
+    """Run until no container was starved (bounded by taplib's DEADLINE); the last run."""
+    end = time.monotonic() + DEADLINE
+    while True:
+        r = run(args)
+        doc = doc_of(r)
+        if r.returncode != 0 or doc is None or not starved(doc) or time.monotonic() > end:
+            return r, doc
+
+
 for w in lst:
     name = w["name"]
     if not w["supported"]:
         t.skip(f"{name}: runs in every owner mode and depth", w["unsupported_reason"])
         continue
-    r = run(["run", "--workload", name, "--containers", "2", "--owner", "shared,distinct",
-             "--depth", "1,3"] + SHORT)
-    doc = doc_of(r)
+    r, doc = run_worked(["run", "--workload", name, "--containers", "2", "--owner",
+                         "shared,distinct", "--depth", "1,3"] + SHORT)
     res = doc["results"] if doc else []
     good = r.returncode == 0 and len(res) == 4 and all(
         c["ops"] > 0 and c["failed_ops"] == 0 for p in res for c in p["per_container"])
@@ -62,10 +79,9 @@ for w in lst:
          f"{name}: results name the counter and the locks it takes")
     # The other axes: 2 tasks as processes and as threads, every namespace, --headroom far.
     for mode in ([], ["--threads"]):
-        r = run(["run", "--workload", name, "--containers", "2", "--tasks", "2", "--depth", "2",
-                 "--owner", "shared",
-                 "--isolate", "user,ipc,pid,mnt,uts,net", "--headroom", "far"] + mode + SHORT)
-        doc = doc_of(r)
+        r, doc = run_worked(["run", "--workload", name, "--containers", "2", "--tasks", "2",
+                             "--depth", "2", "--owner", "shared", "--isolate",
+                             "user,ipc,pid,mnt,uts,net", "--headroom", "far"] + mode + SHORT)
         res = doc["results"] if doc else []
         good = r.returncode == 0 and len(res) == 1 and all(
             x["ops"] > 0 and x["failed_ops"] == 0 for c in res[0]["per_container"]
