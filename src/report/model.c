@@ -297,11 +297,11 @@ cmp_index (const void *x, const void *y)
 }
 
 /* Point indices sorted by `cmp`; each point's class number (in sorted order) into the field
- * that `field` returns; returns the number of classes. */
+ * that `class_of` returns; returns the number of classes. */
 static size_t
 classify (struct ucb_doc *d,
           int (*cmp) (const struct ucb_doc_point *, const struct ucb_doc_point *),
-          size_t *(*field) (struct ucb_doc_point *), size_t **sorted)
+          size_t *(*class_of) (struct ucb_doc_point *), size_t **sorted)
 {
   size_t *idx = xcalloc (d->n_points + 1, sizeof *idx), n = 0;
 
@@ -314,7 +314,7 @@ classify (struct ucb_doc *d,
     {
       if (i > 0 && cmp (&d->points[idx[i - 1]], &d->points[idx[i]]) != 0)
         n++;
-      *field (&d->points[idx[i]]) = n;
+      *class_of (&d->points[idx[i]]) = n;
     }
   if (sorted)
     *sorted = idx;
