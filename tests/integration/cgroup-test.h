@@ -31,17 +31,6 @@ static size_t nowners;
 
 /* ---- helpers ---- */
 
-static inline char *
-read_str (const char *path)
-{
-  ucb_error_t e = NULL;
-  char *s = NULL;
-
-  if (ucb_read_file (path, &s, &e) < 0)
-    ucb_error_free (&e);
-  return s;
-}
-
 static inline bool
 exists (const char *path)
 {
@@ -65,7 +54,7 @@ static inline char *__attribute__ ((format (printf, 1, 2))) readf (const char *f
   va_start (ap, fmt);
   path = vfmt (fmt, ap);
   va_end (ap);
-  return read_str (path);
+  return ucb_read_file_or_null (path);
 }
 
 static inline bool __attribute__ ((format (printf, 1, 2))) existsf (const char *fmt, ...)

@@ -196,7 +196,7 @@ pure_v2_session (void)
   set0 = xasprintf ("%s=0", hfile);
   o.set = &set0;
   o.nset = 1;
-  sc_before = read_str ("/sys/fs/cgroup/cgroup.subtree_control");
+  sc_before = ucb_read_file_or_null ("/sys/fs/cgroup/cgroup.subtree_control");
   r = ucb_cgroup_open (&o, &cg, &err);
   tap_check_int (r, ==, 0);
   if (r < 0)
@@ -207,7 +207,7 @@ pure_v2_session (void)
     }
   dir = xasprintf ("/sys/fs/cgroup/ucbench-%d", (int) getpid ());
   tap_check (exists (dir));
-  sc_mid = read_str ("/sys/fs/cgroup/cgroup.subtree_control");
+  sc_mid = ucb_read_file_or_null ("/sys/fs/cgroup/cgroup.subtree_control");
   tap_check (has_word (sc_mid, "hugetlb"));
   j = ucb_cgroup_json (cg);
   tap_check_int (json_array_size (json_object_get (j, "subtree_control_changes")), ==,
@@ -230,7 +230,7 @@ pure_v2_session (void)
   ucb_error_free (&err);
   ucb_cgroup_close (&cg);
   tap_check (!exists (dir));
-  sc_after = read_str ("/sys/fs/cgroup/cgroup.subtree_control");
+  sc_after = ucb_read_file_or_null ("/sys/fs/cgroup/cgroup.subtree_control");
   tap_check_str (sc_after, sc_before);
 
   /* pids is bound to v1 here: a clear error, nothing left. */
@@ -272,7 +272,7 @@ pure_v2_parent (void)
   parent = xasprintf ("/sys/fs/cgroup/ucbench-t%d", (int) getpid ());
   o.parent = parent;
   tap_check_int (mkdir (parent, 0755), ==, 0);
-  sc_before = read_str ("/sys/fs/cgroup/cgroup.subtree_control");
+  sc_before = ucb_read_file_or_null ("/sys/fs/cgroup/cgroup.subtree_control");
   r = ucb_cgroup_open (&o, &cg, &err);
   tap_check_int (r, ==, 0);
   if (r == 0)
@@ -292,7 +292,7 @@ pure_v2_parent (void)
       psc = readf ("%s/cgroup.subtree_control", parent);
       tap_check_str (psc, "");
       free (psc);
-      psc = read_str ("/sys/fs/cgroup/cgroup.subtree_control");
+      psc = ucb_read_file_or_null ("/sys/fs/cgroup/cgroup.subtree_control");
       tap_check_str (psc, sc_before);
     }
   else
@@ -323,7 +323,7 @@ pure_v2_parent (void)
   kill (sitter, SIGKILL);
   waitpid (sitter, NULL, 0);
   free (psc);
-  psc = read_str ("/sys/fs/cgroup/cgroup.subtree_control");
+  psc = ucb_read_file_or_null ("/sys/fs/cgroup/cgroup.subtree_control");
   tap_check_str (psc, sc_before);
   tap_check (!existsf ("%s/ucbench-%d", parent, (int) getpid ()));
   cg_until (cg_rmdir_done, parent);
