@@ -8,20 +8,10 @@ import os
 import tempfile
 
 from taplib import Tap, run
-from taplib import scratch_dir
+from taplib import doc_scratch
 
 t = Tap()
-d = scratch_dir("ucb-cmp-")
-
-
-def path(name):
-    return os.path.join(d, name)
-
-
-def write(name, doc):
-    with open(path(name), "w") as f:
-        json.dump(doc, f)
-    return path(name)
+d, path, write = doc_scratch("ucb-cmp-")
 
 
 def scaled(doc, factor):

@@ -10,21 +10,11 @@ import tempfile
 import xml.etree.ElementTree as ET
 
 from taplib import Tap, run
-from taplib import scratch_dir
+from taplib import doc_scratch
 
 t = Tap()
-d = scratch_dir("ucb-plot-")
+d, path, write = doc_scratch("ucb-plot-")
 NS = "{http://www.w3.org/2000/svg}"
-
-
-def path(name):
-    return os.path.join(d, name)
-
-
-def write(name, doc):
-    with open(path(name), "w") as f:
-        json.dump(doc, f)
-    return path(name)
 
 
 def scaled(doc, factor):

@@ -312,3 +312,19 @@ def scratch_dir(prefix):
     d = tempfile.mkdtemp(prefix=prefix)
     atexit.register(shutil.rmtree, d, True)
     return d
+
+
+def doc_scratch(prefix):
+    """A scratch_dir for documents: (d, path, write), where path(name) is a file in d and
+    write(name, doc) writes doc there as JSON and gives that path."""
+    d = scratch_dir(prefix)
+
+    def path(name):
+        return os.path.join(d, name)
+
+    def write(name, doc):
+        with open(path(name), "w") as f:
+            json.dump(doc, f)
+        return path(name)
+
+    return d, path, write
