@@ -8,19 +8,10 @@ import os
 import tempfile
 
 from taplib import Tap, run
-from taplib import doc_scratch
+from taplib import doc_scratch, scaled
 
 t = Tap()
 d, path, write = doc_scratch("ucb-cmp-")
-
-
-def scaled(doc, factor):
-    doc = copy.deepcopy(doc)
-    for r in doc["results"]:
-        for c in r["per_container"]:
-            for s in c["samples"]:
-                s["ops_per_s"] *= factor
-    return doc
 
 
 src = os.path.join(os.environ.get("top_srcdir", "."), "examples", "run-small.json")

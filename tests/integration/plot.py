@@ -10,21 +10,11 @@ import tempfile
 import xml.etree.ElementTree as ET
 
 from taplib import Tap, run
-from taplib import doc_scratch
+from taplib import doc_scratch, scaled
 
 t = Tap()
 d, path, write = doc_scratch("ucb-plot-")
 NS = "{http://www.w3.org/2000/svg}"
-
-
-def scaled(doc, factor):
-    doc = copy.deepcopy(doc)
-    for r in doc["results"]:
-        r["summary"]["per_container_ops"] *= factor
-        for c in r["per_container"]:
-            for s in c["samples"]:
-                s["ops_per_s"] *= factor
-    return doc
 
 
 src = os.path.join(os.environ.get("top_srcdir", "."), "examples", "run-small.json")

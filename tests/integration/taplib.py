@@ -1,5 +1,6 @@
 """taplib.py - TAP output and process inspection shared by the integration tests."""
 import atexit
+import copy
 import json
 import os
 import shutil
@@ -328,3 +329,15 @@ def doc_scratch(prefix):
         return path(name)
 
     return d, path, write
+
+
+def scaled(doc, factor):
+    """A copy of the run document `doc` as if every point ran `factor` times as fast: each
+    sample's rate and each summary's per-container rate."""
+    doc = copy.deepcopy(doc)
+    for r in doc["results"]:
+        r["summary"]["per_container_ops"] *= factor
+        for c in r["per_container"]:
+            for s in c["samples"]:
+                s["ops_per_s"] *= factor
+    return doc
