@@ -169,7 +169,8 @@ virtualization (void)
 
   if (!__get_cpuid (1, &a, &b, &c, &d) || !(c & (1u << 31)))
     {
-      char *xen = ucb_read_file_or_null ("/sys/hypervisor/type"); /* Xen PV guests lack the CPUID bit */
+      char *xen
+          = ucb_read_file_or_null ("/sys/hypervisor/type"); /* Xen PV guests lack the CPUID bit */
       return xen ? xen : xstrdup ("none");
     }
   cpuid_signature (0x40000000, sig);
@@ -345,7 +346,8 @@ int
 ucb_host_collect (json_t **out, ucb_error_t *err)
 {
   cleanup_free char *cmdline = ucb_read_file_or_null ("/proc/cmdline"), *model = cpu_model ();
-  cleanup_free char *virt = virtualization (), *lsm = ucb_read_file_or_null ("/sys/kernel/security/lsm");
+  cleanup_free char *virt = virtualization (),
+                    *lsm = ucb_read_file_or_null ("/sys/kernel/security/lsm");
   cleanup_free char *actions = ucb_read_file_or_null ("/proc/sys/kernel/seccomp/actions_avail");
   cleanup_free char *controllers = NULL, *controllers_path = NULL;
   json_t *host = ucb_json_checked (json_object ()), *kernel = ucb_json_checked (json_object ());
