@@ -230,6 +230,31 @@ class RunProcs:
         return wait_for(lambda: not self.left(), timeout)
 
 
+# What one run left: its objects, made by its processes or owned by its owner uids, not "more
+# than before" (other tests may make and remove their own meanwhile).
+def shm_of(pids, uids):
+    """SysV segments whose creator is one of `pids` or whose owner or creator uid is in `uids`."""
+    with open("/proc/sysvipc/shm") as f:
+        rows = [line.split() for line in f.readlines()[1:]]
+    return {r[1] for r in rows if int(r[4]) in pids or int(r[7]) in uids or int(r[9]) in uids}
+
+
+def mqueues_of(uids):
+    """POSIX message queues (of the host's /dev/mqueue) owned by a uid in `uids`."""
+    try:
+        names = os.listdir("/dev/mqueue")
+    except OSError:
+        return set()
+    out = set()
+    for n in names:
+        try:
+            if os.stat(os.path.join("/dev/mqueue", n)).st_uid in uids:
+                out.add(n)
+        except OSError:
+            pass
+    return out
+
+
 # The cgroup hierarchy is the host's: the tests that change a cgroup.subtree_control and check
 # that it is back (runtime.py, tests/integration/test-cgroup-{fs,janitor}, which use the same
 # path) take this lock, so that none sees another's change as its own leftover.
