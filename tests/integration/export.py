@@ -6,7 +6,6 @@ import json
 import os
 import shutil
 import subprocess
-import tempfile
 import xml.etree.ElementTree as ET
 
 from taplib import SRCDIR, Tap, run

@@ -4,13 +4,10 @@ import os
 import signal
 import subprocess
 
-from taplib import RunProcs, Tap, UCBENCH, mqueues_of, ran, run, shm_of, skip_all, uid_block
-from taplib import userns_works, wait_for
+from taplib import RunProcs, Tap, UCBENCH, mqueues_of, ran, require_root_userns, run, shm_of
+from taplib import uid_block, wait_for
 
-if not userns_works():
-    skip_all("user namespaces cannot be created here")
-if os.geteuid() != 0:
-    skip_all("owner modes need root (setresuid to the owner uids)")
+require_root_userns("owner modes need root (setresuid to the owner uids)")
 
 t = Tap()
 

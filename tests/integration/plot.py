@@ -1,12 +1,10 @@
 """plot.py - `ucbench plot`: the example (and two scaled copies) as a well-formed SVG with titles,
 axis labels, a line and a legend entry per series; an HTML report with the inline SVG, the host
 and a table of the points; bad input is a one-line exit 2; chromium renders the report."""
-import copy
 import json
 import os
 import shutil
 import subprocess
-import tempfile
 import xml.etree.ElementTree as ET
 
 from taplib import Tap, run

@@ -52,6 +52,15 @@ def skip_all(why):
     sys.exit(0)
 
 
+def require_root_userns(why_root):
+    """Skip the whole test unless user namespaces work and this is root (`why_root`: what
+    for)."""
+    if not userns_works():
+        skip_all("user namespaces cannot be created here")
+    if os.geteuid() != 0:
+        skip_all(why_root)
+
+
 def userns_works():
     """Can we make a user namespace at all? (the reliable probe: try it)."""
     r = subprocess.run(["unshare", "-U", "true"], capture_output=True)

@@ -1,16 +1,12 @@
 """verify.py - `ucbench verify limits`: every case passes here or is the known bug (ULIM-19),
 in every output format, selection by id and rlimit, bad usage, nothing left behind."""
 import json
-import os
 import time
 import xml.etree.ElementTree as ET
 
-from taplib import Tap, run, shm_of, skip_all, uid_block, userns_works, wait_for
+from taplib import Tap, require_root_userns, run, shm_of, uid_block, wait_for
 
-if not userns_works():
-    skip_all("user namespaces cannot be created here")
-if os.geteuid() != 0:
-    skip_all("the cases need root (fresh uids per case)")
+require_root_userns("the cases need root (fresh uids per case)")
 
 t = Tap()
 
