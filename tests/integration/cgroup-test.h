@@ -195,6 +195,19 @@ may_write (void)
   return true;
 }
 
+/* The host has v1 hierarchies that ucbench drives through libcgroup (a legacy or hybrid
+ * layout, and a build with libcgroup). */
+static inline bool
+host_v1_layout (void)
+{
+#ifdef HAVE_CGROUP
+  enum ucb_cg_layout l = ucb_cgroup_detect ();
+  return l == UCB_CG_LEGACY || l == UCB_CG_HYBRID;
+#else
+  return false;
+#endif
+}
+
 /* Whether this process may create groups in the host's cgroup2 hierarchy; if not, the test is
  * skipped with the reason. */
 static inline bool

@@ -343,7 +343,6 @@ expect_open_error (const char *set, const char *parent, const char *needle, int 
   free (s);
 }
 
-#ifdef HAVE_CGROUP
 static void
 bad_sets_here (void)
 {
@@ -354,7 +353,6 @@ bad_sets_here (void)
     expect_open_error ("hugetlb.no_such_file=1", NULL, "no file hugetlb.no_such_file",
                        UCB_EXIT_USAGE);
 }
-#endif
 
 static void
 bad_sets_pure_v2 (void)
@@ -369,17 +367,11 @@ bad_sets_pure_v2 (void)
 static void
 test_bad_set (void)
 {
-  enum ucb_cg_layout l = ucb_cgroup_detect ();
-
   /* The checks before anything is touched are unit tests (tests/unit/test-cgroup.c). */
   if (!may_write ())
     return;
-#ifdef HAVE_CGROUP
-  if (l == UCB_CG_LEGACY || l == UCB_CG_HYBRID)
+  if (host_v1_layout ())
     bad_sets_here ();
-#else
-  (void) l;
-#endif
   if (v2_root)
     in_child (bad_sets_pure_v2);
   if (v2_root)
@@ -418,19 +410,13 @@ unprivileged_open (void)
 static void
 test_bad_parent (void)
 {
-  enum ucb_cg_layout l = ucb_cgroup_detect ();
-
   if (!may_write ())
     return;
-#ifdef HAVE_CGROUP
-  if (l == UCB_CG_LEGACY || l == UCB_CG_HYBRID)
+  if (host_v1_layout ())
     {
       expect_open_error (NULL, "no-such-ucbench-parent", "no-such-ucbench-parent", UCB_EXIT_USAGE);
       expect_open_error (NULL, "/a/../..", "must not contain `..`", UCB_EXIT_USAGE);
     }
-#else
-  (void) l;
-#endif
   if (v2_root)
     {
       in_child (bad_parent_pure_v2);
