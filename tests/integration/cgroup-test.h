@@ -259,6 +259,19 @@ in_child (void (*fn) (void))
     tap_skip (reason);
 }
 
+/* Each of `steps` in a child (in_child) where the host's cgroup2 hierarchy is writable, then
+ * the host put back; false (skipped, with why) where it is not writable. */
+static inline bool
+in_v2_children (void (*const *steps) (void), size_t n)
+{
+  if (!v2_writable ())
+    return false;
+  for (size_t i = 0; i < n; i++)
+    in_child (steps[i]);
+  host_restore ();
+  return true;
+}
+
 /* Unshare the mount namespace and mount cgroup2 over /sys/fs/cgroup: the same hierarchy as the
  * host's unified one, so every change is real, but the layout is pure v2. */
 static inline bool

@@ -307,11 +307,9 @@ pure_v2_parent (void)
 static void
 test_pure_v2 (void)
 {
-  if (!v2_writable ())
-    return;
-  in_child (pure_v2_session);
-  in_child (pure_v2_parent);
-  host_restore ();
+  static void (*const steps[]) (void) = { pure_v2_session, pure_v2_parent };
+
+  in_v2_children (steps, UCB_ARRAY_SIZE (steps));
 }
 
 /* (5) Bad --cgroup-set: clear usage errors, nothing created. */
