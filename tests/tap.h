@@ -3,6 +3,7 @@
 #define UCB_TAP_H
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,14 +19,25 @@ static const char *tap_skip_reason; /* set by a test that cannot run here */
 
 #define tap_skip(why) (tap_skip_reason = (why))
 
+/* A failed check: "# FILE:LINE: what" and one more failure counted. */
+static inline void __attribute__ ((format (printf, 3, 4)))
+tap_fail (const char *file, int line, const char *fmt, ...)
+{
+  va_list ap;
+
+  printf ("# %s:%d: ", file, line);
+  va_start (ap, fmt);
+  vprintf (fmt, ap);
+  va_end (ap);
+  putchar ('\n');
+  tap_failed_checks++;
+}
+
 #define tap_check(cond)                                                                            \
   do                                                                                               \
     {                                                                                              \
       if (!(cond))                                                                                 \
-        {                                                                                          \
-          printf ("# %s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);                       \
-          tap_failed_checks++;                                                                     \
-        }                                                                                          \
+        tap_fail (__FILE__, __LINE__, "check failed: %s", #cond);                                  \
     }                                                                                              \
   while (0)
 
@@ -34,10 +46,7 @@ static const char *tap_skip_reason; /* set by a test that cannot run here */
     {                                                                                              \
       long long _a = (long long) (a), _b = (long long) (b);                                        \
       if (!(_a op _b))                                                                             \
-        {                                                                                          \
-          printf ("# %s:%d: %s %s %s: %lld vs %lld\n", __FILE__, __LINE__, #a, #op, #b, _a, _b);   \
-          tap_failed_checks++;                                                                     \
-        }                                                                                          \
+        tap_fail (__FILE__, __LINE__, "%s %s %s: %lld vs %lld", #a, #op, #b, _a, _b);              \
     }                                                                                              \
   while (0)
 
@@ -46,10 +55,7 @@ static const char *tap_skip_reason; /* set by a test that cannot run here */
     {                                                                                              \
       double _a = (a), _b = (b);                                                                   \
       if (!(fabs (_a - _b) <= (eps)))                                                              \
-        {                                                                                          \
-          printf ("# %s:%d: %s ~ %s: %.9g vs %.9g\n", __FILE__, __LINE__, #a, #b, _a, _b);         \
-          tap_failed_checks++;                                                                     \
-        }                                                                                          \
+        tap_fail (__FILE__, __LINE__, "%s ~ %s: %.9g vs %.9g", #a, #b, _a, _b);                    \
     }                                                                                              \
   while (0)
 
@@ -58,11 +64,8 @@ static const char *tap_skip_reason; /* set by a test that cannot run here */
     {                                                                                              \
       const char *_a = (a), *_b = (b);                                                             \
       if (_a == NULL || _b == NULL || strcmp (_a, _b) != 0)                                        \
-        {                                                                                          \
-          printf ("# %s:%d: %s == %s: \"%s\" vs \"%s\"\n", __FILE__, __LINE__, #a, #b,             \
-                  _a ? _a : "(null)", _b ? _b : "(null)");                                         \
-          tap_failed_checks++;                                                                     \
-        }                                                                                          \
+        tap_fail (__FILE__, __LINE__, "%s == %s: \"%s\" vs \"%s\"", #a, #b, _a ? _a : "(null)",    \
+                  _b ? _b : "(null)");                                                             \
     }                                                                                              \
   while (0)
 

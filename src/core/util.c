@@ -133,6 +133,20 @@ ucb_read_file (const char *path, char **out, ucb_error_t *err)
   return ucb_read_file_at (AT_FDCWD, path, out, err);
 }
 
+char *
+ucb_read_file_or_null (const char *path)
+{
+  ucb_error_t e = NULL;
+  char *s = NULL;
+
+  if (ucb_read_file (path, &s, &e) < 0)
+    {
+      ucb_error_free (&e);
+      return NULL;
+    }
+  return s;
+}
+
 ssize_t
 ucb_write_all (int fd, const void *buf, size_t len)
 {

@@ -38,6 +38,9 @@ char *xasprintf (const char *fmt, ...) __attribute__ ((format (printf, 1, 2)));
 /* Read a whole (small) file into a NUL-terminated buffer; trailing newline stripped. */
 int ucb_read_file (const char *path, char **out, ucb_error_t *err)
     __attribute__ ((warn_unused_result));
+/* The file's contents as ucb_read_file gives them, or NULL where it cannot be read (a file that
+ * may be absent, where the reason does not matter). */
+char *ucb_read_file_or_null (const char *path);
 /* Same, relative to a directory fd. */
 int ucb_read_file_at (int dirfd, const char *path, char **out, ucb_error_t *err)
     __attribute__ ((warn_unused_result));

@@ -31,25 +31,10 @@
 #include "host/topology.h"
 #include "host/userns.h"
 
-/* A probe: the file's contents, or NULL when it cannot be read (the reason does not matter). */
-static char *
-read_opt (const char *path)
-{
-  ucb_error_t e = NULL;
-  char *s = NULL;
-
-  if (ucb_read_file (path, &s, &e) < 0)
-    {
-      ucb_error_free (&e);
-      return NULL;
-    }
-  return s;
-}
-
 static json_t *
 int_file (const char *path)
 {
-  cleanup_free char *s = read_opt (path);
+  cleanup_free char *s = ucb_read_file_or_null (path);
   char *end;
   long long v;
 
@@ -80,7 +65,7 @@ split_array (const char *s, const char *seps)
 static char *
 cpu_model (void)
 {
-  cleanup_free char *info = read_opt ("/proc/cpuinfo");
+  cleanup_free char *info = ucb_read_file_or_null ("/proc/cpuinfo");
   char *p = info ? strstr (info, "model name") : NULL;
 
   if (p == NULL || (p = strchr (p, ':')) == NULL)
@@ -141,7 +126,7 @@ topology_facts (json_t *host)
 static json_t *
 smt_active (void)
 {
-  cleanup_free char *s = read_opt ("/sys/devices/system/cpu/smt/active");
+  cleanup_free char *s = ucb_read_file_or_null ("/sys/devices/system/cpu/smt/active");
 
   if (s == NULL || (strcmp (s, "0") != 0 && strcmp (s, "1") != 0))
     return NULL;
@@ -184,7 +169,8 @@ virtualization (void)
 
   if (!__get_cpuid (1, &a, &b, &c, &d) || !(c & (1u << 31)))
     {
-      char *xen = read_opt ("/sys/hypervisor/type"); /* Xen PV guests lack the CPUID bit */
+      char *xen
+          = ucb_read_file_or_null ("/sys/hypervisor/type"); /* Xen PV guests lack the CPUID bit */
       return xen ? xen : xstrdup ("none");
     }
   cpuid_signature (0x40000000, sig);
@@ -200,7 +186,7 @@ virtualization (void)
       return xstrdup (vendors[i].name);
   return NULL; /* a hypervisor, but not one we know */
 #else
-  return read_opt ("/sys/hypervisor/type");
+  return ucb_read_file_or_null ("/sys/hypervisor/type");
 #endif
 }
 
@@ -359,9 +345,10 @@ probe_libraries (void)
 int
 ucb_host_collect (json_t **out, ucb_error_t *err)
 {
-  cleanup_free char *cmdline = read_opt ("/proc/cmdline"), *model = cpu_model ();
-  cleanup_free char *virt = virtualization (), *lsm = read_opt ("/sys/kernel/security/lsm");
-  cleanup_free char *actions = read_opt ("/proc/sys/kernel/seccomp/actions_avail");
+  cleanup_free char *cmdline = ucb_read_file_or_null ("/proc/cmdline"), *model = cpu_model ();
+  cleanup_free char *virt = virtualization (),
+                    *lsm = ucb_read_file_or_null ("/sys/kernel/security/lsm");
+  cleanup_free char *actions = ucb_read_file_or_null ("/proc/sys/kernel/seccomp/actions_avail");
   cleanup_free char *controllers = NULL, *controllers_path = NULL;
   json_t *host = ucb_json_checked (json_object ()), *kernel = ucb_json_checked (json_object ());
   json_t *allowed = NULL, *allowed_list = NULL;
@@ -375,7 +362,7 @@ ucb_host_collect (json_t **out, ucb_error_t *err)
   (void) err; /* every probe degrades to null; only allocation failure is fatal (abort) */
   affinity (&allowed, &allowed_list);
   controllers_path = v2_mount ? xasprintf ("%s/cgroup.controllers", v2_mount) : NULL;
-  controllers = controllers_path ? read_opt (controllers_path) : NULL;
+  controllers = controllers_path ? ucb_read_file_or_null (controllers_path) : NULL;
   ucb_json_set (host, "hostname", have_u ? ucb_json_str (u.nodename) : NULL);
   ucb_json_set (kernel, "release", have_u ? ucb_json_str (u.release) : NULL);
   ucb_json_set (kernel, "version", have_u ? ucb_json_str (u.version) : NULL);

@@ -10,7 +10,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
-#include <stdarg.h>
 #include <sys/file.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
@@ -31,53 +30,30 @@ static size_t nowners;
 
 /* ---- helpers ---- */
 
-static inline char *
-read_str (const char *path)
-{
-  ucb_error_t e = NULL;
-  char *s = NULL;
-
-  if (ucb_read_file (path, &s, &e) < 0)
-    ucb_error_free (&e);
-  return s;
-}
-
 static inline bool
 exists (const char *path)
 {
   return access (path, F_OK) == 0;
 }
 
-static inline char *__attribute__ ((format (printf, 1, 0))) vfmt (const char *fmt, va_list ap)
+/* readf/existsf: the file the format names (xasprintf checks the format), read or NULL /
+ * there or not.  The path is built once here and freed by the function it goes to. */
+static inline char *
+read_owned (char *path)
 {
-  char *s;
-  if (vasprintf (&s, fmt, ap) < 0)
-    ucb_oom ();
-  return s;
+  cleanup_free char *p = path;
+  return ucb_read_file_or_null (p);
 }
 
-/* The contents of the file the format names, or NULL. */
-static inline char *__attribute__ ((format (printf, 1, 2))) readf (const char *fmt, ...)
+static inline bool
+exists_owned (char *path)
 {
-  cleanup_free char *path = NULL;
-  va_list ap;
-
-  va_start (ap, fmt);
-  path = vfmt (fmt, ap);
-  va_end (ap);
-  return read_str (path);
+  cleanup_free char *p = path;
+  return exists (p);
 }
 
-static inline bool __attribute__ ((format (printf, 1, 2))) existsf (const char *fmt, ...)
-{
-  cleanup_free char *path = NULL;
-  va_list ap;
-
-  va_start (ap, fmt);
-  path = vfmt (fmt, ap);
-  va_end (ap);
-  return exists (path);
-}
+#define readf(...) read_owned (xasprintf (__VA_ARGS__))
+#define existsf(...) exists_owned (xasprintf (__VA_ARGS__))
 
 static inline bool
 has_word (const char *list, const char *w)
@@ -203,6 +179,35 @@ cannot_write (void)
   return NULL;
 }
 
+/* Whether this process may create cgroups; if not, the test is skipped with the reason.  Its
+ * groups are tracked for host_restore. */
+static inline bool
+may_write (void)
+{
+  const char *why = cannot_write ();
+
+  if (why)
+    {
+      tap_skip (why);
+      return false;
+    }
+  track (getpid ());
+  return true;
+}
+
+/* The host has v1 hierarchies that ucbench drives through libcgroup (a legacy or hybrid
+ * layout, and a build with libcgroup). */
+static inline bool
+host_v1_layout (void)
+{
+#ifdef HAVE_CGROUP
+  enum ucb_cg_layout l = ucb_cgroup_detect ();
+  return l == UCB_CG_LEGACY || l == UCB_CG_HYBRID;
+#else
+  return false;
+#endif
+}
+
 /* Whether this process may create groups in the host's cgroup2 hierarchy; if not, the test is
  * skipped with the reason. */
 static inline bool
@@ -254,6 +259,19 @@ in_child (void (*fn) (void))
     tap_skip (reason);
 }
 
+/* Each of `steps` in a child (in_child) where the host's cgroup2 hierarchy is writable, then
+ * the host put back; false (skipped, with why) where it is not writable. */
+static inline bool
+in_v2_children (void (*const *steps) (void), size_t n)
+{
+  if (!v2_writable ())
+    return false;
+  for (size_t i = 0; i < n; i++)
+    in_child (steps[i]);
+  host_restore ();
+  return true;
+}
+
 /* Unshare the mount namespace and mount cgroup2 over /sys/fs/cgroup: the same hierarchy as the
  * host's unified one, so every change is real, but the layout is pure v2. */
 static inline bool
@@ -296,6 +314,78 @@ hugetlb_file (void)
   if (d)
     closedir (d);
   return f;
+}
+
+/* In a child: cgroup2 mounted pure and the --cgroup-set value that limits the first huge page
+ * size to 0 ("hugetlb.2MB.max=0"), with that file in *hfile when asked; NULL (skipped, with
+ * why) when either is missing.  hugetlb: the only controller of the unified hierarchy on the
+ * hybrid test hosts. */
+static inline char *
+pure_v2_hugetlb_set (char **hfile)
+{
+  cleanup_free char *f = NULL;
+  char *set0;
+
+  if (!enter_pure_v2 ())
+    return NULL;
+  f = hugetlb_file ();
+  if (f == NULL)
+    {
+      tap_skip ("no huge page sizes, so no hugetlb files");
+      return NULL;
+    }
+  set0 = xasprintf ("%s=0", f);
+  if (hfile)
+    *hfile = steal_pointer (&f);
+  return set0;
+}
+
+/* `r`, what a ucb_cgroup_* call returned, is success; otherwise said with the error (freed). */
+static inline bool
+cg_ok (int r, const char *what, ucb_error_t *err)
+{
+  tap_check_int (r, ==, 0);
+  if (r < 0)
+    {
+      printf ("# %s: %s\n", what, *err ? (*err)->msg : "?");
+      ucb_error_free (err);
+    }
+  return r == 0;
+}
+
+/* `r` is a refusal whose message has `needle` (and `needle2` unless NULL); the error freed. */
+static inline void
+cg_refused (int r, ucb_error_t *err, const char *needle, const char *needle2)
+{
+  tap_check_int (r, <, 0);
+  tap_check (*err && strstr ((*err)->msg, needle) != NULL);
+  if (needle2)
+    tap_check (*err && strstr ((*err)->msg, needle2) != NULL);
+  if (*err)
+    printf ("# as expected: %s\n", (*err)->msg);
+  ucb_error_free (err);
+}
+
+/* A child that only sleeps, moved into the v2 group `dir` (a process of its own there). */
+static inline pid_t
+sitter_in (const char *dir)
+{
+  cleanup_free char *procs = xasprintf ("%s/cgroup.procs", dir);
+  cleanup_free char *pid_s = NULL;
+  ucb_error_t err = NULL;
+  pid_t sitter;
+
+  fflush (stdout);
+  sitter = fork ();
+  if (sitter == 0)
+    {
+      pause ();
+      _exit (0);
+    }
+  pid_s = xasprintf ("%d", (int) sitter);
+  tap_check_int (ucb_write_file_at (AT_FDCWD, procs, pid_s, &err), ==, 0);
+  ucb_error_free (&err);
+  return sitter;
 }
 
 /* The group of the hierarchy holding `ctrl` ("" = the v2 one) + `suffix`, from the session
@@ -404,7 +494,25 @@ read_all_fd (int fd)
   return buf;
 }
 
-/* In the member: fork children that wait until fork fails; report "forks=N errno=E". */
+/* spawn_member's report once the member exited (its exit status in *status); "" if it did
+ * not start. */
+static inline char *
+member_report (const struct ucb_cgroup *cg, const char *const *ctrls, size_t n,
+               void (*then) (int fd), int *status)
+{
+  pid_t member;
+  int fd = spawn_member (cg, 0, ctrls, n, then, &member);
+  char *report;
+
+  tap_check_int (fd, >=, 0);
+  *status = -1;
+  if (fd < 0)
+    return xstrdup ("");
+  report = read_all_fd (fd);
+  waitpid (member, status, 0);
+  return report;
+}
+
 /* taplib.py's CGROUP_LOCK: one test at a time changes the host's cgroup.subtree_control and
  * checks that it is back.  Held until exit; waited for with a deadline (then said so). */
 #define CG_TEST_LOCK "/tmp/ucbench-cgroup-tests.lock"

@@ -8,29 +8,10 @@ import os
 import tempfile
 
 from taplib import Tap, run
-from taplib import scratch_dir
+from taplib import doc_scratch, scaled
 
 t = Tap()
-d = scratch_dir("ucb-cmp-")
-
-
-def path(name):
-    return os.path.join(d, name)
-
-
-def write(name, doc):
-    with open(path(name), "w") as f:
-        json.dump(doc, f)
-    return path(name)
-
-
-def scaled(doc, factor):
-    doc = copy.deepcopy(doc)
-    for r in doc["results"]:
-        for c in r["per_container"]:
-            for s in c["samples"]:
-                s["ops_per_s"] *= factor
-    return doc
+d, path, write = doc_scratch("ucb-cmp-")
 
 
 src = os.path.join(os.environ.get("top_srcdir", "."), "examples", "run-small.json")

@@ -6,27 +6,16 @@ import json
 import os
 import shutil
 import subprocess
-import tempfile
 import xml.etree.ElementTree as ET
 
 from taplib import SRCDIR, Tap, run
-from taplib import scratch_dir
+from taplib import doc_scratch
 
 t = Tap()
-d = scratch_dir("ucb-exp-")
+d, path, write = doc_scratch("ucb-exp-")
 RUN = os.path.join(SRCDIR, "examples", "run-small.json")
 VERIFY = os.path.join(SRCDIR, "examples", "verify-small.json")
 GOLDEN = os.path.join(SRCDIR, "tests", "golden")
-
-
-def path(name):
-    return os.path.join(d, name)
-
-
-def write(name, doc):
-    with open(path(name), "w") as f:
-        json.dump(doc, f)
-    return path(name)
 
 
 out = {}

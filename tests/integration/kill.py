@@ -6,12 +6,9 @@ import signal
 import subprocess
 import time
 
-from taplib import RunProcs, Tap, UCBENCH, skip_all, uid_block, userns_works
+from taplib import RunProcs, Tap, UCBENCH, require_root_userns, uid_block
 
-if not userns_works():
-    skip_all("user namespaces cannot be created here")
-if os.geteuid() != 0:
-    skip_all("needs root (setresuid to the owner uids)")
+require_root_userns("needs root (setresuid to the owner uids)")
 
 t = Tap()
 BASE = uid_block(2100100000, 4000)  # + 1000 x depth, 4 containers

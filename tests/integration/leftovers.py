@@ -4,40 +4,14 @@ import os
 import signal
 import subprocess
 
-from taplib import RunProcs, Tap, UCBENCH, ran, run, skip_all, uid_block, userns_works, wait_for
+from taplib import RunProcs, Tap, UCBENCH, mqueues_of, ran, require_root_userns, run, shm_of
+from taplib import uid_block, wait_for
 
-if not userns_works():
-    skip_all("user namespaces cannot be created here")
-if os.geteuid() != 0:
-    skip_all("owner modes need root (setresuid to the owner uids)")
+require_root_userns("owner modes need root (setresuid to the owner uids)")
 
 t = Tap()
 
-
-# What one run left: its objects, made by its processes or owned by its owner uids, not "more
-# than before" (other tests may make and remove their own meanwhile).
-def shm_of(pids, uids):
-    """SysV segments whose creator is one of `pids` or whose owner or creator uid is in `uids`."""
-    with open("/proc/sysvipc/shm") as f:
-        rows = [line.split() for line in f.readlines()[1:]]
-    return {r[1] for r in rows if int(r[4]) in pids or int(r[7]) in uids or int(r[9]) in uids}
-
-
-def mqueues_of(uids):
-    try:
-        names = os.listdir("/dev/mqueue")
-    except OSError:
-        return set()
-    out = set()
-    for n in names:
-        try:
-            if os.stat(os.path.join("/dev/mqueue", n)).st_uid in uids:
-                out.add(n)
-        except OSError:
-            pass
-    return out
-
-
+# What one run left: its objects (taplib's shm_of, mqueues_of), not "more than before".
 base = uid_block(2100700000, 1000)  # + 100 per round, 3 containers
 for workload in ("mqueue", "shmlock"):
     for isolate in (["user,ipc"], ["user"]) if workload == "shmlock" else (["user,ipc"],):

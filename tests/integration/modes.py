@@ -4,13 +4,10 @@ import json
 import os
 import subprocess
 
-from taplib import (RunProcs, Tap, UCBENCH, held, run, skip_all, tasks_of, uid_block,
-                    userns_works, wait_for)
+from taplib import (RunProcs, Tap, UCBENCH, held, require_root_userns, run, tasks_of,
+                    uid_block, wait_for)
 
-if not userns_works():
-    skip_all("user namespaces cannot be created here")
-if os.geteuid() != 0:
-    skip_all("owner modes need root (setresuid to the owner uids)")
+require_root_userns("owner modes need root (setresuid to the owner uids)")
 
 t = Tap()
 BASE = str(uid_block(2100500000, 100))

@@ -1,40 +1,18 @@
 """plot.py - `ucbench plot`: the example (and two scaled copies) as a well-formed SVG with titles,
 axis labels, a line and a legend entry per series; an HTML report with the inline SVG, the host
 and a table of the points; bad input is a one-line exit 2; chromium renders the report."""
-import copy
 import json
 import os
 import shutil
 import subprocess
-import tempfile
 import xml.etree.ElementTree as ET
 
 from taplib import Tap, run
-from taplib import scratch_dir
+from taplib import doc_scratch, scaled
 
 t = Tap()
-d = scratch_dir("ucb-plot-")
+d, path, write = doc_scratch("ucb-plot-")
 NS = "{http://www.w3.org/2000/svg}"
-
-
-def path(name):
-    return os.path.join(d, name)
-
-
-def write(name, doc):
-    with open(path(name), "w") as f:
-        json.dump(doc, f)
-    return path(name)
-
-
-def scaled(doc, factor):
-    doc = copy.deepcopy(doc)
-    for r in doc["results"]:
-        r["summary"]["per_container_ops"] *= factor
-        for c in r["per_container"]:
-            for s in c["samples"]:
-                s["ops_per_s"] *= factor
-    return doc
 
 
 src = os.path.join(os.environ.get("top_srcdir", "."), "examples", "run-small.json")

@@ -9,16 +9,13 @@ import os
 import subprocess
 import tempfile
 
-from taplib import (RunProcs, Tap, UCBENCH, all_userns_inodes, held, nsinfo, skip_all,
-                    uid_block, userns_works, wait_for)
+from taplib import (RunProcs, Tap, UCBENCH, all_userns_inodes, held, nsinfo,
+                    require_root_userns, uid_block, wait_for)
 from taplib import scratch_dir
 
 BASE = uid_block(2100800000, 100)  # a range of its own: runs beside the other tests
 
-if not userns_works():
-    skip_all("user namespaces cannot be created here")
-if os.geteuid() != 0:
-    skip_all("owner modes need root (setresuid to the owner uids)")
+require_root_userns("owner modes need root (setresuid to the owner uids)")
 
 t = Tap()
 tmp = scratch_dir("ucb-test-")

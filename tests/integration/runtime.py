@@ -7,13 +7,10 @@ import os
 import signal
 import subprocess
 
-from taplib import (RunProcs, Tap, UCBENCH, cgroup_lock, held, proc_status, ran, run, scratch_dir,
-                    skip_all, uid_block, userns_works, wait_for)
+from taplib import (RunProcs, Tap, UCBENCH, cgroup_lock, held, proc_status, ran,
+                    require_root_userns, run, scratch_dir, uid_block, wait_for)
 
-if not userns_works():
-    skip_all("user namespaces cannot be created here")
-if os.geteuid() != 0:
-    skip_all("cgroups and owner modes need root")
+require_root_userns("cgroups and owner modes need root")
 
 t = Tap()
 BASE = uid_block(2100600000, 1000)  # BASE + 100 x section, 8 containers at most

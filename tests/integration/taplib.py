@@ -1,5 +1,6 @@
 """taplib.py - TAP output and process inspection shared by the integration tests."""
 import atexit
+import copy
 import json
 import os
 import shutil
@@ -49,6 +50,15 @@ class Tap:
 def skip_all(why):
     print(f"1..0 # SKIP {why}", flush=True)
     sys.exit(0)
+
+
+def require_root_userns(why_root):
+    """Skip the whole test unless user namespaces work and this is root (`why_root`: what
+    for)."""
+    if not userns_works():
+        skip_all("user namespaces cannot be created here")
+    if os.geteuid() != 0:
+        skip_all(why_root)
 
 
 def userns_works():
@@ -229,6 +239,31 @@ class RunProcs:
         return wait_for(lambda: not self.left(), timeout)
 
 
+# What one run left: its objects, made by its processes or owned by its owner uids, not "more
+# than before" (other tests may make and remove their own meanwhile).
+def shm_of(pids, uids):
+    """SysV segments whose creator is one of `pids` or whose owner or creator uid is in `uids`."""
+    with open("/proc/sysvipc/shm") as f:
+        rows = [line.split() for line in f.readlines()[1:]]
+    return {r[1] for r in rows if int(r[4]) in pids or int(r[7]) in uids or int(r[9]) in uids}
+
+
+def mqueues_of(uids):
+    """POSIX message queues (of the host's /dev/mqueue) owned by a uid in `uids`."""
+    try:
+        names = os.listdir("/dev/mqueue")
+    except OSError:
+        return set()
+    out = set()
+    for n in names:
+        try:
+            if os.stat(os.path.join("/dev/mqueue", n)).st_uid in uids:
+                out.add(n)
+        except OSError:
+            pass
+    return out
+
+
 # The cgroup hierarchy is the host's: the tests that change a cgroup.subtree_control and check
 # that it is back (runtime.py, tests/integration/test-cgroup-{fs,janitor}, which use the same
 # path) take this lock, so that none sees another's change as its own leftover.
@@ -312,3 +347,31 @@ def scratch_dir(prefix):
     d = tempfile.mkdtemp(prefix=prefix)
     atexit.register(shutil.rmtree, d, True)
     return d
+
+
+def doc_scratch(prefix):
+    """A scratch_dir for documents: (d, path, write), where path(name) is a file in d and
+    write(name, doc) writes doc there as JSON and gives that path."""
+    d = scratch_dir(prefix)
+
+    def path(name):
+        return os.path.join(d, name)
+
+    def write(name, doc):
+        with open(path(name), "w") as f:
+            json.dump(doc, f)
+        return path(name)
+
+    return d, path, write
+
+
+def scaled(doc, factor):
+    """A copy of the run document `doc` as if every point ran `factor` times as fast: each
+    sample's rate and each summary's per-container rate."""
+    doc = copy.deepcopy(doc)
+    for r in doc["results"]:
+        r["summary"]["per_container_ops"] *= factor
+        for c in r["per_container"]:
+            for s in c["samples"]:
+                s["ops_per_s"] *= factor
+    return doc

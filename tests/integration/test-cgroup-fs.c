@@ -8,6 +8,7 @@
 
 #include "cgroup-test.h"
 
+/* In the member: fork children that wait until fork fails; report "forks=N errno=E". */
 static void
 fork_until_refused (int fd)
 {
@@ -42,131 +43,157 @@ fork_until_refused (int fd)
 
 /* ---- the tests ---- */
 
-/* (2) The host layout: pids + cpuset through libcgroup, attach, pids.max, cpuset.cpus. */
-static void
-test_host_session (void)
+/* (2) The host layout: pids + cpuset through libcgroup, attach, pids.max, cpuset.cpus.  The
+ * session's state, step to step. */
+struct host_session
+{
+  struct ucb_cgroup *cg;
+  char *pids_dir, *cpuset_dir; /* the session's groups, with the mount */
+  pid_t janitor;
+};
+
+/* Open: the session JSON, both groups there, a janitor. */
+static bool
+host_open (struct host_session *h, enum ucb_cg_layout l)
 {
   struct ucb_cgroup_opts o = { .cpuset = true, .pids_max = 4 };
-  enum ucb_cg_layout l = ucb_cgroup_detect ();
-  struct ucb_cgroup *cg = NULL;
   ucb_error_t err = NULL;
-  const char *why = cannot_write ();
-  static const char *const ctrls[] = { "pids", "cpuset" };
-  cleanup_free char *pids_c0 = NULL, *cpuset_c0 = NULL, *pids_dir = NULL, *cpuset_dir = NULL;
-  cleanup_free char *cpus = NULL, *report = NULL, *top = NULL;
-  int cpu0 = 0, r, fd, status;
-  pid_t member, janitor;
+  int r = ucb_cgroup_open (&o, &h->cg, &err);
   json_t *j;
 
-  if (why)
-    {
-      tap_skip (why);
-      return;
-    }
-  if (l != UCB_CG_LEGACY && l != UCB_CG_HYBRID)
-    {
-      tap_skip ("the host layout is not legacy/hybrid");
-      return;
-    }
-  track (getpid ());
-  r = ucb_cgroup_open (&o, &cg, &err);
 #ifndef HAVE_CGROUP
   /* Without libcgroup the v1 path must refuse, clearly. */
-  tap_check_int (r, <, 0);
-  tap_check (err && strstr (err->msg, "libcgroup") != NULL);
-  if (err)
-    printf ("# as expected: %s\n", err->msg);
-  ucb_error_free (&err);
-  ucb_cgroup_close (&cg);
-  return;
+  cg_refused (r, &err, "libcgroup", NULL);
+  ucb_cgroup_close (&h->cg);
+  return false;
 #endif
-  tap_check_int (r, ==, 0);
-  if (r < 0)
-    {
-      printf ("# open: %s\n", err->msg);
-      ucb_error_free (&err);
-      return;
-    }
-  j = ucb_cgroup_json (cg);
+  if (!cg_ok (r, "open", &err))
+    return false;
+  j = ucb_cgroup_json (h->cg);
   tap_check_str (json_string_value (json_object_get (j, "layout")), ucb_cg_layout_name (l));
   tap_check_int (json_integer_value (json_object_get (j, "pids_max")), ==, 4);
   tap_check_str (json_string_value (json_object_get (
                      json_array_get (json_object_get (j, "hierarchies"), 0), "backend")),
                  "libcgroup");
   json_decref (j);
-  pids_dir = group_dir (cg, "pids", "");
-  cpuset_dir = group_dir (cg, "cpuset", "");
-  tap_check (pids_dir && exists (pids_dir));
-  tap_check (cpuset_dir && exists (cpuset_dir));
-  janitor = ucb_cgroup_janitor_pid (cg);
-  tap_check_int (janitor, >, 0);
+  h->pids_dir = group_dir (h->cg, "pids", "");
+  h->cpuset_dir = group_dir (h->cg, "cpuset", "");
+  tap_check (h->pids_dir && exists (h->pids_dir));
+  tap_check (h->cpuset_dir && exists (h->cpuset_dir));
+  h->janitor = ucb_cgroup_janitor_pid (h->cg);
+  tap_check_int (h->janitor, >, 0);
+  return true;
+}
 
-  r = ucb_cgroup_create (cg, 0, &cpu0, 1, &err);
-  tap_check_int (r, ==, 0);
-  if (r < 0)
-    {
-      printf ("# create: %s\n", err->msg);
-      ucb_error_free (&err);
-      ucb_cgroup_close (&cg);
-      return;
-    }
-  j = ucb_cgroup_container_json (cg, 0);
+/* Container 0 on CPU 0: its JSON and its limit files. */
+static bool
+host_container (struct host_session *h)
+{
+  ucb_error_t err = NULL;
+  cleanup_free char *rel = NULL, *cpus = NULL, *top = NULL;
+  int cpu0 = 0;
+  json_t *j;
+
+  if (!cg_ok (ucb_cgroup_create (h->cg, 0, &cpu0, 1, &err), "create", &err))
+    return false;
+  j = ucb_cgroup_container_json (h->cg, 0);
   tap_check_str (json_string_value (json_object_get (j, "cpuset_cpus")), "0");
-  {
-    cleanup_free char *rel = group_rel (cg, "pids", "/c0");
-    tap_check_str (json_string_value (json_object_get (json_object_get (j, "groups"), "pids")),
-                   rel);
-  }
+  rel = group_rel (h->cg, "pids", "/c0");
+  tap_check_str (json_string_value (json_object_get (json_object_get (j, "groups"), "pids")), rel);
   json_decref (j);
-  tap_check (ucb_cgroup_container_json (cg, 1) == NULL);
-  cpus = readf ("%s/c0/cpuset.cpus", cpuset_dir);
+  tap_check (ucb_cgroup_container_json (h->cg, 1) == NULL);
+  cpus = readf ("%s/c0/cpuset.cpus", h->cpuset_dir);
   tap_check_str (cpus, "0");
-  top = readf ("%s/c0/pids.max", pids_dir);
+  top = readf ("%s/c0/pids.max", h->pids_dir);
   tap_check_str (top, "4");
+  return true;
+}
 
-  fd = spawn_member (cg, 0, ctrls, 2, fork_until_refused, &member);
-  tap_check_int (fd, >=, 0);
-  report = fd >= 0 ? read_all_fd (fd) : xstrdup ("");
-  waitpid (member, &status, 0);
+/* A member joins both groups of c0 and hits pids.max. */
+static void
+host_member (struct host_session *h)
+{
+  static const char *const ctrls[] = { "pids", "cpuset" };
+  cleanup_free char *pids_c0 = group_rel (h->cg, "pids", "/c0");
+  cleanup_free char *cpuset_c0 = group_rel (h->cg, "cpuset", "/c0");
+  cleanup_free char *report = NULL, *want = NULL;
+  int status;
+
+  report = member_report (h->cg, ctrls, 2, fork_until_refused, &status);
   tap_check_int (status, ==, 0);
-  pids_c0 = group_rel (cg, "pids", "/c0");
-  cpuset_c0 = group_rel (cg, "cpuset", "/c0");
   for (char *nl = strchr (report, '\n'); nl && nl[1]; nl = strchr (nl, '\n'))
     *nl = '|';
   printf ("# member reported: %s", report);
-  {
-    cleanup_free char *want = xasprintf ("%s|%s|forks=3 errno=%d\n", pids_c0, cpuset_c0, EAGAIN);
-    tap_check_str (report, want);
-  }
+  want = xasprintf ("%s|%s|forks=3 errno=%d\n", pids_c0, cpuset_c0, EAGAIN);
+  tap_check_str (report, want);
+}
 
-  /* The janitor sits where ucbench does, outside the groups it removes. */
-  {
-    cleanup_free char *mine = ucb_cgroup_path_of (getpid (), "pids");
-    cleanup_free char *its = ucb_cgroup_path_of (janitor, "pids");
-    tap_check_str (its, mine);
-  }
-  /* A fork of ucbench that unwinds (closes) frees its copy only. */
+/* The janitor sits where ucbench does, outside the groups it removes; a fork of ucbench that
+ * unwinds (closes) frees its copy only. */
+static void
+host_fork_closes (struct host_session *h)
+{
+  cleanup_free char *mine = ucb_cgroup_path_of (getpid (), "pids");
+  cleanup_free char *its = ucb_cgroup_path_of (h->janitor, "pids");
+  pid_t child;
+
+  tap_check_str (its, mine);
   fflush (stdout);
-  member = fork ();
-  if (member == 0)
+  child = fork ();
+  if (child == 0)
     {
-      ucb_cgroup_close (&cg);
+      ucb_cgroup_close (&h->cg);
       _exit (0);
     }
-  waitpid (member, &status, 0);
-  tap_check (existsf ("%s/c0", pids_dir));
-  tap_check (kill (janitor, 0) == 0);
+  waitpid (child, NULL, 0);
+  tap_check (existsf ("%s/c0", h->pids_dir));
+  tap_check (kill (h->janitor, 0) == 0);
+}
 
-  tap_check_int (ucb_cgroup_remove_containers (cg, &err), ==, 0);
+/* Remove the containers, close (twice): every group and the janitor gone. */
+static void
+host_close (struct host_session *h)
+{
+  ucb_error_t err = NULL;
+
+  tap_check_int (ucb_cgroup_remove_containers (h->cg, &err), ==, 0);
   ucb_error_free (&err);
-  tap_check (!existsf ("%s/c0", pids_dir));
-  tap_check (!existsf ("%s/c0", cpuset_dir));
-  ucb_cgroup_close (&cg);
-  ucb_cgroup_close (&cg); /* twice is fine */
-  tap_check (cg == NULL);
-  tap_check (!exists (pids_dir));
-  tap_check (!exists (cpuset_dir));
-  tap_check (kill (janitor, 0) < 0 && errno == ESRCH);
+  tap_check (!existsf ("%s/c0", h->pids_dir));
+  tap_check (!existsf ("%s/c0", h->cpuset_dir));
+  ucb_cgroup_close (&h->cg);
+  ucb_cgroup_close (&h->cg); /* twice is fine */
+  tap_check (h->cg == NULL);
+  tap_check (!exists (h->pids_dir));
+  tap_check (!exists (h->cpuset_dir));
+  tap_check (kill (h->janitor, 0) < 0 && errno == ESRCH);
+}
+
+static void
+test_host_session (void)
+{
+  enum ucb_cg_layout l = ucb_cgroup_detect ();
+  struct host_session h = { 0 };
+
+  if (!may_write ())
+    return;
+  if (l != UCB_CG_LEGACY && l != UCB_CG_HYBRID)
+    {
+      tap_skip ("the host layout is not legacy/hybrid");
+      return;
+    }
+  if (host_open (&h, l))
+    {
+      if (host_container (&h))
+        {
+          host_member (&h);
+          host_fork_closes (&h);
+          host_close (&h);
+        }
+      else
+        ucb_cgroup_close (&h.cg);
+    }
+  free (h.pids_dir);
+  free (h.cpuset_dir);
   host_restore ();
 }
 
@@ -174,40 +201,25 @@ test_host_session (void)
 static void
 pure_v2_session (void)
 {
-  cleanup_free char *hfile = hugetlb_file ();
-  cleanup_free char *set0 = NULL, *sc_before = NULL, *sc_mid = NULL, *sc_after = NULL;
+  cleanup_free char *hfile = NULL, *set0 = pure_v2_hugetlb_set (&hfile);
+  cleanup_free char *sc_before = NULL, *sc_mid = NULL, *sc_after = NULL;
   cleanup_free char *dir = NULL, *limit = NULL, *report = NULL, *want = NULL;
-  struct ucb_cgroup_opts o = { 0 };
+  struct ucb_cgroup_opts o = { .set = &set0, .nset = 1 };
   struct ucb_cgroup *cg = NULL;
   ucb_error_t err = NULL;
   static const char *const v2[] = { NULL };
-  int r, fd, status;
-  pid_t member;
+  int status;
   json_t *j;
 
-  if (!enter_pure_v2 ())
+  if (set0 == NULL)
     return;
-  if (hfile == NULL)
-    {
-      tap_skip ("no huge page sizes, so no hugetlb files");
-      return;
-    }
   tap_check_str (ucb_cg_layout_name (ucb_cgroup_detect ()), "unified");
-  set0 = xasprintf ("%s=0", hfile);
-  o.set = &set0;
-  o.nset = 1;
-  sc_before = read_str ("/sys/fs/cgroup/cgroup.subtree_control");
-  r = ucb_cgroup_open (&o, &cg, &err);
-  tap_check_int (r, ==, 0);
-  if (r < 0)
-    {
-      printf ("# open: %s\n", err->msg);
-      ucb_error_free (&err);
-      return;
-    }
+  sc_before = ucb_read_file_or_null ("/sys/fs/cgroup/cgroup.subtree_control");
+  if (!cg_ok (ucb_cgroup_open (&o, &cg, &err), "open", &err))
+    return;
   dir = xasprintf ("/sys/fs/cgroup/ucbench-%d", (int) getpid ());
   tap_check (exists (dir));
-  sc_mid = read_str ("/sys/fs/cgroup/cgroup.subtree_control");
+  sc_mid = ucb_read_file_or_null ("/sys/fs/cgroup/cgroup.subtree_control");
   tap_check (has_word (sc_mid, "hugetlb"));
   j = ucb_cgroup_json (cg);
   tap_check_int (json_array_size (json_object_get (j, "subtree_control_changes")), ==,
@@ -221,27 +233,21 @@ pure_v2_session (void)
   ucb_error_free (&err);
   limit = readf ("%s/c0/%s", dir, hfile);
   tap_check_str (limit, "0");
-  fd = spawn_member (cg, 0, v2, 1, NULL, &member);
-  report = fd >= 0 ? read_all_fd (fd) : xstrdup ("");
-  waitpid (member, &status, 0);
+  report = member_report (cg, v2, 1, NULL, &status);
   want = xasprintf ("/ucbench-%d/c0\n", (int) getpid ());
   tap_check_str (report, want);
   tap_check_int (ucb_cgroup_remove_containers (cg, &err), ==, 0);
   ucb_error_free (&err);
   ucb_cgroup_close (&cg);
   tap_check (!exists (dir));
-  sc_after = read_str ("/sys/fs/cgroup/cgroup.subtree_control");
+  sc_after = ucb_read_file_or_null ("/sys/fs/cgroup/cgroup.subtree_control");
   tap_check_str (sc_after, sc_before);
 
   /* pids is bound to v1 here: a clear error, nothing left. */
   o.nset = 0;
   o.pids_max = 4;
-  r = ucb_cgroup_open (&o, &cg, &err);
-  tap_check_int (r, <, 0);
-  tap_check (err && strstr (err->msg, "controller pids is not available in the unified hierarchy"));
-  if (err)
-    printf ("# as expected: %s\n", err->msg);
-  ucb_error_free (&err);
+  cg_refused (ucb_cgroup_open (&o, &cg, &err), &err,
+              "controller pids is not available in the unified hierarchy", NULL);
   tap_check (!exists (dir));
 }
 
@@ -250,32 +256,20 @@ pure_v2_session (void)
 static void
 pure_v2_parent (void)
 {
-  cleanup_free char *hfile = hugetlb_file ();
-  cleanup_free char *set0 = NULL, *parent = NULL, *sc_before = NULL, *psc = NULL, *procs = NULL;
-  cleanup_free char *pid_s = NULL;
-  struct ucb_cgroup_opts o = { 0 };
+  cleanup_free char *set0 = pure_v2_hugetlb_set (NULL);
+  cleanup_free char *parent = NULL, *sc_before = NULL, *psc = NULL;
+  struct ucb_cgroup_opts o = { .set = &set0, .nset = 1 };
   struct ucb_cgroup *cg = NULL;
   ucb_error_t err = NULL;
   pid_t sitter;
-  int r;
 
-  if (!enter_pure_v2 ())
+  if (set0 == NULL)
     return;
-  if (hfile == NULL)
-    {
-      tap_skip ("no huge page sizes, so no hugetlb files");
-      return;
-    }
-  set0 = xasprintf ("%s=0", hfile);
-  o.set = &set0;
-  o.nset = 1;
   parent = xasprintf ("/sys/fs/cgroup/ucbench-t%d", (int) getpid ());
   o.parent = parent;
   tap_check_int (mkdir (parent, 0755), ==, 0);
-  sc_before = read_str ("/sys/fs/cgroup/cgroup.subtree_control");
-  r = ucb_cgroup_open (&o, &cg, &err);
-  tap_check_int (r, ==, 0);
-  if (r == 0)
+  sc_before = ucb_read_file_or_null ("/sys/fs/cgroup/cgroup.subtree_control");
+  if (cg_ok (ucb_cgroup_open (&o, &cg, &err), "open", &err))
     {
       json_t *j = ucb_cgroup_json (cg);
       tap_check_str (json_string_value (json_object_get (
@@ -292,38 +286,18 @@ pure_v2_parent (void)
       psc = readf ("%s/cgroup.subtree_control", parent);
       tap_check_str (psc, "");
       free (psc);
-      psc = read_str ("/sys/fs/cgroup/cgroup.subtree_control");
+      psc = ucb_read_file_or_null ("/sys/fs/cgroup/cgroup.subtree_control");
       tap_check_str (psc, sc_before);
-    }
-  else
-    {
-      printf ("# open: %s\n", err->msg);
-      ucb_error_free (&err);
     }
 
   /* A process in PARENT: v2 allows no controllers there ("no internal processes"). */
-  fflush (stdout);
-  sitter = fork ();
-  if (sitter == 0)
-    {
-      pause ();
-      _exit (0);
-    }
-  procs = xasprintf ("%s/cgroup.procs", parent);
-  pid_s = xasprintf ("%d", (int) sitter);
-  tap_check_int (ucb_write_file_at (AT_FDCWD, procs, pid_s, &err), ==, 0);
-  ucb_error_free (&err);
-  r = ucb_cgroup_open (&o, &cg, &err);
-  tap_check_int (r, <, 0);
-  tap_check (err && strstr (err->msg, "Delegate=yes") && strstr (err->msg, "--cgroup=PARENT"));
-  if (err)
-    printf ("# as expected: %s\n", err->msg);
-  ucb_error_free (&err);
+  sitter = sitter_in (parent);
+  cg_refused (ucb_cgroup_open (&o, &cg, &err), &err, "Delegate=yes", "--cgroup=PARENT");
   ucb_cgroup_close (&cg);
   kill (sitter, SIGKILL);
   waitpid (sitter, NULL, 0);
   free (psc);
-  psc = read_str ("/sys/fs/cgroup/cgroup.subtree_control");
+  psc = ucb_read_file_or_null ("/sys/fs/cgroup/cgroup.subtree_control");
   tap_check_str (psc, sc_before);
   tap_check (!existsf ("%s/ucbench-%d", parent, (int) getpid ()));
   cg_until (cg_rmdir_done, parent);
@@ -333,12 +307,11 @@ pure_v2_parent (void)
 static void
 test_pure_v2 (void)
 {
-  if (!v2_writable ())
-    return;
-  in_child (pure_v2_session);
-  in_child (pure_v2_parent);
-  host_restore ();
+  static void (*const steps[]) (void) = { pure_v2_session, pure_v2_parent };
+
+  in_v2_children (steps, UCB_ARRAY_SIZE (steps));
 }
+
 /* (5) Bad --cgroup-set: clear usage errors, nothing created. */
 static void
 expect_open_error (const char *set, const char *parent, const char *needle, int status)
@@ -368,7 +341,6 @@ expect_open_error (const char *set, const char *parent, const char *needle, int 
   free (s);
 }
 
-#ifdef HAVE_CGROUP
 static void
 bad_sets_here (void)
 {
@@ -379,7 +351,6 @@ bad_sets_here (void)
     expect_open_error ("hugetlb.no_such_file=1", NULL, "no file hugetlb.no_such_file",
                        UCB_EXIT_USAGE);
 }
-#endif
 
 static void
 bad_sets_pure_v2 (void)
@@ -394,22 +365,11 @@ bad_sets_pure_v2 (void)
 static void
 test_bad_set (void)
 {
-  const char *why = cannot_write ();
-  enum ucb_cg_layout l = ucb_cgroup_detect ();
-
   /* The checks before anything is touched are unit tests (tests/unit/test-cgroup.c). */
-  if (why)
-    {
-      tap_skip (why);
-      return;
-    }
-  track (getpid ());
-#ifdef HAVE_CGROUP
-  if (l == UCB_CG_LEGACY || l == UCB_CG_HYBRID)
+  if (!may_write ())
+    return;
+  if (host_v1_layout ())
     bad_sets_here ();
-#else
-  (void) l;
-#endif
   if (v2_root)
     in_child (bad_sets_pure_v2);
   if (v2_root)
@@ -448,24 +408,13 @@ unprivileged_open (void)
 static void
 test_bad_parent (void)
 {
-  const char *why = cannot_write ();
-  enum ucb_cg_layout l = ucb_cgroup_detect ();
-
-  if (why)
-    {
-      tap_skip (why);
-      return;
-    }
-  track (getpid ());
-#ifdef HAVE_CGROUP
-  if (l == UCB_CG_LEGACY || l == UCB_CG_HYBRID)
+  if (!may_write ())
+    return;
+  if (host_v1_layout ())
     {
       expect_open_error (NULL, "no-such-ucbench-parent", "no-such-ucbench-parent", UCB_EXIT_USAGE);
       expect_open_error (NULL, "/a/../..", "must not contain `..`", UCB_EXIT_USAGE);
     }
-#else
-  (void) l;
-#endif
   if (v2_root)
     {
       in_child (bad_parent_pure_v2);

@@ -61,7 +61,7 @@ static void
 check_scope_clean (const char *x, const char *root_sc)
 {
   cleanup_free char *xsc = readf ("%s/cgroup.subtree_control", x);
-  cleanup_free char *rsc = read_str ("/sys/fs/cgroup/cgroup.subtree_control");
+  cleanup_free char *rsc = ucb_read_file_or_null ("/sys/fs/cgroup/cgroup.subtree_control");
   cleanup_free char *self = ucb_cgroup_path_of (getpid (), NULL);
 
   tap_check_str (self, x + strlen ("/sys/fs/cgroup"));
@@ -83,18 +83,12 @@ scope_session (const char *x, char *set0, const char *root_sc)
   const char *xrel = x + strlen ("/sys/fs/cgroup");
   cleanup_free char *leaf = xasprintf ("%s/ucbench-%d-self", xrel, (int) getpid ());
   cleanup_free char *self = NULL, *its = NULL, *xsc = NULL, *report = NULL, *want = NULL;
-  int r, fd, status;
-  pid_t member, janitor;
+  int r, status;
+  pid_t janitor;
   json_t *j, *ch;
 
-  r = ucb_cgroup_open (&o, &cg, &err);
-  tap_check_int (r, ==, 0);
-  if (r < 0)
-    {
-      printf ("# open: %s\n", err->msg);
-      ucb_error_free (&err);
-      return;
-    }
+  if (!cg_ok (ucb_cgroup_open (&o, &cg, &err), "open", &err))
+    return;
   janitor = ucb_cgroup_janitor_pid (cg);
   self = ucb_cgroup_path_of (getpid (), NULL);
   its = ucb_cgroup_path_of (janitor, NULL);
@@ -113,9 +107,7 @@ scope_session (const char *x, char *set0, const char *root_sc)
 
   tap_check_int (ucb_cgroup_create (cg, 0, NULL, 0, &err), ==, 0);
   ucb_error_free (&err);
-  fd = spawn_member (cg, 0, v2, 1, NULL, &member);
-  report = fd >= 0 ? read_all_fd (fd) : xstrdup ("");
-  waitpid (member, &status, 0);
+  report = member_report (cg, v2, 1, NULL, &status);
   want = xasprintf ("%s/ucbench-%d/c0\n", xrel, (int) getpid ());
   tap_check_str (report, want);
   tap_check_int (ucb_cgroup_remove_containers (cg, &err), ==, 0);
@@ -150,28 +142,10 @@ scope_busy (const char *x, char *set0, const char *root_sc)
   struct ucb_cgroup_opts o = { .set = &set0, .nset = 1 };
   struct ucb_cgroup *cg = NULL;
   ucb_error_t err = NULL;
-  cleanup_free char *procs = xasprintf ("%s/cgroup.procs", x);
-  cleanup_free char *pid_s = NULL;
-  pid_t sitter;
-  int r;
+  pid_t sitter = sitter_in (x);
 
-  fflush (stdout);
-  sitter = fork ();
-  if (sitter == 0)
-    {
-      pause ();
-      _exit (0);
-    }
-  pid_s = xasprintf ("%d", (int) sitter);
-  tap_check_int (ucb_write_file_at (AT_FDCWD, procs, pid_s, &err), ==, 0);
-  ucb_error_free (&err);
-  r = ucb_cgroup_open (&o, &cg, &err);
-  tap_check_int (r, <, 0);
+  cg_refused (ucb_cgroup_open (&o, &cg, &err), &err, "Delegate=yes", "--cgroup=PARENT");
   tap_check (cg == NULL);
-  tap_check (err && strstr (err->msg, "Delegate=yes") && strstr (err->msg, "--cgroup=PARENT"));
-  if (err)
-    printf ("# as expected: %s\n", err->msg);
-  ucb_error_free (&err);
   ucb_cgroup_close (&cg);
   check_scope_clean (x, root_sc);
   kill (sitter, SIGKILL);
@@ -181,19 +155,12 @@ scope_busy (const char *x, char *set0, const char *root_sc)
 static void
 pure_v2_scope (void)
 {
-  cleanup_free char *hfile = hugetlb_file ();
-  cleanup_free char *set0 = NULL, *root_sc = NULL, *x = NULL;
+  cleanup_free char *set0 = pure_v2_hugetlb_set (NULL);
+  cleanup_free char *root_sc = NULL, *x = NULL;
 
-  if (!enter_pure_v2 ())
+  if (set0 == NULL)
     return;
-  if (hfile == NULL)
-    {
-      tap_skip ("no huge page sizes, so no hugetlb files");
-      return;
-    }
-  /* hugetlb: the only controller of the unified hierarchy on the hybrid test hosts. */
-  set0 = xasprintf ("%s=0", hfile);
-  root_sc = read_str ("/sys/fs/cgroup/cgroup.subtree_control");
+  root_sc = ucb_read_file_or_null ("/sys/fs/cgroup/cgroup.subtree_control");
   x = scope_enter ();
   tap_check (x != NULL);
   if (x == NULL)
@@ -207,11 +174,9 @@ pure_v2_scope (void)
 static void
 test_scope (void)
 {
-  if (!v2_writable ())
-    return;
-  in_child (pure_v2_scope);
-  host_restore ();
-  if (nowners > 0)
+  static void (*const steps[]) (void) = { pure_v2_scope };
+
+  if (in_v2_children (steps, UCB_ARRAY_SIZE (steps)) && nowners > 0)
     tap_check (!existsf ("%s/ucbtest-%d-scope", v2_root, (int) owners[nowners - 1]));
 }
 
@@ -306,103 +271,154 @@ janitor_victim (int report_fd)
     pause ();
 }
 
-static void
-run_janitor_case (enum janitor_mode mode)
+/* One janitor case: the victim's session (its janitor, member and groups), then the wait until
+ * all of it is gone. */
+struct janitor_run
 {
-  bool pure_v2 = mode != JANITOR_HOST;
-  cleanup_free char *report = NULL, *sc = NULL, *x = NULL, *xsc = NULL;
-  char *dirs[8] = { NULL };
-  size_t ndirs = 0;
-  int p[2], jpid = 0, mpid = 0, n = 0, status;
+  enum janitor_mode mode;
   pid_t victim;
-  uint64_t t0;
-  bool gone = false;
+  int jpid, mpid;
+  char *dirs[8]; /* the session's groups, as this mount namespace sees them */
+  size_t ndirs;
+  char *x;        /* the scope group X of JANITOR_SCOPE */
+  char *sc, *xsc; /* subtree_control of the v2 root and of X, last read */
+};
 
-  janitor_mode = mode;
+static const char *
+janitor_mode_name (enum janitor_mode mode)
+{
+  return mode == JANITOR_SCOPE ? "scope" : mode == JANITOR_PURE_V2 ? "pure v2" : "host";
+}
+
+/* Fork the victim and read its report; the report, or NULL when it could not be forked. */
+static char *
+janitor_start (struct janitor_run *jr)
+{
+  int p[2];
+
+  janitor_mode = jr->mode;
   if (pipe2 (p, O_CLOEXEC) < 0)
-    return;
+    return NULL;
   prctl (PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); /* the orphans come to us, to be reaped */
   fflush (stdout);
-  victim = fork ();
-  if (victim == 0)
+  jr->victim = fork ();
+  if (jr->victim == 0)
     {
       close (p[0]);
       janitor_victim (p[1]);
     }
   close (p[1]);
-  track (victim);
-  report = read_line_fd (p[0]);
-  x = xasprintf ("%s/ucbtest-%d-scope", v2_root, (int) victim);
-  printf ("# %s session: %s",
-          mode == JANITOR_SCOPE ? "scope"
-          : pure_v2             ? "pure v2"
-                                : "host",
-          report);
-  if (strncmp (report, "skip ", 5) == 0)
+  track (jr->victim);
+  jr->x = xasprintf ("%s/ucbtest-%d-scope", v2_root, (int) jr->victim);
+  return read_line_fd (p[0]);
+}
+
+/* "JANITOR MEMBER DIR..." into jr; false if the session did not start. */
+static bool
+janitor_parse (struct janitor_run *jr, char *report)
+{
+  int n = 0;
+
+  if (sscanf (report, "%d %d %n", &jr->jpid, &jr->mpid, &n) < 2 || jr->jpid <= 0 || jr->mpid <= 0)
+    return false;
+  for (char *s = NULL, *t = strtok_r (report + n, " \n", &s); t && jr->ndirs < 8;
+       t = strtok_r (NULL, " \n", &s))
+    /* In its mount namespace the unified hierarchy is /sys/fs/cgroup. */
+    jr->dirs[jr->ndirs++] = jr->mode != JANITOR_HOST
+                                ? xasprintf ("%s%s", v2_root, t + strlen ("/sys/fs/cgroup"))
+                                : xstrdup (t);
+  return true;
+}
+
+/* Whether everything of the session is gone: processes, groups, subtree_control as before. */
+static bool
+janitor_done (struct janitor_run *jr)
+{
+  bool gone;
+
+  while (waitpid (-1, NULL, WNOHANG) > 0)
+    ;
+  gone = kill (jr->mpid, 0) < 0 && kill (jr->jpid, 0) < 0;
+  for (size_t i = 0; i < jr->ndirs; i++)
+    gone &= !exists (jr->dirs[i]);
+  free (jr->sc);
+  jr->sc = readf ("%s/cgroup.subtree_control", v2_root);
+  gone &= strcmp (jr->sc ? jr->sc : "", v2_sc_before ? v2_sc_before : "") == 0;
+  if (jr->mode == JANITOR_SCOPE)
+    {
+      free (jr->xsc);
+      jr->xsc = readf ("%s/cgroup.subtree_control", jr->x);
+      gone &= jr->xsc && *jr->xsc == '\0';
+    }
+  return gone;
+}
+
+/* SIGKILL the victim and wait (with the deadline) until its janitor cleaned up; then check. */
+static void
+janitor_kill_and_check (struct janitor_run *jr)
+{
+  uint64_t t0;
+
+  kill (jr->victim, SIGKILL);
+  waitpid (jr->victim, NULL, 0);
+  t0 = ucb_now_ns ();
+  while (!janitor_done (jr) && ucb_now_ns () - t0 < CG_DEADLINE_NS)
+    usleep (20000);
+  printf ("# cleaned up after %.2f s\n", (double) (ucb_now_ns () - t0) / 1e9);
+  tap_check (kill (jr->mpid, 0) < 0 && errno == ESRCH);
+  tap_check (kill (jr->jpid, 0) < 0 && errno == ESRCH);
+  for (size_t i = 0; i < jr->ndirs; i++)
+    tap_check (!exists (jr->dirs[i]));
+  tap_check_str (jr->sc, v2_sc_before);
+  if (jr->mode == JANITOR_SCOPE)
+    tap_check_str (jr->xsc, "");
+}
+
+static void
+run_janitor_case (enum janitor_mode mode)
+{
+  struct janitor_run jr = { .mode = mode };
+  cleanup_free char *report = janitor_start (&jr);
+  bool skipped = report && strncmp (report, "skip ", 5) == 0, started = false;
+
+  if (report == NULL)
+    return;
+  printf ("# %s session: %s", janitor_mode_name (mode), report);
+  if (skipped)
     {
       static char why[200];
       snprintf (why, sizeof why, "%s", report + 5);
       why[strcspn (why, "\n")] = '\0';
-      waitpid (victim, NULL, 0);
-      prctl (PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0);
+      waitpid (jr.victim, NULL, 0);
       tap_skip (why);
-      return;
     }
-  if (sscanf (report, "%d %d %n", &jpid, &mpid, &n) < 2 || jpid <= 0 || mpid <= 0)
+  else if (!janitor_parse (&jr, report))
     {
       tap_check (!"the session started");
-      kill (victim, SIGKILL);
-      waitpid (victim, NULL, 0);
-      prctl (PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0);
-      host_restore ();
-      return;
+      kill (jr.victim, SIGKILL);
+      waitpid (jr.victim, NULL, 0);
     }
-  for (char *s = NULL, *t = strtok_r (report + n, " \n", &s); t && ndirs < 8;
-       t = strtok_r (NULL, " \n", &s))
-    /* In its mount namespace the unified hierarchy is /sys/fs/cgroup. */
-    dirs[ndirs++]
-        = pure_v2 ? xasprintf ("%s%s", v2_root, t + strlen ("/sys/fs/cgroup")) : xstrdup (t);
-  for (size_t i = 0; i < ndirs; i++)
-    tap_check (exists (dirs[i]));
-
-  kill (victim, SIGKILL);
-  waitpid (victim, &status, 0);
-  t0 = ucb_now_ns ();
-  while (!gone && ucb_now_ns () - t0 < CG_DEADLINE_NS)
+  else
     {
-      while (waitpid (-1, NULL, WNOHANG) > 0)
-        ;
-      gone = kill (mpid, 0) < 0 && kill (jpid, 0) < 0;
-      for (size_t i = 0; i < ndirs; i++)
-        gone &= !exists (dirs[i]);
-      free (sc);
-      sc = readf ("%s/cgroup.subtree_control", v2_root);
-      gone &= strcmp (sc ? sc : "", v2_sc_before ? v2_sc_before : "") == 0;
-      if (mode == JANITOR_SCOPE)
-        {
-          free (xsc);
-          xsc = readf ("%s/cgroup.subtree_control", x);
-          gone &= xsc && *xsc == '\0';
-        }
-      if (!gone)
-        usleep (20000);
+      started = true;
+      for (size_t i = 0; i < jr.ndirs; i++)
+        tap_check (exists (jr.dirs[i]));
+      janitor_kill_and_check (&jr);
     }
-  printf ("# cleaned up after %.2f s\n", (double) (ucb_now_ns () - t0) / 1e9);
-  tap_check (kill (mpid, 0) < 0 && errno == ESRCH);
-  tap_check (kill (jpid, 0) < 0 && errno == ESRCH);
-  for (size_t i = 0; i < ndirs; i++)
-    {
-      tap_check (!exists (dirs[i]));
-      free (dirs[i]);
-    }
-  tap_check_str (sc, v2_sc_before);
-  if (mode == JANITOR_SCOPE)
-    tap_check_str (xsc, "");
   prctl (PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0);
   while (waitpid (-1, NULL, WNOHANG) > 0)
     ;
-  host_restore ();
-  tap_check (!exists (x));
+  if (!skipped)
+    {
+      host_restore ();
+      if (started)
+        tap_check (!exists (jr.x));
+    }
+  for (size_t i = 0; i < jr.ndirs; i++)
+    free (jr.dirs[i]);
+  free (jr.x);
+  free (jr.sc);
+  free (jr.xsc);
 }
 
 static void

@@ -5,16 +5,11 @@ container does work and no op fails.  Then the proof: with a soft limit that lea
 for its counter, every op fails with the errno of kernel-ucounts.md; with --headroom near (the
 limit exactly at its peak use) none does."""
 import json
-import os
-import subprocess
 import time
 
-from taplib import DEADLINE, Tap, UCBENCH, run, skip_all, uid_block, userns_works
+from taplib import DEADLINE, Tap, require_root_userns, run, uid_block
 
-if not userns_works():
-    skip_all("user namespaces cannot be created here")
-if os.geteuid() != 0:
-    skip_all("owner modes need root (setresuid to the owner uids)")
+require_root_userns("owner modes need root (setresuid to the owner uids)")
 
 BASE = str(uid_block(2100400000, 100))  # a range of its own: runs beside the other tests
 SHORT = ["--duration", "0.5", "--warmup", "0.2", "--interval", "0.25", "--uid-base", BASE,

@@ -11,22 +11,11 @@
 #include "core/util.h"
 #include "host/cgroup/cgroup.h"
 
-static char *
-read_str (const char *path)
-{
-  ucb_error_t e = NULL;
-  char *s = NULL;
-
-  if (ucb_read_file (path, &s, &e) < 0)
-    ucb_error_free (&e);
-  return s;
-}
-
 /* The fstype of what is mounted on `mp` now (the last mount there wins). */
 static char *
 mount_type (const char *mp)
 {
-  cleanup_free char *text = read_str ("/proc/self/mountinfo");
+  cleanup_free char *text = ucb_read_file_or_null ("/proc/self/mountinfo");
   char *type = NULL;
 
   for (char *s1 = NULL, *line = strtok_r (text, "\n", &s1); line; line = strtok_r (NULL, "\n", &s1))
@@ -58,7 +47,7 @@ test_layout (void)
   cleanup_free char *self_empty = ucb_cgroup_path_of (getpid (), "");
   cleanup_free char *none = ucb_cgroup_path_of (getpid (), "no-such-controller");
   cleanup_free char *no_pid = ucb_cgroup_path_of (0, NULL); /* there is no /proc/0 */
-  cleanup_free char *text = read_str ("/proc/self/cgroup");
+  cleanup_free char *text = ucb_read_file_or_null ("/proc/self/cgroup");
   const char *want = top == NULL                       ? "none"
                      : strcmp (top, "cgroup2") == 0    ? "unified"
                      : strcmp (top, "tmpfs") != 0      ? "none"

@@ -21,6 +21,21 @@ parse (struct ucb_run_options *o, ucb_error_t *err, const char *args)
   return r;
 }
 
+/* Parse `args`, which must succeed without an error (said when it does not). */
+static bool
+parse_ok (struct ucb_run_options *o, const char *args)
+{
+  ucb_error_t err = NULL;
+  int r = parse (o, &err, args);
+
+  tap_check_int (r, ==, 0);
+  tap_check (err == NULL);
+  if (err)
+    printf ("# `%s`: %s\n", args, err->msg);
+  ucb_error_free (&err);
+  return r == 0;
+}
+
 /* Expect a usage error (status 2) whose message mentions `needle`. */
 static void
 expect_bad (const char *args, const char *needle)
@@ -47,9 +62,8 @@ static void
 test_defaults (void)
 {
   struct ucb_run_options o;
-  ucb_error_t err = NULL;
 
-  tap_check_int (parse (&o, &err, ""), ==, 0);
+  parse_ok (&o, "");
   tap_check_int (o.plan.n_workloads, ==, 1);
   tap_check_str (o.plan.workloads[0]->name, "signal");
   /* nproc = 2: 1, 2, 4 */
@@ -75,15 +89,11 @@ static void
 test_full_command_line (void)
 {
   struct ucb_run_options o;
-  ucb_error_t err = NULL;
 
-  tap_check_int (parse (&o, &err,
-                        "--workload getppid,signal --containers 1,4,64 --owner "
-                        "root,1000,2000-2003 --depth 0,3 --duration 2.5 --warmup 0 --interval "
-                        "0.25 --repeat 3 --pin 0-1 --output /tmp/x.json --format json --quiet "
-                        "--uid-base 3000000"),
-                 ==, 0);
-  tap_check (err == NULL);
+  parse_ok (&o, "--workload getppid,signal --containers 1,4,64 --owner "
+                "root,1000,2000-2003 --depth 0,3 --duration 2.5 --warmup 0 --interval "
+                "0.25 --repeat 3 --pin 0-1 --output /tmp/x.json --format json --quiet "
+                "--uid-base 3000000");
   tap_check_int (o.plan.n_workloads, ==, 2);
   tap_check_str (o.plan.workloads[0]->name, "getppid");
   tap_check_int (o.plan.n_containers, ==, 3);
@@ -114,9 +124,8 @@ static void
 test_help (void)
 {
   struct ucb_run_options o;
-  ucb_error_t err = NULL;
 
-  tap_check_int (parse (&o, &err, "--containers 2 --help"), ==, 0);
+  parse_ok (&o, "--containers 2 --help");
   tap_check (o.help);
   ucb_run_options_free (&o);
 }
@@ -193,13 +202,10 @@ static void
 test_limits_isolate_headroom (void)
 {
   struct ucb_run_options o;
-  ucb_error_t err = NULL;
   char *name;
 
-  tap_check_int (parse (&o, &err,
-                        "--limit sigpending=5,MSGQUEUE=unlimited --limit NPROC=7 --isolate "
-                        "user,pid,net --tasks 2,4 --threads"),
-                 ==, 0);
+  parse_ok (&o, "--limit sigpending=5,MSGQUEUE=unlimited --limit NPROC=7 --isolate "
+                "user,pid,net --tasks 2,4 --threads");
   tap_check (o.plan.limits[0].set && o.plan.limits[0].value == 5);
   tap_check (o.plan.limits[1].set && o.plan.limits[1].value == UCB_LIMIT_UNLIMITED);
   tap_check (!o.plan.limits[2].set);
@@ -212,11 +218,11 @@ test_limits_isolate_headroom (void)
   tap_check (o.plan.threads);
   ucb_run_options_free (&o);
   /* headroom for the workload's counter, an explicit limit for another counter */
-  tap_check_int (parse (&o, &err, "--headroom far --limit NPROC=100"), ==, 0);
+  parse_ok (&o, "--headroom far --limit NPROC=100");
   tap_check_int (o.plan.headroom, ==, UCB_HEADROOM_FAR);
   ucb_run_options_free (&o);
   /* the default: an IPC namespace per container */
-  tap_check_int (parse (&o, &err, ""), ==, 0);
+  parse_ok (&o, "");
   tap_check_int (o.plan.isolate, ==, CLONE_NEWIPC);
   tap_check_int (o.plan.headroom, ==, UCB_HEADROOM_HOST);
   ucb_run_options_free (&o);

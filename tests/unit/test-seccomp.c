@@ -214,6 +214,22 @@ run_confined (const struct ucb_seccomp *s, void (*fn) (struct probe *), struct p
   return n == (ssize_t) sizeof *p ? 0 : -1;
 }
 
+/* run_confined, `s` freed; whether the filter was loaded (skipped where the kernel refuses
+ * seccomp filters here, a failed check where it failed otherwise). */
+static bool
+confined_loaded (struct ucb_seccomp **s, void (*fn) (struct probe *), struct probe *p)
+{
+  tap_check_int (run_confined (*s, fn, p), ==, 0);
+  ucb_seccomp_free (s);
+  if (!p->loaded && (p->load_errno == EINVAL || p->load_errno == EACCES || p->load_errno == EPERM))
+    {
+      tap_skip ("seccomp filters refused here");
+      return false;
+    }
+  tap_check (p->loaded);
+  return p->loaded;
+}
+
 static int
 build_docker (const int *caps, size_t ncaps, int opt, struct ucb_seccomp **s,
               struct ucb_seccomp_stats *st)
@@ -308,14 +324,8 @@ test_docker_loaded (void)
   tap_check_int (build_docker (docker_caps, UCB_ARRAY_SIZE (docker_caps), 2, &s, &st), ==, 0);
   if (s == NULL)
     return;
-  tap_check_int (run_confined (s, probe_docker, &p), ==, 0);
-  ucb_seccomp_free (&s);
-  if (!p.loaded && (p.load_errno == EINVAL || p.load_errno == EACCES || p.load_errno == EPERM))
-    {
-      tap_skip ("seccomp filters refused here");
-      return;
-    }
-  tap_check (p.loaded);
+  if (!confined_loaded (&s, probe_docker, &p))
+    return;
   printf ("# docker opt 2: seccomp_load %.1f us\n", (double) p.load_ns / 1e3);
   tap_check_int (p.seccomp, ==, 2);
   if (before >= 0)
@@ -376,14 +386,8 @@ test_allowlist (void)
       tap_skip ("kernel without seccomp");
       return;
     }
-  tap_check_int (run_confined (s, probe_allowlist, &p), ==, 0);
-  ucb_seccomp_free (&s);
-  if (!p.loaded && (p.load_errno == EINVAL || p.load_errno == EACCES || p.load_errno == EPERM))
-    {
-      tap_skip ("seccomp filters refused here");
-      return;
-    }
-  tap_check (p.loaded);
+  if (!confined_loaded (&s, probe_allowlist, &p))
+    return;
   tap_check_int (p.pers_all_rc, >=, 0);
   tap_check_int (p.pers0_rc, ==, -1);
   tap_check_int (p.pers0_errno, ==, EACCES); /* defaultErrnoRet */
@@ -481,100 +485,120 @@ test_rules (void)
 #endif
 }
 
-static void
-test_bad_profiles (void)
+/* Profiles that must be refused (a usage error, one line naming the file) and what the message
+ * must say, by the part of the profile that is wrong. */
+struct bad_profile
 {
-  static const struct
-  {
-    const char *text, *where;
-  } cases[] = {
-    { "{\n  \"defaultAction\": \"SCMP_ACT_ERRNO\",\n  \"syscalls\": [\n}\n", "line 4 column 1" },
-    { "[]", "(top level): expected an object" },
-    { "{}", "defaultAction: missing" },
-    { "{ \"defaultAction\": 1 }", "defaultAction: expected a string" },
-    { "{ \"defaultAction\": \"SCMP_ACT_DENY\" }", "defaultAction: unknown action" },
-    { "{ \"defaultAction\": \"SCMP_ACT_ERRNO\", \"defaultErrnoRet\": \"1\" }",
-      "defaultErrnoRet: expected an integer" },
-    { "{ \"defaultAction\": \"SCMP_ACT_ERRNO\", \"defaultErrnoRet\": -1 }",
-      "defaultErrnoRet: expected an integer from 0 to 4095" },
-    { "{ \"defaultAction\": \"SCMP_ACT_ALLOW\", \"syscalls\": {} }",
-      "syscalls: expected an array" },
-    { "{ \"defaultAction\": \"SCMP_ACT_ALLOW\", \"syscalls\": [ 3 ] }",
-      "syscalls[0]: expected an object" },
-    { "{ \"defaultAction\": \"SCMP_ACT_ERRNO\", \"syscalls\": [ { \"names\": [\"read\"], "
-      "\"action\": \"SCMP_ACT_ALLOW\" }, { \"names\": [\"write\"], \"action\": "
-      "\"SCMP_ACT_PERMIT\" } ] }",
-      "syscalls[1].action: unknown action `SCMP_ACT_PERMIT`" },
-    { "{ \"defaultAction\": \"SCMP_ACT_ERRNO\", \"syscalls\": [ { \"names\": [\"read\"], "
-      "\"action\": \"SCMP_ACT_NOTIFY\" } ] }",
-      "syscalls[0].action: SCMP_ACT_NOTIFY is not supported" },
-    { "{ \"defaultAction\": \"SCMP_ACT_ERRNO\", \"syscalls\": [ { \"names\": [\"read\"] } ] }",
-      "syscalls[0].action: missing" },
-    { "{ \"defaultAction\": \"SCMP_ACT_ERRNO\", \"syscalls\": [ { \"names\": [\"read\"], "
-      "\"action\": \"SCMP_ACT_ERRNO\", \"errnoRet\": 5000 } ] }",
-      "syscalls[0].errnoRet: expected an integer from 0 to 4095" },
-    { "{ \"defaultAction\": \"SCMP_ACT_ERRNO\", \"syscalls\": [ { \"names\": \"read\", "
-      "\"action\": \"SCMP_ACT_ALLOW\" } ] }",
-      "syscalls[0].names: expected an array" },
-    { "{ \"defaultAction\": \"SCMP_ACT_ERRNO\", \"syscalls\": [ { \"names\": [\"read\", 3], "
-      "\"action\": \"SCMP_ACT_ALLOW\" } ] }",
-      "syscalls[0].names[1]: expected a string" },
-    { "{ \"defaultAction\": \"SCMP_ACT_ERRNO\", \"syscalls\": [ { \"names\": [\"read\"], "
-      "\"name\": \"write\", \"action\": \"SCMP_ACT_ALLOW\" } ] }",
-      "syscalls[0]: both `name` and `names`" },
-    { "{ \"defaultAction\": \"SCMP_ACT_ERRNO\", \"syscalls\": [\n"
-      " { \"names\": [\"read\"], \"action\": \"SCMP_ACT_ALLOW\" },\n"
-      " { \"names\": [\"write\"], \"action\": \"SCMP_ACT_ALLOW\" },\n"
-      " { \"names\": [\"close\"], \"action\": \"SCMP_ACT_ALLOW\" },\n"
-      " { \"names\": [\"socket\"], \"action\": \"SCMP_ACT_ALLOW\", \"args\": [\n"
-      "   { \"index\": 0, \"value\": 1, \"op\": \"SCMP_CMP_LIKE\" } ] } ] }",
-      "syscalls[3].args[0].op: unknown operator `SCMP_CMP_LIKE`" },
-    { "{ \"defaultAction\": \"SCMP_ACT_ERRNO\", \"syscalls\": [ { \"names\": [\"socket\"], "
-      "\"action\": \"SCMP_ACT_ALLOW\", \"args\": [ { \"index\": \"0\", \"value\": 1, "
-      "\"op\": \"SCMP_CMP_EQ\" } ] } ] }",
-      "syscalls[0].args[0].index: expected an integer from 0 to 5" },
-    { "{ \"defaultAction\": \"SCMP_ACT_ERRNO\", \"syscalls\": [ { \"names\": [\"socket\"], "
-      "\"action\": \"SCMP_ACT_ALLOW\", \"args\": [ { \"index\": 6, \"value\": 1, "
-      "\"op\": \"SCMP_CMP_EQ\" } ] } ] }",
-      "syscalls[0].args[0].index: expected an integer from 0 to 5" },
-    { "{ \"defaultAction\": \"SCMP_ACT_ERRNO\", \"syscalls\": [ { \"names\": [\"socket\"], "
-      "\"action\": \"SCMP_ACT_ALLOW\", \"args\": [ { \"index\": 0, \"op\": \"SCMP_CMP_EQ\" } "
-      "] } ] }",
-      "syscalls[0].args[0]: missing value" },
-    { "{ \"defaultAction\": \"SCMP_ACT_ERRNO\", \"syscalls\": [ { \"names\": [\"socket\"], "
-      "\"action\": \"SCMP_ACT_ALLOW\", \"args\": { } } ] }",
-      "syscalls[0].args: expected an array" },
-    { "{ \"defaultAction\": \"SCMP_ACT_ERRNO\", \"archMap\": [ { \"architecture\": "
-      "\"SCMP_ARCH_VAX\", \"subArchitectures\": null } ] }",
-      "archMap[0].architecture: unknown architecture `SCMP_ARCH_VAX`" },
-    { "{ \"defaultAction\": \"SCMP_ACT_ERRNO\", \"archMap\": [ { \"architecture\": "
-      "\"SCMP_ARCH_X86_64\", \"subArchitectures\": [\"SCMP_ARCH_X86\", \"x32\"] } ] }",
-      "archMap[0].subArchitectures[1]: unknown architecture `x32`" },
-    { "{ \"defaultAction\": \"SCMP_ACT_ERRNO\", \"architectures\": [\"SCMP_ARCH_X86\", 64] }",
-      "architectures[1]: expected a string" },
-    { "{ \"defaultAction\": \"SCMP_ACT_ERRNO\", \"architectures\": [\"SCMP_ARCH_FOO\"] }",
-      "architectures[0]: unknown architecture `SCMP_ARCH_FOO`" },
-    { "{ \"defaultAction\": \"SCMP_ACT_ERRNO\", \"architectures\": [\"SCMP_ARCH_X86\"], "
-      "\"archMap\": [ { \"architecture\": \"SCMP_ARCH_X86_64\" } ] }",
-      "archMap: both `architectures` and `archMap`" },
-    { "{ \"defaultAction\": \"SCMP_ACT_ERRNO\", \"syscalls\": [ { \"names\": [\"read\"], "
-      "\"action\": \"SCMP_ACT_ALLOW\", \"includes\": { \"arches\": [\"x86_64\"] } } ] }",
-      "syscalls[0].includes.arches[0]: unknown architecture `x86_64`" },
-    { "{ \"defaultAction\": \"SCMP_ACT_ERRNO\", \"syscalls\": [ { \"names\": [\"read\"], "
-      "\"action\": \"SCMP_ACT_ALLOW\", \"excludes\": { \"minKernel\": \"4\" } } ] }",
-      "syscalls[0].excludes.minKernel: invalid kernel version `4`" },
-    { "{ \"defaultAction\": \"SCMP_ACT_ERRNO\", \"syscalls\": [ { \"names\": [\"read\"], "
-      "\"action\": \"SCMP_ACT_ALLOW\", \"includes\": { \"minKernel\": \"4.8.1\" } } ] }",
-      "syscalls[0].includes.minKernel: invalid kernel version `4.8.1`" },
-    { "{ \"defaultAction\": \"SCMP_ACT_ERRNO\", \"syscalls\": [ { \"names\": [\"read\"], "
-      "\"action\": \"SCMP_ACT_ALLOW\", \"includes\": [] } ] }",
-      "syscalls[0].includes: expected an object" },
-    { "{ \"defaultAction\": \"SCMP_ACT_ERRNO\", \"syscalls\": [ { \"names\": [\"read\"], "
-      "\"action\": \"SCMP_ACT_ALLOW\", \"includes\": { \"caps\": \"CAP_SYS_ADMIN\" } } ] }",
-      "syscalls[0].includes.caps: expected an array" },
-  };
+  const char *text, *where;
+};
 
-  for (size_t i = 0; i < UCB_ARRAY_SIZE (cases); i++)
+/* The document and its top-level fields. */
+static const struct bad_profile bad_top[] = {
+  { "{\n  \"defaultAction\": \"SCMP_ACT_ERRNO\",\n  \"syscalls\": [\n}\n", "line 4 column 1" },
+  { "[]", "(top level): expected an object" },
+  { "{}", "defaultAction: missing" },
+  { "{ \"defaultAction\": 1 }", "defaultAction: expected a string" },
+  { "{ \"defaultAction\": \"SCMP_ACT_DENY\" }", "defaultAction: unknown action" },
+  { "{ \"defaultAction\": \"SCMP_ACT_ERRNO\", \"defaultErrnoRet\": \"1\" }",
+    "defaultErrnoRet: expected an integer" },
+  { "{ \"defaultAction\": \"SCMP_ACT_ERRNO\", \"defaultErrnoRet\": -1 }",
+    "defaultErrnoRet: expected an integer from 0 to 4095" },
+  { "{ \"defaultAction\": \"SCMP_ACT_ALLOW\", \"syscalls\": {} }", "syscalls: expected an array" },
+};
+
+/* Syscalls entries: type, action, errnoRet, names. */
+static const struct bad_profile bad_entries[] = {
+  { "{ \"defaultAction\": \"SCMP_ACT_ALLOW\", \"syscalls\": [ 3 ] }",
+    "syscalls[0]: expected an object" },
+  { "{ \"defaultAction\": \"SCMP_ACT_ERRNO\", \"syscalls\": [ { \"names\": [\"read\"], "
+    "\"action\": \"SCMP_ACT_ALLOW\" }, { \"names\": [\"write\"], \"action\": "
+    "\"SCMP_ACT_PERMIT\" } ] }",
+    "syscalls[1].action: unknown action `SCMP_ACT_PERMIT`" },
+  { "{ \"defaultAction\": \"SCMP_ACT_ERRNO\", \"syscalls\": [ { \"names\": [\"read\"], "
+    "\"action\": \"SCMP_ACT_NOTIFY\" } ] }",
+    "syscalls[0].action: SCMP_ACT_NOTIFY is not supported" },
+  { "{ \"defaultAction\": \"SCMP_ACT_ERRNO\", \"syscalls\": [ { \"names\": [\"read\"] } ] }",
+    "syscalls[0].action: missing" },
+  { "{ \"defaultAction\": \"SCMP_ACT_ERRNO\", \"syscalls\": [ { \"names\": [\"read\"], "
+    "\"action\": \"SCMP_ACT_ERRNO\", \"errnoRet\": 5000 } ] }",
+    "syscalls[0].errnoRet: expected an integer from 0 to 4095" },
+  { "{ \"defaultAction\": \"SCMP_ACT_ERRNO\", \"syscalls\": [ { \"names\": \"read\", "
+    "\"action\": \"SCMP_ACT_ALLOW\" } ] }",
+    "syscalls[0].names: expected an array" },
+  { "{ \"defaultAction\": \"SCMP_ACT_ERRNO\", \"syscalls\": [ { \"names\": [\"read\", 3], "
+    "\"action\": \"SCMP_ACT_ALLOW\" } ] }",
+    "syscalls[0].names[1]: expected a string" },
+  { "{ \"defaultAction\": \"SCMP_ACT_ERRNO\", \"syscalls\": [ { \"names\": [\"read\"], "
+    "\"name\": \"write\", \"action\": \"SCMP_ACT_ALLOW\" } ] }",
+    "syscalls[0]: both `name` and `names`" },
+};
+
+/* An entry's args. */
+static const struct bad_profile bad_args[] = {
+  { "{ \"defaultAction\": \"SCMP_ACT_ERRNO\", \"syscalls\": [\n"
+    " { \"names\": [\"read\"], \"action\": \"SCMP_ACT_ALLOW\" },\n"
+    " { \"names\": [\"write\"], \"action\": \"SCMP_ACT_ALLOW\" },\n"
+    " { \"names\": [\"close\"], \"action\": \"SCMP_ACT_ALLOW\" },\n"
+    " { \"names\": [\"socket\"], \"action\": \"SCMP_ACT_ALLOW\", \"args\": [\n"
+    "   { \"index\": 0, \"value\": 1, \"op\": \"SCMP_CMP_LIKE\" } ] } ] }",
+    "syscalls[3].args[0].op: unknown operator `SCMP_CMP_LIKE`" },
+  { "{ \"defaultAction\": \"SCMP_ACT_ERRNO\", \"syscalls\": [ { \"names\": [\"socket\"], "
+    "\"action\": \"SCMP_ACT_ALLOW\", \"args\": [ { \"index\": \"0\", \"value\": 1, "
+    "\"op\": \"SCMP_CMP_EQ\" } ] } ] }",
+    "syscalls[0].args[0].index: expected an integer from 0 to 5" },
+  { "{ \"defaultAction\": \"SCMP_ACT_ERRNO\", \"syscalls\": [ { \"names\": [\"socket\"], "
+    "\"action\": \"SCMP_ACT_ALLOW\", \"args\": [ { \"index\": 6, \"value\": 1, "
+    "\"op\": \"SCMP_CMP_EQ\" } ] } ] }",
+    "syscalls[0].args[0].index: expected an integer from 0 to 5" },
+  { "{ \"defaultAction\": \"SCMP_ACT_ERRNO\", \"syscalls\": [ { \"names\": [\"socket\"], "
+    "\"action\": \"SCMP_ACT_ALLOW\", \"args\": [ { \"index\": 0, \"op\": \"SCMP_CMP_EQ\" } "
+    "] } ] }",
+    "syscalls[0].args[0]: missing value" },
+  { "{ \"defaultAction\": \"SCMP_ACT_ERRNO\", \"syscalls\": [ { \"names\": [\"socket\"], "
+    "\"action\": \"SCMP_ACT_ALLOW\", \"args\": { } } ] }",
+    "syscalls[0].args: expected an array" },
+};
+
+/* Architectures and archMap. */
+static const struct bad_profile bad_arches[] = {
+  { "{ \"defaultAction\": \"SCMP_ACT_ERRNO\", \"archMap\": [ { \"architecture\": "
+    "\"SCMP_ARCH_VAX\", \"subArchitectures\": null } ] }",
+    "archMap[0].architecture: unknown architecture `SCMP_ARCH_VAX`" },
+  { "{ \"defaultAction\": \"SCMP_ACT_ERRNO\", \"archMap\": [ { \"architecture\": "
+    "\"SCMP_ARCH_X86_64\", \"subArchitectures\": [\"SCMP_ARCH_X86\", \"x32\"] } ] }",
+    "archMap[0].subArchitectures[1]: unknown architecture `x32`" },
+  { "{ \"defaultAction\": \"SCMP_ACT_ERRNO\", \"architectures\": [\"SCMP_ARCH_X86\", 64] }",
+    "architectures[1]: expected a string" },
+  { "{ \"defaultAction\": \"SCMP_ACT_ERRNO\", \"architectures\": [\"SCMP_ARCH_FOO\"] }",
+    "architectures[0]: unknown architecture `SCMP_ARCH_FOO`" },
+  { "{ \"defaultAction\": \"SCMP_ACT_ERRNO\", \"architectures\": [\"SCMP_ARCH_X86\"], "
+    "\"archMap\": [ { \"architecture\": \"SCMP_ARCH_X86_64\" } ] }",
+    "archMap: both `architectures` and `archMap`" },
+};
+
+/* Includes/excludes conditions. */
+static const struct bad_profile bad_conditions[] = {
+  { "{ \"defaultAction\": \"SCMP_ACT_ERRNO\", \"syscalls\": [ { \"names\": [\"read\"], "
+    "\"action\": \"SCMP_ACT_ALLOW\", \"includes\": { \"arches\": [\"x86_64\"] } } ] }",
+    "syscalls[0].includes.arches[0]: unknown architecture `x86_64`" },
+  { "{ \"defaultAction\": \"SCMP_ACT_ERRNO\", \"syscalls\": [ { \"names\": [\"read\"], "
+    "\"action\": \"SCMP_ACT_ALLOW\", \"excludes\": { \"minKernel\": \"4\" } } ] }",
+    "syscalls[0].excludes.minKernel: invalid kernel version `4`" },
+  { "{ \"defaultAction\": \"SCMP_ACT_ERRNO\", \"syscalls\": [ { \"names\": [\"read\"], "
+    "\"action\": \"SCMP_ACT_ALLOW\", \"includes\": { \"minKernel\": \"4.8.1\" } } ] }",
+    "syscalls[0].includes.minKernel: invalid kernel version `4.8.1`" },
+  { "{ \"defaultAction\": \"SCMP_ACT_ERRNO\", \"syscalls\": [ { \"names\": [\"read\"], "
+    "\"action\": \"SCMP_ACT_ALLOW\", \"includes\": [] } ] }",
+    "syscalls[0].includes: expected an object" },
+  { "{ \"defaultAction\": \"SCMP_ACT_ERRNO\", \"syscalls\": [ { \"names\": [\"read\"], "
+    "\"action\": \"SCMP_ACT_ALLOW\", \"includes\": { \"caps\": \"CAP_SYS_ADMIN\" } } ] }",
+    "syscalls[0].includes.caps: expected an array" },
+};
+
+static void
+check_bad_profiles (const char *group, const struct bad_profile *cases, size_t n)
+{
+  for (size_t i = 0; i < n; i++)
     {
       cleanup_free char *msg = NULL;
       struct ucb_seccomp_stats st;
@@ -583,16 +607,26 @@ test_bad_profiles (void)
       tap_check_int (status, ==, UCB_EXIT_USAGE);
       if (msg == NULL)
         {
-          printf ("# case %zu built\n", i);
+          printf ("# %s case %zu built\n", group, i);
           continue;
         }
       if (strstr (msg, cases[i].where) == NULL || strstr (msg, "/profile.json`") == NULL
           || strchr (msg, '\n') != NULL)
         {
-          printf ("# case %zu: \"%s\" lacks \"%s\"\n", i, msg, cases[i].where);
+          printf ("# %s case %zu: \"%s\" lacks \"%s\"\n", group, i, msg, cases[i].where);
           tap_failed_checks++;
         }
     }
+}
+
+static void
+test_bad_profiles (void)
+{
+  check_bad_profiles ("top", bad_top, UCB_ARRAY_SIZE (bad_top));
+  check_bad_profiles ("entries", bad_entries, UCB_ARRAY_SIZE (bad_entries));
+  check_bad_profiles ("args", bad_args, UCB_ARRAY_SIZE (bad_args));
+  check_bad_profiles ("arches", bad_arches, UCB_ARRAY_SIZE (bad_arches));
+  check_bad_profiles ("conditions", bad_conditions, UCB_ARRAY_SIZE (bad_conditions));
 }
 
 static void

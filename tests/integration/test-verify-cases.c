@@ -1,0 +1,91 @@
+/* test-verify-cases.c - a verify case that cannot fail is a defect: every real case, run as
+ * root with fresh uids in user namespaces, passes here (or is the known bug), and its own
+ * observations, perturbed the ways a broken kernel would (one more or one fewer admitted,
+ * another errno, a counter that does not return to zero), must turn its verdict into `fail`.
+ * Without root or user namespaces: `ok 1 # SKIP why`.  The verdict itself on faked
+ * observations is tests/unit/test-verify.c. */
+#include "config.h"
+
+#include <errno.h>
+#include <sched.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../tap.h"
+#include "verify/verify.h"
+
+static bool
+can_run_cases (void)
+{
+  pid_t pid;
+  int st;
+
+  if (geteuid () != 0)
+    return false;
+  pid = fork ();
+  if (pid == 0)
+    _exit (unshare (CLONE_NEWUSER) == 0 ? 0 : 1);
+  return pid > 0 && waitpid (pid, &st, 0) == pid && WIFEXITED (st) && WEXITSTATUS (st) == 0;
+}
+
+/* Every case: real run passes (or is the known bug), and every perturbation fails it. */
+static void
+test_every_case_can_fail (void)
+{
+  struct ucb_kernel k;
+  ucb_error_t err = NULL;
+
+  if (!can_run_cases ())
+    {
+      tap_skip ("needs root and user namespaces to run the cases");
+      return;
+    }
+  tap_check_int (ucb_kernel_probe (&k, &err), ==, 0);
+  for (size_t i = 0; ucb_vcases[i]; i++)
+    {
+      struct ucb_vrun v;
+      char why[UCB_VDETAIL_MAX];
+
+      /* A uid range of its own: verify.py may run the cases at the same time. */
+      ucb_verify_run (ucb_vcases[i], 2102000000u + (uid_t) i * 100, &k, &v);
+      if (v.verdict == UCB_VERDICT_SKIP)
+        continue;
+      if (v.verdict != UCB_VERDICT_PASS && v.verdict != UCB_VERDICT_KNOWN_BUG)
+        {
+          printf ("# %s: %s: %s\n", v.c->id, ucb_verdict_name (v.verdict), v.why);
+          tap_failed_checks++;
+          continue;
+        }
+      tap_check (v.res.n > 0);
+      for (size_t it = 0; it < v.res.n; it++)
+        {
+          struct ucb_vitem *x = &v.res.items[it];
+          long long orig = x->observed;
+          long long wrong[3]
+              = { x->expected + 1, x->expected - 1,
+                  x->kind == UCB_VITEM_ERRNO ? (x->expected == EPERM ? ENOMEM : EPERM)
+                                             : x->expected + 7 };
+          for (int w = 0; w < 3; w++)
+            {
+              enum ucb_verdict got;
+              if (x->has_bug_value && wrong[w] == x->bug_value)
+                continue;
+              x->observed = wrong[w];
+              got = ucb_vjudge (&v.res, why, sizeof why);
+              if (got != UCB_VERDICT_FAIL)
+                {
+                  printf ("# %s: item `%s` observed %lld (expected %lld) judged %s\n", v.c->id,
+                          x->name, wrong[w], x->expected, ucb_verdict_name (got));
+                  tap_failed_checks++;
+                }
+            }
+          x->observed = orig;
+        }
+    }
+}
+
+static const struct tap_test tests[] = {
+  { "every case passes here and fails on each perturbed observation", test_every_case_can_fail },
+};
+
+TAP_MAIN (tests)
