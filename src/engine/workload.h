@@ -45,6 +45,21 @@ ucb_op_done (struct ucb_wctx *ctx)
 /* Count one failed op (not work), by errno.  Off the fast path: only refusals pay. */
 void ucb_op_failed (struct ucb_wctx *ctx, int errnum);
 
+/* Finish an op whose charge was taken, by the result of releasing it: 0 = released, the op
+ * counts; an errno = the charge may still be held, so every later op would measure something
+ * else: the op failed and the workload must stop (UCB_FAIL). */
+static inline enum ucb_result
+ucb_op_release (struct ucb_wctx *ctx, int errnum)
+{
+  if (errnum != 0)
+    {
+      ucb_op_failed (ctx, errnum);
+      return UCB_FAIL;
+    }
+  ucb_op_done (ctx);
+  return UCB_OK;
+}
+
 /* Finish a fork-like op whose result was `pid`: a refusal (pid < 0, errno set) is a failed
  * op; otherwise reap the child (only then is its NPROC charge gone: zombies stay charged) and
  * count the op.  UCB_FAIL when the child cannot be waited for (SIGCHLD ignored, ECHILD): then

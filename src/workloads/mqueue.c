@@ -67,12 +67,8 @@ mqueue_loop (struct ucb_wctx *ctx, uint64_t iters)
         }
       /* A queue left open or linked stays charged and makes every later op fail with EEXIST,
        * so either failure ends the task rather than corrupting the rest of the run. */
-      if (mq_close (q) < 0 || mq_unlink (s->name) < 0)
-        {
-          ucb_op_failed (ctx, errno);
-          return UCB_FAIL;
-        }
-      ucb_op_done (ctx);
+      if (ucb_op_release (ctx, mq_close (q) < 0 || mq_unlink (s->name) < 0 ? errno : 0) != UCB_OK)
+        return UCB_FAIL;
     }
   return UCB_OK;
 }

@@ -62,13 +62,10 @@ shmlock_loop (struct ucb_wctx *ctx, uint64_t iters)
           ucb_op_failed (ctx, errno);
           continue;
         }
-      if (shmctl (s->id, SHM_UNLOCK, NULL) < 0)
-        {
-          /* Still locked: every later SHM_LOCK would succeed without charging anything. */
-          ucb_op_failed (ctx, errno);
-          return UCB_FAIL;
-        }
-      ucb_op_done (ctx);
+      /* Still locked after a failed SHM_UNLOCK: every later SHM_LOCK would succeed without
+       * charging anything. */
+      if (ucb_op_release (ctx, shmctl (s->id, SHM_UNLOCK, NULL) < 0 ? errno : 0) != UCB_OK)
+        return UCB_FAIL;
     }
   return UCB_OK;
 }

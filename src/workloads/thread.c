@@ -70,13 +70,10 @@ thread_loop (struct ucb_wctx *ctx, uint64_t iters)
           ucb_op_failed (ctx, e);
           continue;
         }
-      e = pthread_join (t, NULL);
-      if (e != 0)
-        {
-          ucb_op_failed (ctx, e); /* cannot happen for a joinable thread of ours */
-          return UCB_FAIL;
-        }
-      ucb_op_done (ctx);
+      /* A join cannot fail for a joinable thread of ours; if it did, the thread's charge
+       * would outlive the op. */
+      if (ucb_op_release (ctx, pthread_join (t, NULL)) != UCB_OK)
+        return UCB_FAIL;
     }
   return UCB_OK;
 }

@@ -60,13 +60,9 @@ timer_loop (struct ucb_wctx *ctx, uint64_t iters)
           ucb_op_failed (ctx, errno); /* EAGAIN: the charge was refused */
           continue;
         }
-      if (syscall (SYS_timer_delete, id) < 0)
-        {
-          /* A timer that cannot be deleted keeps its charge: stop rather than leak. */
-          ucb_op_failed (ctx, errno);
-          return UCB_FAIL;
-        }
-      ucb_op_done (ctx);
+      /* A timer that cannot be deleted keeps its charge: stop rather than leak. */
+      if (ucb_op_release (ctx, syscall (SYS_timer_delete, id) < 0 ? errno : 0) != UCB_OK)
+        return UCB_FAIL;
     }
   return UCB_OK;
 }
