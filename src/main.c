@@ -1,6 +1,7 @@
 /* main.c - the command table and dispatch; one of the two places that may end the process. */
 #include "config.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,10 +76,26 @@ cmd_help (int argc, char **argv, ucb_error_t *err)
   return 0;
 }
 
+static int
+cmd_version (int argc, char **argv, ucb_error_t *err)
+{
+  (void) argc, (void) argv, (void) err;
+  printf ("ucbench %s\n", PACKAGE_VERSION);
+  return 0;
+}
+
+static int
+cmd_main_help (int argc, char **argv, ucb_error_t *err)
+{
+  (void) argc, (void) argv, (void) err;
+  print_main_help (stdout);
+  return 0;
+}
+
 int
 main (int argc, char **argv)
 {
-  const struct ucb_command *c;
+  int (*handler) (int, char **, ucb_error_t *);
   ucb_error_t err = NULL;
   int r;
 
@@ -88,25 +105,25 @@ main (int argc, char **argv)
       return UCB_EXIT_USAGE;
     }
   if (strcmp (argv[1], "-h") == 0 || strcmp (argv[1], "--help") == 0)
+    handler = cmd_main_help;
+  else if (strcmp (argv[1], "-V") == 0 || strcmp (argv[1], "--version") == 0)
+    handler = cmd_version;
+  else
     {
-      print_main_help (stdout);
-      return 0;
+      const struct ucb_command *c = find_command (argv[1]);
+      if (c == NULL)
+        {
+          ucb_usage_error (&err, "unknown command `%s`", argv[1]);
+          return ucb_error_report (&err);
+        }
+      handler = c->handler;
     }
-  if (strcmp (argv[1], "-V") == 0 || strcmp (argv[1], "--version") == 0)
+  r = handler (argc - 1, argv + 1, &err);
+  /* Whatever printed it (help, a table, JSON), output that did not reach stdout is a failure:
+   * a full disk or a closed pipe must not look like success. */
+  if ((fflush (stdout) != 0 || ferror (stdout)) && r >= 0)
     {
-      printf ("ucbench %s\n", PACKAGE_VERSION);
-      return 0;
-    }
-  c = find_command (argv[1]);
-  if (c == NULL)
-    {
-      ucb_usage_error (&err, "unknown command `%s`", argv[1]);
-      return ucb_error_report (&err);
-    }
-  r = c->handler (argc - 1, argv + 1, &err);
-  if (fflush (stdout) != 0 && r >= 0)
-    {
-      ucb_make_error (&err, 0, "cannot write to standard output");
+      ucb_make_error (&err, errno, "cannot write to standard output");
       r = -1;
     }
   if (r < 0)

@@ -46,6 +46,17 @@ for args in (["--help"], ["-h"], ["help"], ["help", "run"], ["run", "--help"], [
          r.stderr)
 r = run(["--version"])
 t.ok(r.returncode == 0 and r.stdout.startswith("ucbench "), "--version")
+# Output that cannot be written is a failure, whichever command printed it (issue 16 item 8).
+if os.path.exists("/dev/full"):
+    for args in (["--help"], ["--version"], ["help"], ["help", "run"], ["run", "--help"],
+                 ["list"]):
+        with open("/dev/full", "w") as full:
+            r = subprocess.run([UCBENCH] + args, stdout=full, stderr=subprocess.PIPE, text=True)
+        lines = r.stderr.strip().splitlines()
+        t.ok(r.returncode == 1 and len(lines) == 1 and "standard output" in lines[0],
+             f"`ucbench {' '.join(args)} >/dev/full`: exit 1, one line", r.stderr)
+else:
+    t.skip("a full stdout is a failure", "no /dev/full here")
 
 # --output to something that is not a regular file writes through it (a pipe here), and a
 # symlink keeps being a symlink: the atomic rename must not replace either.
