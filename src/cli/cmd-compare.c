@@ -18,8 +18,8 @@ const char ucb_compare_usage[]
       "depth, tasks and mode).  The run is the unit: per point, the ratio head/base of the\n"
       "per-container ops/s of the repeats, with a 95% Welch t interval on their logarithms.\n"
       "With several documents a side (runs made at different times, best interleaved), each\n"
-      "document is one unit and the drift between invocations is seen; with one a side the\n"
-      "verdict is about these two invocations only.  Contended repeats are left out.\n"
+      "document is one unit and the drift between invocations is seen; with one a side that\n"
+      "drift is assumed (--drift).  Contended repeats are left out.\n"
       "Verdicts (Holm's adjustment over the table, family-wise alpha 0.05):\n"
       "  regression / improvement   the interval lies wholly below 1 - PCT / above 1 + PCT\n"
       "  no change                  the interval lies within 1 -/+ PCT\n"
@@ -32,6 +32,9 @@ const char ucb_compare_usage[]
       "  --base FILE           a base document (repeatable; instead of BASE.json HEAD.json)\n"
       "  --head FILE           a head document (repeatable)\n"
       "  --threshold PCT       smallest change that counts, in percent (default: 5)\n"
+      "  --drift PCT           with one document a side: the run-to-run drift between\n"
+      "                        invocations to assume, a CV in percent (default: 3, measured\n"
+      "                        here; 0: the verdict is about these two invocations only)\n"
       "  --format text|json    an aligned table for a mail, or JSON (default: text)\n"
       "  -h, --help            show this help\n"
       "\n"
@@ -40,7 +43,7 @@ const char ucb_compare_usage[]
 
 struct copts
 {
-  double threshold;
+  double threshold, drift;
   enum ucb_format format;
   bool help;
   const char **base, **head;
@@ -68,6 +71,10 @@ compare_opt (void *ctx, int c, const char *arg, ucb_error_t *err)
       return 0;
     case 'f':
       return ucb_parse_format (arg, &o->format, err) < 0 ? -1 : 0;
+    case 'd':
+      if (ucb_parse_seconds (arg, 0, 50, &o->drift) < 0)
+        return ucb_usage_error (err, "invalid --drift `%s`: a percentage from 0 to 50", arg);
+      return 0;
     case 'b':
       add (&o->base, &o->n_base, arg);
       return 0;
@@ -87,12 +94,13 @@ parse (int argc, char **argv, struct copts *o, ucb_error_t *err)
     { "format", required_argument, NULL, 'f' },
     { "base", required_argument, NULL, 'b' },
     { "head", required_argument, NULL, 'H' },
+    { "drift", required_argument, NULL, 'd' },
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },
   };
   int rest;
 
-  *o = (struct copts){ .threshold = 5, .format = UCB_FORMAT_TEXT };
+  *o = (struct copts){ .threshold = 5, .drift = UCB_COMPARE_DRIFT_PCT, .format = UCB_FORMAT_TEXT };
   if (ucb_getopt_each (argc, argv, "", longopts, compare_opt, o, &o->help, err) < 0)
     return -1;
   if (o->help)
@@ -138,6 +146,7 @@ ucb_cmd_compare (int argc, char **argv, ucb_error_t *err)
                                      .n_base = o.n_base,
                                      .n_head = o.n_head,
                                      .threshold_pct = o.threshold,
+                                     .drift_pct = o.drift,
                                      .json = o.format == UCB_FORMAT_JSON };
       ret = ucb_compare (&a, err);
     }

@@ -15,27 +15,43 @@ cdf_over (double x, double se, double df)
   return x > 0 ? 1 : x < 0 ? 0 : 0.5;
 }
 
+/* Add the known variance 2 drift^2 to Welch's: its df is infinite, so only the sample parts
+ * count in the Satterthwaite denominator. */
+static void
+add_drift (struct ucb_welch *w, double sb, double sh, size_t nb, size_t nh, double drift)
+{
+  double vb = sb * sb / (double) nb, vh = sh * sh / (double) nh, den;
+  double v = vb + vh + 2 * drift * drift;
+
+  if (!(drift > 0))
+    return;
+  den = vb * vb / ((double) nb - 1) + vh * vh / ((double) nh - 1);
+  w->se = sqrt (v);
+  w->df = den > 0 ? fmin (1e9, v * v / den) : 1e9;
+}
+
 void
 ucb_cmp_estimate (const double *lb, size_t nb, const double *lh, size_t nh, double thr,
-                  struct ucb_cmp_est *e)
+                  double drift, struct ucb_cmp_est *e)
 {
   struct ucb_welch w;
   struct ucb_stats s;
   double q, L = log1p (-thr), U = log1p (thr), p_lo, p_hi;
 
-  *e = (struct ucb_cmp_est){ .nb = nb, .nh = nh };
+  *e = (struct ucb_cmp_est){ .nb = nb, .nh = nh, .drift = drift > 0 ? drift : 0 };
   e->d = e->se = e->df = e->sb = e->sh = e->ratio = e->lo = e->hi = NAN;
   e->p_beyond = e->p_inside = NAN;
   if (ucb_welch (lb, nb, lh, nh, &w) < 0)
     return;
-  e->ok = true;
-  e->d = w.diff;
-  e->se = w.se;
-  e->df = w.df;
   ucb_stats_compute (lb, nb, &s);
   e->sb = s.stddev;
   ucb_stats_compute (lh, nh, &s);
   e->sh = s.stddev;
+  add_drift (&w, e->sb, e->sh, nb, nh, e->drift);
+  e->ok = true;
+  e->d = w.diff;
+  e->se = w.se;
+  e->df = w.df;
   q = ucb_t_quantile (1 - UCB_COMPARE_ALPHA / 2, w.df);
   e->ratio = exp (w.diff);
   e->lo = exp (w.diff - q * w.se);
@@ -96,6 +112,12 @@ ucb_cmp_needed (const struct ucb_cmp_est *e, double thr, double alpha_point)
   if (!e->ok)
     return 0;
   v = e->sb * e->sb + e->sh * e->sh;
+  if (e->drift > 0)
+    {
+      /* documents of n0 repeats: drift^2 + s^2 / n0 each, a side */
+      v = 2 * e->drift * e->drift + v / (double) n0;
+      n0 = 1;
+    }
   for (size_t n = n0 + 1; n <= UCB_COMPARE_MAX_NEEDED; n++)
     if (ucb_t_quantile (1 - alpha_point / 2, 2.0 * (double) n - 2) * sqrt (v / (double) n) < dist)
       return n;

@@ -18,15 +18,19 @@ struct ucb_cmp_est
   size_t nb, nh;        /* units a side */
   double d, se, df;     /* log(head/base): Welch difference, standard error, df */
   double sb, sh;        /* standard deviation of the log unit values a side */
+  double drift;         /* the assumed between-invocation SD (log scale) a side, or 0 */
   double ratio, lo, hi; /* exp(d) and its 95 % interval */
   double p_beyond;      /* H0 |d| within the threshold's band, vs. beyond it (two one-sided) */
   double p_inside;      /* H0 d outside the band, vs. inside it (TOST) */
 };
 
 /* Estimate from the log unit values of base (`lb`, nb) and head (`lh`, nh); `thr` the threshold
- * as a fraction (0.05).  With fewer than 2 units a side, e->ok is false and the p-values NaN. */
+ * as a fraction (0.05); `drift` the between-invocation SD (log scale) that the units cannot
+ * show (one document a side), added to each side's variance as a known term (infinite df in
+ * Welch-Satterthwaite), or 0.  With fewer than 2 units a side, e->ok is false and the p-values
+ * NaN. */
 void ucb_cmp_estimate (const double *lb, size_t nb, const double *lh, size_t nh, double thr,
-                       struct ucb_cmp_est *e);
+                       double drift, struct ucb_cmp_est *e);
 
 enum ucb_cmp_verdict
 {
@@ -51,7 +55,9 @@ enum ucb_cmp_verdict ucb_cmp_verdict (const struct ucb_cmp_est *ops, double adj_
 /* The units a side that would likely settle an inconclusive point: the smallest n (both sides
  * n) whose t interval at level 1 - alpha_point, with the variances seen, would no longer
  * contain the nearer edge of the band [1 - thr, 1 + thr]; 0 when none up to
- * UCB_COMPARE_MAX_NEEDED (the estimate sits on an edge). */
+ * UCB_COMPARE_MAX_NEEDED (the estimate sits on an edge).  With a drift, more repeats cannot
+ * shrink it: the units are then documents of as many repeats as now, each of variance
+ * drift^2 + s^2 / n. */
 size_t ucb_cmp_needed (const struct ucb_cmp_est *e, double thr, double alpha_point);
 
 #endif

@@ -35,6 +35,12 @@ struct gathered
   size_t used, left_out;
 };
 
+/* The threshold and the assumed between-invocation SD, as fractions (log scale for drift). */
+struct params
+{
+  double thr, drift;
+};
+
 /* One row of the table, before the family's adjustment. */
 struct row
 {
@@ -129,7 +135,7 @@ cv_of (const double *v, size_t n)
  * usable repeat of it, else the repeat. */
 static void
 make_row (const struct side *base, const struct side *head, const struct ucb_doc_point *r,
-          double thr, struct row *w)
+          const struct params *pa, struct row *w)
 {
   struct gathered b, h;
 
@@ -139,13 +145,14 @@ make_row (const struct side *base, const struct side *head, const struct ucb_doc
   w->invocation = b.n_ops_doc >= 2 && h.n_ops_doc >= 2;
   if (w->invocation)
     {
-      ucb_cmp_estimate (b.ops_doc, b.n_ops_doc, h.ops_doc, h.n_ops_doc, thr, &w->ops);
-      ucb_cmp_estimate (b.cpu_doc, b.n_cpu_doc, h.cpu_doc, h.n_cpu_doc, thr, &w->cpu);
+      ucb_cmp_estimate (b.ops_doc, b.n_ops_doc, h.ops_doc, h.n_ops_doc, pa->thr, 0, &w->ops);
+      ucb_cmp_estimate (b.cpu_doc, b.n_cpu_doc, h.cpu_doc, h.n_cpu_doc, pa->thr, 0, &w->cpu);
     }
   else
     {
-      ucb_cmp_estimate (b.ops, b.n_ops, h.ops, h.n_ops, thr, &w->ops);
-      ucb_cmp_estimate (b.cpu, b.n_cpu, h.cpu, h.n_cpu, thr, &w->cpu);
+      /* one invocation a side: the drift between invocations is assumed, not seen */
+      ucb_cmp_estimate (b.ops, b.n_ops, h.ops, h.n_ops, pa->thr, pa->drift, &w->ops);
+      ucb_cmp_estimate (b.cpu, b.n_cpu, h.cpu, h.n_cpu, pa->thr, pa->drift, &w->cpu);
     }
   w->contended = b.left_out || h.left_out;
   w->med_b = ucb_median (b.raw_ops, b.n_ops);
@@ -262,6 +269,8 @@ row_json (const struct row *w, double adj_b, double adj_i, enum ucb_cmp_verdict 
   ucb_json_set (o, "cpu_ns_per_op", cpu_json (&w->cpu));
   ucb_json_set (o, "verdict", ucb_json_str (ucb_cmp_verdict_name (v)));
   ucb_json_set (o, "needed", needed ? ucb_json_int ((long long) needed) : NULL);
+  ucb_json_set (o, "needed_unit",
+                ucb_json_str (w->invocation || w->ops.drift > 0 ? "document" : "repeat"));
   return o;
 }
 
@@ -293,7 +302,7 @@ first_of_side (const struct side *s, size_t k, size_t i, bool *seen)
 
 /* The rows: the points measured on both sides, in head order. */
 static struct row *
-make_rows (const struct side *base, const struct side *head, double thr, size_t *n)
+make_rows (const struct side *base, const struct side *head, const struct params *pa, size_t *n)
 {
   size_t cap = 1;
   struct row *rows;
@@ -308,7 +317,7 @@ make_rows (const struct side *base, const struct side *head, double thr, size_t 
       cleanup_free bool *seen = xcalloc (d->n_groups + 1, sizeof *seen);
       for (size_t i = 0; i < d->n_points; i++)
         if (first_of_side (head, k, i, seen) && side_has (base, &d->points[i]))
-          make_row (base, head, &d->points[i], thr, &rows[(*n)++]);
+          make_row (base, head, &d->points[i], pa, &rows[(*n)++]);
     }
   return rows;
 }
@@ -316,12 +325,12 @@ make_rows (const struct side *base, const struct side *head, double thr, size_t 
 /* The points[] array: Holm over the table's ops/s tests, then each verdict.  `units` gets
  * whether any row's unit was a repeat (the one-invocation caveat). */
 static json_t *
-compare_points (const struct side *base, const struct side *head, double thr, size_t *regressions,
-                bool *repeat_unit)
+compare_points (const struct side *base, const struct side *head, const struct params *pa,
+                size_t *regressions, bool *repeat_unit)
 {
   json_t *points = ucb_json_arr ();
   size_t n, m = 0;
-  cleanup_free struct row *rows = make_rows (base, head, thr, &n);
+  cleanup_free struct row *rows = make_rows (base, head, pa, &n);
   cleanup_free double *pb = xcalloc (n + 1, sizeof *pb), *pi = xcalloc (n + 1, sizeof *pi);
   cleanup_free double *ab = xcalloc (n + 1, sizeof *ab), *ai = xcalloc (n + 1, sizeof *ai);
 
@@ -340,7 +349,7 @@ compare_points (const struct side *base, const struct side *head, double thr, si
       enum ucb_cmp_verdict v
           = ucb_cmp_verdict (&rows[i].ops, ab[i], ai[i], &rows[i].cpu, rows[i].contended);
       size_t need = v == UCB_CMP_INCONCLUSIVE
-                        ? ucb_cmp_needed (&rows[i].ops, thr, UCB_COMPARE_ALPHA / (double) m)
+                        ? ucb_cmp_needed (&rows[i].ops, pa->thr, UCB_COMPARE_ALPHA / (double) m)
                         : 0;
       *regressions += v == UCB_CMP_REGRESSION;
       *repeat_unit = *repeat_unit || !rows[i].invocation;
@@ -443,7 +452,7 @@ names (const struct side *s)
 }
 
 static json_t *
-method (double thr)
+method (const struct params *pa)
 {
   json_t *o = ucb_json_obj ();
   ucb_json_set (o, "metric", ucb_json_str ("per-container ops/s (decides); CPU ns/op (shown)"));
@@ -451,12 +460,28 @@ method (double thr)
   ucb_json_set (o, "level", ucb_json_real (1 - UCB_COMPARE_ALPHA));
   ucb_json_set (o, "adjustment", ucb_json_str ("holm"));
   ucb_json_set (o, "alpha", ucb_json_real (UCB_COMPARE_ALPHA));
-  ucb_json_set (o, "threshold_pct", ucb_json_real (100 * thr));
+  ucb_json_set (o, "threshold_pct", ucb_json_real (100 * pa->thr));
+  ucb_json_set (o, "drift_pct", ucb_json_real (100 * expm1 (pa->drift)));
   return o;
 }
 
+/* The header's caveat when a point's unit is the repeat (fewer than 2 documents a side). */
 static json_t *
-compare_docs (const struct side *base, const struct side *head, double thr)
+caveat (double drift)
+{
+  if (drift > 0)
+    return ucb_json_checked (json_sprintf (
+        "fewer than 2 documents a side: the drift between invocations cannot be seen and is "
+        "assumed, %.1f%% a side (--drift); give several documents a side (--base/--head) to "
+        "measure it",
+        100 * expm1 (drift)));
+  return ucb_json_str ("fewer than 2 documents a side and --drift 0: the drift between "
+                       "invocations is not seen, so the verdicts are about these invocations "
+                       "only; give several documents a side (--base/--head)");
+}
+
+static json_t *
+compare_docs (const struct side *base, const struct side *head, const struct params *pa)
 {
   json_t *out = ucb_json_obj (), *only = ucb_json_arr (), *pts;
   size_t regressions, newly;
@@ -465,15 +490,10 @@ compare_docs (const struct side *base, const struct side *head, double thr)
   ucb_json_set (out, "schema", ucb_json_str ("ucbench-compare/2"));
   ucb_json_set (out, "base", names (base));
   ucb_json_set (out, "head", names (head));
-  ucb_json_set (out, "method", method (thr));
+  ucb_json_set (out, "method", method (pa));
   ucb_json_set (out, "warnings", differences (base->docs[0].json, head->docs[0].json));
-  pts = compare_points (base, head, thr, &regressions, &repeat_unit);
-  ucb_json_set (out, "caveat",
-                repeat_unit ? ucb_json_str (
-                    "the unit is the repeat (fewer than 2 documents a side): run-to-run drift "
-                    "between invocations is not seen, so the verdicts are about these "
-                    "invocations only; give several documents a side (--base/--head)")
-                            : NULL);
+  pts = compare_points (base, head, pa, &regressions, &repeat_unit);
+  ucb_json_set (out, "caveat", repeat_unit ? caveat (pa->drift) : NULL);
   ucb_json_set (out, "points", pts);
   only_in (base, head, only);
   only_in (head, base, only);
@@ -533,7 +553,7 @@ print_row (json_t *x)
   if (json_is_integer (json_object_get (x, "needed")))
     snprintf (v, sizeof v, "inconclusive (~%lld %s a side)",
               json_integer_value (json_object_get (x, "needed")),
-              strcmp (json_string_value (json_object_get (x, "unit")), "document") == 0
+              strcmp (json_string_value (json_object_get (x, "needed_unit")), "document") == 0
                   ? "documents"
                   : "repeats");
   else
@@ -628,7 +648,8 @@ ucb_compare (const struct ucb_compare_args *a, ucb_error_t *err)
   if (open_side (a->base, a->n_base, &base, err) == 0
       && open_side (a->head, a->n_head, &head, err) == 0)
     {
-      out = compare_docs (&base, &head, a->threshold_pct / 100);
+      struct params pa = { a->threshold_pct / 100, log1p (a->drift_pct / 100) };
+      out = compare_docs (&base, &head, &pa);
       ret = 0;
       if (a->json)
         ret = ucb_json_write (out, stdout, err);

@@ -8,12 +8,17 @@
 
 #include <stddef.h>
 
+/* The between-invocation CV assumed with one document a side, in percent (docs/statistics.md:
+ * measured on this project's VM). */
+#define UCB_COMPARE_DRIFT_PCT 3.0
+
 /* The documents of each side (at least one each), the threshold in percent, the format. */
 struct ucb_compare_args
 {
   const char *const *base, *const *head;
   size_t n_base, n_head;
   double threshold_pct;
+  double drift_pct; /* between-invocation CV assumed with one document a side; 0: none */
   bool json;
 };
 

@@ -51,8 +51,9 @@ def make(levels, cpu=None, contended=()):
     return doc
 
 
-def cmp_json(*args):
-    r = run(["compare", *args, "--format", "json"])
+def cmp_json(*args, drift="0"):
+    """compare as JSON; --drift 0 unless told: these runs have no drift between documents."""
+    r = run(["compare", *args, "--format", "json"] + (["--drift", drift] if drift else []))
     try:
         out = json.loads(r.stdout)
     except ValueError:
@@ -71,12 +72,18 @@ base0 = json.load(open(src))
 TIGHT = [1.0, 1.005, 0.995]
 b = write("base.json", make(TIGHT))
 
-r = run(["compare", b, b])
+r = run(["compare", b, b, "--drift", "0"])
 t.ok(r.returncode == 0 and "Welch t interval" in r.stdout and "Holm" in r.stdout
-     and "# caveat: the unit is the repeat" in r.stdout
+     and "# caveat: fewer than 2 documents a side and --drift 0" in r.stdout
+     and "about these invocations only" in r.stdout
      and r.stdout.count("no change") == 2 and "regression  " not in r.stdout,
-     "a document against itself: no change at both points, the method and the one-invocation "
-     "caveat in the header, exit 0", r.stdout + r.stderr)
+     "a document against itself, --drift 0: no change at both points, the method and the "
+     "one-invocation caveat in the header, exit 0", r.stdout + r.stderr)
+r = run(["compare", b, b])
+t.ok(r.returncode == 0 and "assumed, 3.0% a side (--drift)" in r.stdout
+     and r.stdout.count("inconclusive (~") == 2,
+     "the same with the default drift: one invocation says little of another, inconclusive "
+     "with the documents a side that would settle it", r.stdout)
 r, out, pts = cmp_json(b, write("slow.json", make([0.8 * x for x in TIGHT])))
 t.ok(r.returncode == 1 and len(pts) == 2 and verdicts(pts) == {"regression"}
      and all(abs(p["ratio"] - 0.8) < 0.01 and p["ci_high"] < 0.95 for p in pts)
@@ -109,7 +116,7 @@ t.ok(r.returncode == 1 and verdicts(pts) == {"regression"},
 r, out, pts = cmp_json(b, write("outlier.json", make([1.6, 1.005, 0.995])))
 t.ok(r.returncode == 0 and pts and all(p["verdict"] == "inconclusive" and p["needed"] for p in pts),
      "one outlier run: inconclusive, with the repeats that would settle it", json.dumps(pts)[:1500])
-r = run(["compare", b, path("outlier.json")])
+r = run(["compare", b, path("outlier.json"), "--drift", "0"])
 t.ok("inconclusive (~" in r.stdout and "repeats a side)" in r.stdout,
      "the table says how many repeats a side would settle it", r.stdout)
 # Fewer ops/s while each op costs the same CPU: the task got less CPU, not more work.
@@ -139,8 +146,17 @@ bs = [write(f"b{i}.json", make([lv * x for x in TIGHT])) for i, lv in enumerate(
 hs = [write(f"h{i}.json", make([lv * x for x in TIGHT])) for i, lv in enumerate((0.97, 1.03, 0.92))]
 r, out, pts = cmp_json(bs[0], hs[2])
 t.ok(r.returncode == 1 and verdicts(pts) == {"regression"},
-     "one document a side: an 8% drift between two invocations reads as a regression "
-     "(about these invocations only)", json.dumps(pts)[:1200])
+     "one document a side, --drift 0: an 8% drift between two invocations reads as a "
+     "regression (about these invocations only)", json.dumps(pts)[:1200])
+r, out, pts = cmp_json(bs[0], hs[2], drift=None)
+t.ok(r.returncode == 0 and verdicts(pts) == {"inconclusive"}
+     and all(p["needed_unit"] == "document" for p in pts)
+     and out["method"]["drift_pct"] == 3,
+     "the same with the default --drift 3: inconclusive, more documents needed",
+     json.dumps(out)[:1500])
+r, out, pts = cmp_json(b, path("slow.json"), drift=None)
+t.ok(r.returncode == 1 and verdicts(pts) == {"regression"},
+     "a 20% slowdown is a regression even with the default drift assumed", json.dumps(pts)[:800])
 args = [a for f in bs for a in ("--base", f)] + [a for f in hs for a in ("--head", f)]
 r, out, pts = cmp_json(*args)
 t.ok(r.returncode == 0 and pts and all(p["unit"] == "document" and p["n_base"] == 3
@@ -148,7 +164,7 @@ t.ok(r.returncode == 0 and pts and all(p["unit"] == "document" and p["n_base"] =
      and out.get("caveat") is None and out.get("base") == bs,
      "three documents a side with drift between them: the document is the unit, inconclusive, "
      "no caveat", json.dumps(out)[:2000])
-r = run(["compare", *args])
+r = run(["compare", *args, "--drift", "0"])
 t.ok("documents a side)" in r.stdout and "# caveat" not in r.stdout and r.stdout.count("# base:") == 3,
      "the table names every document and the documents a side that would settle it", r.stdout)
 r, out, pts = cmp_json(*[a for f in bs for a in ("--base", f)], "--head", hs[0], "--head",
@@ -192,6 +208,8 @@ r = run(["compare", b])
 t.ok(r.returncode == 2 and "two documents" in r.stderr, "one file only: exit 2")
 r = run(["compare", b, b, "--threshold", "x"])
 t.ok(r.returncode == 2 and "--threshold" in r.stderr, "bad --threshold: exit 2")
+r = run(["compare", b, b, "--drift", "x"])
+t.ok(r.returncode == 2 and "--drift" in r.stderr, "bad --drift: exit 2")
 r = run(["compare", b, b, "--threshold", "0"])
 t.ok(r.returncode == 2 and "--threshold" in r.stderr, "--threshold 0 (no band): exit 2")
 r = run(["compare", "--base", b, b])

@@ -26,7 +26,7 @@ est (const double *b, size_t nb, const double *h, size_t nh, struct ucb_cmp_est 
   double lb[8], lh[8];
   logs (b, nb, lb);
   logs (h, nh, lh);
-  ucb_cmp_estimate (lb, nb, lh, nh, 0.05, e);
+  ucb_cmp_estimate (lb, nb, lh, nh, 0.05, 0, e);
 }
 
 static void
@@ -151,7 +151,38 @@ test_no_spread (void)
   tap_check_int (ucb_cmp_verdict (&e, e.p_beyond, e.p_inside, NULL, false), ==, UCB_CMP_REGRESSION);
 }
 
+static void
+test_drift (void)
+{
+  /* one document a side, drift = log1p(0.03) added: v = va+vb+2*drift**2, se = sqrt(v),
+   * df = v**2/(va**2/(na-1)+vb**2/(nb-1)) (the known term has infinite df); needed documents:
+   * smallest n >= 2 with t.ppf(0.975, 2n-2)*sqrt((2*drift**2+(sa**2+sb**2)/3)/n) < dist */
+  const double b[] = { 100, 102, 98 }, h[] = { 80, 82, 79 }, h10[] = { 90, 93, 88.5 };
+  double lb[3], lh[3];
+  struct ucb_cmp_est e;
+
+  logs (b, 3, lb);
+  logs (h, 3, lh);
+  ucb_cmp_estimate (lb, 3, lh, 3, 0.05, log1p (0.03), &e);
+  tap_check_near (e.se, 0.044728718350611554, 1e-12);
+  tap_check_near (e.df, 248.99809540807965, 1e-6);
+  tap_check_near (e.lo, 0.7356012323380154, 1e-9);
+  tap_check_near (e.hi, 0.8773253412875031, 1e-9);
+  tap_check_near (e.p_beyond, 0.0002209558124351052, 1e-10);
+  tap_check_int (ucb_cmp_verdict (&e, e.p_beyond, e.p_inside, NULL, false), ==,
+                 UCB_CMP_REGRESSION);
+  logs (h10, 3, lh);
+  ucb_cmp_estimate (lb, 3, lh, 3, 0.05, log1p (0.03), &e);
+  tap_check_near (e.lo, 0.8266707607342225, 1e-9);
+  tap_check_near (e.hi, 0.9905941157214494, 1e-9);
+  tap_check_near (e.p_beyond, 0.2898558470664011, 1e-10);
+  tap_check_int (ucb_cmp_verdict (&e, e.p_beyond, e.p_inside, NULL, false), ==,
+                 UCB_CMP_INCONCLUSIVE);
+  tap_check_int (ucb_cmp_needed (&e, 0.05, 0.05), ==, 5); /* documents, not repeats */
+}
+
 static const struct tap_test tests[] = {
+  { "one document a side: the assumed drift widens the interval", test_drift },
   { "a clear -20 %: interval, p-values, regression; Holm can hold it", test_clear_regression },
   { "-10 % whose interval reaches past 0.95: inconclusive", test_interval_touching_threshold },
   { "within +-5 %: no change (TOST p)", test_no_change },
