@@ -169,8 +169,7 @@ test_drift (void)
   tap_check_near (e.lo, 0.7356012323380154, 1e-9);
   tap_check_near (e.hi, 0.8773253412875031, 1e-9);
   tap_check_near (e.p_beyond, 0.0002209558124351052, 1e-10);
-  tap_check_int (ucb_cmp_verdict (&e, e.p_beyond, e.p_inside, NULL, false), ==,
-                 UCB_CMP_REGRESSION);
+  tap_check_int (ucb_cmp_verdict (&e, e.p_beyond, e.p_inside, NULL, false), ==, UCB_CMP_REGRESSION);
   logs (h10, 3, lh);
   ucb_cmp_estimate (lb, 3, lh, 3, 0.05, log1p (0.03), &e);
   tap_check_near (e.lo, 0.8266707607342225, 1e-9);
