@@ -582,6 +582,8 @@ print_text (json_t *out, const struct side *base, const struct side *head)
           "of per-run values;\n#   regression/improvement when the interval lies beyond "
           "1 -/+ %.1f%% with Holm-adjusted p < %.2f over the table (docs/statistics.md)\n",
           num (json_object_get (out, "method"), "threshold_pct"), UCB_COMPARE_ALPHA);
+  printf ("# runs b/h: repeats used a side (-Nc: N contended left out; d: the document is the "
+          "unit); p adj: Holm-adjusted p of the change beyond the threshold\n");
   if (json_is_string (json_object_get (out, "caveat")))
     printf ("# caveat: %s\n", json_string_value (json_object_get (out, "caveat")));
   printf ("%-9s %-9s %5s %5s %-7s %5s %12s %12s  %-22s %-22s %-9s %6s  %s\n", "workload", "owner",
