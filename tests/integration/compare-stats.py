@@ -24,7 +24,7 @@ if os.geteuid() != 0:
 
 t = Tap()
 d = scratch_dir("ucb-cmpstats-")
-UID = uid_block(2100900000, 10)  # one owner uid, shared
+UID = uid_block(2100900000, 10, room=40000)  # one owner uid, shared; below schema.py's 21009500xx
 COMMON = ["run", "--workload", "getppid", "--containers", "1", "--owner", "shared",
           "--repeat", "3", "--duration", "0.5", "--warmup", "0.2", "--interval", "0.1",
           "--uid-base", str(UID), "--quiet"]
