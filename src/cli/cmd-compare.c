@@ -1,9 +1,10 @@
-/* cmd-compare.c - `ucbench compare BASE.json HEAD.json`: the options; the comparison is
- * report/compare.c. */
+/* cmd-compare.c - `ucbench compare BASE.json HEAD.json` or `--base B.json... --head H.json...`:
+ * the options; the comparison is report/compare.c, its statistics docs/statistics.md. */
 #include "config.h"
 
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "cli/commands.h"
 #include "cli/options.h"
@@ -12,25 +13,49 @@
 
 const char ucb_compare_usage[]
     = "Usage: ucbench compare BASE.json HEAD.json [--threshold PCT] [--format text|json]\n"
-      "Compare two result documents point by point (matched by workload, containers, owner,\n"
-      "depth, tasks and mode): per-container ops/s of base and head, their spread, the change,\n"
-      "and a verdict.  A change counts only if it exceeds the threshold and a two-sided\n"
-      "Mann-Whitney U test on the per-interval samples (at least 3 a side, repeats pooled)\n"
-      "gives p < 0.05.  Verify cases whose status changed are listed too.\n"
+      "       ucbench compare --base B1.json [--base B2.json...] --head H1.json [--head ...]\n"
+      "Compare result documents point by point (matched by workload, containers, owner,\n"
+      "depth, tasks and mode).  The run is the unit: per point, the ratio head/base of the\n"
+      "per-container ops/s of the repeats, with a 95% Welch t interval on their logarithms.\n"
+      "With several documents a side (runs made at different times, best interleaved), each\n"
+      "document is one unit and the drift between invocations is seen; with one a side that\n"
+      "drift is assumed (--drift).  Contended repeats are left out.\n"
+      "Verdicts (Holm's adjustment over the table, family-wise alpha 0.05):\n"
+      "  regression / improvement   the interval lies wholly below 1 - PCT / above 1 + PCT\n"
+      "  no change                  the interval lies within 1 -/+ PCT\n"
+      "  inconclusive (~n ...)      wider: about n repeats (documents) a side would settle it\n"
+      "  inconclusive (1 repeat)    fewer than 2 runs a side: no run-to-run variance\n"
+      "  inconclusive (contended)   too few runs left once contended repeats are left out\n"
+      "  inconclusive (metrics disagree)  CPU ns/op moved clearly the other way\n"
+      "Verify cases whose status changed are listed too.  See docs/statistics.md.\n"
       "\n"
+      "  --base FILE           a base document (repeatable; instead of BASE.json HEAD.json)\n"
+      "  --head FILE           a head document (repeatable)\n"
       "  --threshold PCT       smallest change that counts, in percent (default: 5)\n"
+      "  --drift PCT           with one document a side: the run-to-run drift between\n"
+      "                        invocations to assume, a CV in percent (default: 3, measured\n"
+      "                        here; 0: the verdict is about these two invocations only)\n"
       "  --format text|json    an aligned table for a mail, or JSON (default: text)\n"
       "  -h, --help            show this help\n"
       "\n"
-      "Exit status: 0 no regression, 1 a significant regression or a verify case that newly\n"
-      "fails, 2 bad input.\n";
+      "Exit status: 0 no regression, 1 a regression that holds up or a verify case that\n"
+      "newly fails, 2 bad input.\n";
 
 struct copts
 {
-  double threshold;
+  double threshold, drift;
   enum ucb_format format;
   bool help;
+  const char **base, **head;
+  size_t n_base, n_head;
 };
+
+static void
+add (const char ***v, size_t *n, const char *arg)
+{
+  *v = xrealloc (*v, (*n + 1) * sizeof **v);
+  (*v)[(*n)++] = arg;
+}
 
 static int
 compare_opt (void *ctx, int c, const char *arg, ucb_error_t *err)
@@ -40,11 +65,22 @@ compare_opt (void *ctx, int c, const char *arg, ucb_error_t *err)
   switch (c)
     {
     case 't':
-      if (ucb_parse_seconds (arg, 0, 1000, &o->threshold) < 0)
-        return ucb_usage_error (err, "invalid --threshold `%s`: a percentage from 0 to 1000", arg);
+      if (ucb_parse_seconds (arg, 0, 99, &o->threshold) < 0 || !(o->threshold > 0))
+        return ucb_usage_error (err, "invalid --threshold `%s`: a percentage above 0, below 100",
+                                arg);
       return 0;
     case 'f':
       return ucb_parse_format (arg, &o->format, err) < 0 ? -1 : 0;
+    case 'd':
+      if (ucb_parse_seconds (arg, 0, 50, &o->drift) < 0)
+        return ucb_usage_error (err, "invalid --drift `%s`: a percentage from 0 to 50", arg);
+      return 0;
+    case 'b':
+      add (&o->base, &o->n_base, arg);
+      return 0;
+    case 'H':
+      add (&o->head, &o->n_head, arg);
+      return 0;
     default:
       return 1;
     }
@@ -56,16 +92,36 @@ parse (int argc, char **argv, struct copts *o, ucb_error_t *err)
   static const struct option longopts[] = {
     { "threshold", required_argument, NULL, 't' },
     { "format", required_argument, NULL, 'f' },
+    { "base", required_argument, NULL, 'b' },
+    { "head", required_argument, NULL, 'H' },
+    { "drift", required_argument, NULL, 'd' },
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },
   };
+  int rest;
 
-  *o = (struct copts){ .threshold = 5, .format = UCB_FORMAT_TEXT };
+  *o = (struct copts){ .threshold = 5, .drift = UCB_COMPARE_DRIFT_PCT, .format = UCB_FORMAT_TEXT };
   if (ucb_getopt_each (argc, argv, "", longopts, compare_opt, o, &o->help, err) < 0)
     return -1;
-  if (!o->help && argc - optind != 2)
+  if (o->help)
+    return 0;
+  rest = argc - optind;
+  if (o->n_base || o->n_head)
+    {
+      if (rest)
+        return ucb_usage_error (err,
+                                "compare takes either BASE.json HEAD.json or --base/--head, "
+                                "not both (`%s`)",
+                                argv[optind]);
+      if (!o->n_base || !o->n_head)
+        return ucb_usage_error (err, "compare needs at least one --base and one --head document");
+      return 0;
+    }
+  if (rest != 2)
     return ucb_usage_error (err, "compare needs two documents, BASE.json and HEAD.json (got %d)",
-                            argc - optind);
+                            rest);
+  add (&o->base, &o->n_base, argv[optind]);
+  add (&o->head, &o->n_head, argv[optind + 1]);
   return 0;
 }
 
@@ -73,14 +129,28 @@ int
 ucb_cmd_compare (int argc, char **argv, ucb_error_t *err)
 {
   struct copts o;
+  struct ucb_compare_args a;
+  int ret;
 
   if (parse (argc, argv, &o, err) < 0)
-    return -1;
-  if (o.help)
+    ret = -1;
+  else if (o.help)
     {
       fputs (ucb_compare_usage, stdout);
-      return 0;
+      ret = 0;
     }
-  return ucb_compare (argv[optind], argv[optind + 1], o.threshold, o.format == UCB_FORMAT_JSON,
-                      err);
+  else
+    {
+      a = (struct ucb_compare_args){ .base = o.base,
+                                     .head = o.head,
+                                     .n_base = o.n_base,
+                                     .n_head = o.n_head,
+                                     .threshold_pct = o.threshold,
+                                     .drift_pct = o.drift,
+                                     .json = o.format == UCB_FORMAT_JSON };
+      ret = ucb_compare (&a, err);
+    }
+  free (o.base);
+  free (o.head);
+  return ret;
 }

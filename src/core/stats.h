@@ -22,4 +22,24 @@ double ucb_jain_index (const double *v, size_t n);
  * NaN when either side is empty. */
 double ucb_mann_whitney_p (const double *a, size_t na, const double *b, size_t nb);
 
+/* Student's t distribution with `df` > 0 degrees of freedom (not necessarily an integer, as
+ * Welch's df): P(T <= t), and its inverse for 0 < p < 1.  NaN outside the domain. */
+double ucb_t_cdf (double t, double df);
+double ucb_t_quantile (double p, double df);
+
+/* Welch's two-sample t: the difference of the means mean(b) - mean(a), its standard error
+ * sqrt(sa^2/na + sb^2/nb) and the Welch-Satterthwaite degrees of freedom.  Needs na, nb >= 2;
+ * returns -1 (out untouched) otherwise.  When both variances are 0, se is 0 and df is
+ * na + nb - 2. */
+struct ucb_welch
+{
+  double diff, se, df;
+};
+int ucb_welch (const double *a, size_t na, const double *b, size_t nb, struct ucb_welch *out);
+
+/* Holm's step-down adjustment of m p-values (family-wise error rate under any dependence):
+ * adj[i] = max over the j-th smallest p up to p[i] of min(1, (m - j + 1) p_(j)).  NaN p-values
+ * are left out of the family and stay NaN. */
+void ucb_holm (const double *p, size_t m, double *adj);
+
 #endif

@@ -1,7 +1,8 @@
-/* compare.c - `ucbench compare BASE.json HEAD.json`: per sweep point, base vs head
- * per-container ops/s, %change and a verdict that needs both the threshold and a significant
- * Mann-Whitney U test on the samples; verify verdicts that changed.  Both documents are read
- * through the model (report/model.h): points match by its identity, repeats are its groups. */
+/* compare.c - `ucbench compare`: base and head documents (one or several a side), per sweep
+ * point the ratio head/base of per-container ops/s with a 95 % interval over the runs (the unit:
+ * a repeat, or a document when each side has several), Holm's adjustment over the table, and a
+ * verdict (report/compare-stats.c, docs/statistics.md); verify verdicts that changed.  The
+ * documents are read through the model (report/model.h): points match by its identity. */
 #include "config.h"
 
 #include <math.h>
@@ -12,24 +13,160 @@
 #include "core/json-util.h"
 #include "core/stats.h"
 #include "core/util.h"
+#include "report/compare-stats.h"
 #include "report/compare.h"
 #include "report/docload.h"
 #include "report/model.h"
 
-/* One side of a point: the per-interval per-container rates of its repeats, pooled. */
+/* The documents of one side. */
 struct side
 {
-  const double *v;
+  struct ucb_doc *docs;
   size_t n;
-  struct ucb_stats st;
+};
+
+/* One side of one point, gathered over its documents: the log of each usable repeat's value
+ * (per-container ops/s; CPU ns/op where known), the mean of those logs per document, and the
+ * raw values for the medians. */
+struct gathered
+{
+  double *ops, *cpu, *ops_doc, *cpu_doc, *raw_ops, *raw_cpu;
+  size_t n_ops, n_cpu, n_ops_doc, n_cpu_doc;
+  size_t used, left_out;
+};
+
+/* The threshold and the assumed between-invocation SD, as fractions (log scale for drift). */
+struct params
+{
+  double thr, drift;
+};
+
+/* One row of the table, before the family's adjustment. */
+struct row
+{
+  const struct ucb_doc_point *r;
+  struct ucb_cmp_est ops, cpu;
+  bool invocation, contended;
+  double med_b, med_h, cpu_b, cpu_h, cv_b, cv_h;
+  size_t used_b, left_b, used_h, left_h;
 };
 
 static void
-side_of (const struct ucb_doc_group *g, struct side *s)
+gathered_free (struct gathered *g)
 {
-  s->v = g ? g->rates : NULL;
-  s->n = g && g->n_measured ? g->n_rates : 0;
-  ucb_stats_compute (s->v, s->n, &s->st);
+  free (g->ops);
+  free (g->cpu);
+  free (g->ops_doc);
+  free (g->cpu_doc);
+  free (g->raw_ops);
+  free (g->raw_cpu);
+}
+
+/* A side's repeats of one document's group: contended ones left out, counted. */
+static void
+gather_doc (const struct ucb_doc *d, const struct ucb_doc_group *grp, struct gathered *g)
+{
+  double so = 0, sc = 0;
+  size_t no = 0, nc = 0;
+
+  for (size_t i = 0; i < d->n_points; i++)
+    {
+      const struct ucb_doc_point *p = &d->points[i];
+      double v = p->sum.per_container_ops, c = p->sum.cpu_ns_per_op;
+
+      if (!p->measured || &d->groups[p->group] != grp)
+        continue;
+      if (p->contended)
+        {
+          g->left_out++;
+          continue;
+        }
+      g->used++;
+      if (v > 0)
+        {
+          g->raw_ops[g->n_ops] = v;
+          g->ops[g->n_ops++] = log (v);
+          so += log (v), no++;
+        }
+      if (isfinite (c) && c > 0)
+        {
+          g->raw_cpu[g->n_cpu] = c;
+          g->cpu[g->n_cpu++] = log (c);
+          sc += log (c), nc++;
+        }
+    }
+  if (no)
+    g->ops_doc[g->n_ops_doc++] = so / (double) no;
+  if (nc)
+    g->cpu_doc[g->n_cpu_doc++] = sc / (double) nc;
+}
+
+static void
+gather (const struct side *s, const struct ucb_doc_point *r, struct gathered *g)
+{
+  size_t cap = 1;
+
+  for (size_t k = 0; k < s->n; k++)
+    cap += s->docs[k].n_points;
+  *g = (struct gathered){ 0 };
+  g->ops = xcalloc (cap, sizeof *g->ops);
+  g->cpu = xcalloc (cap, sizeof *g->cpu);
+  g->ops_doc = xcalloc (cap, sizeof *g->ops_doc);
+  g->cpu_doc = xcalloc (cap, sizeof *g->cpu_doc);
+  g->raw_ops = xcalloc (cap, sizeof *g->raw_ops);
+  g->raw_cpu = xcalloc (cap, sizeof *g->raw_cpu);
+  for (size_t k = 0; k < s->n; k++)
+    {
+      const struct ucb_doc_group *grp = ucb_doc_find_group (&s->docs[k], r);
+      if (grp)
+        gather_doc (&s->docs[k], grp, g);
+    }
+}
+
+static double
+cv_of (const double *v, size_t n)
+{
+  struct ucb_stats st;
+  ucb_stats_compute (v, n, &st);
+  return st.cv;
+}
+
+/* Row `w` of point `r`: the unit is the document when both sides have at least two with a
+ * usable repeat of it, else the repeat. */
+static void
+make_row (const struct side *base, const struct side *head, const struct ucb_doc_point *r,
+          const struct params *pa, struct row *w)
+{
+  struct gathered b, h;
+
+  gather (base, r, &b);
+  gather (head, r, &h);
+  *w = (struct row){ .r = r };
+  w->invocation = b.n_ops_doc >= 2 && h.n_ops_doc >= 2;
+  if (w->invocation)
+    {
+      ucb_cmp_estimate (b.ops_doc, b.n_ops_doc, h.ops_doc, h.n_ops_doc, pa->thr, 0, &w->ops);
+      ucb_cmp_estimate (b.cpu_doc, b.n_cpu_doc, h.cpu_doc, h.n_cpu_doc, pa->thr, 0, &w->cpu);
+    }
+  else
+    {
+      /* one invocation a side: the drift between invocations is assumed, not seen */
+      ucb_cmp_estimate (b.ops, b.n_ops, h.ops, h.n_ops, pa->thr, pa->drift, &w->ops);
+      ucb_cmp_estimate (b.cpu, b.n_cpu, h.cpu, h.n_cpu, pa->thr, pa->drift, &w->cpu);
+    }
+  w->contended = b.left_out || h.left_out;
+  w->med_b = ucb_median (b.raw_ops, b.n_ops);
+  w->med_h = ucb_median (h.raw_ops, h.n_ops);
+  w->cpu_b = ucb_median (b.raw_cpu, b.n_cpu);
+  w->cpu_h = ucb_median (h.raw_cpu, h.n_cpu);
+  w->cv_b = cv_of (b.raw_ops, b.n_ops);
+  w->cv_h = cv_of (h.raw_ops, h.n_ops);
+  w->used_b = b.used;
+  w->left_b = b.left_out;
+  w->used_h = h.used;
+  w->left_h = h.left_out;
+  gathered_free (&b);
+  gathered_free (&h);
 }
 
 /* The key of a point in only_in[]: workload|containers|owner|depth|tasks|mode. */
@@ -77,108 +214,167 @@ differences (json_t *base, json_t *head)
   return w;
 }
 
-static const char *
-verdict_of (const struct side *b, const struct side *h, double change, double p, double thr)
-{
-  if (b->n < UCB_COMPARE_MIN_SAMPLES || h->n < UCB_COMPARE_MIN_SAMPLES)
-    return "too few samples";
-  if (!(fabs (change) > thr) || !(p < UCB_COMPARE_ALPHA))
-    return "no change";
-  return change < 0 ? "regression" : "improvement";
-}
-
 static json_t *
-side_json (const struct side *s)
+side_json (double med, double cpu, double cv, size_t used, size_t left)
 {
   json_t *o = ucb_json_obj ();
-  ucb_json_set (o, "mean_ops_per_s", ucb_json_real (s->st.mean));
-  ucb_json_set (o, "stddev_pct", ucb_json_real (100 * s->st.cv));
-  ucb_json_set (o, "samples", ucb_json_int ((long long) s->n));
+  ucb_json_set (o, "median_ops_per_s", ucb_json_real (med));
+  ucb_json_set (o, "median_cpu_ns_per_op", ucb_json_real (cpu));
+  ucb_json_set (o, "cv_pct", ucb_json_real (100 * cv));
+  ucb_json_set (o, "repeats_used", ucb_json_int ((long long) used));
+  ucb_json_set (o, "repeats_left_out", ucb_json_int ((long long) left));
   return o;
 }
 
-/* The first measured repeat of each point, in document order. */
-static bool
-first_measured (const struct ucb_doc *d, size_t i, bool *seen)
+static json_t *
+cpu_json (const struct ucb_cmp_est *e)
 {
-  const struct ucb_doc_point *p = &d->points[i];
-  if (!p->measured || seen[p->group])
-    return false;
-  seen[p->group] = true;
-  return true;
+  json_t *o;
+  if (!e->ok)
+    return NULL;
+  o = ucb_json_obj ();
+  ucb_json_set (o, "ratio", ucb_json_real (e->ratio));
+  ucb_json_set (o, "ci_low", ucb_json_real (e->lo));
+  ucb_json_set (o, "ci_high", ucb_json_real (e->hi));
+  return o;
 }
 
-/* One points[] entry for head point `r`, measured in both; NULL when base lacks it. */
+/* One points[] entry: row `w` with its adjusted p-values, its verdict and what would settle it. */
 static json_t *
-compare_point (const struct ucb_doc *base, const struct ucb_doc *head,
-               const struct ucb_doc_point *r, double thr, size_t *regressions)
+row_json (const struct row *w, double adj_b, double adj_i, enum ucb_cmp_verdict v, size_t needed)
 {
-  struct side b, h;
-  double change, p;
-  const char *verdict;
-  json_t *o;
+  json_t *o = ucb_json_obj ();
+  const struct ucb_doc_point *r = w->r;
 
-  side_of (ucb_doc_find_group (base, r), &b);
-  if (b.n == 0)
-    return NULL; /* only in head: listed in only_in[] */
-  side_of (&head->groups[r->group], &h);
-  change = 100.0 * (h.st.mean - b.st.mean) / b.st.mean;
-  p = ucb_mann_whitney_p (b.v, b.n, h.v, h.n);
-  verdict = verdict_of (&b, &h, change, p, thr);
-  *regressions += strcmp (verdict, "regression") == 0;
-  o = ucb_json_obj ();
   ucb_json_set (o, "workload", ucb_json_str (r->workload));
   ucb_json_set (o, "containers", ucb_json_int (r->containers));
   ucb_json_set (o, "owner", ucb_json_str (r->owner));
   ucb_json_set (o, "depth", ucb_json_int (r->depth));
   ucb_json_set (o, "tasks", ucb_json_int (r->tasks));
   ucb_json_set (o, "mode", ucb_json_str (r->mode));
-  ucb_json_set (o, "base", side_json (&b));
-  ucb_json_set (o, "head", side_json (&h));
-  ucb_json_set (o, "change_pct", ucb_json_real (change));
-  ucb_json_set (o, "p_value", ucb_json_real (p));
-  ucb_json_set (o, "verdict", ucb_json_str (verdict));
+  ucb_json_set (o, "base", side_json (w->med_b, w->cpu_b, w->cv_b, w->used_b, w->left_b));
+  ucb_json_set (o, "head", side_json (w->med_h, w->cpu_h, w->cv_h, w->used_h, w->left_h));
+  ucb_json_set (o, "unit", ucb_json_str (w->invocation ? "document" : "repeat"));
+  ucb_json_set (o, "n_base", ucb_json_int ((long long) w->ops.nb));
+  ucb_json_set (o, "n_head", ucb_json_int ((long long) w->ops.nh));
+  ucb_json_set (o, "ratio", ucb_json_real (w->ops.ratio));
+  ucb_json_set (o, "ci_low", ucb_json_real (w->ops.lo));
+  ucb_json_set (o, "ci_high", ucb_json_real (w->ops.hi));
+  ucb_json_set (o, "change_pct", ucb_json_real (100 * (w->ops.ratio - 1)));
+  ucb_json_set (o, "df", ucb_json_real (w->ops.df));
+  ucb_json_set (o, "p_beyond", ucb_json_real (w->ops.p_beyond));
+  ucb_json_set (o, "p_beyond_adj", ucb_json_real (adj_b));
+  ucb_json_set (o, "p_inside", ucb_json_real (w->ops.p_inside));
+  ucb_json_set (o, "p_inside_adj", ucb_json_real (adj_i));
+  ucb_json_set (o, "cpu_ns_per_op", cpu_json (&w->cpu));
+  ucb_json_set (o, "verdict", ucb_json_str (ucb_cmp_verdict_name (v)));
+  ucb_json_set (o, "needed", needed ? ucb_json_int ((long long) needed) : NULL);
+  ucb_json_set (o, "needed_unit",
+                ucb_json_str (w->invocation || w->ops.drift > 0 ? "document" : "repeat"));
   return o;
 }
 
+/* Whether any document of `s` has point `p` measured. */
+static bool
+side_has (const struct side *s, const struct ucb_doc_point *p)
+{
+  for (size_t k = 0; k < s->n; k++)
+    {
+      const struct ucb_doc_group *g = ucb_doc_find_group (&s->docs[k], p);
+      if (g && g->n_measured)
+        return true;
+    }
+  return false;
+}
+
+/* Point `i` of document `k` of `s` is the first measured repeat of its identity on that side. */
+static bool
+first_of_side (const struct side *s, size_t k, size_t i, bool *seen)
+{
+  const struct ucb_doc_point *p = &s->docs[k].points[i];
+  struct side before = { s->docs, k };
+
+  if (!p->measured || seen[p->group])
+    return false;
+  seen[p->group] = true;
+  return !side_has (&before, p);
+}
+
+/* The rows: the points measured on both sides, in head order. */
+static struct row *
+make_rows (const struct side *base, const struct side *head, const struct params *pa, size_t *n)
+{
+  size_t cap = 1;
+  struct row *rows;
+
+  for (size_t k = 0; k < head->n; k++)
+    cap += head->docs[k].n_points;
+  rows = xcalloc (cap, sizeof *rows);
+  *n = 0;
+  for (size_t k = 0; k < head->n; k++)
+    {
+      const struct ucb_doc *d = &head->docs[k];
+      cleanup_free bool *seen = xcalloc (d->n_groups + 1, sizeof *seen);
+      for (size_t i = 0; i < d->n_points; i++)
+        if (first_of_side (head, k, i, seen) && side_has (base, &d->points[i]))
+          make_row (base, head, &d->points[i], pa, &rows[(*n)++]);
+    }
+  return rows;
+}
+
+/* The points[] array: Holm over the table's ops/s tests, then each verdict.  `units` gets
+ * whether any row's unit was a repeat (the one-invocation caveat). */
 static json_t *
-compare_points (const struct ucb_doc *base, const struct ucb_doc *head, double thr,
-                size_t *regressions)
+compare_points (const struct side *base, const struct side *head, const struct params *pa,
+                size_t *regressions, bool *repeat_unit)
 {
   json_t *points = ucb_json_arr ();
-  cleanup_free bool *seen = xcalloc (head->n_groups + 1, sizeof *seen);
+  size_t n, m = 0;
+  cleanup_free struct row *rows = make_rows (base, head, pa, &n);
+  cleanup_free double *pb = xcalloc (n + 1, sizeof *pb), *pi = xcalloc (n + 1, sizeof *pi);
+  cleanup_free double *ab = xcalloc (n + 1, sizeof *ab), *ai = xcalloc (n + 1, sizeof *ai);
 
+  for (size_t i = 0; i < n; i++)
+    {
+      pb[i] = rows[i].ops.p_beyond;
+      pi[i] = rows[i].ops.p_inside;
+      m += rows[i].ops.ok;
+    }
+  ucb_holm (pb, n, ab);
+  ucb_holm (pi, n, ai);
   *regressions = 0;
-  for (size_t i = 0; i < head->n_points; i++)
-    if (first_measured (head, i, seen))
-      {
-        json_t *o = compare_point (base, head, &head->points[i], thr, regressions);
-        if (o)
-          ucb_json_push (points, o);
-      }
+  *repeat_unit = false;
+  for (size_t i = 0; i < n; i++)
+    {
+      enum ucb_cmp_verdict v
+          = ucb_cmp_verdict (&rows[i].ops, ab[i], ai[i], &rows[i].cpu, rows[i].contended);
+      size_t need = v == UCB_CMP_INCONCLUSIVE
+                        ? ucb_cmp_needed (&rows[i].ops, pa->thr, UCB_COMPARE_ALPHA / (double) m)
+                        : 0;
+      *regressions += v == UCB_CMP_REGRESSION;
+      *repeat_unit = *repeat_unit || !rows[i].invocation;
+      ucb_json_push (points, row_json (&rows[i], ab[i], ai[i], v, need));
+    }
   return points;
 }
 
-/* Points measured in `a` but not in `b`, as {"file", "point"} entries of `into`. */
+/* Points measured on side `a` but on no document of `b`, as {"file", "point"} entries. */
 static void
-only_in (const struct ucb_doc *a, const struct ucb_doc *b, json_t *into)
+only_in (const struct side *a, const struct side *b, json_t *into)
 {
-  cleanup_free bool *seen = xcalloc (a->n_groups + 1, sizeof *seen);
-
-  for (size_t i = 0; i < a->n_points; i++)
+  for (size_t k = 0; k < a->n; k++)
     {
-      const struct ucb_doc_group *g;
-      if (!first_measured (a, i, seen))
-        continue;
-      g = ucb_doc_find_group (b, &a->points[i]);
-      if (g == NULL || g->n_measured == 0)
-        {
-          cleanup_free char *key = point_key (&a->points[i]);
-          json_t *o = ucb_json_obj ();
-          ucb_json_set (o, "file", ucb_json_str (a->name));
-          ucb_json_set (o, "point", ucb_json_str (key));
-          ucb_json_push (into, o);
-        }
+      const struct ucb_doc *d = &a->docs[k];
+      cleanup_free bool *seen = xcalloc (d->n_groups + 1, sizeof *seen);
+      for (size_t i = 0; i < d->n_points; i++)
+        if (first_of_side (a, k, i, seen) && !side_has (b, &d->points[i]))
+          {
+            cleanup_free char *key = point_key (&d->points[i]);
+            json_t *o = ucb_json_obj ();
+            ucb_json_set (o, "file", ucb_json_str (d->name));
+            ucb_json_set (o, "point", ucb_json_str (key));
+            ucb_json_push (into, o);
+          }
     }
 }
 
@@ -188,51 +384,117 @@ failing (const char *st)
   return st && (strcmp (st, "fail") == 0 || strcmp (st, "error") == 0);
 }
 
+/* The worse of two statuses (model.h's order: error, fail, known-bug, skip, pass). */
+static const char *
+worse (const char *a, const char *b)
+{
+  static const char *const order[] = { "error", "fail", "known-bug", "skip", "pass" };
+  if (!a || !b)
+    return a ? a : b;
+  for (size_t i = 0; i < UCB_ARRAY_SIZE (order); i++)
+    if (strcmp (a, order[i]) == 0 || strcmp (b, order[i]) == 0)
+      return strcmp (a, order[i]) == 0 ? a : b;
+  return a;
+}
+
+/* The worst status of case `id` over the documents of `s`, NULL when none has it. */
+static const char *
+side_case (const struct side *s, const char *id)
+{
+  const char *w = NULL;
+  for (size_t k = 0; k < s->n; k++)
+    {
+      const struct ucb_doc_case *c = ucb_doc_find_case (&s->docs[k], id);
+      w = worse (w, c ? c->worst : NULL);
+    }
+  return w;
+}
+
 /* Verify cases whose worst status differs, in head order. */
 static json_t *
-compare_verify (const struct ucb_doc *base, const struct ucb_doc *head, size_t *newly_failing)
+compare_verify (const struct side *base, const struct side *head, size_t *newly_failing)
 {
   json_t *arr = ucb_json_arr ();
 
   *newly_failing = 0;
-  for (size_t i = 0; i < head->n_cases; i++)
-    {
-      const struct ucb_doc_case *c = &head->cases[i], *bc;
-      const char *sb, *sh = c->worst;
-      json_t *o;
+  for (size_t k = 0; k < head->n; k++)
+    for (size_t i = 0; i < head->docs[k].n_cases; i++)
+      {
+        const struct ucb_doc_case *c = &head->docs[k].cases[i];
+        struct side before = { head->docs, k };
+        const char *sb, *sh;
+        json_t *o;
 
-      if (!c->first)
-        continue;
-      bc = ucb_doc_find_case (base, c->id);
-      sb = bc ? bc->worst : NULL;
-      if (sb && sh && strcmp (sb, sh) == 0)
-        continue;
-      o = ucb_json_obj ();
-      ucb_json_set (o, "id", ucb_json_str (c->id));
-      ucb_json_set (o, "base", ucb_json_str (sb));
-      ucb_json_set (o, "head", ucb_json_str (sh));
-      ucb_json_set (o, "newly_failing", json_boolean (failing (sh) && !failing (sb)));
-      *newly_failing += failing (sh) && !failing (sb);
-      ucb_json_push (arr, o);
-    }
+        if (!c->first || side_case (&before, c->id))
+          continue;
+        sb = side_case (base, c->id);
+        sh = side_case (head, c->id);
+        if (sb && sh && strcmp (sb, sh) == 0)
+          continue;
+        o = ucb_json_obj ();
+        ucb_json_set (o, "id", ucb_json_str (c->id));
+        ucb_json_set (o, "base", ucb_json_str (sb));
+        ucb_json_set (o, "head", ucb_json_str (sh));
+        ucb_json_set (o, "newly_failing", json_boolean (failing (sh) && !failing (sb)));
+        *newly_failing += failing (sh) && !failing (sb);
+        ucb_json_push (arr, o);
+      }
   return arr;
 }
 
 static json_t *
-compare_docs (const struct ucb_doc *base, const struct ucb_doc *head, double thr)
+names (const struct side *s)
 {
-  json_t *out = ucb_json_obj (), *only = ucb_json_arr ();
-  size_t regressions, newly;
+  json_t *a = ucb_json_arr ();
+  for (size_t k = 0; k < s->n; k++)
+    ucb_json_push (a, ucb_json_str (s->docs[k].name));
+  return a;
+}
 
-  ucb_json_set (out, "schema", ucb_json_str ("ucbench-compare/1"));
-  ucb_json_set (out, "base", ucb_json_str (base->name));
-  ucb_json_set (out, "head", ucb_json_str (head->name));
-  ucb_json_set (out, "test", ucb_json_str ("mann-whitney-u"));
-  ucb_json_set (out, "alpha", ucb_json_real (UCB_COMPARE_ALPHA));
-  ucb_json_set (out, "min_samples", ucb_json_int (UCB_COMPARE_MIN_SAMPLES));
-  ucb_json_set (out, "threshold_pct", ucb_json_real (thr));
-  ucb_json_set (out, "warnings", differences (base->json, head->json));
-  ucb_json_set (out, "points", compare_points (base, head, thr, &regressions));
+static json_t *
+method (const struct params *pa)
+{
+  json_t *o = ucb_json_obj ();
+  ucb_json_set (o, "metric", ucb_json_str ("per-container ops/s (decides); CPU ns/op (shown)"));
+  ucb_json_set (o, "interval", ucb_json_str ("welch-t-log"));
+  ucb_json_set (o, "level", ucb_json_real (1 - UCB_COMPARE_ALPHA));
+  ucb_json_set (o, "adjustment", ucb_json_str ("holm"));
+  ucb_json_set (o, "alpha", ucb_json_real (UCB_COMPARE_ALPHA));
+  ucb_json_set (o, "threshold_pct", ucb_json_real (100 * pa->thr));
+  ucb_json_set (o, "drift_pct", ucb_json_real (100 * expm1 (pa->drift)));
+  return o;
+}
+
+/* The header's caveat when a point's unit is the repeat (fewer than 2 documents a side). */
+static json_t *
+caveat (double drift)
+{
+  if (drift > 0)
+    return ucb_json_checked (json_sprintf (
+        "fewer than 2 documents a side: the drift between invocations cannot be seen and is "
+        "assumed, %.1f%% a side (--drift); give several documents a side (--base/--head) to "
+        "measure it",
+        100 * expm1 (drift)));
+  return ucb_json_str ("fewer than 2 documents a side and --drift 0: the drift between "
+                       "invocations is not seen, so the verdicts are about these invocations "
+                       "only; give several documents a side (--base/--head)");
+}
+
+static json_t *
+compare_docs (const struct side *base, const struct side *head, const struct params *pa)
+{
+  json_t *out = ucb_json_obj (), *only = ucb_json_arr (), *pts;
+  size_t regressions, newly;
+  bool repeat_unit;
+
+  ucb_json_set (out, "schema", ucb_json_str ("ucbench-compare/2"));
+  ucb_json_set (out, "base", names (base));
+  ucb_json_set (out, "head", names (head));
+  ucb_json_set (out, "method", method (pa));
+  ucb_json_set (out, "warnings", differences (base->docs[0].json, head->docs[0].json));
+  pts = compare_points (base, head, pa, &regressions, &repeat_unit);
+  ucb_json_set (out, "caveat", repeat_unit ? caveat (pa->drift) : NULL);
+  ucb_json_set (out, "points", pts);
   only_in (base, head, only);
   only_in (head, base, only);
   ucb_json_set (out, "only_in", only);
@@ -243,47 +505,91 @@ compare_docs (const struct ucb_doc *base, const struct ucb_doc *head, double thr
 }
 
 static void
-print_text (json_t *out, const struct ucb_doc *base, const struct ucb_doc *head)
+print_docs (const char *what, const struct side *s)
+{
+  for (size_t k = 0; k < s->n; k++)
+    printf ("# %s: %s (kernel %s, %s)\n", what, s->docs[k].name,
+            s->docs[k].host.kernel_release ?: "?", s->docs[k].host.cpu_model ?: "?");
+}
+
+static double
+num (json_t *o, const char *k)
+{
+  json_t *v = json_object_get (o, k);
+  return json_is_number (v) ? json_number_value (v) : NAN;
+}
+
+/* "used/left out" runs of one side: "3", or "2-1c" when one contended repeat was left out. */
+static void
+runs_of (json_t *s, char *buf, size_t n)
+{
+  long long u = json_integer_value (json_object_get (s, "repeats_used"));
+  long long l = json_integer_value (json_object_get (s, "repeats_left_out"));
+  if (l)
+    snprintf (buf, n, "%lld-%lldc", u, l);
+  else
+    snprintf (buf, n, "%lld", u);
+}
+
+static void
+print_row (json_t *x)
+{
+  json_t *b = json_object_get (x, "base"), *h = json_object_get (x, "head");
+  json_t *c = json_object_get (x, "cpu_ns_per_op");
+  char ci[40] = "-", cpu[40] = "-", rb[24], rh[24], runs[56], p[16] = "-", v[64];
+
+  if (isfinite (num (x, "ratio")))
+    snprintf (ci, sizeof ci, "%.3f [%.3f, %.3f]", num (x, "ratio"), num (x, "ci_low"),
+              num (x, "ci_high"));
+  if (json_is_object (c))
+    snprintf (cpu, sizeof cpu, "%.3f [%.3f, %.3f]", num (c, "ratio"), num (c, "ci_low"),
+              num (c, "ci_high"));
+  runs_of (b, rb, sizeof rb);
+  runs_of (h, rh, sizeof rh);
+  snprintf (runs, sizeof runs, "%s/%s%s", rb, rh,
+            strcmp (json_string_value (json_object_get (x, "unit")), "document") == 0 ? "d" : "");
+  if (isfinite (num (x, "p_beyond_adj")))
+    snprintf (p, sizeof p, "%.3f", num (x, "p_beyond_adj"));
+  if (json_is_integer (json_object_get (x, "needed")))
+    snprintf (v, sizeof v, "inconclusive (~%lld %s a side)",
+              json_integer_value (json_object_get (x, "needed")),
+              strcmp (json_string_value (json_object_get (x, "needed_unit")), "document") == 0
+                  ? "documents"
+                  : "repeats");
+  else
+    snprintf (v, sizeof v, "%s", json_string_value (json_object_get (x, "verdict")));
+  printf ("%-9s %-9s %5lld %5lld %-7s %5lld %12.0f %12.0f  %-22s %-22s %-9s %6s  %s\n",
+          json_string_value (json_object_get (x, "workload")),
+          json_string_value (json_object_get (x, "owner")),
+          json_integer_value (json_object_get (x, "depth")),
+          json_integer_value (json_object_get (x, "tasks")),
+          json_string_value (json_object_get (x, "mode")),
+          json_integer_value (json_object_get (x, "containers")), num (b, "median_ops_per_s"),
+          num (h, "median_ops_per_s"), ci, cpu, runs, p, v);
+}
+
+static void
+print_text (json_t *out, const struct side *base, const struct side *head)
 {
   size_t i;
   json_t *x;
 
-  printf ("# base: %s (kernel %s, %s)\n# head: %s (kernel %s, %s)\n", base->name,
-          base->host.kernel_release ?: "?", base->host.cpu_model ?: "?", head->name,
-          head->host.kernel_release ?: "?", head->host.cpu_model ?: "?");
+  print_docs ("base", base);
+  print_docs ("head", head);
   json_array_foreach (json_object_get (out, "warnings"), i, x)
       printf ("# warning: %s\n", json_string_value (x));
-  printf ("# test: two-sided Mann-Whitney U on per-interval per-container ops/s, p < %.2f, "
-          "threshold %.1f%%; ±%% shown above 2%%\n",
-          UCB_COMPARE_ALPHA, json_number_value (json_object_get (out, "threshold_pct")));
-  printf ("%-9s %-9s %5s %5s %-7s %5s %13s %6s %13s %6s %8s %7s  %s\n", "workload", "owner",
-          "depth", "tasks", "mode", "N", "base ops/s", "±%", "head ops/s", "±%", "%change", "p",
-          "verdict");
-  json_array_foreach (json_object_get (out, "points"), i, x)
-  {
-    json_t *b = json_object_get (x, "base"), *h = json_object_get (x, "head");
-    double bs = json_number_value (json_object_get (b, "stddev_pct"));
-    double hs = json_number_value (json_object_get (h, "stddev_pct"));
-    char bsd[16] = "", hsd[16] = "", pv[16] = "-";
-
-    if (bs > 2)
-      snprintf (bsd, sizeof bsd, "%.1f", bs);
-    if (hs > 2)
-      snprintf (hsd, sizeof hsd, "%.1f", hs);
-    if (json_is_number (json_object_get (x, "p_value")))
-      snprintf (pv, sizeof pv, "%.3f", json_number_value (json_object_get (x, "p_value")));
-    printf ("%-9s %-9s %5lld %5lld %-7s %5lld %13.0f %6s %13.0f %6s %+7.1f%% %7s  %s\n",
-            json_string_value (json_object_get (x, "workload")),
-            json_string_value (json_object_get (x, "owner")),
-            json_integer_value (json_object_get (x, "depth")),
-            json_integer_value (json_object_get (x, "tasks")),
-            json_string_value (json_object_get (x, "mode")),
-            json_integer_value (json_object_get (x, "containers")),
-            json_number_value (json_object_get (b, "mean_ops_per_s")), bsd,
-            json_number_value (json_object_get (h, "mean_ops_per_s")), hsd,
-            json_number_value (json_object_get (x, "change_pct")), pv,
-            json_string_value (json_object_get (x, "verdict")));
-  }
+  printf ("# method: ratio head/base of per-container ops/s, 95%% Welch t interval on the log "
+          "of per-run values;\n#   regression/improvement when the interval lies beyond "
+          "1 -/+ %.1f%% with Holm-adjusted p < %.2f over the table (docs/statistics.md)\n",
+          num (json_object_get (out, "method"), "threshold_pct"), UCB_COMPARE_ALPHA);
+  printf ("# runs b/h: repeats used a side (-Nc: N contended left out; d: the document is the "
+          "unit); p adj: Holm-adjusted p of the change beyond the threshold\n");
+  if (json_is_string (json_object_get (out, "caveat")))
+    printf ("# caveat: %s\n", json_string_value (json_object_get (out, "caveat")));
+  printf ("%-9s %-9s %5s %5s %-7s %5s %12s %12s  %-22s %-22s %-9s %6s  %s\n", "workload", "owner",
+          "depth", "tasks", "mode", "N", "base ops/s", "head ops/s", "ratio [95% CI]",
+          "CPU ns/op ratio", "runs b/h", "p adj", "verdict");
+  json_array_foreach (json_object_get (out, "points"), i, x) print_row (x);
   json_array_foreach (json_object_get (out, "only_in"), i, x)
       printf ("# only in %s: %s\n", json_string_value (json_object_get (x, "file")),
               json_string_value (json_object_get (x, "point")));
@@ -310,25 +616,44 @@ refuse_emulated (const struct ucb_doc *d, ucb_error_t *err)
   return 0;
 }
 
-int
-ucb_compare (const char *base_path, const char *head_path, double thr, bool json, ucb_error_t *err)
+/* Open the `n` documents of a side; on error those opened are freed. */
+static int
+open_side (const char *const *paths, size_t n, struct side *s, ucb_error_t *err)
 {
-  struct ucb_doc base, head;
+  s->docs = xcalloc (n, sizeof *s->docs);
+  s->n = 0;
+  while (s->n < n)
+    {
+      if (ucb_doc_open (paths[s->n], &s->docs[s->n], err) < 0)
+        return -1;
+      if (refuse_emulated (&s->docs[s->n++], err) < 0)
+        return -1;
+    }
+  return 0;
+}
+
+static void
+side_free (struct side *s)
+{
+  for (size_t k = 0; k < s->n; k++)
+    ucb_doc_free (&s->docs[k]);
+  free (s->docs);
+}
+
+int
+ucb_compare (const struct ucb_compare_args *a, ucb_error_t *err)
+{
+  struct side base = { 0 }, head = { 0 };
   json_t *out;
   int ret = -1;
 
-  if (ucb_doc_open (base_path, &base, err) < 0)
-    return -1;
-  if (ucb_doc_open (head_path, &head, err) < 0)
+  if (open_side (a->base, a->n_base, &base, err) == 0
+      && open_side (a->head, a->n_head, &head, err) == 0)
     {
-      ucb_doc_free (&base);
-      return -1;
-    }
-  if (refuse_emulated (&base, err) == 0 && refuse_emulated (&head, err) == 0)
-    {
-      out = compare_docs (&base, &head, thr);
+      struct params pa = { a->threshold_pct / 100, log1p (a->drift_pct / 100) };
+      out = compare_docs (&base, &head, &pa);
       ret = 0;
-      if (json)
+      if (a->json)
         ret = ucb_json_write (out, stdout, err);
       else
         print_text (out, &base, &head);
@@ -338,7 +663,7 @@ ucb_compare (const char *base_path, const char *head_path, double thr, bool json
         ret = UCB_EXIT_FAILURE;
       json_decref (out);
     }
-  ucb_doc_free (&base);
-  ucb_doc_free (&head);
+  side_free (&base);
+  side_free (&head);
   return ret;
 }

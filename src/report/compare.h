@@ -1,4 +1,4 @@
-/* compare.h - `ucbench compare`: two result documents point by point. */
+/* compare.h - `ucbench compare`: result documents point by point, one or several a side. */
 #ifndef UCB_COMPARE_H
 #define UCB_COMPARE_H
 
@@ -6,13 +6,26 @@
 
 #include "core/error.h"
 
-#define UCB_COMPARE_ALPHA 0.05
-#define UCB_COMPARE_MIN_SAMPLES 3
+#include <stddef.h>
 
-/* Load both documents, compare and print the result on stdout (a table, or JSON when `json`).
- * Returns 0 without a regression, UCB_EXIT_FAILURE with a significant regression or a verify
- * case that newly fails, < 0 with `err` set (bad input: a usage error). */
-int ucb_compare (const char *base_path, const char *head_path, double threshold_pct, bool json,
-                 ucb_error_t *err) __attribute__ ((warn_unused_result));
+/* The between-invocation CV assumed with one document a side, in percent (docs/statistics.md:
+ * measured on this project's VM). */
+#define UCB_COMPARE_DRIFT_PCT 3.0
+
+/* The documents of each side (at least one each), the threshold in percent, the format. */
+struct ucb_compare_args
+{
+  const char *const *base, *const *head;
+  size_t n_base, n_head;
+  double threshold_pct;
+  double drift_pct; /* between-invocation CV assumed with one document a side; 0: none */
+  bool json;
+};
+
+/* Load the documents, compare and print the result on stdout (a table, or JSON when `json`).
+ * Returns 0 without a regression, UCB_EXIT_FAILURE with a regression that holds up over the
+ * table or a verify case that newly fails, < 0 with `err` set (bad input: a usage error). */
+int ucb_compare (const struct ucb_compare_args *a, ucb_error_t *err)
+    __attribute__ ((warn_unused_result));
 
 #endif

@@ -217,6 +217,16 @@ load_summary (const struct loc *l, json_t *s, struct ucb_doc_summary *out, ucb_e
   return 0;
 }
 
+/* contention{}: optional, read when present (older documents have none). */
+static void
+load_contention (json_t *c, struct ucb_doc_point *p)
+{
+  p->contention_known = json_is_object (c);
+  p->contended = json_is_true (json_object_get (c, "contended"));
+  p->cpu_share_median = opt_num (c, "cpu_share_median");
+  p->owns_cpu = json_is_true (json_object_get (c, "owns_cpu"));
+}
+
 static int
 load_point (struct loc *l, json_t *r, struct ucb_doc_point *p, ucb_error_t *err)
 {
@@ -236,6 +246,7 @@ load_point (struct loc *l, json_t *r, struct ucb_doc_point *p, ucb_error_t *err)
       || field (l, r, "summary", J_OBJECT, &sum, err) < 0)
     return -1;
   p->reason = opt_str (r, "reason");
+  load_contention (json_object_get (r, "contention"), p);
   if (load_containers (l, pcs, p, err) < 0)
     return -1;
   snprintf (l->at + at, sizeof l->at - (size_t) at, ".summary");

@@ -56,6 +56,12 @@ struct ucb_doc_point
   /* placement, when it has an integer l3_domains (--pin l3); cores and cpus borrowed. */
   bool l3;
   json_t *l3_domains, *cores, *cpus;
+  /* contention{} of the entry, when present (absent: not known, counted as not contended):
+   * the repeat was contended, the median CPU share of its tasks (NaN when absent), whether
+   * its tasks each owned a CPU. */
+  bool contended, contention_known;
+  double cpu_share_median;
+  bool owns_cpu;
   size_t group;       /* index of doc->groups: the same identity, any repeat */
   size_t series;      /* the same identity but containers: what scalability divides by */
   size_t workload_id; /* the same workload */

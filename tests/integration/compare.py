@@ -1,64 +1,168 @@
-"""compare.py - `ucbench compare`: a real run against itself is no change; a head made slower
-(samples scaled) is a significant regression with exit 1, faster an improvement; a change
-under the threshold or without separated samples is no change; a verify case that newly fails
-is exit 1; host/config differences are warned about; bad input is a one-line exit 2."""
+"""compare.py - `ucbench compare` on documents with controlled runs: a document against itself
+is no change; a head made slower (per-run rates scaled, each op dearer) is a regression with
+exit 1, faster an improvement; a change whose interval lies within the threshold is no change;
+a wide interval is inconclusive with the repeats needed; fewer ops/s without dearer ops is
+"metrics disagree"; one repeat a side and contended repeats are inconclusive; several
+documents a side make the document the unit; a verify case that newly fails is exit 1;
+host/config differences are warned about; bad input is a one-line exit 2."""
 import copy
 import json
 import os
-import tempfile
 
 from taplib import Tap, run
-from taplib import doc_scratch, scaled
+from taplib import doc_scratch
 
 t = Tap()
 d, path, write = doc_scratch("ucb-cmp-")
 
 
+def make(levels, cpu=None, contended=()):
+    """The example's points, each with one repeat per value of `levels` (per-container ops/s
+    x 1e5) and CPU ns/op `cpu` (default 1e4 / level: each op costs what the rate says);
+    repeats whose index is in `contended` carry contention.contended."""
+    doc = copy.deepcopy(base0)
+    res = []
+    for r in base0["results"]:
+        for k, lv in enumerate(levels):
+            x = copy.deepcopy(r)
+            x["repeat"] = k + 1
+            c = (cpu[k] if cpu else 1e4 / lv)
+            x["summary"]["per_container_ops"] = 1e5 * lv
+            x["summary"]["cpu_ns_per_op"] = c
+            for pc in x["per_container"]:
+                pc["rate_ops_per_s"] = 1e5 * lv
+                pc["cpu_ns_per_op"] = c
+            if k in contended:
+                x["contention"] = {"contended": True, "cpu_share_median": 0.4, "owns_cpu": True}
+            res.append(x)
+    doc["results"] = res
+    doc["config"]["repeat"] = len(levels)
+    return doc
+
+
+def cmp_json(*args, drift="0"):
+    """compare as JSON; --drift 0 unless told: these runs have no drift between documents."""
+    r = run(["compare", *args, "--format", "json"] + (["--drift", drift] if drift else []))
+    try:
+        out = json.loads(r.stdout)
+    except ValueError:
+        out = {}
+    return r, out, out.get("points", [])
+
+
+def verdicts(pts):
+    return {p["verdict"] for p in pts}
+
+
 src = os.path.join(os.environ.get("top_srcdir", "."), "examples", "run-small.json")
-# A real document (the example) with 8 controlled samples per container: +-2 % of a rate, so
-# that what the test asserts depends on the comparison, not on this machine's noise.
-base = json.load(open(src))
-for res in base["results"]:
-    for c in res["per_container"]:
-        c["samples"] = [{"t": 1.0 + k * 0.5, "dt": 0.5, "ops": 50000, "failed_ops": 0,
-                         "ops_per_s": 100000.0 * (1 + 0.01 * ((k % 5) - 2))} for k in range(8)]
-b = write("base.json", base)
+# A real document (the example, 2 points), its repeats made 3 with controlled levels: +-0.5 %
+# about a rate, so that what the test asserts depends on the comparison, not on this machine.
+base0 = json.load(open(src))
+TIGHT = [1.0, 1.005, 0.995]
+b = write("base.json", make(TIGHT))
 
+r = run(["compare", b, b, "--drift", "0"])
+t.ok(r.returncode == 0 and "Welch t interval" in r.stdout and "Holm" in r.stdout
+     and "# caveat: fewer than 2 documents a side and --drift 0" in r.stdout
+     and "about these invocations only" in r.stdout
+     and r.stdout.count("no change") == 2 and "regression  " not in r.stdout,
+     "a document against itself, --drift 0: no change at both points, the method and the "
+     "one-invocation caveat in the header, exit 0", r.stdout + r.stderr)
 r = run(["compare", b, b])
-t.ok(r.returncode == 0 and "Mann-Whitney" in r.stdout and "regression" not in r.stdout.split(
-    "\n# 0 regression")[0].split("verdict")[-1], "a document against itself: no change, exit 0",
-     r.stdout + r.stderr)
-r = run(["compare", b, write("slow.json", scaled(base, 0.8)), "--format", "json"])
-out = json.loads(r.stdout) if r.stdout else {}
-pts = out.get("points", [])
-t.ok(r.returncode == 1 and pts and all(p["verdict"] == "regression" for p in pts)
-     and all(abs(p["change_pct"] + 20) < 0.5 for p in pts),
-     "head 20% slower: every point a significant regression, exit 1", r.stdout[:2000])
-t.ok(out.get("test") == "mann-whitney-u" and out.get("alpha") == 0.05
-     and out.get("min_samples") == 3, "the JSON names the test, alpha and the minimum samples")
-r = run(["compare", b, write("fast.json", scaled(base, 1.25))])
-t.ok(r.returncode == 0 and "improvement" in r.stdout, "head 25% faster: improvement, exit 0",
-     r.stdout)
-r = run(["compare", b, write("bit.json", scaled(base, 0.97)), "--format", "json"])
-pts = json.loads(r.stdout)["points"] if r.stdout else []
-t.ok(r.returncode == 0 and pts and all(p["verdict"] == "no change" for p in pts),
-     "head 3% slower (under the 5% threshold): no change", r.stdout[:1500])
-r = run(["compare", b, path("bit.json"), "--threshold", "1", "--format", "json"])
-pts = json.loads(r.stdout)["points"] if r.stdout else []
-t.ok(pts and all(p["verdict"] in ("regression", "no change") for p in pts),
-     "--threshold 1: the 3% change may now count when the samples separate")
+t.ok(r.returncode == 0 and "assumed, 3.0% a side (--drift)" in r.stdout
+     and r.stdout.count("inconclusive (~") == 2,
+     "the same with the default drift: one invocation says little of another, inconclusive "
+     "with the documents a side that would settle it", r.stdout)
+r, out, pts = cmp_json(b, write("slow.json", make([0.8 * x for x in TIGHT])))
+t.ok(r.returncode == 1 and len(pts) == 2 and verdicts(pts) == {"regression"}
+     and all(abs(p["ratio"] - 0.8) < 0.01 and p["ci_high"] < 0.95 for p in pts)
+     and all(p["cpu_ns_per_op"]["ci_low"] > 1 for p in pts),
+     "head 20% slower, each op 25% dearer: a regression at every point, interval below 0.95, "
+     "exit 1", r.stdout[:2000])
+m = out.get("method", {})
+t.ok(out.get("schema") == "ucbench-compare/2" and m.get("interval") == "welch-t-log"
+     and m.get("adjustment") == "holm" and m.get("alpha") == 0.05 and m.get("level") == 0.95
+     and m.get("threshold_pct") == 5 and out.get("base") == [b]
+     and all(p["unit"] == "repeat" and p["n_base"] == 3 and p["n_head"] == 3
+             and p["base"]["repeats_used"] == 3 and p["base"]["repeats_left_out"] == 0
+             and p["p_beyond_adj"] >= p["p_beyond"] for p in pts),
+     "the JSON names the method, the unit and the runs used; adjusted p >= raw p",
+     json.dumps(out)[:1500])
+r, out, pts = cmp_json(b, write("fast.json", make([1.25 * x for x in TIGHT])))
+t.ok(r.returncode == 0 and verdicts(pts) == {"improvement"},
+     "head 25% faster: improvement, exit 0", r.stdout[:1500])
+r, out, pts = cmp_json(b, write("bit.json", make([0.97 * x for x in TIGHT])))
+t.ok(r.returncode == 0 and verdicts(pts) == {"no change"}
+     and all(p["ci_low"] > 0.95 and p["ci_high"] < 1.05 for p in pts),
+     "head 3% slower (interval within the 5% threshold): no change", r.stdout[:1500])
+r, out, pts = cmp_json(b, path("bit.json"), "--threshold", "1")
+t.ok(r.returncode == 1 and verdicts(pts) == {"regression"},
+     "--threshold 1: the same 3% is now a regression (its interval lies below 0.99)",
+     r.stdout[:1500])
 
-# The samples decide, not the means: one outlier moves the mean 20% but not the distribution.
-outlier = copy.deepcopy(base)
-for res in outlier["results"]:
-    for c in res["per_container"]:
-        s = c["samples"]
-        s[0]["ops_per_s"] *= 1 + 0.2 * len(s) * (1 if len(s) > 2 else 0)
-r = run(["compare", b, write("outlier.json", outlier), "--format", "json"])
-pts = json.loads(r.stdout)["points"] if r.stdout else []
-t.ok(pts and all(p["verdict"] == "no change" for p in pts),
-     "one outlier sample shifts the mean but the distributions do not separate: no change",
+# The runs decide, not the mean: one repeat 60 % faster moves the mean 20 % but the interval
+# over three runs is then wide, and nothing is claimed.
+r, out, pts = cmp_json(b, write("outlier.json", make([1.6, 1.005, 0.995])))
+t.ok(r.returncode == 0 and pts and all(p["verdict"] == "inconclusive" and p["needed"] for p in pts),
+     "one outlier run: inconclusive, with the repeats that would settle it", json.dumps(pts)[:1500])
+r = run(["compare", b, path("outlier.json"), "--drift", "0"])
+t.ok("inconclusive (~" in r.stdout and "repeats a side)" in r.stdout,
+     "the table says how many repeats a side would settle it", r.stdout)
+# Fewer ops/s while each op costs the same CPU: the task got less CPU, not more work.
+r, out, pts = cmp_json(b, write("starved.json", make([0.7 * x for x in TIGHT],
+                                                      cpu=[1e4 / x for x in TIGHT])))
+t.ok(r.returncode == 0 and verdicts(pts) == {"inconclusive (metrics disagree)"},
+     "30% fewer ops/s, CPU ns/op unchanged: inconclusive (metrics disagree), exit 0",
      json.dumps(pts)[:1500])
+# One repeat a side cannot estimate run-to-run variance.
+one = write("one.json", base0)
+r, out, pts = cmp_json(one, write("one-slow.json", make([0.5])))
+t.ok(r.returncode == 0 and verdicts(pts) == {"inconclusive (1 repeat)"},
+     "one repeat a side, even 50% slower: inconclusive (1 repeat), exit 0", json.dumps(pts)[:1500])
+# Contended repeats are left out; too few left: inconclusive (contended).
+r, out, pts = cmp_json(b, write("cont.json", make([0.8 * x for x in TIGHT], contended=(0, 1))))
+t.ok(r.returncode == 0 and verdicts(pts) == {"inconclusive (contended)"}
+     and all(p["head"]["repeats_left_out"] == 2 and p["head"]["repeats_used"] == 1 for p in pts),
+     "two of three head repeats contended: left out, inconclusive (contended)",
+     json.dumps(pts)[:1500])
+r, out, pts = cmp_json(b, write("cont1.json", make([0.8, 0.804, 0.796, 0.3], contended=(3,))))
+t.ok(r.returncode == 1 and verdicts(pts) == {"regression"}
+     and all(p["head"]["repeats_left_out"] == 1 and p["n_head"] == 3 for p in pts),
+     "one contended (starved) repeat of four left out: the other three decide", json.dumps(pts)[:1500])
+
+# Several documents a side: each document is a unit, so the drift between invocations is seen.
+bs = [write(f"b{i}.json", make([lv * x for x in TIGHT])) for i, lv in enumerate((1.0, 1.06, 0.95))]
+hs = [write(f"h{i}.json", make([lv * x for x in TIGHT])) for i, lv in enumerate((0.97, 1.03, 0.92))]
+r, out, pts = cmp_json(bs[0], hs[2])
+t.ok(r.returncode == 1 and verdicts(pts) == {"regression"},
+     "one document a side, --drift 0: an 8% drift between two invocations reads as a "
+     "regression (about these invocations only)", json.dumps(pts)[:1200])
+r, out, pts = cmp_json(bs[0], hs[2], drift=None)
+t.ok(r.returncode == 0 and verdicts(pts) == {"inconclusive"}
+     and all(p["needed_unit"] == "document" for p in pts)
+     and out["method"]["drift_pct"] == 3,
+     "the same with the default --drift 3: inconclusive, more documents needed",
+     json.dumps(out)[:1500])
+r, out, pts = cmp_json(b, path("slow.json"), drift=None)
+t.ok(r.returncode == 1 and verdicts(pts) == {"regression"},
+     "a 20% slowdown is a regression even with the default drift assumed", json.dumps(pts)[:800])
+args = [a for f in bs for a in ("--base", f)] + [a for f in hs for a in ("--head", f)]
+r, out, pts = cmp_json(*args)
+t.ok(r.returncode == 0 and pts and all(p["unit"] == "document" and p["n_base"] == 3
+                                       and p["verdict"] == "inconclusive" for p in pts)
+     and out.get("caveat") is None and out.get("base") == bs,
+     "three documents a side with drift between them: the document is the unit, inconclusive, "
+     "no caveat", json.dumps(out)[:2000])
+r = run(["compare", *args, "--drift", "0"])
+t.ok("documents a side)" in r.stdout and "# caveat" not in r.stdout and r.stdout.count("# base:") == 3,
+     "the table names every document and the documents a side that would settle it", r.stdout)
+r, out, pts = cmp_json(*[a for f in bs for a in ("--base", f)], "--head", hs[0], "--head",
+                       write("h-slow.json", make([0.7 * x for x in TIGHT])), "--head",
+                       write("h-slow2.json", make([0.69 * x for x in TIGHT])))
+t.ok(pts and all(p["unit"] == "document" for p in pts)
+     and verdicts(pts) <= {"regression", "inconclusive"},
+     "documents a side, two of three heads 30% slower: a regression or inconclusive, never "
+     "an improvement", json.dumps(pts)[:1200])
 
 # Verify: a case that newly fails is exit 1; host differences are a warning header.
 vb = {"schema": "ucbench-result/1", "host": {"kernel": {"release": "6.1.0"}},
@@ -77,7 +181,7 @@ t.ok("# warning: host.kernel.release differs" in r.stdout, "host differences: a 
 with open(path("text.json"), "w") as f:
     f.write("this is not json")
 with open(path("trunc.json"), "w") as f:
-    f.write(json.dumps(base)[:100])
+    f.write(json.dumps(base0)[:100])
 for name, doc, needle in (("text.json", None, "not valid JSON"),
                           ("trunc.json", None, "not valid JSON"),
                           ("other.json", {"hello": 1}, "not a ucbench result document"),
@@ -93,6 +197,18 @@ r = run(["compare", b])
 t.ok(r.returncode == 2 and "two documents" in r.stderr, "one file only: exit 2")
 r = run(["compare", b, b, "--threshold", "x"])
 t.ok(r.returncode == 2 and "--threshold" in r.stderr, "bad --threshold: exit 2")
+r = run(["compare", b, b, "--drift", "x"])
+t.ok(r.returncode == 2 and "--drift" in r.stderr, "bad --drift: exit 2")
+r = run(["compare", b, b, "--threshold", "0"])
+t.ok(r.returncode == 2 and "--threshold" in r.stderr, "--threshold 0 (no band): exit 2")
+r = run(["compare", "--base", b, b])
+t.ok(r.returncode == 2 and "not both" in r.stderr, "positional documents with --base: exit 2",
+     r.stderr)
+r = run(["compare", "--base", b])
+t.ok(r.returncode == 2 and "--head" in r.stderr, "--base without --head: exit 2", r.stderr)
+r = run(["compare", "--base", b, "--head", path("text.json")])
+t.ok(r.returncode == 2 and "not valid JSON" in r.stderr and r.stdout == "",
+     "a bad --head document: exit 2", r.stderr)
 
 for f in os.listdir(d):
     os.unlink(path(f))

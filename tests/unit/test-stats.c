@@ -1,4 +1,6 @@
-/* test-stats.c - descriptive statistics and Jain's fairness index. */
+/* test-stats.c - descriptive statistics, Jain's fairness index, Student's t, Welch and Holm.
+ * Golden values from scipy 1.10 (Debian python3-scipy), computed once; the commands are in the
+ * comments so the test needs no scipy. */
 #include "config.h"
 
 #include "../tap.h"
@@ -92,7 +94,70 @@ test_mann_whitney (void)
   tap_check (isnan (ucb_mann_whitney_p (a3, 0, b3, 3)));
 }
 
+static void
+test_t_distribution (void)
+{
+  /* scipy.stats.t.cdf(2.0, 4), t.cdf(-1.5, 2.5), t.cdf(0.3, 100) */
+  tap_check_near (ucb_t_cdf (2.0, 4), 0.9419417382415922, 1e-12);
+  tap_check_near (ucb_t_cdf (-1.5, 2.5), 0.12391822654314802, 1e-12);
+  tap_check_near (ucb_t_cdf (0.3, 100), 0.6176000598498482, 1e-12);
+  tap_check_near (ucb_t_cdf (0, 3), 0.5, 1e-15);
+  /* scipy.stats.t.ppf(p, df) */
+  tap_check_near (ucb_t_quantile (0.975, 4), 2.7764451051977987, 1e-9);
+  tap_check_near (ucb_t_quantile (0.975, 2.3), 3.8071632082582774, 1e-9);
+  tap_check_near (ucb_t_quantile (0.975, 30), 2.0422724563012373, 1e-9);
+  tap_check_near (ucb_t_quantile (0.025, 7), -2.3646242510103, 1e-9);
+  tap_check_near (ucb_t_quantile (0.9995, 3), 12.923978636637424, 1e-8);
+  tap_check (isnan (ucb_t_quantile (1, 3)) && isnan (ucb_t_quantile (0.5, 0)));
+  tap_check (isnan (ucb_t_cdf (1, -1)));
+}
+
+static void
+test_welch (void)
+{
+  /* a, b = log([100,102,98]), log([90,93,88.5]); d = b.mean()-a.mean(); va, vb = var/n (ddof 1);
+   * df = (va+vb)**2/(va**2/2+vb**2/2); checked against scipy.stats.ttest_ind(b, a,
+   * equal_var=False): statistic == d/se, pvalue == 2*t.sf(|d/se|, df) */
+  double a[] = { log (100), log (102), log (98) }, b[] = { log (90), log (93), log (88.5) };
+  struct ucb_welch w = { 42, 42, 42 };
+
+  tap_check_int (ucb_welch (a, 3, b, 3, &w), ==, 0);
+  tap_check_near (w.diff, -0.09989958748184335, 1e-12);
+  tap_check_near (w.se, 0.018586477320874803, 1e-12);
+  tap_check_near (w.df, 3.8025957176668856, 1e-9);
+  tap_check_int (ucb_welch (a, 1, b, 3, &w), ==, -1);   /* no variance from one run */
+  tap_check_near (w.diff, -0.09989958748184335, 1e-12); /* untouched */
+  tap_check_int (ucb_welch (a, 3, a, 3, &w), ==, 0);
+  tap_check_near (w.diff, 0, 1e-15);
+}
+
+static void
+test_holm (void)
+{
+  /* Holm by hand (scipy 1.10 has none): sorted p_(j), running max of min(1, (m-j+1) p_(j)) */
+  const double p[] = { 0.01, 0.04, 0.03, 0.005 }, q[] = { 0.5, 0.001, 0.02 };
+  const double r[] = { 0.2, NAN, 0.01 };
+  double adj[4];
+
+  ucb_holm (p, 4, adj);
+  tap_check_near (adj[0], 0.03, 1e-15);
+  tap_check_near (adj[1], 0.06, 1e-15); /* 2 x 0.03 carried: monotone */
+  tap_check_near (adj[2], 0.06, 1e-15);
+  tap_check_near (adj[3], 0.02, 1e-15);
+  ucb_holm (q, 3, adj);
+  tap_check_near (adj[0], 0.5, 1e-15);
+  tap_check_near (adj[1], 0.003, 1e-15);
+  tap_check_near (adj[2], 0.04, 1e-15);
+  ucb_holm (r, 3, adj); /* NaN is out of the family: m = 2 */
+  tap_check_near (adj[0], 0.2, 1e-15);
+  tap_check (isnan (adj[1]));
+  tap_check_near (adj[2], 0.02, 1e-15);
+}
+
 static const struct tap_test tests[] = {
+  { "Student's t: cdf and quantile against scipy", test_t_distribution },
+  { "Welch: difference, standard error, df against scipy", test_welch },
+  { "Holm: step-down adjustment, monotone, NaN left out", test_holm },
   { "Mann-Whitney U: exact small samples, approximation, ties", test_mann_whitney },
   { "mean, median, sample stddev, min, max, cv", test_basic },
   { "median of odd n; input not reordered", test_odd_median_and_input_untouched },

@@ -1,0 +1,125 @@
+/* compare-stats.c - the statistics of `ucbench compare`: docs/statistics.md says why. */
+#include "config.h"
+
+#include <math.h>
+
+#include "core/stats.h"
+#include "report/compare-stats.h"
+
+/* P(T_df <= x / se), with se == 0 read as the limit (a side without spread). */
+static double
+cdf_over (double x, double se, double df)
+{
+  if (se > 0)
+    return ucb_t_cdf (x / se, df);
+  return x > 0 ? 1 : x < 0 ? 0 : 0.5;
+}
+
+/* Add the known variance 2 drift^2 to Welch's: its df is infinite, so only the sample parts
+ * count in the Satterthwaite denominator. */
+static void
+add_drift (struct ucb_welch *w, double sb, double sh, size_t nb, size_t nh, double drift)
+{
+  double vb = sb * sb / (double) nb, vh = sh * sh / (double) nh, den;
+  double v = vb + vh + 2 * drift * drift;
+
+  if (!(drift > 0))
+    return;
+  den = vb * vb / ((double) nb - 1) + vh * vh / ((double) nh - 1);
+  w->se = sqrt (v);
+  w->df = den > 0 ? fmin (1e9, v * v / den) : 1e9;
+}
+
+void
+ucb_cmp_estimate (const double *lb, size_t nb, const double *lh, size_t nh, double thr,
+                  double drift, struct ucb_cmp_est *e)
+{
+  struct ucb_welch w;
+  struct ucb_stats s;
+  double q, L = log1p (-thr), U = log1p (thr), p_lo, p_hi;
+
+  *e = (struct ucb_cmp_est){ .nb = nb, .nh = nh, .drift = drift > 0 ? drift : 0 };
+  e->d = e->se = e->df = e->sb = e->sh = e->ratio = e->lo = e->hi = NAN;
+  e->p_beyond = e->p_inside = NAN;
+  if (ucb_welch (lb, nb, lh, nh, &w) < 0)
+    return;
+  ucb_stats_compute (lb, nb, &s);
+  e->sb = s.stddev;
+  ucb_stats_compute (lh, nh, &s);
+  e->sh = s.stddev;
+  add_drift (&w, e->sb, e->sh, nb, nh, e->drift);
+  e->ok = true;
+  e->d = w.diff;
+  e->se = w.se;
+  e->df = w.df;
+  q = ucb_t_quantile (1 - UCB_COMPARE_ALPHA / 2, w.df);
+  e->ratio = exp (w.diff);
+  e->lo = exp (w.diff - q * w.se);
+  e->hi = exp (w.diff + q * w.se);
+  /* Beyond: d < L or d > U.  Each one-sided test at alpha/2 is the matching end of the 95 %
+   * interval, so p_beyond < alpha <=> the interval lies wholly below 1 - thr or above 1 + thr. */
+  p_lo = cdf_over (w.diff - L, w.se, w.df);     /* H0 d >= L */
+  p_hi = 1 - cdf_over (w.diff - U, w.se, w.df); /* H0 d <= U */
+  e->p_beyond = fmin (1, 2 * fmin (p_lo, p_hi));
+  /* Inside (TOST): both ends of the 95 % interval within the band. */
+  p_lo = 1 - cdf_over (w.diff - L, w.se, w.df); /* H0 d <= L */
+  p_hi = cdf_over (w.diff - U, w.se, w.df);     /* H0 d >= U */
+  e->p_inside = fmin (1, 2 * fmax (p_lo, p_hi));
+}
+
+const char *
+ucb_cmp_verdict_name (enum ucb_cmp_verdict v)
+{
+  static const char *const names[] = {
+    [UCB_CMP_REGRESSION] = "regression",
+    [UCB_CMP_IMPROVEMENT] = "improvement",
+    [UCB_CMP_NO_CHANGE] = "no change",
+    [UCB_CMP_INCONCLUSIVE] = "inconclusive",
+    [UCB_CMP_ONE_REPEAT] = "inconclusive (1 repeat)",
+    [UCB_CMP_CONTENDED] = "inconclusive (contended)",
+    [UCB_CMP_DISAGREE] = "inconclusive (metrics disagree)",
+  };
+  return names[v];
+}
+
+enum ucb_cmp_verdict
+ucb_cmp_verdict (const struct ucb_cmp_est *ops, double adj_beyond, double adj_inside,
+                 const struct ucb_cmp_est *cpu, bool contended)
+{
+  if (!ops->ok)
+    return contended ? UCB_CMP_CONTENDED : UCB_CMP_ONE_REPEAT;
+  if (adj_beyond < UCB_COMPARE_ALPHA)
+    {
+      bool down = ops->d < 0;
+      /* The cost of an op must move with the rate: fewer ops/s while CPU ns/op is not
+       * clearly higher is the task's share of the CPU moving (stolen time), not its work. */
+      if (cpu && cpu->ok && !(down ? cpu->lo > 1 : cpu->hi < 1))
+        return UCB_CMP_DISAGREE;
+      return down ? UCB_CMP_REGRESSION : UCB_CMP_IMPROVEMENT;
+    }
+  if (adj_inside < UCB_COMPARE_ALPHA)
+    return UCB_CMP_NO_CHANGE;
+  return UCB_CMP_INCONCLUSIVE;
+}
+
+size_t
+ucb_cmp_needed (const struct ucb_cmp_est *e, double thr, double alpha_point)
+{
+  double L = log1p (-thr), U = log1p (thr);
+  double dist = fmin (fabs (e->d - L), fabs (e->d - U)), v;
+  size_t n0 = e->nb > e->nh ? e->nb : e->nh;
+
+  if (!e->ok)
+    return 0;
+  v = e->sb * e->sb + e->sh * e->sh;
+  if (e->drift > 0)
+    {
+      /* documents of n0 repeats: drift^2 + s^2 / n0 each, a side */
+      v = 2 * e->drift * e->drift + v / (double) n0;
+      n0 = 1;
+    }
+  for (size_t n = n0 + 1; n <= UCB_COMPARE_MAX_NEEDED; n++)
+    if (ucb_t_quantile (1 - alpha_point / 2, 2.0 * (double) n - 2) * sqrt (v / (double) n) < dist)
+      return n;
+  return 0;
+}

@@ -1,0 +1,63 @@
+/* compare-stats.h - the statistics of `ucbench compare` (docs/statistics.md): per point, the
+ * ratio head/base of a metric with a Welch t interval on the log of the per-unit values (the
+ * unit: a repeat, or a document when there are several a side), the tests behind the
+ * verdicts, and the verdict rules. */
+#ifndef UCB_COMPARE_STATS_H
+#define UCB_COMPARE_STATS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define UCB_COMPARE_ALPHA 0.05
+#define UCB_COMPARE_MAX_NEEDED 1000
+
+/* The estimate of one metric at one point. */
+struct ucb_cmp_est
+{
+  bool ok;              /* >= 2 units a side: an interval exists */
+  size_t nb, nh;        /* units a side */
+  double d, se, df;     /* log(head/base): Welch difference, standard error, df */
+  double sb, sh;        /* standard deviation of the log unit values a side */
+  double drift;         /* the assumed between-invocation SD (log scale) a side, or 0 */
+  double ratio, lo, hi; /* exp(d) and its 95 % interval */
+  double p_beyond;      /* H0 |d| within the threshold's band, vs. beyond it (two one-sided) */
+  double p_inside;      /* H0 d outside the band, vs. inside it (TOST) */
+};
+
+/* Estimate from the log unit values of base (`lb`, nb) and head (`lh`, nh); `thr` the threshold
+ * as a fraction (0.05); `drift` the between-invocation SD (log scale) that the units cannot
+ * show (one document a side), added to each side's variance as a known term (infinite df in
+ * Welch-Satterthwaite), or 0.  With fewer than 2 units a side, e->ok is false and the p-values
+ * NaN. */
+void ucb_cmp_estimate (const double *lb, size_t nb, const double *lh, size_t nh, double thr,
+                       double drift, struct ucb_cmp_est *e);
+
+enum ucb_cmp_verdict
+{
+  UCB_CMP_REGRESSION,
+  UCB_CMP_IMPROVEMENT,
+  UCB_CMP_NO_CHANGE,
+  UCB_CMP_INCONCLUSIVE,
+  UCB_CMP_ONE_REPEAT, /* fewer than 2 units a side, none contended */
+  UCB_CMP_CONTENDED,  /* fewer than 2 units a side once contended repeats are left out */
+  UCB_CMP_DISAGREE,   /* ops/s says a change that CPU ns/op does not confirm */
+};
+const char *ucb_cmp_verdict_name (enum ucb_cmp_verdict v);
+
+/* The verdict of ops/s estimate `ops` (higher is better), given the Holm-adjusted p-values of
+ * its family (`adj_beyond`, `adj_inside`) and CPU ns/op estimate `cpu` (lower is better; NULL
+ * or !ok when not known): ops/s decides; a regression (improvement) needs CPU ns/op's interval
+ * wholly above (below) 1 where it is known.  `contended`: units were left out for contention. */
+enum ucb_cmp_verdict ucb_cmp_verdict (const struct ucb_cmp_est *ops, double adj_beyond,
+                                      double adj_inside, const struct ucb_cmp_est *cpu,
+                                      bool contended);
+
+/* The units a side that would likely settle an inconclusive point: the smallest n (both sides
+ * n) whose t interval at level 1 - alpha_point, with the variances seen, would no longer
+ * contain the nearer edge of the band [1 - thr, 1 + thr]; 0 when none up to
+ * UCB_COMPARE_MAX_NEEDED (the estimate sits on an edge).  With a drift, more repeats cannot
+ * shrink it: the units are then documents of as many repeats as now, each of variance
+ * drift^2 + s^2 / n. */
+size_t ucb_cmp_needed (const struct ucb_cmp_est *e, double thr, double alpha_point);
+
+#endif

@@ -1,0 +1,113 @@
+"""compare-stats.py - `ucbench compare` on real runs of this machine (docs/statistics.md).
+
+(a) A/A calibration: six identical short runs of getppid, all 15 pairs compared: at most 2
+    flag a regression or an improvement (the family-wise level is 5 % a pair; 2 of 15 leaves
+    room for the between-invocation drift that one document a side cannot see).
+(b) Power with a known sign: three runs with Docker's seccomp profile (a filter on every
+    system call: +35 % CPU per getppid here, docs/performance.md) against three without:
+    never an improvement; a regression in at least 8 of the 9 pairs whose runs all had their
+    CPU (task cpu_utilization >= 0.9 in every repeat: not contended).  On a loaded machine the
+    honest answer is `inconclusive`, and then only the sign is asserted.
+(c) Several documents a side: the three seccomp runs against three plain ones as documents:
+    never an improvement, the document the unit.
+
+The runs are interleaved (A A S A A S ...) so slow drift hits both sides alike."""
+import json
+import os
+
+from taplib import Tap, run, scratch_dir, skip_all, uid_block, userns_works
+
+if not userns_works():
+    skip_all("user namespaces cannot be created here")
+if os.geteuid() != 0:
+    skip_all("needs root (setresuid to the owner uids)")
+
+t = Tap()
+d = scratch_dir("ucb-cmpstats-")
+UID = uid_block(2100900000, 10, room=40000)  # one owner uid, shared; below schema.py's 21009500xx
+COMMON = ["run", "--workload", "getppid", "--containers", "1", "--owner", "shared",
+          "--repeat", "3", "--duration", "0.5", "--warmup", "0.2", "--interval", "0.1",
+          "--uid-base", str(UID), "--quiet"]
+
+
+def measure(name, extra):
+    out = os.path.join(d, name + ".json")
+    r = run(COMMON + extra + ["--output", out])
+    if r.returncode != 0:
+        t.diag(f"{name}: exit {r.returncode}: {r.stderr.strip()[:400]}")
+        return None
+    return out
+
+
+def quiet(path):
+    doc = json.load(open(path))
+    return all((c.get("cpu_utilization") or 0) >= 0.9
+               for r in doc["results"] for c in r["per_container"])
+
+
+def compare(a, b):
+    r = run(["compare", a, b, "--format", "json"])
+    try:
+        p = json.loads(r.stdout)["points"]
+    except (ValueError, KeyError):
+        p = []
+    return r.returncode, (p[0] if len(p) == 1 else None)
+
+
+A, S = [], []
+for k in range(3):
+    A.append(measure(f"a{2 * k}", []))
+    A.append(measure(f"a{2 * k + 1}", []))
+    S.append(measure(f"s{k}", ["--seccomp", "docker"]))
+t.ok(all(A) and all(S), "nine runs (six plain, three with --seccomp docker) measured")
+A = [a for a in A if a]
+S = [s for s in S if s]
+
+flags, rows = 0, []
+for i in range(len(A)):
+    for j in range(i + 1, len(A)):
+        rc, p = compare(A[i], A[j])
+        v = p["verdict"] if p else "(no point)"
+        flags += v in ("regression", "improvement")
+        rows.append(f"A/A {i}-{j}: {v} ratio {p and p['ratio']} [{p and p['ci_low']}, "
+                    f"{p and p['ci_high']}] rc {rc}")
+t.diag("\n".join(rows))
+n_aa = len(A) * (len(A) - 1) // 2
+t.ok(n_aa == 15 and flags <= 2, f"A/A: {flags} of {n_aa} pairs flag a change (at most 2)")
+
+reg = imp = quiet_pairs = quiet_reg = 0
+rows = []
+for a in A[:3]:
+    for s in S:
+        rc, p = compare(a, s)
+        v = p["verdict"] if p else "(no point)"
+        q = quiet(a) and quiet(s)
+        reg += v == "regression"
+        imp += v == "improvement"
+        quiet_pairs += q
+        quiet_reg += q and v == "regression"
+        rows.append(f"seccomp {os.path.basename(a)}-{os.path.basename(s)}: {v}"
+                    f"{' (quiet)' if q else ''} ratio {p and p['ratio']} rc {rc}")
+t.diag("\n".join(rows))
+t.ok(imp == 0 and len(S) * min(3, len(A)) == 9,
+     f"seccomp docker vs none: never an improvement ({reg} regression(s) of 9)")
+if quiet_pairs >= 3:
+    t.ok(quiet_reg >= quiet_pairs * 8 / 9,
+         f"seccomp docker vs none: a regression in {quiet_reg} of {quiet_pairs} quiet pairs "
+         "(at least 8 of 9)")
+else:
+    t.skip("seccomp power on quiet runs",
+           f"only {quiet_pairs} pair(s) had their CPU: the machine is busy")
+
+args = [x for a in A[3:] for x in ("--base", a)] + [x for s in S for x in ("--head", s)]
+r = run(["compare", *args, "--format", "json"])
+pts = json.loads(r.stdout)["points"] if r.returncode in (0, 1) and r.stdout else []
+t.ok(len(pts) == 1 and pts[0]["unit"] == "document" and pts[0]["verdict"] != "improvement"
+     and (r.returncode == 1) == (pts[0]["verdict"] == "regression"),
+     f"three documents a side: the document is the unit, "
+     f"{pts[0]['verdict'] if pts else '?'}, never an improvement", r.stdout[:1500] + r.stderr)
+
+for f in os.listdir(d):
+    os.unlink(os.path.join(d, f))
+os.rmdir(d)
+t.done()
