@@ -4,6 +4,10 @@
  *                           depth = user-namespace levels between PID and us, owners = the
  *                           owner uid of each level (innermost first), via NS_GET_OWNER_UID
  *                           and NS_GET_PARENT; uid = real uid from /proc/PID/status.
+ *   ucb-helper userns-root BASE COUNT CMD [ARG]...
+ *                           run CMD as uid/gid 0 of a new user namespace whose ids 0..COUNT-1
+ *                           are BASE..BASE+COUNT-1 outside (not the identity map: inside looks
+ *                           like root, but is not root of the initial user namespace).
  */
 #include "config.h"
 
@@ -13,7 +17,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
+#include <signal.h>
 #include <sys/ioctl.h>
+#include <sys/wait.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -68,11 +75,70 @@ nsinfo (const char *pid)
   return 0;
 }
 
+static int
+write_map (pid_t pid, const char *file, const char *map)
+{
+  char path[64];
+  int fd, ok;
+
+  snprintf (path, sizeof path, "/proc/%d/%s", (int) pid, file);
+  fd = open (path, O_WRONLY | O_CLOEXEC);
+  if (fd < 0)
+    return -1;
+  ok = write (fd, map, strlen (map)) == (ssize_t) strlen (map);
+  close (fd);
+  return ok ? 0 : -1;
+}
+
+/* The child unshares and waits; we (privileged in the parent namespace) write its maps; it
+ * becomes 0 inside before exec, so that CMD starts with the namespace's full capabilities. */
+static int
+userns_root (const char *base, const char *count, char **cmd)
+{
+  int go[2], status;
+  char map[64], c = 0;
+  pid_t pid;
+
+  snprintf (map, sizeof map, "0 %s %s\n", base, count);
+  if (pipe (go) < 0)
+    return perror ("pipe"), 1;
+  pid = fork ();
+  if (pid < 0)
+    return perror ("fork"), 1;
+  if (pid == 0)
+    {
+      close (go[1]);
+      if (unshare (CLONE_NEWUSER) < 0)
+        _exit ((perror ("unshare(CLONE_NEWUSER)"), 127));
+      if (read (go[0], &c, 1) != 1 || c != 'g')
+        _exit (127);
+      if (setresgid (0, 0, 0) < 0 || setresuid (0, 0, 0) < 0)
+        _exit ((perror ("setresuid(0) inside"), 127));
+      execvp (cmd[0], cmd);
+      _exit ((perror (cmd[0]), 127));
+    }
+  close (go[0]);
+  /* The child's unshare() may not have happened yet: retry the maps until it has. */
+  for (int i = 0; i < 1000 && (write_map (pid, "uid_map", map) < 0); i++)
+    usleep (2000);
+  if (write_map (pid, "gid_map", map) < 0 || write (go[1], "g", 1) != 1)
+    {
+      perror ("write the maps");
+      kill (pid, SIGKILL);
+    }
+  close (go[1]);
+  if (waitpid (pid, &status, 0) < 0)
+    return perror ("waitpid"), 1;
+  return WIFEXITED (status) ? WEXITSTATUS (status) : 128 + WTERMSIG (status);
+}
+
 int
 main (int argc, char **argv)
 {
   if (argc == 3 && strcmp (argv[1], "nsinfo") == 0)
     return nsinfo (argv[2]);
-  fprintf (stderr, "usage: ucb-helper nsinfo PID\n");
+  if (argc >= 5 && strcmp (argv[1], "userns-root") == 0)
+    return userns_root (argv[2], argv[3], argv + 4);
+  fprintf (stderr, "usage: ucb-helper nsinfo PID | userns-root BASE COUNT CMD [ARG]...\n");
   return 2;
 }

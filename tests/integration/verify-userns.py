@@ -1,0 +1,30 @@
+"""verify-userns.py - `ucbench verify` as root of a child user namespace (a container's root):
+no case may fail because of where it runs.  The cases that need uid 0 of the initial user
+namespace (the NPROC exemptions of ULIM-14/15, the CAP_IPC_LOCK bypass of ULIM-18, all
+capable() checks there) skip, naming why; everything else passes as on the host (issue 16
+item 4: ULIM-18 reported an early denial there)."""
+import re
+import subprocess
+
+from taplib import HELPER, Tap, UCBENCH, require_root_userns, uid_block
+
+require_root_userns("mapping a range into a child user namespace needs root")
+
+t = Tap()
+INSIDE = 50000000                       # the cases' --uid-base inside the namespace
+outside = uid_block(3050000000, 2100)   # where those uids are outside: free on this host
+r = subprocess.run([HELPER, "userns-root", str(outside - INSIDE), "60000000", UCBENCH, "verify",
+                    "limits", "--uid-base", str(INSIDE)], capture_output=True, text=True,
+                   timeout=600)
+lines = r.stdout.splitlines()
+cases = {m.group(2): (m.group(1), m.group(3) or "")
+         for m in (re.match(r"(ok|not ok) \d+ (ULIM-\d+) \S+(.*)", ln) for ln in lines) if m}
+t.ok(r.returncode == 0 and len(cases) == 20, "verify in a child user namespace: 20 cases, exit 0",
+     r.stdout[-3000:] + r.stderr)
+bad = {k: v for k, v in cases.items() if v[0] != "ok"}
+t.ok(not bad, "no case fails or errors there", str(bad))
+for case in ("ULIM-14", "ULIM-15", "ULIM-18"):
+    st, rest = cases.get(case, ("missing", ""))
+    t.ok(st == "ok" and "# SKIP" in rest and "initial user namespace" in rest,
+         f"{case} skips, naming the initial user namespace", f"{st}{rest}")
+t.done()
