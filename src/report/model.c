@@ -217,6 +217,18 @@ load_summary (const struct loc *l, json_t *s, struct ucb_doc_summary *out, ucb_e
   return 0;
 }
 
+/* Optional: documents before contention was measured lack it. */
+static void
+load_contention (json_t *c, struct ucb_doc_contention *out)
+{
+  out->known = json_is_object (c);
+  out->contended = json_is_true (json_object_get (c, "contended"));
+  out->owns_cpu = json_is_true (json_object_get (c, "owns_cpu"));
+  out->cpu_share_median = opt_num (c, "cpu_share_median");
+  out->steal_pct_max = opt_num (c, "steal_pct_max");
+  out->idle_pct_min = opt_num (c, "idle_pct_min");
+}
+
 static int
 load_point (struct loc *l, json_t *r, struct ucb_doc_point *p, ucb_error_t *err)
 {
@@ -242,6 +254,7 @@ load_point (struct loc *l, json_t *r, struct ucb_doc_point *p, ucb_error_t *err)
   if (load_summary (l, sum, &p->sum, err) < 0)
     return -1;
   l->at[at] = '\0';
+  load_contention (json_object_get (r, "contention"), &p->contention);
   pl = json_object_get (r, "placement");
   p->l3 = json_is_object (pl) && json_is_integer (json_object_get (pl, "l3_domains"));
   if (p->l3)

@@ -38,6 +38,14 @@ struct ucb_doc_summary
   long long failed_ops;
 };
 
+/* The entry's `contention` object; known = false when the document has none (older
+ * documents): then the point counts as not contended. */
+struct ucb_doc_contention
+{
+  bool known, contended, owns_cpu;
+  double cpu_share_median, steal_pct_max, idle_pct_min; /* NaN for null or absent */
+};
+
 struct ucb_doc_point
 {
   /* Identity (with repeat); strings point into the document. */
@@ -53,6 +61,7 @@ struct ucb_doc_point
   double *intervals;
   size_t n_intervals;
   struct ucb_doc_summary sum;
+  struct ucb_doc_contention contention;
   /* placement, when it has an integer l3_domains (--pin l3); cores and cpus borrowed. */
   bool l3;
   json_t *l3_domains, *cores, *cpus;
