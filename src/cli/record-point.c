@@ -179,9 +179,8 @@ host_samples_json (const struct ucb_samples *s, json_t *ct_o)
           steal_max = isnan (steal_max) || steal > steal_max ? steal : steal_max;
           idle_min = isnan (idle_min) || idle < idle_min ? idle : idle_min;
         }
-      ucb_json_set (
-          h, "t",
-          ucb_json_real ((double) (ucb_reading_at (s, k, 0)->t_ns - s->start_ns) / 1e9));
+      ucb_json_set (h, "t",
+                    ucb_json_real ((double) (ucb_reading_at (s, k, 0)->t_ns - s->start_ns) / 1e9));
       ucb_json_set (h, "idle_pct", ucb_json_real (idle));
       ucb_json_set (h, "steal_pct", ucb_json_real (steal));
       ucb_json_push (arr, h);

@@ -144,8 +144,8 @@ ucb_report_text (FILE *f, const json_t *doc)
 {
   struct ucb_doc d;
 
-  fprintf (f, "%-9s %-9s %5s %5s %14s %6s %14s %7s %8s %9s %5s %7s\n", "workload", "owner",
-           "depth", "N", "ops/s/cont", "±%", "total ops/s", "scale", "fairness", "cpu ns/op", "cpu",
+  fprintf (f, "%-9s %-9s %5s %5s %14s %6s %14s %7s %8s %9s %5s %7s\n", "workload", "owner", "depth",
+           "N", "ops/s/cont", "±%", "total ops/s", "scale", "fairness", "cpu ns/op", "cpu",
            "failed");
   if (!ucb_doc_built ((json_t *) doc, &d))
     return;
@@ -161,14 +161,14 @@ ucb_report_text (FILE *f, const json_t *doc)
           fprintf (f, "%s: %s\n", p->status, p->reason);
           continue;
         }
-      fprintf (f, "%14s %6s %14s %7s %8s %9s %5s %7lld%s\n",
-               cell (b[0], sizeof b[0], 0, s->per_container_ops),
-               cell (b[1], sizeof b[1], 1, s->cv * 100),
-               cell (b[2], sizeof b[2], 0, s->total_ops_per_s),
-               cell (b[3], sizeof b[3], 3, s->scalability), cell (b[4], sizeof b[4], 3, s->fairness),
-               cell (b[5], sizeof b[5], 1, s->cpu_ns_per_op),
-               cell (b[6], sizeof b[6], 2, p->contention.cpu_share_median), s->failed_ops,
-               p->contention.contended ? " *" : "");
+      fprintf (
+          f, "%14s %6s %14s %7s %8s %9s %5s %7lld%s\n",
+          cell (b[0], sizeof b[0], 0, s->per_container_ops),
+          cell (b[1], sizeof b[1], 1, s->cv * 100), cell (b[2], sizeof b[2], 0, s->total_ops_per_s),
+          cell (b[3], sizeof b[3], 3, s->scalability), cell (b[4], sizeof b[4], 3, s->fairness),
+          cell (b[5], sizeof b[5], 1, s->cpu_ns_per_op),
+          cell (b[6], sizeof b[6], 2, p->contention.cpu_share_median), s->failed_ops,
+          p->contention.contended ? " *" : "");
     }
   ucb_doc_free (&d);
   fprintf (f,
