@@ -75,6 +75,7 @@ ucb_sample_row (struct ucb_samples *s, const struct ucb_arena *a)
       r->ops = __atomic_load_n (&slot->ops, __ATOMIC_RELAXED);
       r->fails = __atomic_load_n (&slot->fails, __ATOMIC_RELAXED);
       r->cpu_ns = __atomic_load_n (&slot->cpu_ns, __ATOMIC_RELAXED);
+      r->busy_ns = __atomic_load_n (&slot->busy_ns, __ATOMIC_RELAXED);
     }
   ucb_jiffies_read (&s->host[s->nreadings]);
   s->nreadings++;
@@ -148,9 +149,9 @@ ucb_nivcsw_of (pid_t pid)
 double
 ucb_cpu_share (const struct ucb_reading *a, const struct ucb_reading *b)
 {
-  if (b->t_ns <= a->t_ns || a->cpu_ns == 0 || b->cpu_ns < a->cpu_ns)
+  if (b->t_ns <= a->t_ns || a->busy_ns == 0 || b->busy_ns < a->busy_ns)
     return NAN;
-  return (double) (b->cpu_ns - a->cpu_ns) / (double) (b->t_ns - a->t_ns);
+  return (double) (b->busy_ns - a->busy_ns) / (double) (b->t_ns - a->t_ns);
 }
 
 bool

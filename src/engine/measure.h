@@ -26,10 +26,14 @@ struct ucb_slot
   uint64_t ops;    /* completed ops: the hot counter */
   uint64_t fails;  /* failed ops (not work) */
   uint64_t cpu_ns; /* the task's own CPU time (CLOCK_THREAD_CPUTIME_ID), after every batch */
+  /* ... and with what it waited for (the threads it ended, the children it reaped: a fork
+   * op's child runs while the task sleeps), the CPU it used; = cpu_ns with --threads, whose
+   * process and children are shared by all tasks.  The CPU share is judged from this. */
+  uint64_t busy_ns;
   int32_t last_errno;
   int32_t reserved;
   struct ucb_errno_count errs[UCB_SLOT_ERRNOS];
-  char pad[UCB_SLOT_SIZE - 3 * sizeof (uint64_t) - 2 * sizeof (int32_t)
+  char pad[UCB_SLOT_SIZE - 4 * sizeof (uint64_t) - 2 * sizeof (int32_t)
            - UCB_SLOT_ERRNOS * sizeof (struct ucb_errno_count)];
 } __attribute__ ((aligned (UCB_SLOT_SIZE)));
 
@@ -65,10 +69,11 @@ ucb_arena_stopping (const struct ucb_shared *s)
 /* One reading of one task. */
 struct ucb_reading
 {
-  uint64_t t_ns;   /* CLOCK_MONOTONIC when the counter was read */
-  uint64_t ops;    /* cumulative counter */
-  uint64_t fails;  /* cumulative failed ops */
-  uint64_t cpu_ns; /* cumulative CPU time of the task, as it last published it */
+  uint64_t t_ns;    /* CLOCK_MONOTONIC when the counter was read */
+  uint64_t ops;     /* cumulative counter */
+  uint64_t fails;   /* cumulative failed ops */
+  uint64_t cpu_ns;  /* cumulative CPU time of the task, as it last published it */
+  uint64_t busy_ns; /* cumulative CPU time of the task and what it waited for (slot busy_ns) */
 };
 
 /* The whole machine's CPU time from /proc/stat's `cpu` line, in jiffies. */
@@ -111,8 +116,8 @@ bool ucb_jiffies_pct (const struct ucb_jiffies *a, const struct ucb_jiffies *b, 
  * -1 when unreadable. */
 long long ucb_nivcsw_of (pid_t pid);
 
-/* A task's share of one CPU over an interval: its CPU-time delta over the wall delta; NaN when
- * no wall time passed or the CPU time is unknown (0) or went backwards. */
+/* A task's share of one CPU over an interval: its busy_ns delta over the wall delta; NaN when
+ * no wall time passed or that CPU time is unknown (0) or went backwards. */
 double ucb_cpu_share (const struct ucb_reading *a, const struct ucb_reading *b);
 /* Whether task `t` of the point's tasks (their CPUs in cpu[0..ntasks-1], -1 = unpinned) should
  * own a CPU: pinned to a CPU no other task shares, and no more tasks than allowed CPUs. */

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -140,16 +141,32 @@ struct task_arg
   unsigned long runid;
 };
 
-/* The task's own CPU time, published for the parent: clocks of threads in other processes
- * cannot be read from outside, and the same path serves processes. */
-static void
-publish_cpu (struct ucb_slot *slot)
+static uint64_t
+clock_ns (clockid_t c)
 {
   struct timespec ts;
 
-  if (clock_gettime (CLOCK_THREAD_CPUTIME_ID, &ts) == 0)
-    __atomic_store_n (&slot->cpu_ns, (uint64_t) ts.tv_sec * 1000000000ull + (uint64_t) ts.tv_nsec,
-                      __ATOMIC_RELAXED);
+  return clock_gettime (c, &ts) == 0 ? (uint64_t) ts.tv_sec * 1000000000ull + (uint64_t) ts.tv_nsec
+                                     : 0;
+}
+
+/* The task's own CPU time, published for the parent: clocks of threads in other processes
+ * cannot be read from outside, and the same path serves processes.  A task process also
+ * publishes what it waited for: its ended threads (in the process clock) and reaped children. */
+static void
+publish_cpu (struct ucb_slot *slot, bool threads)
+{
+  uint64_t own = clock_ns (CLOCK_THREAD_CPUTIME_ID), busy = own;
+  struct rusage ru;
+
+  if (!threads && (busy = clock_ns (CLOCK_PROCESS_CPUTIME_ID)) != 0
+      && getrusage (RUSAGE_CHILDREN, &ru) == 0)
+    busy += ((uint64_t) ru.ru_utime.tv_sec + (uint64_t) ru.ru_stime.tv_sec) * 1000000000ull
+            + ((uint64_t) ru.ru_utime.tv_usec + (uint64_t) ru.ru_stime.tv_usec) * 1000ull;
+  if (own)
+    __atomic_store_n (&slot->cpu_ns, own, __ATOMIC_RELAXED);
+  if (busy)
+    __atomic_store_n (&slot->busy_ns, busy, __ATOMIC_RELAXED);
 }
 
 static const char *
@@ -201,7 +218,7 @@ task_main (void *argp, const struct ucb_task_env *env, unsigned task, ucb_error_
       finish_task (w, &ctx); /* releases what setup took before it failed */
       return ucb_error_wrap (err, "workload %s: setup of task %u", w->name, task);
     }
-  publish_cpu (ctx.slot);
+  publish_cpu (ctx.slot, a->threads);
   if (ucb_task_ready (env, task, err) < 0 || ucb_task_wait_start (env, err) < 0)
     {
       finish_task (w, &ctx);
@@ -210,7 +227,7 @@ task_main (void *argp, const struct ucb_task_env *env, unsigned task, ucb_error_
   while (!ucb_arena_stopping (a->shared))
     {
       r = w->loop (&ctx, batch);
-      publish_cpu (ctx.slot);
+      publish_cpu (ctx.slot, a->threads);
       if (r != UCB_OK)
         break;
     }

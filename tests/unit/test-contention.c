@@ -24,23 +24,23 @@
 static void
 test_share (void)
 {
-  struct ucb_reading a = { .t_ns = S (1), .cpu_ns = S (10) };
-  struct ucb_reading b = { .t_ns = S (1.5), .cpu_ns = S (10.25) };
+  struct ucb_reading a = { .t_ns = S (1), .cpu_ns = S (1), .busy_ns = S (10) };
+  struct ucb_reading b = { .t_ns = S (1.5), .cpu_ns = S (1.2), .busy_ns = S (10.25) };
 
   tap_check_near (ucb_cpu_share (&a, &b), 0.5, 1e-12);
-  b.cpu_ns = S (10.6); /* a task can publish more than the wall time (batch edges): kept */
+  b.busy_ns = S (10.6); /* a task can publish more than the wall time (batch edges): kept */
   tap_check_near (ucb_cpu_share (&a, &b), 1.2, 1e-12);
   b.t_ns = a.t_ns; /* dt 0 */
   tap_check (isnan (ucb_cpu_share (&a, &b)));
   b.t_ns = S (0.5); /* time went backwards */
   tap_check (isnan (ucb_cpu_share (&a, &b)));
-  b = (struct ucb_reading){ .t_ns = S (2), .cpu_ns = S (9) }; /* CPU time went backwards */
+  b = (struct ucb_reading){ .t_ns = S (2), .cpu_ns = S (2), .busy_ns = S (9) }; /* backwards */
   tap_check (isnan (ucb_cpu_share (&a, &b)));
-  a.cpu_ns = 0; /* never published */
-  b.cpu_ns = S (1);
+  a.busy_ns = 0; /* never published */
+  b.busy_ns = S (1);
   tap_check (isnan (ucb_cpu_share (&a, &b)));
-  a.cpu_ns = 1;
-  b.cpu_ns = 1; /* published, but no CPU at all: 0, not unknown */
+  a.busy_ns = 1;
+  b.busy_ns = 1; /* published, but no CPU at all: 0, not unknown */
   tap_check_near (ucb_cpu_share (&a, &b), 0.0, 0);
 }
 
@@ -159,7 +159,7 @@ hand_point (struct hand *h, size_t n, size_t T, const int *cpu, const double cpu
     {
       for (size_t t = 0; t < n * T; t++)
         *ucb_reading_at (&h->r.samples, k, t) = (struct ucb_reading){
-          .t_ns = S (2 + 0.5 * (double) k), .ops = 1000 * k, .cpu_ns = S (cpu_s[k][t])
+          .t_ns = S (2 + 0.5 * (double) k), .ops = 1000 * k, .busy_ns = S (cpu_s[k][t])
         };
       h->r.samples.host[k] = host[k];
     }
