@@ -222,7 +222,7 @@ ucb_report_contention_note (json_t *results)
   if (isfinite (b.idle_min))
     snprintf (idle, sizeof idle, "%sidle down to %.0f%%", *steal ? ", " : "; ", b.idle_min);
   return xasprintf ("the host was busy: %zu of %zu measured points contended (their tasks got a "
-                    "median %.2f of a CPU%s%s): their numbers are not comparable; rerun on a quiet "
+                    "median %.2g of a CPU%s%s): their numbers are not comparable; rerun on a quiet "
                     "machine, with fewer containers, or with --repeat to see the spread",
                     b.contended, b.measured, ucb_median (shares, nshares), steal, idle);
 }
