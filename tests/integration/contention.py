@@ -144,6 +144,33 @@ if docq:
 else:
     t.ok(False, "a --quiet run beside the hog succeeds", rq.stderr)
 
+# ---- the schema knows the new fields: it accepts the document and rejects broken ones ----
+try:
+    import copy
+    import jsonschema
+    from taplib import SRCDIR
+    with open(os.path.join(SRCDIR, "docs", "ucbench-result.schema.json")) as f:
+        V = jsonschema.Draft202012Validator(json.load(f))
+except (ImportError, AttributeError):
+    V = None
+if V is None or doc is None:
+    t.skip("the schema accepts contention and rejects broken values", "no jsonschema 4 or no document")
+else:
+    def broken(change):
+        d = copy.deepcopy(doc)
+        change(d)
+        return any(True for _ in V.iter_errors(d))
+    p0 = lambda d: d["results"][0]  # noqa: E731
+    t.ok(not any(True for _ in V.iter_errors(doc))
+         and broken(lambda d: p0(d)["contention"].__setitem__("contended", "yes"))
+         and broken(lambda d: p0(d)["contention"].pop("owns_cpu"))
+         and broken(lambda d: p0(d)["contention"].__setitem__("threshold", 1.5))
+         and broken(lambda d: p0(d)["per_container"][0]["tasks"][0]["samples"][0]
+                    .__setitem__("cpu_share", -1))
+         and broken(lambda d: p0(d)["host_samples"][0].pop("idle_pct"))
+         and broken(lambda d: d["config"].__setitem__("contention_threshold", 0)),
+         "the schema accepts contention and rejects broken values")
+
 # ---- bad thresholds: one line, exit 2 ----
 for bad in ("0", "1.5", "-0.5", "abc", ""):
     r = run(ARGS + ["--contention-threshold", bad])
