@@ -210,6 +210,7 @@ ucb_cmd_run (int argc, char **argv, ucb_error_t *err)
   __attribute__ ((cleanup (ucb_placement_free))) struct ucb_placement pl = { 0 };
   __attribute__ ((cleanup (ucb_runtime_close))) struct ucb_runtime rt = { 0 };
   json_t *host = NULL, *results = NULL, *doc = NULL, *notes = NULL, *config;
+  cleanup_free char *busy = NULL;
   double t_real;
   uint64_t t0;
   int r;
@@ -268,6 +269,9 @@ ucb_cmd_run (int argc, char **argv, ucb_error_t *err)
       return -1;
     }
   ucb_report_scalability (results);
+  busy = ucb_report_contention_note (results);
+  if (busy)
+    ucb_json_push (notes, ucb_json_str (busy));
   config = ucb_record_config (&o, &pl, &rt);
   ucb_json_set (config, "notes", notes);
   doc = ucb_report_document (argc, argv, t_real, (double) (ucb_now_ns () - t0) / 1e9, host, config,
@@ -281,6 +285,12 @@ ucb_cmd_run (int argc, char **argv, ucb_error_t *err)
     r = ucb_json_write (doc, stdout, err);
   else if (r == 0 && !o.quiet)
     ucb_report_text (stdout, doc);
+  /* Once, after the table: a busy host makes every number above suspect. */
+  if (busy && !o.quiet)
+    {
+      fflush (stdout);
+      fprintf (stderr, "ucbench: warning: %s\n", busy);
+    }
   json_decref (doc);
   return r;
 }

@@ -39,6 +39,10 @@ const char ucb_run_usage[]
       "  --warmup SEC               unmeasured time after the start barrier (default: 1)\n"
       "  --interval SEC             sampling interval (default: 0.5)\n"
       "  --repeat R                 run each point R times (default: 1)\n"
+      "  --contention-threshold F   a task that should own a CPU is contended in an\n"
+      "                             interval where it got less than F of it, 0 < F <= 1\n"
+      "                             (default: 0.9); a repeat with more than a tenth of\n"
+      "                             its samples contended is marked\n"
       "  --pin MODE                 task placement: auto (one task per allowed CPU in\n"
       "                             number order; default), spread (one task per L3\n"
       "                             domain round-robin, cores before SMT siblings),\n"
@@ -86,6 +90,7 @@ enum
   OPT_WARMUP,
   OPT_INTERVAL,
   OPT_REPEAT,
+  OPT_CONTENTION_THRESHOLD,
   OPT_PIN,
   OPT_UID_BASE,
   OPT_OUTPUT,
@@ -107,6 +112,7 @@ static const struct option run_longopts[] = {
   { "warmup", required_argument, NULL, OPT_WARMUP },
   { "interval", required_argument, NULL, OPT_INTERVAL },
   { "repeat", required_argument, NULL, OPT_REPEAT },
+  { "contention-threshold", required_argument, NULL, OPT_CONTENTION_THRESHOLD },
   { "pin", required_argument, NULL, OPT_PIN },
   { "uid-base", required_argument, NULL, OPT_UID_BASE },
   { "output", required_argument, NULL, OPT_OUTPUT },
@@ -175,6 +181,7 @@ set_defaults (struct ucb_run_options *o, unsigned ncpus)
   o->plan.warmup = 1.0;
   o->plan.interval = 0.5;
   o->plan.repeat = 1;
+  o->plan.contention_threshold = UCB_CONTENTION_THRESHOLD;
   o->plan.pin = UCB_PIN_AUTO;
   o->plan.uid_base = UCB_DEFAULT_UID_BASE;
   o->format = UCB_FORMAT_TEXT;
@@ -331,6 +338,14 @@ parse_plan_opt (struct ucb_plan *p, int c, const char *arg, ucb_error_t *err)
       if (parse_bounded ("repeat", arg, UCB_MAX_REPEAT, "an integer", &v, err) < 0)
         return -1;
       p->repeat = (unsigned) v;
+      return 0;
+    case OPT_CONTENTION_THRESHOLD:
+      if (ucb_parse_seconds (arg, 0, 1, &p->contention_threshold) < 0
+          || p->contention_threshold <= 0)
+        return ucb_usage_error (err,
+                                "invalid --contention-threshold `%s`: expected a fraction of a "
+                                "CPU, 0 < F <= 1",
+                                arg);
       return 0;
     case OPT_PIN:
       return parse_pin (p, arg, err);

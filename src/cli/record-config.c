@@ -52,6 +52,7 @@ ucb_record_config (const struct ucb_run_options *o, const struct ucb_placement *
   ucb_json_set (c, "warmup_s", ucb_json_real (o->plan.warmup));
   ucb_json_set (c, "interval_s", ucb_json_real (o->plan.interval));
   ucb_json_set (c, "repeat", ucb_json_int (o->plan.repeat));
+  ucb_json_set (c, "contention_threshold", ucb_json_real (o->plan.contention_threshold));
   ucb_json_set (c, "uid_base", ucb_json_int (o->plan.uid_base));
   ucb_json_set (pin, "mode", ucb_json_str (ucb_pin_mode_name (o->plan.pin)));
   ucb_json_set (pin, "cpus", ucb_json_int_array (pl->cpus, pl->ncpus));

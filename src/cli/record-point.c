@@ -11,6 +11,7 @@
 #include "core/json-util.h"
 #include "core/stats.h"
 #include "core/util.h"
+#include "engine/measure.h"
 #include "engine/workload.h"
 
 /* What one task (or the sum of a container's tasks) did over the measured window. */
@@ -66,10 +67,63 @@ add_errnos (json_t *into, const struct ucb_slot *end, const struct ucb_slot *sta
     }
 }
 
+/* Contention of the point: each task's CPU share per interval and whether it should own a CPU,
+ * computed once before any JSON. */
+struct contention
+{
+  double threshold;
+  size_t ntasks, nint;
+  bool *owns;    /* per task */
+  double *share; /* [k * ntasks + task], k the 0-based interval; NaN = unknown */
+  bool owns_all;
+  size_t samples, contended; /* task samples */
+};
+
+static void
+contention_init (struct contention *ct, const struct ucb_point_result *r,
+                 const struct ucb_placement *pl)
+{
+  const struct ucb_samples *s = &r->samples;
+  size_t T = r->pt.tasks, nt = s->ntasks;
+  cleanup_free int *cpu = xcalloc (nt + 1, sizeof *cpu);
+
+  memset (ct, 0, sizeof *ct);
+  ct->threshold = r->contention_threshold > 0 ? r->contention_threshold : UCB_CONTENTION_THRESHOLD;
+  ct->ntasks = nt;
+  ct->nint = s->nreadings > 1 ? s->nreadings - 1 : 0;
+  ct->owns = xcalloc (nt + 1, sizeof *ct->owns);
+  ct->share = xcalloc (ct->nint * nt + 1, sizeof *ct->share);
+  for (size_t t = 0; t < nt; t++)
+    cpu[t] = r->c[t / T].cpu[t % T];
+  ct->owns_all = nt > 0;
+  for (size_t t = 0; t < nt; t++)
+    {
+      ct->owns[t] = ucb_task_owns_cpu (cpu, nt, t, pl->nallowed);
+      ct->owns_all &= ct->owns[t];
+    }
+  for (size_t k = 0; k < ct->nint; k++)
+    for (size_t t = 0; t < nt; t++)
+      {
+        double sh = ucb_cpu_share (ucb_reading_at (s, k, t), ucb_reading_at (s, k + 1, t));
+        ct->share[k * nt + t] = sh;
+        ct->samples++;
+        ct->contended += ucb_sample_contended (ct->owns[t], sh, ct->threshold);
+      }
+}
+
+static void
+contention_free (struct contention *ct)
+{
+  free (ct->owns);
+  free (ct->share);
+}
+
 /* Samples of the tasks [first, first + n): one entry per interval, ops summed over the tasks,
- * rates summed too (each task's own ops over its own interval), time of the first task. */
+ * rates summed too (each task's own ops over its own interval), time of the first task; the
+ * CPU share is the lowest of the tasks', contended when any task's sample is. */
 static json_t *
-samples_json (const struct ucb_samples *s, size_t first, size_t n, double *rates)
+samples_json (const struct ucb_samples *s, const struct contention *ct, size_t first, size_t n,
+              double *rates)
 {
   json_t *arr = ucb_json_arr ();
 
@@ -77,8 +131,9 @@ samples_json (const struct ucb_samples *s, size_t first, size_t n, double *rates
     {
       const struct ucb_reading *a0 = ucb_reading_at (s, k - 1, first);
       const struct ucb_reading *b0 = ucb_reading_at (s, k, first);
-      double dt = (double) (b0->t_ns - a0->t_ns) / 1e9, rate = 0;
+      double dt = (double) (b0->t_ns - a0->t_ns) / 1e9, rate = 0, share = NAN;
       uint64_t ops = 0, fails = 0;
+      bool contended = false;
       json_t *smp = ucb_json_obj ();
 
       for (size_t t = first; t < first + n; t++)
@@ -86,9 +141,13 @@ samples_json (const struct ucb_samples *s, size_t first, size_t n, double *rates
           const struct ucb_reading *a = ucb_reading_at (s, k - 1, t);
           const struct ucb_reading *b = ucb_reading_at (s, k, t);
           double tdt = (double) (b->t_ns - a->t_ns) / 1e9;
+          double sh = ct->share[(k - 1) * ct->ntasks + t];
           ops += b->ops - a->ops;
           fails += b->fails - a->fails;
           rate += tdt > 0 ? (double) (b->ops - a->ops) / tdt : NAN;
+          if (isfinite (sh) && (isnan (share) || sh < share))
+            share = sh;
+          contended |= ucb_sample_contended (ct->owns[t], sh, ct->threshold);
         }
       rates[k - 1] = rate;
       ucb_json_set (smp, "t", ucb_json_real ((double) (b0->t_ns - s->start_ns) / 1e9));
@@ -96,9 +155,66 @@ samples_json (const struct ucb_samples *s, size_t first, size_t n, double *rates
       ucb_json_set (smp, "ops", ucb_json_int ((long long) ops));
       ucb_json_set (smp, "ops_per_s", ucb_json_real (rate));
       ucb_json_set (smp, "failed_ops", ucb_json_int ((long long) fails));
+      ucb_json_set (smp, "cpu_share", ucb_json_real (share));
+      ucb_json_set (smp, "contended", json_boolean (contended));
       ucb_json_push (arr, smp);
     }
   return arr;
+}
+
+/* host_samples: the machine's idle and steal over each interval; the extremes into `ct_o`. */
+static json_t *
+host_samples_json (const struct ucb_samples *s, json_t *ct_o)
+{
+  json_t *arr = ucb_json_arr ();
+  double steal_max = NAN, idle_min = NAN;
+
+  for (size_t k = 1; k < s->nreadings; k++)
+    {
+      json_t *h = ucb_json_obj ();
+      double idle, steal;
+
+      if (ucb_jiffies_pct (&s->host[k - 1], &s->host[k], &idle, &steal))
+        {
+          steal_max = isnan (steal_max) || steal > steal_max ? steal : steal_max;
+          idle_min = isnan (idle_min) || idle < idle_min ? idle : idle_min;
+        }
+      ucb_json_set (h, "t",
+                    ucb_json_real ((double) (ucb_reading_at (s, k, 0)->t_ns - s->start_ns) / 1e9));
+      ucb_json_set (h, "idle_pct", ucb_json_real (idle));
+      ucb_json_set (h, "steal_pct", ucb_json_real (steal));
+      ucb_json_push (arr, h);
+    }
+  ucb_json_set (ct_o, "steal_pct_max", ucb_json_real (steal_max));
+  ucb_json_set (ct_o, "idle_pct_min", ucb_json_real (idle_min));
+  return arr;
+}
+
+/* The entry's `contention` object and `host_samples`. */
+static void
+contention_json (json_t *o, const struct ucb_point_result *r, const struct contention *ct)
+{
+  json_t *c = ucb_json_obj ();
+  size_t n = ct->nint * ct->ntasks, nf = 0;
+  cleanup_free double *fin = xcalloc (n + 1, sizeof *fin);
+  double lo = NAN;
+
+  for (size_t k = 0; k < n; k++)
+    if (isfinite (ct->share[k]))
+      {
+        fin[nf++] = ct->share[k];
+        lo = isnan (lo) || ct->share[k] < lo ? ct->share[k] : lo;
+      }
+  ucb_json_set (c, "threshold", ucb_json_real (ct->threshold));
+  ucb_json_set (c, "owns_cpu", json_boolean (ct->owns_all));
+  ucb_json_set (c, "samples", ucb_json_int ((long long) ct->samples));
+  ucb_json_set (c, "contended_samples", ucb_json_int ((long long) ct->contended));
+  ucb_json_set (c, "contended", json_boolean (ucb_repeat_contended (ct->contended, ct->samples)));
+  ucb_json_set (c, "cpu_share_median", ucb_json_real (ucb_median (fin, nf)));
+  ucb_json_set (c, "cpu_share_min", ucb_json_real (lo));
+  ucb_json_set (c, "nivcsw", r->nivcsw >= 0 ? ucb_json_int (r->nivcsw) : json_null ());
+  ucb_json_set (o, "host_samples", host_samples_json (&r->samples, c));
+  ucb_json_set (o, "contention", c);
 }
 
 static struct window
@@ -135,8 +251,8 @@ window_json (json_t *o, const struct window *w, const double *rates, size_t nrat
 }
 
 static json_t *
-container_json (const struct ucb_point_result *r, const struct ucb_placement *pl, size_t i,
-                struct window *cw, json_t *errnos_all)
+container_json (const struct ucb_point_result *r, const struct ucb_placement *pl,
+                const struct contention *ct, size_t i, struct window *cw, json_t *errnos_all)
 {
   const struct ucb_samples *s = &r->samples;
   const struct ucb_container_result *c = &r->c[i];
@@ -157,7 +273,7 @@ container_json (const struct ucb_point_result *r, const struct ucb_placement *pl
       ucb_json_set (tj, "cpu", c->cpu[t] >= 0 ? ucb_json_int (c->cpu[t]) : NULL);
       ucb_record_task_topology (tj, pl, c->cpu[t]);
       ucb_json_set (tj, "pid", ucb_json_int (c->task_pid[t]));
-      ucb_json_set (tj, "samples", samples_json (s, first + t, 1, rates));
+      ucb_json_set (tj, "samples", samples_json (s, ct, first + t, 1, rates));
       window_json (tj, &tw, rates, s->nreadings - 1);
       ucb_json_push (tasks, tj);
       cw->ops += tw.ops;
@@ -180,7 +296,7 @@ container_json (const struct ucb_point_result *r, const struct ucb_placement *pl
   ucb_json_set (o, "task_pid", ucb_json_int (c->task_pid[0]));
   ucb_json_set (o, "task_uid", c->task_uid == (uid_t) -1 ? NULL : ucb_json_int (c->task_uid));
   ucb_json_set (o, "userns_inode", c->userns_ino ? ucb_json_int ((long long) c->userns_ino) : NULL);
-  ucb_json_set (o, "samples", samples_json (s, first, T, rates));
+  ucb_json_set (o, "samples", samples_json (s, ct, first, T, rates));
   window_json (o, cw, rates, s->nreadings - 1);
   ucb_json_set (o, "failed_by_errno", errnos);
   ucb_json_set (o, "last_errno", last_errno ? errno_name (last_errno) : NULL);
@@ -249,6 +365,7 @@ ucb_record_point (const struct ucb_point_result *r, const struct ucb_placement *
   json_t *o = ucb_json_obj (), *pc = ucb_json_arr (), *sum = ucb_json_obj ();
   json_t *errnos = ucb_json_obj ();
   struct ucb_stats across;
+  struct contention ct;
   double total = 0;
   uint64_t fails = 0;
   size_t ncpu = 0;
@@ -262,10 +379,11 @@ ucb_record_point (const struct ucb_point_result *r, const struct ucb_placement *
         ucb_json_real ((double) (ucb_reading_at (&r->samples, r->samples.nreadings - 1, 0)->t_ns
                                  - ucb_reading_at (&r->samples, 0, 0)->t_ns)
                        / 1e9));
+  contention_init (&ct, r, pl);
   for (size_t i = 0; i < n && r->samples.nreadings > 1; i++)
     {
       struct window cw;
-      ucb_json_push (pc, container_json (r, pl, i, &cw, errnos));
+      ucb_json_push (pc, container_json (r, pl, &ct, i, &cw, errnos));
       rates[i] = cw.rate;
       cops[i] = cw.ops;
       total += cw.rate;
@@ -290,5 +408,7 @@ ucb_record_point (const struct ucb_point_result *r, const struct ucb_placement *
   ucb_json_set (sum, "steal_pct", ucb_json_real (r->steal_pct));
   ucb_record_point_extras (o, sum, r, pl, cops);
   ucb_json_set (o, "summary", sum);
+  contention_json (o, r, &ct);
+  contention_free (&ct);
   return o;
 }

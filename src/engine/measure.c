@@ -1,7 +1,10 @@
 /* measure.c - the shared counter arena and sampling of it. */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -43,12 +46,14 @@ ucb_samples_init (struct ucb_samples *s, size_t ntasks, size_t cap)
   s->ntasks = ntasks;
   s->cap = cap ? cap : 1;
   s->r = xcalloc (s->cap * ntasks, sizeof *s->r);
+  s->host = xcalloc (s->cap, sizeof *s->host);
 }
 
 void
 ucb_samples_free (struct ucb_samples *s)
 {
   free (s->r);
+  free (s->host);
   memset (s, 0, sizeof *s);
 }
 
@@ -59,6 +64,7 @@ ucb_sample_row (struct ucb_samples *s, const struct ucb_arena *a)
     {
       s->cap *= 2;
       s->r = xrealloc (s->r, s->cap * s->ntasks * sizeof *s->r);
+      s->host = xrealloc (s->host, s->cap * sizeof *s->host);
     }
   for (size_t i = 0; i < s->ntasks; i++)
     {
@@ -69,6 +75,104 @@ ucb_sample_row (struct ucb_samples *s, const struct ucb_arena *a)
       r->ops = __atomic_load_n (&slot->ops, __ATOMIC_RELAXED);
       r->fails = __atomic_load_n (&slot->fails, __ATOMIC_RELAXED);
       r->cpu_ns = __atomic_load_n (&slot->cpu_ns, __ATOMIC_RELAXED);
+      r->busy_ns = __atomic_load_n (&slot->busy_ns, __ATOMIC_RELAXED);
     }
+  ucb_jiffies_read (&s->host[s->nreadings]);
   s->nreadings++;
+}
+
+void
+ucb_jiffies_read (struct ucb_jiffies *j)
+{
+  cleanup_file FILE *f = fopen ("/proc/stat", "re");
+  unsigned long long v[8] = { 0 };
+
+  memset (j, 0, sizeof *j);
+  if (f == NULL
+      || fscanf (f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3],
+                 &v[4], &v[5], &v[6], &v[7])
+             != 8)
+    return;
+  for (int i = 0; i < 8; i++)
+    j->total += v[i];
+  j->idle = v[3] + v[4]; /* idle + iowait */
+  j->steal = v[7];
+  j->ok = true;
+}
+
+bool
+ucb_jiffies_pct (const struct ucb_jiffies *a, const struct ucb_jiffies *b, double *idle_pct,
+                 double *steal_pct)
+{
+  *idle_pct = *steal_pct = NAN;
+  if (!a->ok || !b->ok || b->total <= a->total || b->idle < a->idle || b->steal < a->steal)
+    return false;
+  *idle_pct = 100.0 * (double) (b->idle - a->idle) / (double) (b->total - a->total);
+  *steal_pct = 100.0 * (double) (b->steal - a->steal) / (double) (b->total - a->total);
+  return true;
+}
+
+long long
+ucb_nivcsw_of (pid_t pid)
+{
+  char path[64];
+  DIR *d;
+  struct dirent *e;
+  long long sum = 0;
+  bool any = false;
+
+  snprintf (path, sizeof path, "/proc/%d/task", (int) pid);
+  d = opendir (path);
+  if (d == NULL)
+    return -1;
+  while ((e = readdir (d)) != NULL)
+    {
+      char status[384], line[256];
+      cleanup_file FILE *f = NULL;
+      unsigned long long n;
+
+      if (e->d_name[0] == '.')
+        continue;
+      snprintf (status, sizeof status, "%s/%s/status", path, e->d_name);
+      f = fopen (status, "re");
+      while (f && fgets (line, sizeof line, f))
+        if (sscanf (line, "nonvoluntary_ctxt_switches: %llu", &n) == 1)
+          {
+            sum += (long long) n;
+            any = true;
+          }
+    }
+  closedir (d);
+  return any ? sum : -1;
+}
+
+double
+ucb_cpu_share (const struct ucb_reading *a, const struct ucb_reading *b)
+{
+  if (b->t_ns <= a->t_ns || a->busy_ns == 0 || b->busy_ns < a->busy_ns)
+    return NAN;
+  return (double) (b->busy_ns - a->busy_ns) / (double) (b->t_ns - a->t_ns);
+}
+
+bool
+ucb_task_owns_cpu (const int *cpu, size_t ntasks, size_t t, size_t nallowed)
+{
+  if (ntasks > nallowed || cpu[t] < 0)
+    return false;
+  for (size_t k = 0; k < ntasks; k++)
+    if (k != t && cpu[k] == cpu[t])
+      return false;
+  return true;
+}
+
+bool
+ucb_sample_contended (bool owns_cpu, double share, double threshold)
+{
+  return owns_cpu && isfinite (share) && share < threshold;
+}
+
+bool
+ucb_repeat_contended (size_t contended, size_t samples)
+{
+  return samples > 0 && contended * 10 > samples;
 }

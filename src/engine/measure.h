@@ -26,10 +26,14 @@ struct ucb_slot
   uint64_t ops;    /* completed ops: the hot counter */
   uint64_t fails;  /* failed ops (not work) */
   uint64_t cpu_ns; /* the task's own CPU time (CLOCK_THREAD_CPUTIME_ID), after every batch */
+  /* ... and with what it waited for (the threads it ended, the children it reaped: a fork
+   * op's child runs while the task sleeps), the CPU it used; = cpu_ns with --threads, whose
+   * process and children are shared by all tasks.  The CPU share is judged from this. */
+  uint64_t busy_ns;
   int32_t last_errno;
   int32_t reserved;
   struct ucb_errno_count errs[UCB_SLOT_ERRNOS];
-  char pad[UCB_SLOT_SIZE - 3 * sizeof (uint64_t) - 2 * sizeof (int32_t)
+  char pad[UCB_SLOT_SIZE - 4 * sizeof (uint64_t) - 2 * sizeof (int32_t)
            - UCB_SLOT_ERRNOS * sizeof (struct ucb_errno_count)];
 } __attribute__ ((aligned (UCB_SLOT_SIZE)));
 
@@ -65,10 +69,18 @@ ucb_arena_stopping (const struct ucb_shared *s)
 /* One reading of one task. */
 struct ucb_reading
 {
-  uint64_t t_ns;   /* CLOCK_MONOTONIC when the counter was read */
-  uint64_t ops;    /* cumulative counter */
-  uint64_t fails;  /* cumulative failed ops */
-  uint64_t cpu_ns; /* cumulative CPU time of the task, as it last published it */
+  uint64_t t_ns;    /* CLOCK_MONOTONIC when the counter was read */
+  uint64_t ops;     /* cumulative counter */
+  uint64_t fails;   /* cumulative failed ops */
+  uint64_t cpu_ns;  /* cumulative CPU time of the task, as it last published it */
+  uint64_t busy_ns; /* cumulative CPU time of the task and what it waited for (slot busy_ns) */
+};
+
+/* The whole machine's CPU time from /proc/stat's `cpu` line, in jiffies. */
+struct ucb_jiffies
+{
+  bool ok; /* false: not read (or unreadable) */
+  uint64_t total, idle, steal;
 };
 
 /* Readings of every task: readings[task][k], k = 0 is the baseline at the end of warm-up. */
@@ -77,8 +89,9 @@ struct ucb_samples
   size_t ntasks;
   size_t nreadings;
   size_t cap;
-  struct ucb_reading *r; /* ntasks * cap, row-major by reading */
-  uint64_t start_ns;     /* the start barrier's release */
+  struct ucb_reading *r;    /* ntasks * cap, row-major by reading */
+  struct ucb_jiffies *host; /* cap: the machine, read after the tasks of each row */
+  uint64_t start_ns;        /* the start barrier's release */
 };
 
 static inline struct ucb_reading *
@@ -89,7 +102,30 @@ ucb_reading_at (const struct ucb_samples *s, size_t k, size_t task)
 
 void ucb_samples_init (struct ucb_samples *s, size_t ntasks, size_t cap);
 void ucb_samples_free (struct ucb_samples *s);
-/* Read every task once, appending one row (a timestamp per task). */
+/* Read every task once, then the machine, appending one row (a timestamp per task). */
 void ucb_sample_row (struct ucb_samples *s, const struct ucb_arena *a);
+
+/* ---- contention: did each task get the CPU it should own? ---- */
+
+void ucb_jiffies_read (struct ucb_jiffies *j);
+/* Idle and steal percent of the machine between two readings; false (both NaN) when either is
+ * unknown or no jiffy passed. */
+bool ucb_jiffies_pct (const struct ucb_jiffies *a, const struct ucb_jiffies *b, double *idle_pct,
+                      double *steal_pct);
+/* Involuntary context switches of every thread of process `pid` (/proc/PID/task/TID/status);
+ * -1 when unreadable. */
+long long ucb_nivcsw_of (pid_t pid);
+
+/* A task's share of one CPU over an interval: its busy_ns delta over the wall delta; NaN when
+ * no wall time passed or that CPU time is unknown (0) or went backwards. */
+double ucb_cpu_share (const struct ucb_reading *a, const struct ucb_reading *b);
+/* Whether task `t` of the point's tasks (their CPUs in cpu[0..ntasks-1], -1 = unpinned) should
+ * own a CPU: pinned to a CPU no other task shares, and no more tasks than allowed CPUs. */
+bool ucb_task_owns_cpu (const int *cpu, size_t ntasks, size_t t, size_t nallowed);
+/* A sample is contended when its task should own a CPU and got less than `threshold` of it
+ * (an unknown share is not). */
+bool ucb_sample_contended (bool owns_cpu, double share, double threshold);
+/* A repeat is contended when more than a tenth of its samples are. */
+bool ucb_repeat_contended (size_t contended, size_t samples);
 
 #endif

@@ -86,6 +86,8 @@ struct ucb_limit
 /* --isolate: namespaces besides the user namespace (CLONE_NEW* flags). */
 #define UCB_ISOLATE_DEFAULT_FLAGS CLONE_NEWIPC
 
+#define UCB_CONTENTION_THRESHOLD 0.9 /* default --contention-threshold */
+
 /* What to run: every list-valued axis of the sweep and how each container is made, as resolved
  * from the command line (cli/options.c) but independent of it. */
 struct ucb_plan
@@ -107,6 +109,7 @@ struct ucb_plan
   bool isolate_given; /* explicit --isolate (else the default, which depth 0 drops) */
   double duration, warmup, interval; /* seconds */
   unsigned repeat;
+  double contention_threshold; /* a task that should own a CPU and got less is contended */
   enum ucb_pin_mode pin;
   int *pin_cpus;
   size_t n_pin_cpus;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -140,16 +141,32 @@ struct task_arg
   unsigned long runid;
 };
 
-/* The task's own CPU time, published for the parent: clocks of threads in other processes
- * cannot be read from outside, and the same path serves processes. */
-static void
-publish_cpu (struct ucb_slot *slot)
+static uint64_t
+clock_ns (clockid_t c)
 {
   struct timespec ts;
 
-  if (clock_gettime (CLOCK_THREAD_CPUTIME_ID, &ts) == 0)
-    __atomic_store_n (&slot->cpu_ns, (uint64_t) ts.tv_sec * 1000000000ull + (uint64_t) ts.tv_nsec,
-                      __ATOMIC_RELAXED);
+  return clock_gettime (c, &ts) == 0 ? (uint64_t) ts.tv_sec * 1000000000ull + (uint64_t) ts.tv_nsec
+                                     : 0;
+}
+
+/* The task's own CPU time, published for the parent: clocks of threads in other processes
+ * cannot be read from outside, and the same path serves processes.  A task process also
+ * publishes what it waited for: its ended threads (in the process clock) and reaped children. */
+static void
+publish_cpu (struct ucb_slot *slot, bool threads)
+{
+  uint64_t own = clock_ns (CLOCK_THREAD_CPUTIME_ID), busy = own;
+  struct rusage ru;
+
+  if (!threads && (busy = clock_ns (CLOCK_PROCESS_CPUTIME_ID)) != 0
+      && getrusage (RUSAGE_CHILDREN, &ru) == 0)
+    busy += ((uint64_t) ru.ru_utime.tv_sec + (uint64_t) ru.ru_stime.tv_sec) * 1000000000ull
+            + ((uint64_t) ru.ru_utime.tv_usec + (uint64_t) ru.ru_stime.tv_usec) * 1000ull;
+  if (own)
+    __atomic_store_n (&slot->cpu_ns, own, __ATOMIC_RELAXED);
+  if (busy)
+    __atomic_store_n (&slot->busy_ns, busy, __ATOMIC_RELAXED);
 }
 
 static const char *
@@ -201,7 +218,7 @@ task_main (void *argp, const struct ucb_task_env *env, unsigned task, ucb_error_
       finish_task (w, &ctx); /* releases what setup took before it failed */
       return ucb_error_wrap (err, "workload %s: setup of task %u", w->name, task);
     }
-  publish_cpu (ctx.slot);
+  publish_cpu (ctx.slot, a->threads);
   if (ucb_task_ready (env, task, err) < 0 || ucb_task_wait_start (env, err) < 0)
     {
       finish_task (w, &ctx);
@@ -210,7 +227,7 @@ task_main (void *argp, const struct ucb_task_env *env, unsigned task, ucb_error_
   while (!ucb_arena_stopping (a->shared))
     {
       r = w->loop (&ctx, batch);
-      publish_cpu (ctx.slot);
+      publish_cpu (ctx.slot, a->threads);
       if (r != UCB_OK)
         break;
     }
@@ -218,26 +235,6 @@ task_main (void *argp, const struct ucb_task_env *env, unsigned task, ucb_error_
   if (r != UCB_OK)
     return ucb_make_error (err, __atomic_load_n (&ctx.slot->last_errno, __ATOMIC_RELAXED),
                            "workload %s stopped in task %u: %s", w->name, task, result_name (r));
-  return 0;
-}
-
-/* Whole-machine idle and steal jiffies from /proc/stat's `cpu` line. */
-static int
-read_cpu_jiffies (uint64_t *total, uint64_t *idle, uint64_t *steal)
-{
-  cleanup_file FILE *f = fopen ("/proc/stat", "re");
-  unsigned long long v[8] = { 0 };
-
-  if (f == NULL
-      || fscanf (f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3],
-                 &v[4], &v[5], &v[6], &v[7])
-             != 8)
-    return -1;
-  *total = 0;
-  for (int i = 0; i < 8; i++)
-    *total += v[i];
-  *idle = v[3] + v[4];
-  *steal = v[7];
   return 0;
 }
 
@@ -294,14 +291,36 @@ perf_edge (struct perf_window *pw, struct ucb_point_result *res, bool end)
     }
 }
 
+/* Involuntary context switches of every task now (threads: of their processes, once each); -1
+ * when one cannot be read.  Read at the window's edges only: a /proc walk per task per sample
+ * would cost milliseconds at thousands of containers. */
+static long long
+tasks_nivcsw (const struct ucb_point_result *res)
+{
+  long long sum = 0;
+
+  for (size_t i = 0; i < res->pt.containers; i++)
+    for (size_t t = 0; t < res->pt.tasks; t++)
+      {
+        long long n;
+        if (t > 0 && res->c[i].task_pid[t] == res->c[i].task_pid[t - 1])
+          continue;
+        n = ucb_nivcsw_of (res->c[i].task_pid[t]);
+        if (n < 0)
+          return -1;
+        sum += n;
+      }
+  return sum;
+}
+
 static int
 measure (const struct ucb_plan *o, struct ucb_fleet *fleet, struct ucb_arena *arena,
          struct perf_window *pw, struct ucb_point_result *res, ucb_error_t *err)
 {
   size_t nint = (size_t) floor (o->duration / o->interval + 1e-9);
   uint64_t interval_ns = (uint64_t) llround (o->interval * 1e9);
-  uint64_t tot0 = 0, idle0 = 0, steal0 = 0, tot1, idle1, steal1;
-  bool have_stat;
+  const struct ucb_samples *smp = &res->samples;
+  long long nivcsw0, nivcsw1;
   uint64_t t0;
 
   if (nint == 0)
@@ -313,7 +332,7 @@ measure (const struct ucb_plan *o, struct ucb_fleet *fleet, struct ucb_arena *ar
   if (sleep_until (res->start_ns + (uint64_t) llround (o->warmup * 1e9), err) < 0
       || ucb_fleet_check (fleet, err) < 0)
     return -1;
-  have_stat = read_cpu_jiffies (&tot0, &idle0, &steal0) == 0;
+  nivcsw0 = tasks_nivcsw (res);
   ucb_sample_row (&res->samples, arena);
   perf_edge (pw, res, false);
   res->initial = snapshot (arena);
@@ -327,11 +346,11 @@ measure (const struct ucb_plan *o, struct ucb_fleet *fleet, struct ucb_arena *ar
         return -1;
     }
   perf_edge (pw, res, true);
-  if (have_stat && read_cpu_jiffies (&tot1, &idle1, &steal1) == 0 && tot1 > tot0)
-    {
-      res->idle_pct = 100.0 * (double) (idle1 - idle0) / (double) (tot1 - tot0);
-      res->steal_pct = 100.0 * (double) (steal1 - steal0) / (double) (tot1 - tot0);
-    }
+  nivcsw1 = tasks_nivcsw (res);
+  if (nivcsw0 >= 0 && nivcsw1 >= nivcsw0)
+    res->nivcsw = nivcsw1 - nivcsw0;
+  /* The machine over the whole window, from the same readings as each interval's. */
+  ucb_jiffies_pct (&smp->host[0], &smp->host[smp->nreadings - 1], &res->idle_pct, &res->steal_pct);
   return 0;
 }
 
@@ -573,6 +592,8 @@ ucb_run_point (const struct ucb_plan *o, const struct ucb_placement *pl, struct 
   memset (res, 0, sizeof *res);
   res->pt = *pt;
   res->idle_pct = res->steal_pct = NAN;
+  res->nivcsw = -1;
+  res->contention_threshold = o->contention_threshold;
   res->c = xcalloc (n, sizeof *res->c);
   if (ucb_limits_for_point (o, pt, &res->limits, err) < 0)
     return -1;

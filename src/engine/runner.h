@@ -72,6 +72,8 @@ struct ucb_point_result
   uint64_t start_ns;          /* start barrier released */
   double setup_s;             /* fork to all-ready */
   double idle_pct, steal_pct; /* whole machine during the measurement, NaN if unknown */
+  long long nivcsw; /* the tasks' involuntary context switches over the window, -1 unknown */
+  double contention_threshold; /* the plan's; 0 = UCB_CONTENTION_THRESHOLD */
 };
 
 /* The sweep: every combination of the list-valued options, in a stable order (the last

@@ -76,7 +76,7 @@ gather_doc (const struct ucb_doc *d, const struct ucb_doc_group *grp, struct gat
 
       if (!p->measured || &d->groups[p->group] != grp)
         continue;
-      if (p->contended)
+      if (p->contention.contended)
         {
           g->left_out++;
           continue;

@@ -217,14 +217,16 @@ load_summary (const struct loc *l, json_t *s, struct ucb_doc_summary *out, ucb_e
   return 0;
 }
 
-/* contention{}: optional, read when present (older documents have none). */
+/* Optional: documents before contention was measured lack it. */
 static void
-load_contention (json_t *c, struct ucb_doc_point *p)
+load_contention (json_t *c, struct ucb_doc_contention *out)
 {
-  p->contention_known = json_is_object (c);
-  p->contended = json_is_true (json_object_get (c, "contended"));
-  p->cpu_share_median = opt_num (c, "cpu_share_median");
-  p->owns_cpu = json_is_true (json_object_get (c, "owns_cpu"));
+  out->known = json_is_object (c);
+  out->contended = json_is_true (json_object_get (c, "contended"));
+  out->owns_cpu = json_is_true (json_object_get (c, "owns_cpu"));
+  out->cpu_share_median = opt_num (c, "cpu_share_median");
+  out->steal_pct_max = opt_num (c, "steal_pct_max");
+  out->idle_pct_min = opt_num (c, "idle_pct_min");
 }
 
 static int
@@ -246,13 +248,13 @@ load_point (struct loc *l, json_t *r, struct ucb_doc_point *p, ucb_error_t *err)
       || field (l, r, "summary", J_OBJECT, &sum, err) < 0)
     return -1;
   p->reason = opt_str (r, "reason");
-  load_contention (json_object_get (r, "contention"), p);
   if (load_containers (l, pcs, p, err) < 0)
     return -1;
   snprintf (l->at + at, sizeof l->at - (size_t) at, ".summary");
   if (load_summary (l, sum, &p->sum, err) < 0)
     return -1;
   l->at[at] = '\0';
+  load_contention (json_object_get (r, "contention"), &p->contention);
   pl = json_object_get (r, "placement");
   p->l3 = json_is_object (pl) && json_is_integer (json_object_get (pl, "l3_domains"));
   if (p->l3)

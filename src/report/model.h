@@ -38,6 +38,14 @@ struct ucb_doc_summary
   long long failed_ops;
 };
 
+/* The entry's `contention` object; known = false when the document has none (older
+ * documents): then the point counts as not contended. */
+struct ucb_doc_contention
+{
+  bool known, contended, owns_cpu;
+  double cpu_share_median, steal_pct_max, idle_pct_min; /* NaN for null or absent */
+};
+
 struct ucb_doc_point
 {
   /* Identity (with repeat); strings point into the document. */
@@ -53,15 +61,10 @@ struct ucb_doc_point
   double *intervals;
   size_t n_intervals;
   struct ucb_doc_summary sum;
+  struct ucb_doc_contention contention;
   /* placement, when it has an integer l3_domains (--pin l3); cores and cpus borrowed. */
   bool l3;
   json_t *l3_domains, *cores, *cpus;
-  /* contention{} of the entry, when present (absent: not known, counted as not contended):
-   * the repeat was contended, the median CPU share of its tasks (NaN when absent), whether
-   * its tasks each owned a CPU. */
-  bool contended, contention_known;
-  double cpu_share_median;
-  bool owns_cpu;
   size_t group;       /* index of doc->groups: the same identity, any repeat */
   size_t series;      /* the same identity but containers: what scalability divides by */
   size_t workload_id; /* the same workload */

@@ -144,15 +144,16 @@ ucb_report_text (FILE *f, const json_t *doc)
 {
   struct ucb_doc d;
 
-  fprintf (f, "%-9s %-9s %5s %5s %14s %6s %14s %7s %8s %9s %7s\n", "workload", "owner", "depth",
-           "N", "ops/s/cont", "±%", "total ops/s", "scale", "fairness", "cpu ns/op", "failed");
+  fprintf (f, "%-9s %-9s %5s %5s %14s %6s %14s %7s %8s %9s %5s %7s\n", "workload", "owner", "depth",
+           "N", "ops/s/cont", "±%", "total ops/s", "scale", "fairness", "cpu ns/op", "cpu",
+           "failed");
   if (!ucb_doc_built ((json_t *) doc, &d))
     return;
   for (size_t i = 0; i < d.n_points; i++)
     {
       const struct ucb_doc_point *p = &d.points[i];
       const struct ucb_doc_summary *s = &p->sum;
-      char b[6][32];
+      char b[7][32];
 
       fprintf (f, "%-9s %-9s %5lld %5lld ", p->workload, p->owner, p->depth, p->containers);
       if (strcmp (p->status, "ok") != 0)
@@ -161,14 +162,67 @@ ucb_report_text (FILE *f, const json_t *doc)
           continue;
         }
       fprintf (
-          f, "%14s %6s %14s %7s %8s %9s %7lld\n", cell (b[0], sizeof b[0], 0, s->per_container_ops),
+          f, "%14s %6s %14s %7s %8s %9s %5s %7lld%s\n",
+          cell (b[0], sizeof b[0], 0, s->per_container_ops),
           cell (b[1], sizeof b[1], 1, s->cv * 100), cell (b[2], sizeof b[2], 0, s->total_ops_per_s),
           cell (b[3], sizeof b[3], 3, s->scalability), cell (b[4], sizeof b[4], 3, s->fairness),
-          cell (b[5], sizeof b[5], 1, s->cpu_ns_per_op), s->failed_ops);
+          cell (b[5], sizeof b[5], 1, s->cpu_ns_per_op),
+          cell (b[6], sizeof b[6], 2, p->contention.cpu_share_median), s->failed_ops,
+          p->contention.contended ? " *" : "");
     }
   ucb_doc_free (&d);
   fprintf (f,
            "(ops/s/cont = total/N; ±%% = spread across containers; scale = total/(N x 1-container "
-           "total))\n");
+           "total))\n"
+           "(cpu = median share of a CPU each task got; * = contended: tasks that should own a "
+           "CPU got less than the threshold of it in over a tenth of the samples)\n");
   ucb_report_l3_text (f, json_object_get (doc, "l3_scaling"));
+}
+
+/* Over the contended points: how many, the median of their CPU shares, the worst steal and
+ * idle. */
+struct busy
+{
+  size_t contended, measured;
+  double steal_max, idle_min;
+};
+
+char *
+ucb_report_contention_note (json_t *results)
+{
+  struct ucb_doc d;
+  struct busy b = { .steal_max = NAN, .idle_min = NAN };
+  cleanup_free double *shares = NULL;
+  size_t nshares = 0;
+  char steal[48] = "", idle[48] = "";
+
+  if (!ucb_doc_built (results, &d))
+    return NULL;
+  shares = xcalloc (d.n_points + 1, sizeof *shares);
+  for (size_t i = 0; i < d.n_points; i++)
+    {
+      const struct ucb_doc_contention *c = &d.points[i].contention;
+
+      b.measured += d.points[i].measured;
+      if (!d.points[i].measured || !c->contended)
+        continue;
+      b.contended++;
+      if (isfinite (c->cpu_share_median))
+        shares[nshares++] = c->cpu_share_median;
+      if (isfinite (c->steal_pct_max) && !(c->steal_pct_max <= b.steal_max))
+        b.steal_max = c->steal_pct_max;
+      if (isfinite (c->idle_pct_min) && !(c->idle_pct_min >= b.idle_min))
+        b.idle_min = c->idle_pct_min;
+    }
+  ucb_doc_free (&d);
+  if (b.contended == 0)
+    return NULL;
+  if (isfinite (b.steal_max))
+    snprintf (steal, sizeof steal, "; steal up to %.0f%%", b.steal_max);
+  if (isfinite (b.idle_min))
+    snprintf (idle, sizeof idle, "%sidle down to %.0f%%", *steal ? ", " : "; ", b.idle_min);
+  return xasprintf ("the host was busy: %zu of %zu measured points contended (their tasks got a "
+                    "median %.2g of a CPU%s%s): their numbers are not comparable; rerun on a quiet "
+                    "machine, with fewer containers, or with --repeat to see the spread",
+                    b.contended, b.measured, ucb_median (shares, nshares), steal, idle);
 }

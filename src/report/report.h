@@ -24,5 +24,9 @@ void ucb_report_l3_text (FILE *f, json_t *rows);
 
 /* The human table: one row per results[] entry. */
 void ucb_report_text (FILE *f, const json_t *doc);
+/* The one warning of a run on a busy host: how many measured points were contended, the median
+ * CPU share of their tasks, the highest steal and lowest idle, and what to do; NULL when none
+ * was (or the results carry no contention). */
+char *ucb_report_contention_note (json_t *results);
 
 #endif

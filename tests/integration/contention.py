@@ -1,0 +1,181 @@
+#!/usr/bin/env python3
+"""contention.py - a task that should own a CPU but shares it with a CPU hog comes out
+contended: its CPU share (~0.5) is recorded per sample and per point, the text table marks the
+row, stderr warns once and config.notes keeps the warning (also under --quiet, which only
+silences stderr).  Without the hog this shared machine cannot promise quiet, so that run is
+checked for consistency (every flag agrees with the recorded shares and the threshold), and
+--contention-threshold 0.01 gives the deterministic negative.  Bad thresholds are usage
+errors."""
+import json
+import os
+import statistics
+import subprocess
+import sys
+
+from taplib import (UCBENCH, Tap, ran, run, scratch_dir, skip_all, uid_block, userns_works,
+                    wait_for)
+
+if not userns_works():
+    skip_all("user namespaces cannot be created here")
+if 0 not in os.sched_getaffinity(0):
+    skip_all("CPU 0 is not in this process's allowed set")
+
+t = Tap()
+BASE = uid_block(2101300000, 100)  # a range of its own: 1 container per run
+TMP = scratch_dir("contention")
+ARGS = ["run", "--workload", "getppid", "--containers", "1", "--owner", "shared", "--pin", "0",
+        "--duration", "1", "--warmup", "0.3", "--interval", "0.25", "--uid-base", str(BASE)]
+if os.geteuid() != 0:
+    ARGS[ARGS.index("shared")] = "self"
+
+
+def ucbench(name, extra=()):
+    """One run: (the completed process, its document or None)."""
+    out = os.path.join(TMP, name + ".json")
+    r = run(ARGS + ["--output", out] + list(extra), timeout=120)
+    try:
+        with open(out) as f:
+            return r, json.load(f)
+    except (OSError, ValueError):
+        return r, None
+
+
+def task_samples(doc):
+    return [s for c in doc["results"][0]["per_container"] for tk in c["tasks"]
+            for s in tk["samples"]]
+
+
+def consistent(doc):
+    """Every flag of the only point agrees with its shares and its threshold: '' or why not."""
+    p = doc["results"][0]
+    c = p["contention"]
+    th = doc["config"]["contention_threshold"]
+    samples = task_samples(doc)
+    shares = [s["cpu_share"] for s in samples if s["cpu_share"] is not None]
+    flagged = [s for s in samples if s["contended"]]
+    want = [s for s in samples if c["owns_cpu"] and s["cpu_share"] is not None
+            and s["cpu_share"] < th]
+    if c["threshold"] != th:
+        return f"threshold {c['threshold']} is not config's {th}"
+    if len(flagged) != len(want) or c["contended_samples"] != len(want):
+        return f"{len(flagged)} flagged, {c['contended_samples']} counted, {len(want)} below {th}"
+    if c["samples"] != len(samples):
+        return f"samples {c['samples']} != {len(samples)}"
+    if c["contended"] != (10 * len(want) > len(samples)):
+        return f"contended {c['contended']} with {len(want)} of {len(samples)}"
+    if not shares or abs(c["cpu_share_median"] - statistics.median(shares)) > 1e-6:
+        return f"median {c['cpu_share_median']} of {shares}"
+    if abs(c["cpu_share_min"] - min(shares)) > 1e-6:
+        return f"min {c['cpu_share_min']} of {shares}"
+    for cs in p["per_container"][0]["samples"]:
+        if cs["contended"] != any(s["contended"] for s in samples if s["t"] == cs["t"]):
+            return f"container sample at {cs['t']} disagrees with its task"
+    if len(p["host_samples"]) != len(samples):
+        return f"{len(p['host_samples'])} host samples for {len(samples)} intervals"
+    return ""
+
+
+def row_marked(stdout):
+    rows = [ln for ln in stdout.splitlines() if ln.startswith("getppid")]
+    return len(rows) == 1 and rows[0].rstrip().endswith("*")
+
+
+def warned(stderr):
+    return stderr.count("the host was busy") == 1
+
+
+# ---- without a hog: whatever the machine does, the flags agree with the numbers ----
+r, doc = ucbench("plain")
+t.ok(r.returncode == 0 and doc is not None, "a run without a hog succeeds", r.stderr)
+if doc:
+    c = doc["results"][0]["contention"]
+    why = consistent(doc)
+    t.ok(why == "", "without a hog: every flag agrees with the shares and the threshold", why)
+    t.ok(c["owns_cpu"] is True, "one task pinned alone to CPU 0 should own it", json.dumps(c))
+    t.ok(row_marked(r.stdout) == c["contended"] and warned(r.stderr) == c["contended"],
+         "without a hog: the table marks the row and stderr warns exactly when contended",
+         r.stdout + r.stderr)
+    t.diag(f"no hog: cpu_share_median {c['cpu_share_median']}, contended {c['contended']}")
+
+r, doc = ucbench("low", ["--contention-threshold", "0.01"])
+if doc:
+    c = doc["results"][0]["contention"]
+    starved = [s for s in task_samples(doc) if s["cpu_share"] is not None and s["cpu_share"] < 0.01]
+    t.ok(doc["config"]["contention_threshold"] == 0.01 and c["threshold"] == 0.01
+         and consistent(doc) == "" and c["contended_samples"] == len(starved)
+         and (not c["contended"] or 10 * len(starved) > c["samples"]),
+         "--contention-threshold 0.01: not contended unless the task really got < 0.01 of a CPU",
+         json.dumps(c))
+    t.ok(c["contended"] or (not row_marked(r.stdout) and not warned(r.stderr)),
+         "--contention-threshold 0.01: no mark and no warning", r.stdout + r.stderr)
+else:
+    t.ok(False, "a run with --contention-threshold 0.01 succeeds", r.stderr)
+
+# ---- with a CPU hog on the same CPU ----
+hog = subprocess.Popen(["taskset", "-c", "0", sys.executable, "-c", "while True: pass"])
+try:
+    t.ok(wait_for(lambda: ran([hog.pid], 0.2)), "the hog runs on CPU 0")
+    r, doc = ucbench("hog")
+    rq, docq = ucbench("hog-quiet", ["--quiet"])
+finally:
+    hog.kill()
+    hog.wait()
+t.ok(r.returncode == 0 and doc is not None, "a run beside the hog succeeds", r.stderr)
+if doc:
+    c = doc["results"][0]["contention"]
+    t.diag(f"hog: cpu_share_median {c['cpu_share_median']}, {c['contended_samples']} of "
+           f"{c['samples']} samples contended, nivcsw {c['nivcsw']}")
+    t.ok(c["contended"] is True and c["owns_cpu"] is True, "beside the hog: the point is contended",
+         json.dumps(c))
+    t.ok(c["cpu_share_median"] < 0.9, "beside the hog: cpu_share_median < 0.9 (about 0.5)",
+         json.dumps(c))
+    t.ok(consistent(doc) == "", "beside the hog: the flags agree with the shares", consistent(doc))
+    t.ok(isinstance(c["nivcsw"], int) and c["nivcsw"] > 0,
+         "beside the hog: the task was preempted (involuntary context switches)", json.dumps(c))
+    t.ok(row_marked(r.stdout) and "* = contended" in r.stdout,
+         "beside the hog: the table marks the row and explains the mark", r.stdout)
+    t.ok(warned(r.stderr) and "1 of 1 measured points contended" in r.stderr,
+         "beside the hog: stderr warns once", r.stderr)
+    t.ok(any("the host was busy" in n for n in doc["config"]["notes"]),
+         "beside the hog: config.notes keeps the warning", json.dumps(doc["config"]["notes"]))
+if docq:
+    t.ok(rq.stderr == "" and any("the host was busy" in n for n in docq["config"]["notes"]),
+         "--quiet: no warning on stderr, still in config.notes", rq.stderr)
+else:
+    t.ok(False, "a --quiet run beside the hog succeeds", rq.stderr)
+
+# ---- the schema knows the new fields: it accepts the document and rejects broken ones ----
+try:
+    import copy
+    import jsonschema
+    from taplib import SRCDIR
+    with open(os.path.join(SRCDIR, "docs", "ucbench-result.schema.json")) as f:
+        V = jsonschema.Draft202012Validator(json.load(f))
+except (ImportError, AttributeError):
+    V = None
+if V is None or doc is None:
+    t.skip("the schema accepts contention and rejects broken values", "no jsonschema 4 or no document")
+else:
+    def broken(change):
+        d = copy.deepcopy(doc)
+        change(d)
+        return any(True for _ in V.iter_errors(d))
+    p0 = lambda d: d["results"][0]  # noqa: E731
+    t.ok(not any(True for _ in V.iter_errors(doc))
+         and broken(lambda d: p0(d)["contention"].__setitem__("contended", "yes"))
+         and broken(lambda d: p0(d)["contention"].pop("owns_cpu"))
+         and broken(lambda d: p0(d)["contention"].__setitem__("threshold", 1.5))
+         and broken(lambda d: p0(d)["per_container"][0]["tasks"][0]["samples"][0]
+                    .__setitem__("cpu_share", -1))
+         and broken(lambda d: p0(d)["host_samples"][0].pop("idle_pct"))
+         and broken(lambda d: d["config"].__setitem__("contention_threshold", 0)),
+         "the schema accepts contention and rejects broken values")
+
+# ---- bad thresholds: one line, exit 2 ----
+for bad in ("0", "1.5", "-0.5", "abc", ""):
+    r = run(ARGS + ["--contention-threshold", bad])
+    first = r.stderr.splitlines()[0] if r.stderr else ""
+    t.ok(r.returncode == 2 and first.startswith("ucbench: ") and "--contention-threshold" in first
+         and f"`{bad}`" in first and r.stdout == "",
+         f"--contention-threshold `{bad}`: a one-line error naming it, exit 2", r.stderr)
+t.done()

@@ -1,0 +1,335 @@
+/* test-contention.c - the CPU share of a task per interval, who should own a CPU, the sample and
+ * repeat flags, the host's idle and steal per interval, and what the document, the model, the
+ * text table and the warning make of them: from hand-built readings whose every number can be
+ * worked out by hand. */
+#include "config.h"
+
+#include <math.h>
+#include <sched.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../tap.h"
+#include "cli/record.h"
+#include "core/json-util.h"
+#include "core/util.h"
+#include "engine/measure.h"
+#include "engine/workload.h"
+#include "report/model.h"
+#include "report/report.h"
+
+#define S(sec) ((uint64_t) ((sec) *1e9))
+
+static void
+test_share (void)
+{
+  struct ucb_reading a = { .t_ns = S (1), .cpu_ns = S (1), .busy_ns = S (10) };
+  struct ucb_reading b = { .t_ns = S (1.5), .cpu_ns = S (1.2), .busy_ns = S (10.25) };
+
+  tap_check_near (ucb_cpu_share (&a, &b), 0.5, 1e-12);
+  b.busy_ns = S (10.6); /* a task can publish more than the wall time (batch edges): kept */
+  tap_check_near (ucb_cpu_share (&a, &b), 1.2, 1e-12);
+  b.t_ns = a.t_ns; /* dt 0 */
+  tap_check (isnan (ucb_cpu_share (&a, &b)));
+  b.t_ns = S (0.5); /* time went backwards */
+  tap_check (isnan (ucb_cpu_share (&a, &b)));
+  b = (struct ucb_reading){ .t_ns = S (2), .cpu_ns = S (2), .busy_ns = S (9) }; /* backwards */
+  tap_check (isnan (ucb_cpu_share (&a, &b)));
+  a.busy_ns = 0; /* never published */
+  b.busy_ns = S (1);
+  tap_check (isnan (ucb_cpu_share (&a, &b)));
+  a.busy_ns = 1;
+  b.busy_ns = 1; /* published, but no CPU at all: 0, not unknown */
+  tap_check_near (ucb_cpu_share (&a, &b), 0.0, 0);
+}
+
+static void
+test_owns (void)
+{
+  int distinct[] = { 0, 1 }, unpinned[] = { -1, 1 }, shared[] = { 0, 1, 0 };
+
+  tap_check (ucb_task_owns_cpu (distinct, 2, 0, 2));
+  tap_check (ucb_task_owns_cpu (distinct, 2, 1, 2));
+  tap_check (!ucb_task_owns_cpu (unpinned, 2, 0, 2)); /* unpinned: the scheduler moves it */
+  tap_check (ucb_task_owns_cpu (unpinned, 2, 1, 2));
+  tap_check (!ucb_task_owns_cpu (shared, 3, 0, 4)); /* CPU 0 is shared with task 2 */
+  tap_check (ucb_task_owns_cpu (shared, 3, 1, 4));
+  tap_check (!ucb_task_owns_cpu (shared, 3, 2, 4));
+  tap_check (!ucb_task_owns_cpu (distinct, 2, 0, 1)); /* more tasks than CPUs */
+  tap_check (!ucb_task_owns_cpu (shared, 3, 1, 2));
+}
+
+static void
+test_flags (void)
+{
+  tap_check (ucb_sample_contended (true, 0.5, 0.9));
+  tap_check (ucb_sample_contended (true, 0.8999, 0.9));
+  tap_check (!ucb_sample_contended (true, 0.9, 0.9)); /* exactly at the threshold: enough */
+  tap_check (!ucb_sample_contended (true, 1.1, 0.9));
+  tap_check (!ucb_sample_contended (false, 0.1, 0.9)); /* cannot own a CPU: never contended */
+  tap_check (!ucb_sample_contended (true, NAN, 0.9));  /* unknown share */
+  tap_check (!ucb_sample_contended (true, 0.015, 0.01));
+  tap_check (ucb_sample_contended (true, 0.009, 0.01));
+  tap_check (!ucb_repeat_contended (0, 0));
+  tap_check (!ucb_repeat_contended (1, 10)); /* exactly a tenth: not more */
+  tap_check (ucb_repeat_contended (2, 10));
+  tap_check (ucb_repeat_contended (1, 9));
+  tap_check (!ucb_repeat_contended (9, 100));
+  tap_check (ucb_repeat_contended (11, 100));
+}
+
+static void
+test_jiffies (void)
+{
+  struct ucb_jiffies a = { .ok = true, .total = 1000, .idle = 100, .steal = 10 };
+  struct ucb_jiffies b = { .ok = true, .total = 1200, .idle = 150, .steal = 16 };
+  struct ucb_jiffies now;
+  double idle, steal;
+
+  tap_check (ucb_jiffies_pct (&a, &b, &idle, &steal));
+  tap_check_near (idle, 25.0, 1e-12);
+  tap_check_near (steal, 3.0, 1e-12);
+  tap_check (!ucb_jiffies_pct (&a, &a, &idle, &steal)); /* no jiffy passed */
+  tap_check (isnan (idle) && isnan (steal));
+  b.ok = false;
+  tap_check (!ucb_jiffies_pct (&a, &b, &idle, &steal));
+  ucb_jiffies_read (&now); /* this machine's /proc/stat */
+  tap_check (now.ok && now.total > 0 && now.idle <= now.total && now.steal <= now.total);
+  tap_check_int (ucb_nivcsw_of (getpid ()), >=, 0);
+  tap_check_int (ucb_nivcsw_of (-5), ==, -1);
+}
+
+/* ---- a hand-built point: `n` containers x `T` tasks (3 at most), 3 readings 0.5 s apart ---- */
+
+struct hand
+{
+  struct ucb_point_result r;
+  struct ucb_container_result c[3];
+  int cpu[3];
+  pid_t pid[3];
+  struct ucb_slot slots[2][3];
+  int allowed[2];
+  struct ucb_placement pl;
+};
+
+/* cpu[t], cpu_s[k][t]: task t's (container-major) CPU and its CPU time at reading k; host rows:
+ * 20% idle then 0%, steal 5% then 10%. */
+static json_t *
+hand_point (struct hand *h, size_t n, size_t T, const int *cpu, const double cpu_s[3][3],
+            double threshold)
+{
+  static const struct ucb_jiffies host[3]
+      = { { true, 1000, 500, 0 }, { true, 1100, 520, 5 }, { true, 1200, 520, 15 } };
+  json_t *doc;
+
+  memset (h, 0, sizeof *h);
+  h->allowed[0] = 0;
+  h->allowed[1] = 1;
+  h->pl = (struct ucb_placement){ .mode = UCB_PIN_LIST, .allowed = h->allowed, .nallowed = 2 };
+  h->r.pt = (struct ucb_point){ .workload = ucb_workload_find ("getppid"),
+                                .containers = (unsigned) n,
+                                .owner = { .kind = UCB_OWNER_SHARED },
+                                .depth = 1,
+                                .tasks = (unsigned) T,
+                                .isolate = CLONE_NEWIPC,
+                                .repeat = 1 };
+  h->r.c = h->c;
+  h->r.initial = h->slots[0];
+  h->r.final = h->slots[1];
+  h->r.nivcsw = 42;
+  h->r.contention_threshold = threshold;
+  h->r.idle_pct = h->r.steal_pct = NAN;
+  for (unsigned b = 0; b < UCB_NLIMITS; b++)
+    h->r.limits.l[b].source = "host";
+  for (size_t t = 0; t < n * T; t++)
+    {
+      h->cpu[t] = cpu[t];
+      h->pid[t] = 100 + (pid_t) t;
+    }
+  for (size_t i = 0; i < n; i++)
+    h->c[i] = (struct ucb_container_result){ .index = (unsigned) i,
+                                             .owner_uid = 5000,
+                                             .depth = 1,
+                                             .cpu = &h->cpu[i * T],
+                                             .task_pid = &h->pid[i * T] };
+  ucb_samples_init (&h->r.samples, n * T, 3);
+  h->r.samples.start_ns = S (1);
+  for (size_t k = 0; k < 3; k++)
+    {
+      for (size_t t = 0; t < n * T; t++)
+        *ucb_reading_at (&h->r.samples, k, t) = (struct ucb_reading){
+          .t_ns = S (2 + 0.5 * (double) k), .ops = 1000 * k, .busy_ns = S (cpu_s[k][t])
+        };
+      h->r.samples.host[k] = host[k];
+    }
+  h->r.samples.nreadings = 3;
+  doc = ucb_record_point (&h->r, &h->pl);
+  ucb_samples_free (&h->r.samples);
+  return doc;
+}
+
+static json_t *
+at (json_t *o, const char *path)
+{
+  char buf[160], *save = NULL;
+
+  snprintf (buf, sizeof buf, "%s", path);
+  for (char *k = strtok_r (buf, ".", &save); k && o; k = strtok_r (NULL, ".", &save))
+    o = (*k >= '0' && *k <= '9') ? json_array_get (o, strtoul (k, NULL, 10))
+                                 : json_object_get (o, k);
+  return o;
+}
+
+static double
+num (json_t *o, const char *path)
+{
+  json_t *v = at (o, path);
+  return json_is_number (v) ? json_number_value (v) : NAN;
+}
+
+/* Container 0 gets half a CPU in both intervals, container 1 a whole one then 0.95. */
+static const double two[3][3] = { { 1.0, 1.0 }, { 1.25, 1.5 }, { 1.5, 1.975 } };
+
+static void
+test_record (void)
+{
+  static const int pinned[] = { 0, 1 };
+  struct hand h;
+  json_t *o = hand_point (&h, 2, 1, pinned, two, 0);
+
+  tap_check_near (num (o, "per_container.0.tasks.0.samples.0.cpu_share"), 0.5, 1e-9);
+  tap_check (json_is_true (at (o, "per_container.0.tasks.0.samples.0.contended")));
+  tap_check (json_is_true (at (o, "per_container.0.samples.1.contended")));
+  tap_check_near (num (o, "per_container.1.tasks.0.samples.1.cpu_share"), 0.95, 1e-9);
+  tap_check (json_is_false (at (o, "per_container.1.tasks.0.samples.1.contended")));
+  tap_check (json_is_false (at (o, "per_container.1.samples.0.contended")));
+  tap_check_near (num (o, "contention.threshold"), 0.9, 0); /* 0 = the default */
+  tap_check (json_is_true (at (o, "contention.owns_cpu")));
+  tap_check_int (num (o, "contention.samples"), ==, 4);
+  tap_check_int (num (o, "contention.contended_samples"), ==, 2);
+  tap_check (json_is_true (at (o, "contention.contended")));
+  tap_check_near (num (o, "contention.cpu_share_median"), (0.5 + 0.95) / 2, 1e-9);
+  tap_check_near (num (o, "contention.cpu_share_min"), 0.5, 1e-9);
+  tap_check_int (num (o, "contention.nivcsw"), ==, 42);
+  tap_check_near (num (o, "contention.steal_pct_max"), 10.0, 1e-9);
+  tap_check_near (num (o, "contention.idle_pct_min"), 0.0, 1e-9);
+  tap_check_int (json_array_size (at (o, "host_samples")), ==, 2);
+  tap_check_near (num (o, "host_samples.0.idle_pct"), 20.0, 1e-9);
+  tap_check_near (num (o, "host_samples.0.steal_pct"), 5.0, 1e-9);
+  tap_check_near (num (o, "host_samples.1.t"), 2.0, 1e-9);
+  json_decref (o);
+
+  o = hand_point (&h, 2, 1, pinned, two, 0.4); /* a lower threshold: half a CPU is enough */
+  tap_check_int (num (o, "contention.contended_samples"), ==, 0);
+  tap_check (json_is_false (at (o, "contention.contended")));
+  tap_check (json_is_false (at (o, "per_container.0.samples.0.contended")));
+  json_decref (o);
+}
+
+/* A container's sample takes the lowest share of its tasks and is contended if any is. */
+static void
+test_container_min (void)
+{
+  static const int pinned[] = { 0, 1 };
+  struct hand h;
+  json_t *o;
+
+  /* one container of two tasks: 0.5 and 1.0, then 0.5 and 0.95 */
+  o = hand_point (&h, 1, 2, pinned, two, 0.9);
+  tap_check_near (num (o, "per_container.0.samples.0.cpu_share"), 0.5, 1e-9);
+  tap_check (json_is_true (at (o, "per_container.0.samples.0.contended")));
+  tap_check_near (num (o, "per_container.0.tasks.1.samples.0.cpu_share"), 1.0, 1e-9);
+  tap_check (json_is_false (at (o, "per_container.0.tasks.1.samples.0.contended")));
+  json_decref (o);
+  /* two tasks of 1.0 and 0.95: the lowest, not contended */
+  o = hand_point (&h, 1, 2, pinned, (const double[3][3]){ { 1, 1 }, { 1.5, 1.475 }, { 2, 2 } },
+                  0.9);
+  tap_check_near (num (o, "per_container.0.samples.0.cpu_share"), 0.95, 1e-9);
+  tap_check (json_is_false (at (o, "per_container.0.samples.0.contended")));
+  tap_check_near (num (o, "per_container.0.samples.1.cpu_share"), 1.0, 1e-9); /* 1.0 and 1.05 */
+  json_decref (o);
+}
+
+static void
+test_not_owned (void)
+{
+  static const int unpinned[] = { -1, -1 }, crowded[] = { 0, 1, 0 };
+  static const double three[3][3] = { { 1, 1, 1 }, { 1.1, 1.5, 1.1 }, { 1.2, 2.0, 1.2 } };
+  struct hand h;
+  json_t *o = hand_point (&h, 2, 1, unpinned, two, 0.9);
+
+  tap_check (json_is_false (at (o, "contention.owns_cpu")));
+  tap_check_int (num (o, "contention.contended_samples"), ==, 0);
+  tap_check (json_is_false (at (o, "contention.contended")));
+  tap_check_near (num (o, "per_container.0.tasks.0.samples.0.cpu_share"), 0.5, 1e-9); /* still */
+  json_decref (o);
+
+  /* 3 tasks on 2 allowed CPUs: none can own one, not even the one alone on CPU 1 */
+  o = hand_point (&h, 3, 1, crowded, three, 0.9);
+  tap_check (json_is_false (at (o, "contention.owns_cpu")));
+  tap_check_int (num (o, "contention.samples"), ==, 6);
+  tap_check_int (num (o, "contention.contended_samples"), ==, 0);
+  tap_check_near (num (o, "contention.cpu_share_min"), 0.2, 1e-9);
+  json_decref (o);
+}
+
+/* The model, the table and the warning read the flags; old documents have none. */
+static void
+test_readers (void)
+{
+  static const int pinned[] = { 0, 1 };
+  static const double full[3][3] = { { 1, 1 }, { 1.5, 1.5 }, { 2, 2 } };
+  struct hand h;
+  json_t *results = ucb_json_arr ();
+  struct ucb_doc d;
+  cleanup_free char *note = NULL, *table = NULL;
+  size_t len = 0;
+  FILE *f;
+
+  ucb_json_push (results, hand_point (&h, 2, 1, pinned, two, 0.9));
+  ucb_json_push (results, hand_point (&h, 2, 1, pinned, full, 0.9));
+  tap_check (ucb_doc_built (results, &d));
+  tap_check (d.points[0].contention.known && d.points[0].contention.contended);
+  tap_check (d.points[0].contention.owns_cpu);
+  tap_check_near (d.points[0].contention.cpu_share_median, 0.725, 1e-9);
+  tap_check (d.points[1].contention.known && !d.points[1].contention.contended);
+  ucb_doc_free (&d);
+
+  note = ucb_report_contention_note (results);
+  tap_check (note && strstr (note, "1 of 2 measured points contended"));
+  tap_check (note && strstr (note, "median 0.72 of a CPU"));
+  tap_check (note && strstr (note, "steal up to 10%, idle down to 0%"));
+
+  f = open_memstream (&table, &len);
+  ucb_report_text (f, results);
+  fclose (f);
+  tap_check (table && strstr (table, "  0.72       0 *\n")); /* contended: marked */
+  tap_check (table && strstr (table, "  1.00       0\n"));   /* not */
+  tap_check (table && strstr (table, "* = contended"));
+
+  /* An old document: no contention object, so unknown and not contended, and no warning. */
+  json_object_del (json_array_get (results, 0), "contention");
+  tap_check (ucb_doc_built (results, &d));
+  tap_check (!d.points[0].contention.known && !d.points[0].contention.contended);
+  tap_check (isnan (d.points[0].contention.cpu_share_median));
+  ucb_doc_free (&d);
+  free (note);
+  note = ucb_report_contention_note (results);
+  tap_check (note == NULL);
+  json_decref (results);
+}
+
+static const struct tap_test tests[] = {
+  { "CPU share: CPU delta over wall delta; dt 0, unpublished and backwards are unknown",
+    test_share },
+  { "owns a CPU: pinned alone, tasks <= allowed CPUs; unpinned and crowded do not", test_owns },
+  { "flags: below the threshold (not at it); a repeat when over a tenth", test_flags },
+  { "host idle and steal between two /proc/stat readings; nivcsw of a pid", test_jiffies },
+  { "document: per task and container samples, contention, host_samples", test_record },
+  { "container sample: the lowest share of its tasks", test_container_min },
+  { "cannot own a CPU: shares kept, never contended", test_not_owned },
+  { "model, table mark and cpu column, the warning; old documents", test_readers },
+};
+
+TAP_MAIN (tests)
