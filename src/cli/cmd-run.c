@@ -430,6 +430,28 @@ run_sweep_auto (struct ucb_run_options *o, const struct ucb_placement *pl, struc
   return 0;
 }
 
+/* The document to --output and stdout, then the lines for stderr that come after the table. */
+static int
+emit (const struct ucb_run_options *o, json_t *doc, const char *busy, const char *auto_line,
+      ucb_error_t *err)
+{
+  int r = 0;
+
+  if (o->output)
+    r = ucb_report_write_file (doc, o->output, err);
+  if (r == 0 && o->format == UCB_FORMAT_JSON)
+    r = ucb_json_write (doc, stdout, err);
+  else if (r == 0 && !o->quiet)
+    ucb_report_text (stdout, doc);
+  fflush (stdout);
+  /* Once, after the table: a busy host makes every number above suspect. */
+  if (busy && !o->quiet)
+    fprintf (stderr, "ucbench: warning: %s\n", busy);
+  if (auto_line && !o->quiet)
+    fprintf (stderr, "ucbench: %s\n", auto_line);
+  return r;
+}
+
 int
 ucb_cmd_run (int argc, char **argv, ucb_error_t *err)
 {
@@ -512,24 +534,7 @@ ucb_cmd_run (int argc, char **argv, ucb_error_t *err)
     ucb_json_set (doc, "precision", precision);
   if (o.plan.pin == UCB_PIN_L3)
     ucb_json_set (doc, "l3_scaling", ucb_report_l3_table (results));
-  r = 0;
-  if (o.output)
-    r = ucb_report_write_file (doc, o.output, err);
-  if (r == 0 && o.format == UCB_FORMAT_JSON)
-    r = ucb_json_write (doc, stdout, err);
-  else if (r == 0 && !o.quiet)
-    ucb_report_text (stdout, doc);
-  /* Once, after the table: a busy host makes every number above suspect. */
-  if (busy && !o.quiet)
-    {
-      fflush (stdout);
-      fprintf (stderr, "ucbench: warning: %s\n", busy);
-    }
-  if (auto_line && !o.quiet)
-    {
-      fflush (stdout);
-      fprintf (stderr, "ucbench: %s\n", auto_line);
-    }
+  r = emit (&o, doc, busy, auto_line, err);
   json_decref (doc);
   return r;
 }
