@@ -272,15 +272,21 @@ progress_auto (const struct ucb_run_options *o, unsigned round, const struct aut
                double elapsed, const struct auto_point *a)
 {
   cleanup_free char *owner = NULL;
+  char of[32] = "";  /* empty in round 1 without --max-time: the default is not known yet */
+  char ci[32] = "-"; /* no interval below 2 counted repeats */
 
   if (!o->progress)
     return;
+  if (s->max_time_s > 0)
+    snprintf (of, sizeof of, " of %.0fs", s->max_time_s);
+  if (!isnan (a->prec.ci_pct))
+    snprintf (ci, sizeof ci, "±%.2f%%", a->prec.ci_pct);
   owner = ucb_owner_mode_name (&a->pt.owner);
   fprintf (stderr,
            "\r\033[K[round %u] %s owner=%s depth=%u tasks=%u containers=%u repeat=%zu  "
-           "ci ±%.2f%%  %.0fs of %.0fs",
+           "ci %s  %.0fs%s",
            round, a->pt.workload->name, owner, a->pt.depth, a->pt.tasks, a->pt.containers, a->n + 1,
-           a->prec.ci_pct, elapsed, s->max_time_s);
+           ci, elapsed, of);
 }
 
 /* Rounds: every point not yet done once a round, in sweep order, while its next repeat is
