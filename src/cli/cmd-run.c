@@ -16,6 +16,7 @@
 #include "cli/record.h"
 #include "core/json-util.h"
 #include "core/process.h"
+#include "core/stats.h"
 #include "core/util.h"
 #include "engine/owner.h"
 #include "engine/rlimits.h"
@@ -163,6 +164,36 @@ progress (const struct ucb_run_options *o, size_t k, size_t total, uint64_t t_st
            pt->repeat, eta);
 }
 
+/* Run point `pt` once and record it into *entry (NULL for a point never run). */
+static int
+run_once (const struct ucb_run_options *o, const struct ucb_placement *pl, struct ucb_runtime *rt,
+          const struct ucb_point *pt, json_t **entry, ucb_error_t *err)
+{
+  struct ucb_point_result res;
+  cleanup_free char *owner = NULL;
+  int r;
+
+  *entry = NULL;
+  if (pt->workload->unsupported_reason)
+    {
+      /* Listed, never run: the document says why (stress-ng's unimplemented). */
+      *entry = ucb_record_skipped (pt, pt->workload->unsupported_reason);
+      return 0;
+    }
+  r = ucb_run_point (&o->plan, pl, rt, pt, &res, err);
+  if (r == 0)
+    *entry = ucb_record_point (&res, pl);
+  ucb_point_result_free (&res);
+  if (r == 0)
+    return 0;
+  owner = ucb_owner_mode_name (&pt->owner);
+  if (o->progress)
+    fputc ('\n', stderr);
+  return ucb_error_wrap (err, "%s owner=%s depth=%u tasks=%u containers=%u repeat=%u",
+                         pt->workload->name, owner, pt->depth, pt->tasks, pt->containers,
+                         pt->repeat);
+}
+
 static int
 run_sweep (const struct ucb_run_options *o, const struct ucb_placement *pl, struct ucb_runtime *rt,
            json_t *results, ucb_error_t *err)
@@ -173,34 +204,258 @@ run_sweep (const struct ucb_run_options *o, const struct ucb_placement *pl, stru
   for (size_t k = 0; k < total; k++)
     {
       struct ucb_point pt;
-      struct ucb_point_result res;
-      int r;
+      json_t *entry;
 
       ucb_sweep_point (&o->plan, k, &pt);
       progress (o, k, total, t_start, &pt);
-      if (pt.workload->unsupported_reason)
-        {
-          /* Listed, never run: the document says why (stress-ng's unimplemented). */
-          ucb_json_push (results, ucb_record_skipped (&pt, pt.workload->unsupported_reason));
-          continue;
-        }
-      r = ucb_run_point (&o->plan, pl, rt, &pt, &res, err);
-      if (r == 0)
-        ucb_json_push (results, ucb_record_point (&res, pl));
-      ucb_point_result_free (&res);
-      if (r < 0)
-        {
-          cleanup_free char *owner = ucb_owner_mode_name (&pt.owner);
-          if (o->progress)
-            fputc ('\n', stderr);
-          return ucb_error_wrap (err, "%s owner=%s depth=%u tasks=%u containers=%u repeat=%u",
-                                 pt.workload->name, owner, pt.depth, pt.tasks, pt.containers,
-                                 pt.repeat);
-        }
+      if (run_once (o, pl, rt, &pt, &entry, err) < 0)
+        return -1;
+      ucb_json_push (results, entry);
     }
   if (o->progress)
     fprintf (stderr, "\r\033[K");
   return 0;
+}
+
+/* --repeat auto (docs/statistics.md): one point's repeats so far and what they say. */
+struct auto_point
+{
+  struct ucb_point pt;
+  json_t *runs;    /* its results[] entries, repeat 1.. */
+  double *ops;     /* per-repeat summary.per_container_ops */
+  bool *contended; /* per-repeat contention.contended: not counted */
+  size_t n;
+  double last_s; /* wall time of its last repeat: will the next one fit in the time left? */
+  struct ucb_precision prec;
+  bool skipped;
+};
+
+struct auto_sweep
+{
+  struct auto_point *p;
+  size_t np;
+  double max_time_s; /* given, or UCB_AUTO_MAX_ROUNDS times the first round */
+  bool out_of_time;  /* a repeat was not started for want of time */
+};
+
+static bool
+auto_done (const struct auto_point *a)
+{
+  return a->skipped || a->prec.reached || a->n >= UCB_MAX_REPEAT;
+}
+
+/* One more repeat of point a; its values come from the entry just recorded. */
+static int
+auto_repeat (const struct ucb_run_options *o, const struct ucb_placement *pl,
+             struct ucb_runtime *rt, struct auto_point *a, ucb_error_t *err)
+{
+  json_t *e, *v;
+  uint64_t t = ucb_now_ns ();
+
+  a->pt.repeat = (unsigned) a->n + 1;
+  if (run_once (o, pl, rt, &a->pt, &e, err) < 0)
+    return -1;
+  a->last_s = (double) (ucb_now_ns () - t) / 1e9;
+  ucb_json_push (a->runs, e);
+  a->skipped = a->pt.workload->unsupported_reason != NULL;
+  v = json_object_get (json_object_get (e, "summary"), "per_container_ops");
+  a->ops[a->n] = json_is_number (v) ? json_number_value (v) : NAN;
+  a->contended[a->n]
+      = json_is_true (json_object_get (json_object_get (e, "contention"), "contended"));
+  a->n++;
+  ucb_precision_of (a->ops, a->contended, a->n, o->plan.precision_pct, &a->prec);
+  return 0;
+}
+
+static void
+progress_auto (const struct ucb_run_options *o, unsigned round, const struct auto_sweep *s,
+               double elapsed, const struct auto_point *a)
+{
+  cleanup_free char *owner = NULL;
+  char of[32] = "";  /* empty in round 1 without --max-time: the default is not known yet */
+  char ci[32] = "-"; /* no interval below 2 counted repeats */
+
+  if (!o->progress)
+    return;
+  if (s->max_time_s > 0)
+    snprintf (of, sizeof of, " of %.0fs", s->max_time_s);
+  if (!isnan (a->prec.ci_pct))
+    snprintf (ci, sizeof ci, "±%.2f%%", a->prec.ci_pct);
+  owner = ucb_owner_mode_name (&a->pt.owner);
+  fprintf (stderr,
+           "\r\033[K[round %u] %s owner=%s depth=%u tasks=%u containers=%u repeat=%zu  "
+           "ci %s  %.0fs%s",
+           round, a->pt.workload->name, owner, a->pt.depth, a->pt.tasks, a->pt.containers, a->n + 1,
+           ci, elapsed, of);
+}
+
+/* Rounds: every point not yet done once a round, in sweep order, while its next repeat is
+ * expected to end within the time (the first round always runs whole). */
+static int
+auto_rounds (const struct ucb_run_options *o, const struct ucb_placement *pl,
+             struct ucb_runtime *rt, struct auto_sweep *s, ucb_error_t *err)
+{
+  uint64_t t0 = ucb_now_ns ();
+  bool ran = true;
+
+  s->max_time_s = o->plan.max_time_s;
+  for (unsigned round = 1; ran; round++)
+    {
+      ran = false;
+      for (size_t k = 0; k < s->np; k++)
+        {
+          struct auto_point *a = &s->p[k];
+          double elapsed = (double) (ucb_now_ns () - t0) / 1e9;
+
+          if (auto_done (a))
+            continue;
+          if (round > 1 && elapsed + a->last_s > s->max_time_s)
+            {
+              s->out_of_time = true;
+              continue;
+            }
+          progress_auto (o, round, s, elapsed, a);
+          if (auto_repeat (o, pl, rt, a, err) < 0)
+            return -1;
+          ran = true;
+        }
+      if (round == 1 && !(s->max_time_s > 0))
+        s->max_time_s = UCB_AUTO_MAX_ROUNDS * (double) (ucb_now_ns () - t0) / 1e9;
+    }
+  if (o->progress)
+    fprintf (stderr, "\r\033[K");
+  return 0;
+}
+
+/* The document's precision[]: per point, what was reached; the identity from its first entry. */
+static json_t *
+auto_summary (const struct auto_sweep *s)
+{
+  static const char *const id[] = { "workload", "owner", "depth", "tasks", "mode", "containers" };
+  json_t *arr = ucb_json_arr ();
+
+  for (size_t k = 0; k < s->np; k++)
+    {
+      const struct auto_point *a = &s->p[k];
+      json_t *o = ucb_json_obj (), *first = json_array_get (a->runs, 0);
+
+      if (a->skipped || !first)
+        {
+          json_decref (o);
+          continue;
+        }
+      for (size_t i = 0; i < UCB_ARRAY_SIZE (id); i++)
+        ucb_json_set (o, id[i], json_incref (json_object_get (first, id[i])));
+      ucb_json_set (o, "repeats", ucb_json_int ((long long) a->n));
+      ucb_json_set (o, "repeats_counted", ucb_json_int ((long long) a->prec.counted));
+      ucb_json_set (o, "ci_pct", ucb_json_real (a->prec.ci_pct));
+      ucb_json_set (o, "reached", json_boolean (a->prec.reached));
+      ucb_json_push (arr, o);
+    }
+  return arr;
+}
+
+/* The line stderr gets at the end: how many points reached it, and the worst. */
+static char *
+auto_note (const struct ucb_run_options *o, const struct auto_sweep *s)
+{
+  const struct auto_point *worst = NULL;
+  cleanup_free char *owner = NULL;
+  cleanup_free char *why = NULL;
+  cleanup_free char *ci = NULL;
+  size_t nrun = 0, nreached = 0;
+
+  for (size_t k = 0; k < s->np; k++)
+    {
+      const struct auto_point *a = &s->p[k];
+      if (a->skipped)
+        continue;
+      nrun++;
+      nreached += a->prec.reached;
+      /* worst: not reached before reached, then the widest (no interval is the widest) */
+      if (!worst || (worst->prec.reached && !a->prec.reached)
+          || (worst->prec.reached == a->prec.reached
+              && (isnan (a->prec.ci_pct) || a->prec.ci_pct > worst->prec.ci_pct)))
+        worst = a;
+    }
+  if (!worst)
+    return xstrdup ("--repeat auto: no point was run");
+  owner = ucb_owner_mode_name (&worst->pt.owner);
+  if (nreached < nrun)
+    why = s->out_of_time ? xasprintf ("; --max-time %g s was spent first: the precision was not "
+                                      "reached (the exit status stays 0)",
+                                      s->max_time_s)
+                         : xasprintf ("; %d repeats a point is the most", UCB_MAX_REPEAT);
+  ci = isnan (worst->prec.ci_pct) ? xstrdup ("no interval")
+                                  : xasprintf ("±%.3g %%", worst->prec.ci_pct);
+  return xasprintf ("--repeat auto: %zu of %zu points reached ±%g %%; worst: %s owner=%s "
+                    "depth=%u tasks=%u containers=%u at %s after %zu repeats (%zu counted: "
+                    "uncontended)%s",
+                    nreached, nrun, o->plan.precision_pct, worst->pt.workload->name, owner,
+                    worst->pt.depth, worst->pt.tasks, worst->pt.containers, ci, worst->n,
+                    worst->prec.counted, why ? why : "");
+}
+
+static void
+auto_free (struct auto_sweep *s)
+{
+  for (size_t k = 0; k < s->np; k++)
+    {
+      json_decref (s->p[k].runs);
+      free (s->p[k].ops);
+      free (s->p[k].contended);
+    }
+  free (s->p);
+}
+
+/* --repeat auto: results[] in sweep order, each point's repeats together as with --repeat N;
+ * *precision gets the summary, *note the line for stderr, max_time_s what was used. */
+static int
+run_sweep_auto (struct ucb_run_options *o, const struct ucb_placement *pl, struct ucb_runtime *rt,
+                json_t *results, json_t **precision, char **note, ucb_error_t *err)
+{
+  __attribute__ ((cleanup (auto_free))) struct auto_sweep s = { 0 };
+
+  s.np = ucb_sweep_size (&o->plan); /* plan.repeat is 1: the points */
+  s.p = xcalloc (s.np + 1, sizeof *s.p);
+  for (size_t k = 0; k < s.np; k++)
+    {
+      ucb_sweep_point (&o->plan, k, &s.p[k].pt);
+      s.p[k].runs = ucb_json_arr ();
+      s.p[k].ops = xcalloc (UCB_MAX_REPEAT, sizeof *s.p[k].ops);
+      s.p[k].contended = xcalloc (UCB_MAX_REPEAT, sizeof *s.p[k].contended);
+      s.p[k].prec.ci_pct = NAN;
+    }
+  if (auto_rounds (o, pl, rt, &s, err) < 0)
+    return -1;
+  for (size_t k = 0; k < s.np; k++)
+    json_array_extend (results, s.p[k].runs);
+  o->plan.max_time_s = s.max_time_s;
+  *precision = auto_summary (&s);
+  *note = auto_note (o, &s);
+  return 0;
+}
+
+/* The document to --output and stdout, then the lines for stderr that come after the table. */
+static int
+emit (const struct ucb_run_options *o, json_t *doc, const char *busy, const char *auto_line,
+      ucb_error_t *err)
+{
+  int r = 0;
+
+  if (o->output)
+    r = ucb_report_write_file (doc, o->output, err);
+  if (r == 0 && o->format == UCB_FORMAT_JSON)
+    r = ucb_json_write (doc, stdout, err);
+  else if (r == 0 && !o->quiet)
+    ucb_report_text (stdout, doc);
+  fflush (stdout);
+  /* Once, after the table: a busy host makes every number above suspect. */
+  if (busy && !o->quiet)
+    fprintf (stderr, "ucbench: warning: %s\n", busy);
+  if (auto_line && !o->quiet)
+    fprintf (stderr, "ucbench: %s\n", auto_line);
+  return r;
 }
 
 int
@@ -211,6 +466,8 @@ ucb_cmd_run (int argc, char **argv, ucb_error_t *err)
   __attribute__ ((cleanup (ucb_runtime_close))) struct ucb_runtime rt = { 0 };
   json_t *host = NULL, *results = NULL, *doc = NULL, *notes = NULL, *config;
   cleanup_free char *busy = NULL;
+  cleanup_free char *auto_line = NULL;
+  json_t *precision = NULL;
   double t_real;
   uint64_t t0;
   int r;
@@ -254,7 +511,10 @@ ucb_cmd_run (int argc, char **argv, ucb_error_t *err)
     }
   results = ucb_json_arr ();
   ucb_install_interrupt_handlers ();
-  r = run_sweep (&o, &pl, &rt, results, err);
+  if (o.plan.repeat_auto)
+    r = run_sweep_auto (&o, &pl, &rt, results, &precision, &auto_line, err);
+  else
+    r = run_sweep (&o, &pl, &rt, results, err);
   /* Every container is gone now: a late signal ends us the ordinary way. */
   ucb_restore_interrupt_handlers ();
   if (r == 0 && ucb_interrupted ())
@@ -276,21 +536,11 @@ ucb_cmd_run (int argc, char **argv, ucb_error_t *err)
   ucb_json_set (config, "notes", notes);
   doc = ucb_report_document (argc, argv, t_real, (double) (ucb_now_ns () - t0) / 1e9, host, config,
                              results);
+  if (precision)
+    ucb_json_set (doc, "precision", precision);
   if (o.plan.pin == UCB_PIN_L3)
     ucb_json_set (doc, "l3_scaling", ucb_report_l3_table (results));
-  r = 0;
-  if (o.output)
-    r = ucb_report_write_file (doc, o.output, err);
-  if (r == 0 && o.format == UCB_FORMAT_JSON)
-    r = ucb_json_write (doc, stdout, err);
-  else if (r == 0 && !o.quiet)
-    ucb_report_text (stdout, doc);
-  /* Once, after the table: a busy host makes every number above suspect. */
-  if (busy && !o.quiet)
-    {
-      fflush (stdout);
-      fprintf (stderr, "ucbench: warning: %s\n", busy);
-    }
+  r = emit (&o, doc, busy, auto_line, err);
   json_decref (doc);
   return r;
 }

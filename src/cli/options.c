@@ -38,7 +38,13 @@ const char ucb_run_usage[]
       "  --duration SEC             measured time per point (default: 3)\n"
       "  --warmup SEC               unmeasured time after the start barrier (default: 1)\n"
       "  --interval SEC             sampling interval (default: 0.5)\n"
-      "  --repeat R                 run each point R times (default: 1)\n"
+      "  --repeat R|auto            run each point R times (default: 1); auto: repeat\n"
+      "                             the sweep in rounds, every point once a round, until\n"
+      "                             each point's 95 % CI is within --precision\n"
+      "  --precision PCT            with --repeat auto: the CI half-width to reach, in %\n"
+      "                             of the per-container ops/s (from 3 uncontended repeats)\n"
+      "  --max-time SEC             with --repeat auto: stop then even if not reached\n"
+      "                             (default: 10 times the first round's time)\n"
       "  --contention-threshold F   a task that should own a CPU is contended in an\n"
       "                             interval where it got less than F of it, 0 < F <= 1\n"
       "                             (default: 0.9); a repeat with more than a tenth of\n"
@@ -90,6 +96,8 @@ enum
   OPT_WARMUP,
   OPT_INTERVAL,
   OPT_REPEAT,
+  OPT_PRECISION,
+  OPT_MAX_TIME,
   OPT_CONTENTION_THRESHOLD,
   OPT_PIN,
   OPT_UID_BASE,
@@ -112,6 +120,8 @@ static const struct option run_longopts[] = {
   { "warmup", required_argument, NULL, OPT_WARMUP },
   { "interval", required_argument, NULL, OPT_INTERVAL },
   { "repeat", required_argument, NULL, OPT_REPEAT },
+  { "precision", required_argument, NULL, OPT_PRECISION },
+  { "max-time", required_argument, NULL, OPT_MAX_TIME },
   { "contention-threshold", required_argument, NULL, OPT_CONTENTION_THRESHOLD },
   { "pin", required_argument, NULL, OPT_PIN },
   { "uid-base", required_argument, NULL, OPT_UID_BASE },
@@ -335,10 +345,25 @@ parse_plan_opt (struct ucb_plan *p, int c, const char *arg, ucb_error_t *err)
     case OPT_INTERVAL:
       return parse_seconds_opt ("interval", arg, 0.01, 3600, &p->interval, err);
     case OPT_REPEAT:
-      if (parse_bounded ("repeat", arg, UCB_MAX_REPEAT, "an integer", &v, err) < 0)
+      p->repeat_auto = strcmp (arg, "auto") == 0;
+      if (p->repeat_auto)
+        {
+          p->repeat = 1;
+          return 0;
+        }
+      if (parse_bounded ("repeat", arg, UCB_MAX_REPEAT, "an integer (or auto)", &v, err) < 0)
         return -1;
       p->repeat = (unsigned) v;
       return 0;
+    case OPT_PRECISION:
+      if (ucb_parse_seconds (arg, 0, 100, &p->precision_pct) < 0 || p->precision_pct <= 0)
+        return ucb_usage_error (err,
+                                "invalid --precision `%s`: expected a percentage, "
+                                "0 < PCT <= 100",
+                                arg);
+      return 0;
+    case OPT_MAX_TIME:
+      return parse_seconds_opt ("max-time", arg, 0.1, 7 * 86400.0, &p->max_time_s, err);
     case OPT_CONTENTION_THRESHOLD:
       if (ucb_parse_seconds (arg, 0, 1, &p->contention_threshold) < 0
           || p->contention_threshold <= 0)
@@ -401,6 +426,20 @@ check_timing (const struct ucb_plan *p, ucb_error_t *err)
                             p->duration);
   if (p->duration / p->interval > 100000)
     return ucb_usage_error (err, "--duration/--interval gives more than 100000 samples per task");
+  return 0;
+}
+
+/* --precision and --max-time belong to --repeat auto, which needs --precision. */
+static int
+check_repeat (const struct ucb_plan *p, ucb_error_t *err)
+{
+  if (p->repeat_auto && !(p->precision_pct > 0))
+    return ucb_usage_error (err, "--repeat auto needs --precision PCT (the 95 %% CI half-width "
+                                 "to reach)");
+  if (!p->repeat_auto && p->precision_pct > 0)
+    return ucb_usage_error (err, "--precision needs --repeat auto");
+  if (!p->repeat_auto && p->max_time_s > 0)
+    return ucb_usage_error (err, "--max-time needs --repeat auto");
   return 0;
 }
 
@@ -468,7 +507,8 @@ ucb_run_options_parse (struct ucb_run_options *o, int argc, char **argv, unsigne
     return 0;
   if (optind < argc)
     return ucb_usage_error (err, "unexpected argument `%s`", argv[optind]);
-  if (ucb_runtime_validate (&o->plan, err) < 0 || check_timing (&o->plan, err) < 0)
+  if (ucb_runtime_validate (&o->plan, err) < 0 || check_timing (&o->plan, err) < 0
+      || check_repeat (&o->plan, err) < 0)
     return -1;
   fill_list_defaults (o, ncpus);
   if (check_shape (&o->plan, err) < 0 || check_owners (&o->plan, err) < 0)

@@ -51,7 +51,15 @@ ucb_record_config (const struct ucb_run_options *o, const struct ucb_placement *
   ucb_json_set (c, "duration_s", ucb_json_real (o->plan.duration));
   ucb_json_set (c, "warmup_s", ucb_json_real (o->plan.warmup));
   ucb_json_set (c, "interval_s", ucb_json_real (o->plan.interval));
-  ucb_json_set (c, "repeat", ucb_json_int (o->plan.repeat));
+  if (o->plan.repeat_auto)
+    {
+      /* max_time_s: as given, or the default the run worked out after its first round */
+      ucb_json_set (c, "repeat", ucb_json_str ("auto"));
+      ucb_json_set (c, "precision_pct", ucb_json_real (o->plan.precision_pct));
+      ucb_json_set (c, "max_time_s", ucb_json_real (o->plan.max_time_s));
+    }
+  else
+    ucb_json_set (c, "repeat", ucb_json_int (o->plan.repeat));
   ucb_json_set (c, "contention_threshold", ucb_json_real (o->plan.contention_threshold));
   ucb_json_set (c, "uid_base", ucb_json_int (o->plan.uid_base));
   ucb_json_set (pin, "mode", ucb_json_str (ucb_pin_mode_name (o->plan.pin)));

@@ -295,3 +295,24 @@ ucb_holm (const double *p, size_t m, double *adj)
       adj[ord[j]] = run;
     }
 }
+
+void
+ucb_precision_of (const double *v, const bool *skip, size_t n, double pct,
+                  struct ucb_precision *out)
+{
+  cleanup_free double *lv = xcalloc (n + 1, sizeof *lv);
+  struct ucb_stats s;
+  size_t k = 0;
+  double h;
+
+  for (size_t i = 0; i < n; i++)
+    if (!(skip && skip[i]) && isfinite (v[i]) && v[i] > 0)
+      lv[k++] = log (v[i]);
+  *out = (struct ucb_precision){ .counted = k, .ci_pct = NAN };
+  if (k < 2)
+    return;
+  ucb_stats_compute (lv, k, &s);
+  h = ucb_t_quantile (0.975, (double) k - 1) * s.stddev / sqrt ((double) k);
+  out->ci_pct = 100 * expm1 (h);
+  out->reached = k >= UCB_PRECISION_MIN_N && out->ci_pct <= pct;
+}

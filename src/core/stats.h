@@ -2,6 +2,7 @@
 #ifndef UCB_STATS_H
 #define UCB_STATS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 struct ucb_stats
@@ -41,5 +42,21 @@ int ucb_welch (const double *a, size_t na, const double *b, size_t nb, struct uc
  * adj[i] = max over the j-th smallest p up to p[i] of min(1, (m - j + 1) p_(j)).  NaN p-values
  * are left out of the family and stay NaN. */
 void ucb_holm (const double *p, size_t m, double *adj);
+
+/* `run --repeat auto` (docs/statistics.md): the precision of one point's level from its
+ * per-repeat values.  The values of repeats marked in `skip` (contended; may be NULL) and those
+ * not finite and > 0 do not count.  Over the n counted ones, the 95 % t interval of the mean of
+ * the logs, mean +- h with h = t(0.975, n - 1) s / sqrt(n) -- one side of compare's Welch
+ * interval -- gives ci_pct = 100 (exp(h) - 1), its upper relative half-width (the larger one);
+ * NaN below 2 counted.  reached: n >= UCB_PRECISION_MIN_N and ci_pct <= pct. */
+#define UCB_PRECISION_MIN_N 3
+struct ucb_precision
+{
+  size_t counted;
+  double ci_pct;
+  bool reached;
+};
+void ucb_precision_of (const double *v, const bool *skip, size_t n, double pct,
+                       struct ucb_precision *out);
 
 #endif

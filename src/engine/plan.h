@@ -86,6 +86,9 @@ struct ucb_limit
 /* --isolate: namespaces besides the user namespace (CLONE_NEW* flags). */
 #define UCB_ISOLATE_DEFAULT_FLAGS CLONE_NEWIPC
 
+/* --repeat auto without --max-time: the time of this many first rounds. */
+#define UCB_AUTO_MAX_ROUNDS 10
+
 #define UCB_CONTENTION_THRESHOLD 0.9 /* default --contention-threshold */
 
 /* What to run: every list-valued axis of the sweep and how each container is made, as resolved
@@ -108,8 +111,11 @@ struct ucb_plan
   int isolate;        /* CLONE_NEW* flags besides CLONE_NEWUSER */
   bool isolate_given; /* explicit --isolate (else the default, which depth 0 drops) */
   double duration, warmup, interval; /* seconds */
-  unsigned repeat;
-  double contention_threshold; /* a task that should own a CPU and got less is contended */
+  unsigned repeat;                   /* --repeat N; 1 with --repeat auto (each round is one) */
+  bool repeat_auto;                  /* --repeat auto: round-robin rounds until precision_pct */
+  double precision_pct;              /* --precision: the 95 % CI half-width to reach, percent */
+  double max_time_s;                 /* --max-time, 0 = the default (UCB_AUTO_MAX_ROUNDS rounds) */
+  double contention_threshold;       /* a task that should own a CPU and got less is contended */
   enum ucb_pin_mode pin;
   int *pin_cpus;
   size_t n_pin_cpus;

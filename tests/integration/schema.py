@@ -92,6 +92,9 @@ RUNS = [
     ("run: control workload at depth 0 and 2, unpinned, repeated",
      ["--workload", "getppid", "--depth", "0,2", "--pin", "none", "--repeat", "2",
       "--containers", "2", "--owner", "distinct", "--uid-base", "2100953000"]),
+    ("run: --repeat auto (precision[], config.repeat \"auto\")",
+     ["--workload", "getppid", "--containers", "1", "--owner", "shared", "--repeat", "auto",
+      "--precision", "0.01", "--max-time", "2", "--uid-base", "2100955000"]),
     ("run: cgroup, seccomp docker, caps drop, perf, pin l3",
      ["--cgroup", "--pids-max", "64", "--seccomp", "docker", "--caps", "drop", "--perf",
       "--pin", "l3", "--containers", "1,2", "--owner", "distinct", "--uid-base", "2100954000"]),
@@ -215,6 +218,13 @@ rejects("an unknown config.headroom", run_base,
 rejects("an unknown pin.mode", run_base,
         lambda d: d["config"]["pin"].__setitem__("mode", "diagonal"), ["config", "pin", "mode"],
         "enum")
+rejects("config.repeat neither an integer nor \"auto\"", run_base,
+        lambda d: d["config"].__setitem__("repeat", "sometimes"), ["config", "repeat"], "oneOf")
+rejects("a precision[] entry without `reached`", run_base,
+        lambda d: d.__setitem__("precision", [{
+            "workload": "getppid", "owner": "shared", "depth": 1, "tasks": 1, "mode": "process",
+            "containers": 1, "repeats": 3, "repeats_counted": 3, "ci_pct": 0.5}]),
+        ["precision", 0], "required")
 rejects("a verify document without `verify_kernel`", verify_base, drop("verify_kernel"), [],
         "required")
 rejects("a verify entry with a non-integer observation", verify_base,

@@ -239,7 +239,39 @@ test_limits_isolate_headroom (void)
   expect_bad ("--containers 4096 --tasks 5", "tasks");
 }
 
+static void
+test_repeat_auto (void)
+{
+  struct ucb_run_options o;
+
+  parse_ok (&o, "--repeat auto --precision 1.5");
+  tap_check (o.plan.repeat_auto);
+  tap_check_int (o.plan.repeat, ==, 1);
+  tap_check_near (o.plan.precision_pct, 1.5, 0);
+  tap_check_near (o.plan.max_time_s, 0, 0); /* the default, worked out after round 1 */
+  ucb_run_options_free (&o);
+  parse_ok (&o, "--precision 0.001 --max-time 3 --repeat auto");
+  tap_check (o.plan.repeat_auto);
+  tap_check_near (o.plan.max_time_s, 3, 0);
+  ucb_run_options_free (&o);
+  parse_ok (&o, "--repeat auto --repeat 4"); /* the last one wins */
+  tap_check (!o.plan.repeat_auto);
+  tap_check_int (o.plan.repeat, ==, 4);
+  ucb_run_options_free (&o);
+  expect_bad ("--repeat auto", "--precision");
+  expect_bad ("--precision 5", "--repeat auto");
+  expect_bad ("--repeat 3 --precision 5", "--repeat auto");
+  expect_bad ("--max-time 10", "--repeat auto");
+  expect_bad ("--repeat auto --precision 0", "--precision `0`");
+  expect_bad ("--repeat auto --precision 101", "`101`");
+  expect_bad ("--repeat auto --precision x", "`x`");
+  expect_bad ("--repeat auto --precision 5 --max-time 0", "--max-time");
+  expect_bad ("--repeat auto --precision 5 --max-time -1", "--max-time");
+  expect_bad ("--repeat automatic --precision 5", "`automatic`");
+}
+
 static const struct tap_test tests[] = {
+  { "--repeat auto, --precision, --max-time", test_repeat_auto },
   { "--limit, --isolate, --headroom, --tasks, --threads", test_limits_isolate_headroom },
   { "defaults of a bare `run`", test_defaults },
   { "every option parsed", test_full_command_line },

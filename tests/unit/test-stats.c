@@ -154,7 +154,50 @@ test_holm (void)
   tap_check_near (adj[2], 0.02, 1e-15);
 }
 
+/* The stopping rule of `run --repeat auto`.  Hand-computed (python3 math/statistics):
+ * 100 * expm1(t * stdev(logs) / sqrt(n)) with t = scipy.stats.t.ppf(0.975, n - 1). */
+static void
+test_precision (void)
+{
+  const double three[] = { 100, 102, 98 };
+  const double four[] = { 1000, 1001, 999, 1000.5 };
+  /* the 5th, contended, would widen it; a 0 (no ops) and a NaN do not count either */
+  const double mixed[] = { 1000, 1001, 999, 1000.5, 500, 0, NAN };
+  const bool skip[] = { false, false, false, false, true, false, false };
+  struct ucb_precision p;
+
+  ucb_precision_of (three, NULL, 3, 6, &p); /* t(0.975, 2) = 4.302652729749464 */
+  tap_check_int (p.counted, ==, 3);
+  tap_check_near (p.ci_pct, 5.094547191857038, 1e-6);
+  tap_check (p.reached);
+  ucb_precision_of (three, NULL, 3, 5, &p); /* not reached: 5.09 > 5 */
+  tap_check (!p.reached);
+  ucb_precision_of (four, NULL, 4, 0.2, &p); /* t(0.975, 3) = 3.182446305284263 */
+  tap_check_int (p.counted, ==, 4);
+  tap_check_near (p.ci_pct, 0.13597380607181006, 1e-7);
+  tap_check (p.reached);
+  ucb_precision_of (mixed, skip, 7, 0.2, &p);
+  tap_check_int (p.counted, ==, 4);
+  tap_check_near (p.ci_pct, 0.13597380607181006, 1e-7);
+  tap_check (p.reached);
+  ucb_precision_of (mixed, NULL, 7, 0.2, &p); /* the contended one counted: far wider */
+  tap_check_int (p.counted, ==, 5);
+  tap_check (p.ci_pct > 20);
+  tap_check (!p.reached);
+  /* n < 3: an interval exists at n = 2 (t(0.975, 1) = 12.706), but it never stops */
+  ucb_precision_of (four, NULL, 2, 50, &p);
+  tap_check_int (p.counted, ==, 2);
+  tap_check_near (p.ci_pct, 100 * expm1 (12.706204736174707 * log (1001.0 / 1000) / 2), 1e-6);
+  tap_check (p.ci_pct < 50);
+  tap_check (!p.reached);
+  ucb_precision_of (four, NULL, 1, 50, &p);
+  tap_check (isnan (p.ci_pct) && !p.reached);
+  ucb_precision_of (four, NULL, 0, 50, &p);
+  tap_check (p.counted == 0 && isnan (p.ci_pct) && !p.reached);
+}
+
 static const struct tap_test tests[] = {
+  { "--repeat auto: CI half-width, contended left out, n >= 3", test_precision },
   { "Student's t: cdf and quantile against scipy", test_t_distribution },
   { "Welch: difference, standard error, df against scipy", test_welch },
   { "Holm: step-down adjustment, monotone, NaN left out", test_holm },
