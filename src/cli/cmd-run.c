@@ -458,6 +458,20 @@ emit (const struct ucb_run_options *o, json_t *doc, const char *busy, const char
   return r;
 }
 
+/* What can be known before anything is measured: the CPUs, the --output directory, the owner
+ * uids and the limits.  Every refusal here costs the user no waiting. */
+static int
+check_before_start (struct ucb_run_options *o, struct ucb_placement *pl, ucb_error_t *err)
+{
+  if (ucb_placement_init (pl, &o->plan, err) < 0)
+    return -1;
+  if (o->output && check_output_dir (o->output, err) < 0)
+    return -1;
+  if (check_owner_uids (o, err) < 0 || ucb_limits_check (&o->plan, err) < 0)
+    return -1;
+  return 0;
+}
+
 int
 ucb_cmd_run (int argc, char **argv, ucb_error_t *err)
 {
@@ -482,13 +496,7 @@ ucb_cmd_run (int argc, char **argv, ucb_error_t *err)
   o.progress = !o.quiet && isatty (STDERR_FILENO);
   notes = ucb_json_arr ();
   narrow_unprivileged (&o, notes);
-  if (ucb_placement_init (&pl, &o.plan, err) < 0)
-    {
-      json_decref (notes);
-      return -1;
-    }
-  if ((o.output && check_output_dir (o.output, err) < 0) || check_owner_uids (&o, err) < 0
-      || ucb_limits_check (&o.plan, err) < 0)
+  if (check_before_start (&o, &pl, err) < 0)
     {
       json_decref (notes);
       return -1;
