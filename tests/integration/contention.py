@@ -112,14 +112,28 @@ else:
     t.ok(False, "a run with --contention-threshold 0.01 succeeds", r.stderr)
 
 # ---- with a CPU hog on the same CPU ----
+REPEAT3 = ["--repeat", "3", "--duration", "0.5", "--warmup", "0.2", "--quiet"]
+r3, base3 = ucbench("base3", REPEAT3)  # compare's base: before the hog
 hog = subprocess.Popen(["taskset", "-c", "0", sys.executable, "-c", "while True: pass"])
 try:
     t.ok(wait_for(lambda: ran([hog.pid], 0.2)), "the hog runs on CPU 0")
     r, doc = ucbench("hog")
     rq, docq = ucbench("hog-quiet", ["--quiet"])
+    h3, hog3 = ucbench("hog3", REPEAT3)
 finally:
     hog.kill()
     hog.wait()
+# The hog halves the ops/s; compare must see that the head's runs were starved, not slower:
+# its contended repeats are left out, so the verdict is inconclusive, never a regression.
+if base3 and hog3:
+    rc = run(["compare", os.path.join(TMP, "base3.json"), os.path.join(TMP, "hog3.json"),
+              "--format", "json"])
+    pts = json.loads(rc.stdout).get("points", []) if rc.stdout else []
+    v = pts[0]["verdict"] if len(pts) == 1 else None
+    t.ok(rc.returncode == 0 and v == "inconclusive (contended)",
+         f"compare before/beside the hog: {v}, never a regression", rc.stdout[-1500:] + rc.stderr)
+else:
+    t.ok(False, "the --repeat 3 runs before and beside the hog succeed", r3.stderr + h3.stderr)
 t.ok(r.returncode == 0 and doc is not None, "a run beside the hog succeeds", r.stderr)
 if doc:
     c = doc["results"][0]["contention"]
