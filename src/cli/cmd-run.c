@@ -2,7 +2,6 @@
 #include "config.h"
 
 #include <errno.h>
-#include <libgen.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -124,18 +123,6 @@ ensure_fds (const struct ucb_run_options *o, ucb_error_t *err)
 }
 
 /* Fail before a long sweep, not after it, when the output cannot be written. */
-static int
-check_output_dir (const char *path, ucb_error_t *err)
-{
-  cleanup_free char *copy = xstrdup (path);
-  const char *dir = dirname (copy);
-
-  if (access (dir, W_OK) < 0)
-    return ucb_usage_error (err, "cannot write --output `%s`: directory `%s`: %s", path, dir,
-                            strerror (errno));
-  return 0;
-}
-
 static double
 realtime_now (void)
 {
@@ -447,8 +434,8 @@ emit (const struct ucb_run_options *o, json_t *doc, const char *busy, const char
     r = ucb_report_write_file (doc, o->output, err);
   if (r == 0 && o->format == UCB_FORMAT_JSON)
     r = ucb_json_write (doc, stdout, err);
-  else if (r == 0 && !o->quiet)
-    ucb_report_text (stdout, doc);
+  else if (o->format != UCB_FORMAT_JSON && !o->quiet)
+    ucb_report_text (stdout, doc); /* also when --output failed: the run is not lost */
   fflush (stdout);
   /* Once, after the table: a busy host makes every number above suspect. */
   if (busy && !o->quiet)
@@ -465,7 +452,7 @@ check_before_start (struct ucb_run_options *o, struct ucb_placement *pl, ucb_err
 {
   if (ucb_placement_init (pl, &o->plan, err) < 0)
     return -1;
-  if (o->output && check_output_dir (o->output, err) < 0)
+  if (o->output && ucb_report_check_output (o->output, err) < 0)
     return -1;
   if (check_owner_uids (o, err) < 0 || ucb_limits_check (&o->plan, err) < 0)
     return -1;

@@ -84,26 +84,68 @@ write_direct (const json_t *doc, const char *path, ucb_error_t *err)
   return 0;
 }
 
+/* Where the document for `path` goes: written directly (a pipe, a terminal, another
+ * non-regular file, a dangling symlink: NULL), or through a temporary next to the returned
+ * file (a new or regular one; a symlink's target, not the link). */
+static char *
+atomic_target (const char *path, struct stat *st, bool *exists)
+{
+  char *real = NULL;
+
+  *exists = stat (path, st) == 0;
+  if (*exists)
+    {
+      if (!S_ISREG (st->st_mode))
+        return NULL;
+      real = realpath (path, NULL);
+    }
+  else if (lstat (path, st) == 0 && S_ISLNK (st->st_mode))
+    return NULL;
+  return real ? real : xstrdup (path);
+}
+
+int
+ucb_report_check_output (const char *path, ucb_error_t *err)
+{
+  struct stat st;
+  bool exists;
+  cleanup_free char *real = atomic_target (path, &st, &exists);
+  cleanup_free char *tmp = NULL;
+  int fd;
+
+  if (exists && S_ISDIR (st.st_mode))
+    return ucb_usage_error (err, "cannot write --output `%s`: it is a directory", path);
+  if (real == NULL)
+    {
+      /* A pipe or device must take writes now; a dangling link's target is made at the end. */
+      if (exists && access (path, W_OK) < 0)
+        return ucb_usage_error (err, "cannot write --output `%s`: %s", path, strerror (errno));
+      return 0;
+    }
+  /* The temporary the writer will make, made and removed now: a directory that takes no new
+   * file (/proc, sysfs, read-only) fails here, before anything is measured. */
+  tmp = xasprintf ("%s.XXXXXX", real);
+  fd = mkstemp (tmp);
+  if (fd < 0)
+    return ucb_usage_error (err, "cannot write --output `%s`: cannot create a file next to it: %s",
+                            path, strerror (errno));
+  close (fd);
+  unlink (tmp);
+  return 0;
+}
+
 int
 ucb_report_write_file (const json_t *doc, const char *path, ucb_error_t *err)
 {
-  cleanup_free char *real = NULL;
+  struct stat st;
+  bool exists;
+  cleanup_free char *real = atomic_target (path, &st, &exists);
   cleanup_free char *tmp = NULL;
   cleanup_file FILE *f = NULL;
-  struct stat st;
   int fd;
 
-  if (stat (path, &st) == 0)
-    {
-      if (!S_ISREG (st.st_mode))
-        return write_direct (doc, path, err);
-      /* A symlink to a file: replace the file it points to, not the link. */
-      real = realpath (path, NULL);
-    }
-  else if (lstat (path, &st) == 0 && S_ISLNK (st.st_mode))
-    return write_direct (doc, path, err); /* a dangling link: create its target */
   if (real == NULL)
-    real = xstrdup (path);
+    return write_direct (doc, path, err);
   tmp = xasprintf ("%s.XXXXXX", real);
   fd = mkstemp (tmp);
   if (fd < 0)

@@ -16,6 +16,10 @@ void ucb_report_scalability (json_t *results);
 json_t *ucb_report_document (int argc, char **argv, double start_realtime, double duration_s,
                              json_t *host, json_t *config, json_t *results);
 /* Write with ucb_json_write() to `path`, atomically (a temporary renamed into place). */
+/* Before anything is measured: would ucb_report_write_file() be able to write `path`?  A usage
+ * error naming why when not (a directory, a place that takes no new file, no write access). */
+int ucb_report_check_output (const char *path, ucb_error_t *err)
+    __attribute__ ((warn_unused_result));
 int ucb_report_write_file (const json_t *doc, const char *path, ucb_error_t *err)
     __attribute__ ((warn_unused_result));
 /* l3.c: rows of the scaling-by-L3-domain table (--pin l3), from results[].placement. */

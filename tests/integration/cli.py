@@ -2,6 +2,7 @@
 kernel refusal explained with what to change (exit status 1)."""
 import os
 import subprocess
+import time
 
 from taplib import Tap, UCBENCH, all_userns_inodes, run, uid_of, userns_works, wait_for
 from taplib import scratch_dir
@@ -24,16 +25,22 @@ BAD = [
     (["run", "--frobnicate"], "--frobnicate"),
     (["run", "extra"], "extra"),
     (["run", "--output", "/nonexistent-dir/x.json"], "/nonexistent-dir"),
+    # Found before anything is measured (issue 16 item 2): a directory, a file in a place
+    # that takes no new file (the writer's temporary goes next to it).
+    (["run", "--output", "/tmp"], "is a directory"),
+    (["run", "--output", "/proc/version"], "/proc/version"),
     (["nosuchcommand"], "nosuchcommand"),
     (["help", "nosuchcommand"], "nosuchcommand"),
     (["list", "--format", "csv"], "csv"),
     (["info", "--bogus"], "--bogus"),
 ]
 for args, needle in BAD:
+    t0 = time.monotonic()
     r = run(args)
+    took = time.monotonic() - t0
     first = r.stderr.splitlines()[0] if r.stderr else ""
     t.ok(r.returncode == 2 and first.startswith("ucbench: ") and needle in first
-         and r.stdout == "",
+         and r.stdout == "" and took < 3,  # the default sweep would measure for 24 s or more
          f"`ucbench {' '.join(args)}` exits 2 with a one-line error naming `{needle}`",
          f"rc={r.returncode} stderr={r.stderr!r} stdout={r.stdout[:200]!r}")
 
