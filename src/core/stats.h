@@ -18,11 +18,6 @@ double ucb_median (const double *v, size_t n);
 /* Jain's fairness index (sum x)^2 / (n sum x^2): 1 = perfectly fair, 1/n = one takes all. */
 double ucb_jain_index (const double *v, size_t n);
 
-/* Two-sided Mann-Whitney U test of samples a and b: the p-value (exact distribution when both
- * samples are small and free of ties, else the normal approximation with tie correction);
- * NaN when either side is empty. */
-double ucb_mann_whitney_p (const double *a, size_t na, const double *b, size_t nb);
-
 /* Student's t distribution with `df` > 0 degrees of freedom (not necessarily an integer, as
  * Welch's df): P(T <= t), and its inverse for 0 < p < 1.  NaN outside the domain. */
 double ucb_t_cdf (double t, double df);
