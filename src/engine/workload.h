@@ -66,6 +66,41 @@ ucb_op_release (struct ucb_wctx *ctx, int errnum)
  * nobody knows when the charge goes, so the workload must stop. */
 enum ucb_result ucb_op_child (struct ucb_wctx *ctx, pid_t pid);
 
+/* The op of most rlimit workloads: take a charge, then release it.  take() returns 0 or the
+ * errno of the refusal (a failed op; the loop goes on) and leaves in *held what release()
+ * needs; release() returns 0 or an errno (see ucb_op_release: the workload stops).  Always
+ * inlined with constant functions, so the measured loop makes no indirect call. */
+static inline __attribute__ ((always_inline)) enum ucb_result
+ucb_charge_loop (struct ucb_wctx *ctx, uint64_t iters, int (*take) (struct ucb_wctx *, uintptr_t *),
+                 int (*release) (struct ucb_wctx *, uintptr_t))
+{
+  for (uint64_t i = 0; i < iters; i++)
+    {
+      uintptr_t held = 0;
+      int e = take (ctx, &held);
+
+      if (e != 0)
+        {
+          ucb_op_failed (ctx, e);
+          continue;
+        }
+      if (ucb_op_release (ctx, release (ctx, held)) != UCB_OK)
+        return UCB_FAIL;
+    }
+  return UCB_OK;
+}
+
+/* The op of the fork-like workloads: spawn() a child that exits at once (its return is the pid,
+ * or -1 with errno for a refusal), then ucb_op_child() reaps and counts it. */
+static inline __attribute__ ((always_inline)) enum ucb_result
+ucb_child_loop (struct ucb_wctx *ctx, uint64_t iters, pid_t (*spawn) (struct ucb_wctx *))
+{
+  for (uint64_t i = 0; i < iters; i++)
+    if (ucb_op_child (ctx, spawn (ctx)) != UCB_OK)
+      return UCB_FAIL;
+  return UCB_OK;
+}
+
 #define UCB_RLIM_NONE 0u
 #define UCB_RLIM_SIGPENDING (1u << 0)
 #define UCB_RLIM_MSGQUEUE (1u << 1)

@@ -15,19 +15,21 @@
 
 #include "engine/workload.h"
 
+static pid_t
+fork_spawn (struct ucb_wctx *ctx)
+{
+  pid_t pid = fork ();
+
+  (void) ctx;
+  if (pid == 0)
+    _exit (0); /* async-signal-safe: fine in a child of a threaded process */
+  return pid;
+}
+
 static enum ucb_result
 fork_loop (struct ucb_wctx *ctx, uint64_t iters)
 {
-  for (uint64_t i = 0; i < iters; i++)
-    {
-      pid_t pid = fork ();
-
-      if (pid == 0)
-        _exit (0); /* async-signal-safe: fine in a child of a threaded process */
-      if (ucb_op_child (ctx, pid) != UCB_OK)
-        return UCB_FAIL;
-    }
-  return UCB_OK;
+  return ucb_child_loop (ctx, iters, fork_spawn);
 }
 
 const struct ucb_workload ucb_workload_fork = {

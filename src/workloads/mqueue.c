@@ -50,27 +50,33 @@ mqueue_setup (struct ucb_wctx *ctx, ucb_error_t *err)
   return 0;
 }
 
+/* At the limit the charge is refused with EMFILE; nothing was created. */
+static int
+mqueue_take (struct ucb_wctx *ctx, uintptr_t *held)
+{
+  const struct mqueue_state *s = ctx->priv;
+  mqd_t q = mq_open (s->name, O_CREAT | O_EXCL | O_RDWR, 0600, &s->attr);
+
+  if (q == (mqd_t) -1)
+    return errno;
+  *held = (uintptr_t) q;
+  return 0;
+}
+
+/* A queue left open or linked stays charged and makes every later op fail with EEXIST, so
+ * either failure ends the task rather than corrupting the rest of the run. */
+static int
+mqueue_release (struct ucb_wctx *ctx, uintptr_t held)
+{
+  const struct mqueue_state *s = ctx->priv;
+
+  return mq_close ((mqd_t) held) < 0 || mq_unlink (s->name) < 0 ? errno : 0;
+}
+
 static enum ucb_result
 mqueue_loop (struct ucb_wctx *ctx, uint64_t iters)
 {
-  struct mqueue_state *s = ctx->priv;
-
-  for (uint64_t i = 0; i < iters; i++)
-    {
-      mqd_t q = mq_open (s->name, O_CREAT | O_EXCL | O_RDWR, 0600, &s->attr);
-
-      /* At the limit the charge is refused with EMFILE; nothing was created. */
-      if (q == (mqd_t) -1)
-        {
-          ucb_op_failed (ctx, errno);
-          continue;
-        }
-      /* A queue left open or linked stays charged and makes every later op fail with EEXIST,
-       * so either failure ends the task rather than corrupting the rest of the run. */
-      if (ucb_op_release (ctx, mq_close (q) < 0 || mq_unlink (s->name) < 0 ? errno : 0) != UCB_OK)
-        return UCB_FAIL;
-    }
-  return UCB_OK;
+  return ucb_charge_loop (ctx, iters, mqueue_take, mqueue_release);
 }
 
 static void

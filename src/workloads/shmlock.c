@@ -48,26 +48,32 @@ shmlock_setup (struct ucb_wctx *ctx, ucb_error_t *err)
   return 0;
 }
 
+/* At the limit SHM_LOCK fails with ENOMEM; EPERM if RLIMIT_MEMLOCK is 0 and the task lacks
+ * CAP_IPC_LOCK over the IPC namespace.  Nothing was charged, so nothing to undo. */
+static int
+shmlock_take (struct ucb_wctx *ctx, uintptr_t *held)
+{
+  const struct shmlock_state *s = ctx->priv;
+
+  (void) held;
+  return shmctl (s->id, SHM_LOCK, NULL) < 0 ? errno : 0;
+}
+
+/* Still locked after a failed SHM_UNLOCK: every later SHM_LOCK would succeed without charging
+ * anything. */
+static int
+shmlock_release (struct ucb_wctx *ctx, uintptr_t held)
+{
+  const struct shmlock_state *s = ctx->priv;
+
+  (void) held;
+  return shmctl (s->id, SHM_UNLOCK, NULL) < 0 ? errno : 0;
+}
+
 static enum ucb_result
 shmlock_loop (struct ucb_wctx *ctx, uint64_t iters)
 {
-  struct shmlock_state *s = ctx->priv;
-
-  for (uint64_t i = 0; i < iters; i++)
-    {
-      /* At the limit SHM_LOCK fails with ENOMEM; EPERM if RLIMIT_MEMLOCK is 0 and the task
-       * lacks CAP_IPC_LOCK over the IPC namespace.  Nothing was charged, so nothing to undo. */
-      if (shmctl (s->id, SHM_LOCK, NULL) < 0)
-        {
-          ucb_op_failed (ctx, errno);
-          continue;
-        }
-      /* Still locked after a failed SHM_UNLOCK: every later SHM_LOCK would succeed without
-       * charging anything. */
-      if (ucb_op_release (ctx, shmctl (s->id, SHM_UNLOCK, NULL) < 0 ? errno : 0) != UCB_OK)
-        return UCB_FAIL;
-    }
-  return UCB_OK;
+  return ucb_charge_loop (ctx, iters, shmlock_take, shmlock_release);
 }
 
 static void

@@ -54,28 +54,32 @@ thread_setup (struct ucb_wctx *ctx, ucb_error_t *err)
   return 0;
 }
 
+/* pthread_create returns the error rather than setting errno: EAGAIN at the limit. */
+static int
+thread_take (struct ucb_wctx *ctx, uintptr_t *held)
+{
+  struct thread_state *s = ctx->priv;
+  pthread_t t;
+  int e = pthread_create (&t, &s->attr, thread_main, NULL);
+
+  if (e == 0)
+    *held = (uintptr_t) t;
+  return e;
+}
+
+/* A join cannot fail for a joinable thread of ours; if it did, the thread's charge would
+ * outlive the op. */
+static int
+thread_release (struct ucb_wctx *ctx, uintptr_t held)
+{
+  (void) ctx;
+  return pthread_join ((pthread_t) held, NULL);
+}
+
 static enum ucb_result
 thread_loop (struct ucb_wctx *ctx, uint64_t iters)
 {
-  struct thread_state *s = ctx->priv;
-
-  for (uint64_t i = 0; i < iters; i++)
-    {
-      pthread_t t;
-      /* pthread_create returns the error rather than setting errno: EAGAIN at the limit. */
-      int e = pthread_create (&t, &s->attr, thread_main, NULL);
-
-      if (e != 0)
-        {
-          ucb_op_failed (ctx, e);
-          continue;
-        }
-      /* A join cannot fail for a joinable thread of ours; if it did, the thread's charge
-       * would outlive the op. */
-      if (ucb_op_release (ctx, pthread_join (t, NULL)) != UCB_OK)
-        return UCB_FAIL;
-    }
-  return UCB_OK;
+  return ucb_charge_loop (ctx, iters, thread_take, thread_release);
 }
 
 static void

@@ -44,27 +44,32 @@ timer_setup (struct ucb_wctx *ctx, ucb_error_t *err)
   return 0;
 }
 
+/* Raw system calls: the op is exactly these two, without glibc's timer_t mapping (and without
+ * -lrt on older glibc). */
+static int
+timer_take (struct ucb_wctx *ctx, uintptr_t *held)
+{
+  const struct sigevent *sev = ctx->priv;
+  int id; /* the kernel's timer_t */
+
+  if (syscall (SYS_timer_create, CLOCK_MONOTONIC, sev, &id) < 0)
+    return errno; /* EAGAIN: the charge was refused */
+  *held = (uintptr_t) id;
+  return 0;
+}
+
+/* A timer that cannot be deleted keeps its charge: stop rather than leak. */
+static int
+timer_release (struct ucb_wctx *ctx, uintptr_t held)
+{
+  (void) ctx;
+  return syscall (SYS_timer_delete, (int) held) < 0 ? errno : 0;
+}
+
 static enum ucb_result
 timer_loop (struct ucb_wctx *ctx, uint64_t iters)
 {
-  const struct sigevent *sev = ctx->priv;
-
-  for (uint64_t i = 0; i < iters; i++)
-    {
-      int id; /* the kernel's timer_t */
-
-      /* Raw system calls: the op is exactly these two, without glibc's timer_t mapping (and
-       * without -lrt on older glibc). */
-      if (syscall (SYS_timer_create, CLOCK_MONOTONIC, sev, &id) < 0)
-        {
-          ucb_op_failed (ctx, errno); /* EAGAIN: the charge was refused */
-          continue;
-        }
-      /* A timer that cannot be deleted keeps its charge: stop rather than leak. */
-      if (ucb_op_release (ctx, syscall (SYS_timer_delete, id) < 0 ? errno : 0) != UCB_OK)
-        return UCB_FAIL;
-    }
-  return UCB_OK;
+  return ucb_charge_loop (ctx, iters, timer_take, timer_release);
 }
 
 const struct ucb_workload ucb_workload_timer = {

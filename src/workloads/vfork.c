@@ -40,20 +40,19 @@ vfork_setup (struct ucb_wctx *ctx, ucb_error_t *err)
   return 0;
 }
 
-static enum ucb_result
-vfork_loop (struct ucb_wctx *ctx, uint64_t iters)
+/* Returns once the child has exited (CLONE_VFORK): only the reap is left. */
+static pid_t
+vfork_spawn (struct ucb_wctx *ctx)
 {
   char *stack_top = (char *) ctx->priv + CHILD_STACK_SIZE; /* the stack grows down */
 
-  for (uint64_t i = 0; i < iters; i++)
-    {
-      /* Returns once the child has exited (CLONE_VFORK): only the reap is left. */
-      pid_t pid = clone (child, stack_top, CLONE_VM | CLONE_VFORK | SIGCHLD, NULL);
+  return clone (child, stack_top, CLONE_VM | CLONE_VFORK | SIGCHLD, NULL);
+}
 
-      if (ucb_op_child (ctx, pid) != UCB_OK)
-        return UCB_FAIL;
-    }
-  return UCB_OK;
+static enum ucb_result
+vfork_loop (struct ucb_wctx *ctx, uint64_t iters)
+{
+  return ucb_child_loop (ctx, iters, vfork_spawn);
 }
 
 const struct ucb_workload ucb_workload_vfork = {
