@@ -333,7 +333,7 @@ def main():
                 for sig in pt[4]:
                     # The janitor takes milliseconds; once one trial failed, the test has
                     # failed, and a broken janitor should not make it take many minutes.
-                    if not trial(t, s, pt, sig, before, DEADLINE if passed else 3):
+                    if not trial(t, s, pt, sig, before, DEADLINE if passed else 10):
                         passed = False
         finally:
             if s.scope:
