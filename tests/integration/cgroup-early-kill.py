@@ -5,9 +5,11 @@ before, no janitor left.
 strace holds ucbench at the entry or the exit of one mkdir (`-e inject=mkdir:delay_enter=...`,
 `delay_exit`), so the kill lands exactly there: before and after each group (every hierarchy,
 ucbench's own leaf, a container's group), after the subtree_control writes that precede a
-group.  SIGKILL and SIGTERM (which arrives before ucbench has handlers of its own).  On the
-host layout, and on pure cgroup v2 in a delegated scope (cgroup2 mounted over /sys/fs/cgroup in
-a mount namespace of its own), where ucbench and its janitor move into a leaf."""
+group.  Then strace is killed, which releases ucbench where it was held: a SIGKILL ends it
+there, a SIGTERM (before ucbench has handlers of its own, but for the container's group) as the
+held syscall returns.  On the host layout, and on pure cgroup v2 in a delegated scope (cgroup2
+mounted over /sys/fs/cgroup in a mount namespace of its own), where ucbench and its janitor
+move into a leaf."""
 import ctypes
 import os
 import re
@@ -25,7 +27,7 @@ if shutil.which("strace") is None:
     skip_all("strace is missing (scripts/quickstart check installs it)")
 
 MKDIR = re.compile(r'^(mkdir(?:at)?)\((?:AT_FDCWD, )?"([^"]*)"[^=]*= (-?\d+)')
-DELAY_US = 20000000  # held this long at the point, until the kill: never reached in practice
+DELAY_US = 20000000  # held this long at the point: longer than any wait for it, so it is there
 PR_SET_CHILD_SUBREAPER = 36
 UID = str(uid_block(2150000000, 10, room=100000))  # one owner uid, shared
 
