@@ -210,8 +210,8 @@ for c in vother["verify"]:
 for name, args, needle in (
         ("verify.json against run.json", [vsrc, b], "compare documents of one kind"),
         ("run.json against verify.json", [b, vsrc], "compare documents of one kind"),
-        ("no results[] and no verify[]", [write("nores.json", {"schema": "ucbench-result/1"}), b],
-         "neither \"results\""),
+        ("no results[] and no verify[]",
+         [write("nores.json", {"schema": "ucbench-result/1"}), b], "neither \"results\""),
         ("results[] empty", [b, write("empty.json", dict(base0, results=[]))],
          "nothing to compare"),
         ("results[] of garbage", [b, write("junk.json", dict(base0, results=[1, "x"]))],
