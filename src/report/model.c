@@ -1,10 +1,10 @@
 /* model.c - loading a ucbench-result/1 document into the structures of model.h, once, with a
- * one-line schema error naming the field; point identity, groups of repeats, series and
- * scalability computed here for every reader. */
+ * one-line schema error naming the field (the typed readers and the top level: model-validate.c);
+ * point identity, groups of repeats, series, scalability and compare's "anything in common"
+ * computed here for every reader. */
 #include "config.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
