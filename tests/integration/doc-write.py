@@ -12,7 +12,7 @@ import signal
 import subprocess
 
 from taplib import Tap, UCBENCH, SRCDIR, require_root_userns, scratch_dir, uid_block, wait_for
-from taplib import children_map, skip_all
+from taplib import children_map, comm, skip_all
 
 require_root_userns("needs root (setresuid to the owner uid)")
 if shutil.which("strace") is None:
@@ -23,7 +23,7 @@ if subprocess.run(["strace", "-o", "/dev/null", "true"], capture_output=True).re
 t = Tap()
 BASE = uid_block(2101700000, 100)  # a range of its own: 1 container per run
 OLD = '{"old": "the document before"}\n'
-DELAY_US = 1500000  # long enough for the signal to land inside; the wait is a deadline
+DELAY_US = 2500000  # long enough for the signal to land inside, even on a busy machine
 RUN = ["run", "--containers", "1", "--owner", "shared", "--duration", "0.2", "--interval", "0.1",
        "--warmup", "0.1", "--quiet"]
 
@@ -59,7 +59,14 @@ def held(log, hold):
 
 
 def ucbench_pid(strace_pid):
-    return next((c for c, pp in children_map().items() if pp == strace_pid), None)
+    """strace's child once it is ucbench (strace forks probes of its own first), read from
+    its children file: a scan of /proc on a busy machine can outlast the hold."""
+    try:
+        with open(f"/proc/{strace_pid}/task/{strace_pid}/children") as f:
+            kids = [int(x) for x in f.read().split()]
+    except OSError:
+        kids = [c for c, pp in children_map().items() if pp == strace_pid]
+    return next((k for k in kids if comm(k) == "ucbench"), None)
 
 
 def trial(d, sig, hold, old, args=None, no_tmpfile=None):
@@ -77,10 +84,9 @@ def trial(d, sig, hold, old, args=None, no_tmpfile=None):
     p = subprocess.Popen(strace_cmd(log, hold, no_tmpfile) + [UCBENCH] + args
                          + ["--output", os.path.join(d, "out.json")],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    if wait_for(lambda: held(log, hold) or p.poll() is not None) and p.poll() is None:
-        pid = wait_for(lambda: ucbench_pid(p.pid), timeout=5)
-        if pid:
-            os.kill(pid, sig)
+    pid = wait_for(lambda: ucbench_pid(p.pid) or p.poll() is not None, timeout=10)
+    if pid and wait_for(lambda: held(log, hold) or p.poll() is not None) and p.poll() is None:
+        os.kill(pid, sig)
     try:
         _, err = p.communicate(timeout=60)
     except subprocess.TimeoutExpired:
