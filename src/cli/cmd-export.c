@@ -2,11 +2,13 @@
  * report/export.c. */
 #include "config.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli/commands.h"
+#include "core/process.h"
 #include "core/util.h"
 #include "report/export.h"
 
@@ -98,6 +100,7 @@ int
 ucb_cmd_export (int argc, char **argv, ucb_error_t *err)
 {
   struct xopts o;
+  int r;
 
   if (parse (&o, argc, argv, err) < 0)
     return -1;
@@ -106,5 +109,15 @@ ucb_cmd_export (int argc, char **argv, ucb_error_t *err)
       fputs (ucb_export_usage, stdout);
       return 0;
     }
-  return ucb_export (o.format, o.input, o.output, err);
+  r = ucb_export (o.format, o.input, o.output, err);
+  if (ucb_interrupted ())
+    {
+      /* The writer finished (or left alone) the output first (report.c): end as interrupted. */
+      if (r == 0)
+        ucb_make_error (err, EINTR, "interrupted by signal %d: the output was written first",
+                        ucb_interrupted ());
+      (*err)->status = 128 + ucb_interrupted ();
+      return -1;
+    }
+  return r;
 }

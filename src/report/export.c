@@ -268,19 +268,13 @@ export_lkp (FILE *f, const struct ucb_doc *d)
 
 /* ---- dispatch ------------------------------------------------------------------------------- */
 
-/* What the format needs from the document; a usage error naming the file otherwise. */
+/* What the format needs from the document beyond its kind (the loader checks that); a usage
+ * error naming the file otherwise. */
 static int
 check_input (enum ucb_export_format format, const struct ucb_doc *d, ucb_error_t *err)
 {
   if (format == UCB_EXPORT_JUNIT || format == UCB_EXPORT_KTAP)
-    {
-      if (!d->has_verify)
-        return ucb_usage_error (err,
-                                "%s: no verify[] array to export as %s (a `ucbench run` "
-                                "document? use `ucbench verify --output`)",
-                                d->name, ucb_export_format_names[format]);
-      return 0;
-    }
+    return 0;
   if (d->n_measured == 0)
     return ucb_usage_error (err,
                             "%s: no measured results[] entry (status ok) to export as %s "
@@ -331,7 +325,11 @@ ucb_export (enum ucb_export_format format, const char *input, const char *output
   json_t *out = NULL;
   int ret;
 
-  if (ucb_doc_open (input, &d, err) < 0)
+  if (ucb_doc_open (input,
+                    format == UCB_EXPORT_JUNIT || format == UCB_EXPORT_KTAP ? UCB_DOC_VERIFY
+                                                                            : UCB_DOC_RUN,
+                    &d, err)
+      < 0)
     return -1;
   if (check_input (format, &d, err) < 0)
     {

@@ -209,14 +209,30 @@ r = run(["export", "--to", "lkp", RUN, "--output", path("no/such/dir")])
 t.ok(r.returncode == 1 and len(r.stderr.splitlines()) == 1, "--output unwritable: exit 1",
      r.stderr)
 
-# Bad usage: one line naming the problem, exit 2, nothing on stdout.
+# Bad usage: one line naming the problem, exit 2, nothing on stdout.  Bad documents among
+# them: of the other kind, nothing measured, verify: [{}], a number or a name of the wrong type.
+with open(VERIFY) as f:
+    vdoc = json.load(f)
+skipped = write("skipped.json", dict(doc, results=[dict(x, status="skipped", per_container=[])
+                                                  for x in doc["results"]]))
+vjunk = write("vjunk.json", dict(vdoc, verify=[{}]))
+vname = write("vname.json", dict(vdoc, verify=[dict(vdoc["verify"][0], name=3)]))
+vdur = write("vdur.json", dict(vdoc, verify=[dict(vdoc["verify"][0], duration_s="1.5")]))
+cpus = write("cpus.json", dict(doc, host=dict(doc["host"], cpus_online="2")))
+norun = write("norun.json", {"schema": "ucbench-result/1"})
 for args, needle in ((["--to", "csv", RUN], "invalid --to `csv`"),
                      ([RUN], "needs --to"),
                      (["--to", "gab", RUN, VERIFY], "exactly one document"),
                      (["--to", "gab"], "exactly one document"),
-                     (["--to", "junit", RUN], RUN + ": no verify[] array"),
-                     (["--to", "ktap", RUN], RUN + ": no verify[] array"),
-                     (["--to", "gab", VERIFY], VERIFY + ": no measured results[]"),
+                     (["--to", "junit", RUN], f"`{RUN}`: a `ucbench run` document"),
+                     (["--to", "ktap", RUN], f"`{RUN}`: a `ucbench run` document"),
+                     (["--to", "gab", VERIFY], f"`{VERIFY}`: a `ucbench verify` document"),
+                     (["--to", "bmf", skipped], f"{skipped}: no measured results[]"),
+                     (["--to", "junit", vjunk], f"`{vjunk}`: verify[0]: missing \"id\""),
+                     (["--to", "junit", vname], f"`{vname}`: verify[0]: \"name\" is not a"),
+                     (["--to", "junit", vdur], f"`{vdur}`: verify[0]: \"duration_s\" is not"),
+                     (["--to", "gbench", cpus], f"`{cpus}`: host: \"cpus_online\" is not an"),
+                     (["--to", "lkp", norun], f"`{norun}`: neither \"results\""),
                      (["--to", "gbench", path("missing.json")], "missing.json"),
                      (["--to"], "--to"),
                      (["--bogus", RUN], "--bogus")):
