@@ -63,8 +63,11 @@ static const struct
   { "rt_sigreturn", USED },
   { "restart_syscall", USED },
   { "sched_setaffinity", USED }, /* --pin */
+  { "sched_getaffinity", USED }, /* a sanitizer build's pthread_create */
   { "getrusage", USED },
   { "clock_gettime", USED }, /* where the vDSO falls back to the syscall */
+  { "sigaltstack", USED },   /* a sanitizer build's fork interceptor */
+  { "gettid", USED },
 };
 
 static bool
