@@ -83,12 +83,14 @@ ucb_seccomp_check_name (struct ucb_seccomp_check *c, const char *name, int nr, u
   if (nr == __NR_SCMP_ERROR)
     {
       size_t len = strlen (c->unknown);
-      /* One line: the first names that fit, then an ellipsis. */
+      /* One line: the first names that fit, then an ellipsis (and no name after it). */
       if (c->nunknown++ == 0)
-        snprintf (c->unknown, sizeof c->unknown, "%s", name);
+        snprintf (c->unknown, sizeof c->unknown, "%.*s", (int) sizeof c->unknown - 8, name);
+      else if (len >= 5 && strcmp (c->unknown + len - 5, ", ...") == 0)
+        ;
       else if (len + strlen (name) + 8 < sizeof c->unknown)
         snprintf (c->unknown + len, sizeof c->unknown - len, ", %s", name);
-      else if (!strstr (c->unknown, ", ..."))
+      else
         snprintf (c->unknown + len, sizeof c->unknown - len, ", ...");
       return;
     }

@@ -177,6 +177,29 @@ test_unknown_names (void)
                     "nosuch_c (ignored)\n",
                     tmpdir);
   tap_check_str (said, want);
+
+  /* Many: still one line, cut with an ellipsis, the count complete. */
+  {
+    cleanup_free char *many = xstrdup ("{ \"defaultAction\": \"SCMP_ACT_ALLOW\", \"syscalls\": "
+                                       "[ { \"action\": \"SCMP_ACT_ERRNO\", \"names\": [");
+    cleanup_free char *said2 = NULL;
+    for (int i = 0; i < 40; i++)
+      {
+        char *next = xasprintf ("%s%s\"no_such_syscall_number_%02d\"", many, i ? ", " : "", i);
+        free (many);
+        many = next;
+      }
+    {
+      char *next = xasprintf ("%s] } ] }", many);
+      free (many);
+      many = next;
+    }
+    tap_check_int (build (many, NULL, &said2, NULL), ==, 0);
+    tap_check (strstr (said2, "warning: 40 unknown syscall names in ") != NULL);
+    tap_check (strstr (said2, "no_such_syscall_number_00, no_such_syscall_number_01") != NULL);
+    tap_check (strstr (said2, ", ... (ignored)\n") != NULL && strlen (said2) < 512);
+    tap_check (strchr (said2, '\n') == said2 + strlen (said2) - 1);
+  }
 }
 
 /* --seccomp docker: every call is named by it, nothing to add or say. */
