@@ -24,12 +24,13 @@ import sys
 import time
 
 from taplib import (CGROUP_LOCK, DEADLINE, Tap, UCBENCH, _try_lock, cgroup_groups_of,
-                    cgroup_mounts,
+                    own_cgroup_dirs,
                     require_root_userns, skip_all, sysv_objects, uid_block, userns_held,
                     wait_for)
 
 INNER = "UCB_KILL_TRIALS_INNER"
 LOCK_FD = "UCB_KILL_TRIALS_LOCK_FD"
+HOST_PID = "UCB_KILL_TRIALS_HOST_PID"
 SPAN = 2500
 SIGNALS = (signal.SIGKILL, signal.SIGINT, signal.SIGTERM)
 WORKLOADS = ("signal", "mqueue", "shmlock", "fork")
@@ -73,7 +74,7 @@ def reexec(opts):
     if opts.uid_base is None:
         n = max(opts.trials, max(trial_ids(opts)))
         argv += ["--uid-base", str(uid_block(2105000000, (n + 1) * SPAN, 10 * (n + 1) * SPAN))]
-    env = dict(os.environ, **{INNER: "1"})
+    env = dict(os.environ, **{INNER: "1", HOST_PID: str(os.getpid())})
     # The host's cgroup lock, taken around each --cgroup trial (our /tmp will be our own).
     try:
         f = open(CGROUP_LOCK, "a")
@@ -156,10 +157,47 @@ def tmp_files(trial_dir):
     return out
 
 
+class OwnCgroups:
+    """This test's own cgroup in every hierarchy, ucb-kill-trials-<host pid> below the one it
+    was in: ucbench's groups go below it (its default parent is its own cgroup), and the pid
+    in their name, a pid of our namespace, cannot clash with another run's on the host."""
+
+    def __init__(self, t):
+        self.back = {}  # our group -> the cgroup we came from
+        name = f"ucb-kill-trials-{os.environ.get(HOST_PID, 'x')}"
+        for mnt, d in own_cgroup_dirs().items():
+            g = os.path.join(d, name)
+            try:
+                os.mkdir(g)
+                for f in ("cpuset.cpus", "cpuset.mems"):  # v1 cpuset: empty until copied
+                    if os.path.exists(os.path.join(g, f)):
+                        with open(os.path.join(d, f)) as src, open(os.path.join(g, f), "w") as o:
+                            o.write(src.read())
+                with open(os.path.join(g, "cgroup.procs"), "w") as f:
+                    f.write("0")
+                self.back[g] = d
+            except OSError as e:
+                t.diag(f"{g}: {e}: ucbench-<pid> groups are looked for in {mnt} as a whole")
+                try_rmdir(g)
+                self.back[mnt] = None
+
+    def leave(self):
+        for g, d in self.back.items():
+            if d is None:
+                continue
+            try:
+                with open(os.path.join(d, "cgroup.procs"), "w") as f:
+                    f.write("0")
+            except OSError:
+                pass
+            rmdir_tree(g)
+
+
 class World:
     """What must be as it was after every trial, and how to put it back."""
 
-    def __init__(self):
+    def __init__(self, cgroups):
+        self.cgroup_roots = list(cgroups.back)
         self.sysctl = sysctls()
         self.userns = userns_held()
         self.nsfs = nsfs_mounts()
@@ -172,7 +210,7 @@ class World:
             "userns": sorted(f"user:[{i}]" for i in userns_held() - self.userns),
             "mqueue": sorted(os.listdir(MQUEUE_DIR)),
             "sysv": sysv_objects(),
-            "cgroup": cgroup_groups_of([pid]),
+            "cgroup": cgroup_groups_of([pid], self.cgroup_roots),
             "sysctl": [f"{k}: {self.sysctl.get(k)} -> {v}" for k, v in now.items()
                        if self.sysctl.get(k) != v],
             "tmpfile": tmp_files(trial_dir),
@@ -194,10 +232,7 @@ class World:
         for n in os.listdir(MQUEUE_DIR):
             os.unlink(os.path.join(MQUEUE_DIR, n))
         for g in left.get("cgroup", []):
-            for root, dirs, _ in os.walk(g, topdown=False):
-                for d in dirs:
-                    try_rmdir(os.path.join(root, d))
-            try_rmdir(g)
+            rmdir_tree(g)
         for k, v in self.sysctl.items():
             if sysctls().get(k) != v:
                 with open(k, "w") as f:
@@ -210,6 +245,13 @@ def nsfs_mounts():
     """Mount points of namespace files (what holds a namespace with no process in it)."""
     with open("/proc/self/mountinfo") as f:
         return {ln.split()[4] for ln in f if ln.split()[ln.split().index("-") + 1] == "nsfs"}
+
+
+def rmdir_tree(g):
+    for root, dirs, _ in os.walk(g, topdown=False):
+        for d in dirs:
+            try_rmdir(os.path.join(root, d))
+    try_rmdir(g)
 
 
 def try_rmdir(d):
@@ -291,7 +333,8 @@ def by_hand(argv, sig, when):
 
 
 def signal_at(p, sig, when, trial_dir):
-    """Send `sig` to ucbench at `when`; whether it was still running then."""
+    """Send `sig` to ucbench at `when`: whether it was still running then, and when it was
+    sent (seconds after exec; later than `when` on a loaded machine)."""
     t0 = time.monotonic()
     if isinstance(when, tuple):
         # A busy poll: the temporary lives for microseconds on a tmpfs.
@@ -303,9 +346,9 @@ def signal_at(p, sig, when, trial_dir):
     else:
         time.sleep(max(0.0, t0 + when - time.monotonic()))
     if p.poll() is not None:
-        return False
+        return False, None
     os.kill(p.pid, sig)
-    return True
+    return True, time.monotonic() - t0
 
 
 OLD_DOC = '{"schema": "an older file the trial must not tear"}\n'
@@ -335,10 +378,13 @@ class CgroupLock:
         fd = os.environ.get(LOCK_FD)
         self.f = os.fdopen(int(fd), "a") if fd else None
         self.t = t
+        self.waited = 0.0
 
     def take(self):
+        t0 = time.monotonic()
         if self.f and not wait_for(lambda: _try_lock(fcntl, self.f), 900, 0.1):
             self.t.diag(f"{CGROUP_LOCK} still held after 900 s: going on without it")
+        self.waited += time.monotonic() - t0
 
     def drop(self):
         if self.f:
@@ -360,7 +406,7 @@ def run_trial(t, world, lock, opts, k, stats):
         with open(f"/tmp/ucb-kill-trial-{k}.log", "w+") as log:
             p = subprocess.Popen([UCBENCH] + argv, stdin=subprocess.DEVNULL, stdout=log,
                                  stderr=log)
-            sent = signal_at(p, sig, when, trial_dir)
+            sent, at = signal_at(p, sig, when, trial_dir)
             try:
                 rc = p.wait(timeout=DEADLINE)
                 hung = None
@@ -377,8 +423,11 @@ def run_trial(t, world, lock, opts, k, stats):
                     if x]
         if not sent and rc == 2:
             problems.append(f"ended by itself with status 2 (a bad trial command): {err[-300:]}")
-        stats.record(k, sent, rc, left, problems)
-        name = f"{opts.seed}/{k} {what} (status {rc}{'' if sent else ', ended before the signal'})"
+        stats.record(k, sent, rc, left, problems, sig, err)
+        late = (sent and not isinstance(when, tuple) and at - when > max(0.002, when / 2))
+        name = (f"{opts.seed}/{k} {what} (status {rc}"
+                f"{f', sent at {at * 1000:.1f} ms' if late else ''}"
+                f"{'' if sent else ', ended before the signal'})")
         diag = [f"{kind} left: {item}" for kind, items in left.items() for item in items]
         diag += problems
         if diag:
@@ -396,16 +445,16 @@ def run_trial(t, world, lock, opts, k, stats):
     subprocess.run(["rm", "-rf", trial_dir, f"/tmp/ucb-kill-trial-{k}.log"])
 
 
-def self_check(t, world, lock):
+def self_check(t, world):
     """Every check can fail: plant one leftover of each kind, as a trial could leave it, and
-    see it found, then removed by clean().  ucbench-0 is a group no real run can own."""
+    see it found, then removed by clean().  ucbench-0 (below our own cgroup) is a group no real
+    run can own."""
     d = "/tmp/ucb-kill-trial-0"
     os.makedirs(d)
     planted = {"process": "a sleeping process", "userns": "a user namespace held by an fd, "
                "with no process in it", "mqueue": "a POSIX queue", "sysv": "a SysV segment",
                "cgroup": "an empty ucbench-0 group", "sysctl": "fs.mqueue.msg_max + 1",
                "tmpfile": "out.json.XXXXXX next to --output"}
-    lock.take()
     try:
         sleeper = subprocess.Popen(["sleep", "60"])
         userns = subprocess.Popen(["unshare", "--user", "sleep", "60"])
@@ -416,8 +465,10 @@ def self_check(t, world, lock):
         userns.wait()
         open(os.path.join(MQUEUE_DIR, "ucb-planted"), "w").close()
         subprocess.run(["ipcmk", "-M", "4096"], check=True, capture_output=True)
-        hier = [m for m in cgroup_mounts() if os.access(m, os.W_OK)][0]
-        os.mkdir(os.path.join(hier, "ucbench-0"))
+        if world.cgroup_roots:
+            os.mkdir(os.path.join(world.cgroup_roots[0], "ucbench-0"))
+        else:
+            del planted["cgroup"]
         with open("/proc/sys/fs/mqueue/msg_max") as f:
             v = int(f.read())
         with open("/proc/sys/fs/mqueue/msg_max", "w") as f:
@@ -440,16 +491,19 @@ def self_check(t, world, lock):
         t.ok(not world.left(0, d), "self-check: clean() removes every planted leftover",
              world.left(0, d))
     finally:
-        lock.drop()
-    subprocess.run(["rm", "-rf", d])
+        subprocess.run(["rm", "-rf", d])
 
 
 class Stats:
     def __init__(self):
         self.kinds = {}
         self.status = {}
+        self.errors = {}
 
-    def record(self, k, sent, rc, left, problems):
+    def record(self, k, sent, rc, left, problems, sig, err):
+        if rc > 0 and rc != 128 + sig:  # a failed command tests less: say how often, and why
+            why = (err.strip().splitlines() or ["(nothing printed)"])[-1][:120]
+            self.errors[why] = self.errors.get(why, 0) + 1
         for kind in list(left) + (["output/hang/command"] if problems else []):
             self.kinds.setdefault(kind, []).append(k)
         key = str(rc) if sent else f"{rc} (ended before the signal)"
@@ -459,6 +513,8 @@ class Stats:
         t.diag("exit statuses: " + ", ".join(f"{k}: {v}" for k, v in sorted(self.status.items())))
         for kind, ks in sorted(self.kinds.items()):
             t.diag(f"{kind} left by {len(ks)} trial(s): {', '.join(map(str, ks))}")
+        for why, n in sorted(self.errors.items()):
+            t.diag(f"{n} trial(s) failed by themselves: {why}")
 
 
 def main():
@@ -469,16 +525,21 @@ def main():
     t = Tap()
     t.diag(f"seed {opts.seed} (replay: --seed {opts.seed}; one trial: --trial K), "
            f"uid base {opts.uid_base}, max delay {opts.max_delay} s")
-    world = World()
-    lock = CgroupLock(t)
-    stats = Stats()
-    if not opts.trial:
-        self_check(t, world, lock)
-    t0 = time.monotonic()
-    for k in trial_ids(opts):
-        run_trial(t, world, lock, opts, k, stats)
+    cgroups = OwnCgroups(t)
+    try:
+        world = World(cgroups)
+        lock = CgroupLock(t)
+        stats = Stats()
+        if not opts.trial:
+            self_check(t, world)
+        t0 = time.monotonic()
+        for k in trial_ids(opts):
+            run_trial(t, world, lock, opts, k, stats)
+    finally:
+        cgroups.leave()
     stats.report(t)
-    t.diag(f"{len(trial_ids(opts))} trials in {time.monotonic() - t0:.0f} s")
+    t.diag(f"{len(trial_ids(opts))} trials in {time.monotonic() - t0:.0f} s, "
+           f"{lock.waited:.0f} s of it waiting for {CGROUP_LOCK} (other tests' cgroup runs)")
     t.done()
 
 

@@ -391,12 +391,13 @@ def cgroup_mounts():
     return out
 
 
-def cgroup_groups_of(pids):
-    """The cgroups of these ucbench runs in every hierarchy, at any depth: ucbench-PID and its
-    ucbench-PID-* leaves (the name is ucbench's pid), whatever other runs have made."""
+def cgroup_groups_of(pids, roots=None):
+    """The cgroups of these ucbench runs in every hierarchy (or below `roots`), at any depth:
+    ucbench-PID and its ucbench-PID-* leaves (the name is ucbench's pid), whatever other runs
+    have made."""
     names = {f"ucbench-{q}" for q in pids}
     found = []
-    for m in cgroup_mounts():
+    for m in roots if roots is not None else cgroup_mounts():
         for root, dirs, _ in os.walk(m):
             for d in dirs:
                 if d in names or d.rpartition("-")[0] in names:
@@ -439,3 +440,23 @@ def userns_held():
             if fields[fields.index("-") + 1] == "nsfs" and fields[3].startswith("user:["):
                 s.add(int(fields[3][6:-1]))
     return s
+
+
+def own_cgroup_dirs(pid="self"):
+    """mount point -> the directory of the cgroup `pid` is in, for every cgroup hierarchy
+    mounted here (v1: the one whose controllers or name= match; v2: the 0:: line)."""
+    with open(f"/proc/{pid}/cgroup") as f:
+        lines = [line.rstrip("\n").split(":", 2) for line in f]
+    out = {}
+    with open("/proc/self/mountinfo") as f:
+        for line in f:
+            fields = line.split()
+            sep = fields.index("-")
+            fstype, root, mnt = fields[sep + 1], fields[3], fields[4].replace("\\040", " ")
+            opts = set(fields[sep + 3].split(","))
+            for _, ctrls, path in lines:
+                if (fstype == "cgroup2" and ctrls == "") or (
+                        fstype == "cgroup" and ctrls and set(ctrls.split(",")) <= opts):
+                    rel = path[len(root):] if path.startswith(root) and root != "/" else path
+                    out[mnt] = os.path.normpath(mnt + "/" + rel.lstrip("/"))
+    return out
