@@ -95,9 +95,14 @@ def trial_ids(opts):
 # ---- inside: the world of one trial --------------------------------------------------------
 
 def setup_namespaces():
-    """Our own /tmp and mqueue mount; we are PID 1 of a new PID namespace."""
+    """Our own /tmp and mqueue mount; we are PID 1 of a new PID namespace.  ucbench must start
+    as from a shell with job control: a test started with `&` (or under nohup) inherits
+    SIGINT or SIGHUP ignored, and so would ucbench, which would then lose an early SIGINT."""
     if os.getpid() != 1:
         skip_all("not PID 1 after unshare --pid --fork")
+    signal.signal(signal.SIGINT, signal.default_int_handler)  # handled: default after exec
+    for s in (signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT):
+        signal.signal(s, signal.SIG_DFL)  # as PID 1, none is delivered to us from inside
     for cmd in (["mount", "-t", "tmpfs", "-o", "mode=1777", "ucb-kill-trials", "/tmp"],
                 ["mkdir", "-p", MQUEUE_DIR],
                 ["mount", "-t", "mqueue", "ucb-kill-trials", MQUEUE_DIR]):
