@@ -7,8 +7,9 @@ or a complete new document (issue 16).
 Seeded: the seed is the first TAP comment, and `--seed S --trial K` replays trial K exactly
 (each trial's choices depend only on S and K).  The whole test runs in its own PID, IPC and
 mount namespaces (it re-executes itself under unshare, with its own /proc, /tmp and mqueue
-mount), so every process, queue, SysV object and temporary file it sees is a trial's, and
-other jobs on the machine can neither disturb it nor be disturbed.  Options: --trials N
+mount, and its own cgroup below which ucbench makes its groups), so every process, queue, SysV
+object, group and temporary file it sees is a trial's, and other jobs on the machine can
+neither disturb it nor be disturbed (--cgroup trials also take the host's cgroup test lock).  Options: --trials N
 (default $UCB_KILL_TRIALS or 50), --seed S, --trial K[,K..], --max-delay SEC (default 3),
 --uid-base UID (each trial uses UID + SPAN x K, SPAN = 2500: verify takes 100 a case)."""
 import argparse
@@ -24,9 +25,8 @@ import sys
 import time
 
 from taplib import (CGROUP_LOCK, DEADLINE, Tap, UCBENCH, _try_lock, cgroup_groups_of,
-                    own_cgroup_dirs,
-                    require_root_userns, skip_all, sysv_objects, uid_block, userns_held,
-                    wait_for)
+                    own_cgroup_dirs, require_root_userns, skip_all, sysv_objects, uid_block,
+                    userns_held, wait_for)
 
 INNER = "UCB_KILL_TRIALS_INNER"
 LOCK_FD = "UCB_KILL_TRIALS_LOCK_FD"
@@ -68,7 +68,7 @@ def reexec(opts):
         skip_all(f"unshare: {e}")
     if r.returncode != 0:
         skip_all(f"no own PID/IPC/mount namespaces here: {r.stderr.strip()}")
-    argv = [a for a in sys.argv[1:]]
+    argv = list(sys.argv[1:])
     if opts.seed is None:
         argv += ["--seed", str(random.SystemRandom().randrange(1, 2**31))]
     if opts.uid_base is None:
@@ -123,7 +123,8 @@ def reap():
 
 
 def procs():
-    """Every live process in our PID namespace but us: what a trial left."""
+    """Every process in our PID namespace but us: what a trial left.  Zombies too: one not
+    reaped yet still has its user namespace (reap() gets them: we are their parent)."""
     out = []
     for d in os.listdir("/proc"):
         if not d.isdigit() or int(d) == os.getpid():
@@ -131,13 +132,14 @@ def procs():
         try:
             with open(f"/proc/{d}/stat") as f:
                 s = f.read()
-            if s[s.rindex(")") + 2] == "Z":
-                continue
+        except OSError:
+            continue  # gone
+        try:
             with open(f"/proc/{d}/cmdline", "rb") as f:
                 cmd = f.read().replace(b"\0", b" ").decode(errors="replace").strip()
-            out.append(f"{d} ({s[s.index('(') + 1:s.rindex(')')]}) {cmd}")
-        except (OSError, ValueError, IndexError):
-            pass
+        except OSError:
+            cmd = ""  # going: still there
+        out.append(f"{d} ({s[s.index('(') + 1:s.rindex(')')]}) {s[s.rindex(')') + 2]} {cmd}")
     return out
 
 
@@ -240,8 +242,11 @@ class World:
             rmdir_tree(g)
         for k, v in self.sysctl.items():
             if sysctls().get(k) != v:
-                with open(k, "w") as f:
-                    f.write(v)
+                try:
+                    with open(k, "w") as f:
+                        f.write(v)
+                except OSError:
+                    pass  # reported; the next trials will report it too
         for p in tmp_files(trial_dir):
             subprocess.run(["rm", "-rf", p])
 
