@@ -434,7 +434,7 @@ def run_trial(t, world, lock, opts, k, stats):
         if not sent and rc == 2:
             problems.append(f"ended by itself with status 2 (a bad trial command): {err[-300:]}")
         stats.record(k, sent, rc, left, problems, sig, err)
-        late = (sent and not isinstance(when, tuple) and at - when > max(0.002, when / 2))
+        late = sent and (isinstance(when, tuple) or at - when > max(0.002, when / 2))
         name = (f"{opts.seed}/{k} {what} (status {rc}"
                 f"{f', sent at {at * 1000:.1f} ms' if late else ''}"
                 f"{'' if sent else ', ended before the signal'})")
