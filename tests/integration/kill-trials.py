@@ -9,9 +9,10 @@ Seeded: the seed is the first TAP comment, and `--seed S --trial K` replays tria
 mount namespaces (it re-executes itself under unshare, with its own /proc, /tmp and mqueue
 mount, and its own cgroup below which ucbench makes its groups), so every process, queue, SysV
 object, group and temporary file it sees is a trial's, and other jobs on the machine can
-neither disturb it nor be disturbed (--cgroup trials also take the host's cgroup test lock).  Options: --trials N
-(default $UCB_KILL_TRIALS or 50), --seed S, --trial K[,K..], --max-delay SEC (default 3),
---uid-base UID (each trial uses UID + SPAN x K, SPAN = 2500: verify takes 100 a case)."""
+neither disturb it nor be disturbed (--cgroup trials also take the host's cgroup test lock).
+Options: --trials N (default $UCB_KILL_TRIALS or 50), --seed S, --trial K[,K..], --max-delay
+SEC (default 3), --uid-base UID (each trial uses UID + SPAN x K, SPAN = 2500: verify takes 100
+a case)."""
 import argparse
 import fcntl
 import json
@@ -323,11 +324,17 @@ def make_trial(seed, k, uid_base, max_delay, trial_dir):
         when = rng.uniform(0.0, 0.010)  # the first 10 ms: setup before any handler
     else:
         when = log_uniform(rng, 0.001, max_delay)
+        # A third of the other --cgroup trials: the moment ucbench-<pid> appears (the window
+        # before its guard exists), from a stream of its own (the other trials stay the same).
+        if cgroup and random.Random(f"{seed}/{k}/group").random() < 0.33:
+            when = ("group", 0.0)
     return argv, sig, when, old
 
 
 def describe(argv, sig, when):
-    if isinstance(when, tuple):
+    if isinstance(when, tuple) and when[0] == "group":
+        at = "as its ucbench-<pid> group appears"
+    elif isinstance(when, tuple):
         at = f"at the first out.json.* after {when[1]:.2f} s"
     else:
         at = f"after {when * 1000:.1f} ms"
@@ -336,17 +343,25 @@ def describe(argv, sig, when):
 
 def by_hand(argv, sig, when):
     kill = f"kill -{signal.Signals(sig).name[3:]} $!"
+    if isinstance(when, tuple) and when[0] == "group":
+        return (f"{UCBENCH} {shlex.join(argv)} & then {kill} as soon as ucbench-$! appears in "
+                "its cgroup (or strace -e inject=mkdir:delay_exit=..., issue 16 item 1)")
     if isinstance(when, tuple):
         return (f"{UCBENCH} {shlex.join(argv)} & then {kill} as soon as an out.json.* "
                 f"appears after {when[1]:.2f} s")
     return f"{UCBENCH} {shlex.join(argv)} & sleep {when:.4f}; {kill}"
 
 
-def signal_at(p, sig, when, trial_dir):
+def signal_at(p, sig, when, trial_dir, cgroup_roots):
     """Send `sig` to ucbench at `when`: whether it was still running then, and when it was
     sent (seconds after exec; later than `when` on a loaded machine)."""
     t0 = time.monotonic()
-    if isinstance(when, tuple):
+    if isinstance(when, tuple) and when[0] == "group":
+        groups = [os.path.join(r, f"ucbench-{p.pid}") for r in cgroup_roots]
+        while p.poll() is None and time.monotonic() < t0 + 10:
+            if any(os.path.isdir(g) for g in groups):
+                break
+    elif isinstance(when, tuple):
         # A busy poll: the temporary lives for microseconds on a tmpfs.
         end = t0 + when[1] + 10
         while p.poll() is None and time.monotonic() < end:
@@ -416,7 +431,7 @@ def run_trial(t, world, lock, opts, k, stats):
         with open(f"/tmp/ucb-kill-trial-{k}.log", "w+") as log:
             p = subprocess.Popen([UCBENCH] + argv, stdin=subprocess.DEVNULL, stdout=log,
                                  stderr=log)
-            sent, at = signal_at(p, sig, when, trial_dir)
+            sent, at = signal_at(p, sig, when, trial_dir, world.cgroup_roots)
             try:
                 rc = p.wait(timeout=DEADLINE)
                 hung = None
