@@ -45,6 +45,12 @@ container_stats (const struct ucb_doc_point *p, bool cpu, struct ucb_stats *st)
   ucb_stats_compute (v, n, st);
 }
 
+double
+ucb_export_per_task (const struct ucb_doc_point *p, const struct ucb_doc_summary *m)
+{
+  return m->total_ops_per_s / (double) (p->containers * (p->tasks > 0 ? p->tasks : 1));
+}
+
 enum figure
 {
   FIG_PER_CONTAINER, /* summary.per_container_ops */
@@ -380,7 +386,7 @@ export_lkp (FILE *f, const struct ucb_doc *d)
       if (!first_of_group (d, seen, i))
         continue;
       ucb_stats_compute (gr->rates, gr->n_rates, &st);
-      v[0] = m->total_ops_per_s / (double) (p->containers * (p->tasks > 0 ? p->tasks : 1));
+      v[0] = ucb_export_per_task (p, m);
       v[1] = m->total_ops_per_s;
       v[2] = m->scalability;
       v[3] = m->per_container_ops;

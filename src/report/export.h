@@ -52,6 +52,10 @@ int ucb_export (enum ucb_export_format format, const char *input, const char *ou
  * incident. */
 json_t *ucb_export_kcidb (const struct ucb_doc *d, const char *origin);
 
+/* ops/s per task of point p at its summary `m` (summary.per_task_ops, which the model does not
+ * keep): total / (containers x tasks). */
+double ucb_export_per_task (const struct ucb_doc_point *p, const struct ucb_doc_summary *m);
+
 /* The text of verify case i (its detail, checks, dependencies, each expected observation and
  * what was observed), one line each, each line starting with `prefix`. */
 void ucb_export_case_text (FILE *f, const struct ucb_doc *d, size_t i, const char *prefix);
