@@ -58,6 +58,32 @@ set_real (json_t *o, const char *key, double v)
     ucb_json_set (o, key, ucb_json_real (v));
 }
 
+/* RFC 3339 date-time (the schema's format): YYYY-MM-DDTHH:MM:SS[.frac](Z|+HH:MM|-HH:MM).
+ * A hand-made document's other spelling is left out rather than made invalid. */
+static bool
+is_date_time (const char *s)
+{
+  static const char pat[] = "dddd-dd-ddTdd:dd:dd";
+  size_t i = 0;
+
+  for (; pat[i]; i++)
+    if (pat[i] == 'd' ? !(s[i] >= '0' && s[i] <= '9') : s[i] != pat[i])
+      return false;
+  if (s[i] == '.')
+    for (i++; s[i] >= '0' && s[i] <= '9'; i++)
+      ;
+  if (s[i] == 'Z')
+    return s[i + 1] == '\0';
+  return (s[i] == '+' || s[i] == '-') && strlen (s + i) == 6 && s[i + 3] == ':';
+}
+
+static void
+set_date (json_t *o, const char *key, const char *s)
+{
+  if (s && is_date_time (s))
+    ucb_json_set (o, key, ucb_json_str (s));
+}
+
 /* A test path segment: [a-zA-Z0-9_] (ids such as ULIM-12 become ULIM_12). */
 static char *
 segment (const char *s)
@@ -128,7 +154,7 @@ checkout (const struct kcidb *k, const char *checkout_id)
   /* uname -r is what the kernel says of its source: "git describe" for a kernel built from
    * git (CONFIG_LOCALVERSION_AUTO), the release otherwise.  No full hash, no branch. */
   set_str (o, "git_commit_name", rel);
-  set_str (o, "start_time", k->d->start_time);
+  set_date (o, "start_time", k->d->start_time);
   set_str (misc, "uname_r", rel);
   set_str (misc, "uname_v", ver);
   ucb_json_set (o, "misc", misc);
@@ -167,7 +193,7 @@ test_new (const struct kcidb *k, const char *path, const char *status, size_t re
   ucb_json_set (o, "build_id", ucb_json_str (k->build_id));
   ucb_json_set (o, "path", ucb_json_str (path));
   ucb_json_set (o, "status", ucb_json_str (status));
-  set_str (o, "start_time", k->d->start_time);
+  set_date (o, "start_time", k->d->start_time);
   ucb_json_set (o, "environment", json_deep_copy (k->environment));
   return o;
 }

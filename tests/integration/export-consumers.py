@@ -242,6 +242,7 @@ vx["verify"] = copy.deepcopy(vd["verify"][:5]) + copy.deepcopy(vd["verify"][:1])
 for v, st in zip(vx["verify"], ("pass", "fail", "error", "skip", "known-bug", "weird")):
     v["status"] = st
 vx["verify"][1]["detail"] = "over-admission\r\n\x01" + "é" * 20000
+vx["run"]["start_time"] = "30 Nov 2026"  # hand-made: not a date-time, so left out
 vx["results"] = copy.deepcopy(doc["results"])
 vx["results"][0].update(status="skipped", reason="needs CAP_SYS_RESOURCE")
 vx["results"].append(copy.deepcopy(doc["results"][1]))
@@ -254,9 +255,11 @@ skipped = [x for x in (kx or {}).get("tests", []) if x["path"].endswith(".c1")]
 t.ok(r.returncode == 0 and not errs and st == ["PASS", "FAIL", "ERROR", "SKIP", "FAIL", "ERROR"]
      and ids[5].endswith(".r2") and len(set(ids)) == len(ids)
      and skipped and skipped[0]["status"] == "SKIP"
+     and not any("start_time" in x for x in kx["tests"])
+     and all(x["start_time"] == vd["run"]["start_time"] for x in kv["tests"])
      and "CAP_SYS_RESOURCE" in skipped[0]["log_excerpt"],
      "kcidb: every status, a repeated case (.r2), a 60 kB detail cut to 16384, an unmeasured "
-     "point as SKIP with its reason; valid v5.3", "\n".join(errs[:10]) + str(st))
+     "point as SKIP with its reason, a start time that is no date-time left out; valid v5.3", "\n".join(errs[:10]) + str(st))
 r = run(["export", "--to", "kcidb", "--origin", "Bad", RUN])
 t.ok(r.returncode == 2 and "invalid --origin `Bad`" in r.stderr and r.stdout == "",
      "kcidb: --origin outside [a-z0-9_]+ is exit 2", r.stderr)
