@@ -45,12 +45,6 @@ container_stats (const struct ucb_doc_point *p, bool cpu, struct ucb_stats *st)
   ucb_stats_compute (v, n, st);
 }
 
-double
-ucb_export_per_task (const struct ucb_doc_point *p, const struct ucb_doc_summary *m)
-{
-  return m->total_ops_per_s / (double) (p->containers * (p->tasks > 0 ? p->tasks : 1));
-}
-
 enum figure
 {
   FIG_PER_CONTAINER, /* summary.per_container_ops */

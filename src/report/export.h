@@ -53,8 +53,13 @@ int ucb_export (enum ucb_export_format format, const char *input, const char *ou
 json_t *ucb_export_kcidb (const struct ucb_doc *d, const char *origin);
 
 /* ops/s per task of point p at its summary `m` (summary.per_task_ops, which the model does not
- * keep): total / (containers x tasks). */
-double ucb_export_per_task (const struct ucb_doc_point *p, const struct ucb_doc_summary *m);
+ * keep): total / (containers x tasks).  Inline: export.c and export-kcidb.c both use it, and
+ * export.c calls export-kcidb.c (files must not call each other in a circle). */
+static inline double
+ucb_export_per_task (const struct ucb_doc_point *p, const struct ucb_doc_summary *m)
+{
+  return m->total_ops_per_s / (double) (p->containers * (p->tasks > 0 ? p->tasks : 1));
+}
 
 /* The text of verify case i (its detail, checks, dependencies, each expected observation and
  * what was observed), one line each, each line starting with `prefix`. */
