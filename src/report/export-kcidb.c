@@ -174,6 +174,8 @@ build (const struct kcidb *k, const char *checkout_id, const char *arch)
   /* A packaged kernel's release names its configuration (6.1.0-27-amd64). */
   set_str (o, "config_name", rel);
   set_str (o, "comment", doc_str (k->d, "host", "kernel", "version"));
+  /* It booted and ran the tests: the build of the running kernel succeeded. */
+  ucb_json_set (o, "status", ucb_json_str ("PASS"));
   return o;
 }
 
@@ -411,6 +413,12 @@ ucb_export_kcidb (const struct ucb_doc *d, const char *origin)
   k.incidents = ucb_json_arr ();
   k.environment = ucb_json_obj ();
   set_str (k.environment, "comment", d->host.hostname);
+  ucb_json_set (k.environment, "misc", ucb_json_obj ());
+  set_str (json_object_get (k.environment, "misc"), "cpu_model", d->host.cpu_model);
+  set_str (json_object_get (k.environment, "misc"), "virtualization", d->host.virtualization);
+  if (d->host.cpus_online > 0)
+    ucb_json_set (json_object_get (k.environment, "misc"), "cpus_online",
+                  ucb_json_int (d->host.cpus_online));
   ucb_json_set (v, "major", ucb_json_int (KCIDB_MAJOR));
   ucb_json_set (v, "minor", ucb_json_int (KCIDB_MINOR));
   ucb_json_set (out, "version", v);
