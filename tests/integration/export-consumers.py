@@ -181,10 +181,12 @@ for mutate in (lambda x: x["tests"][0].update(status=None),
                lambda x: x["incidents"][0].update(issue_id="ucbench:nothing"),
                lambda x: x["version"].update(minor=4),
                lambda x: x.update(extra=[])):
+    if good is None:
+        break
     m = copy.deepcopy(good)
     mutate(m)
     bad.append(bool(kcidb_errors(m)))
-t.ok(good is not None and all(bad), "kcidb checker: rejects a null, an extra property, a bad "
+t.ok(good is not None and len(bad) == 12 and all(bad), "kcidb checker: rejects a null, an extra property, a bad "
      "origin, path, status, a long log_excerpt, a bad number, date, a missing build_id, a "
      "dangling link, minor 4", str(bad))
 
