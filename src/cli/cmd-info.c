@@ -16,10 +16,11 @@ const char ucb_info_usage[]
     = "Usage: ucbench info [-f|--format json|text]\n"
       "Describe this host: kernel, CPU topology, virtualization, user-namespace limits and\n"
       "whether they can be created, cgroup layout, capabilities, rlimits, seccomp, LSMs and\n"
-      "library versions.  Probes that cannot be answered show as `unknown` (null in JSON).\n"
+      "library versions.  A probe without an answer says why (`absent: ...`,\n"
+      "`unknown: ...`; null in JSON).\n"
       "\n"
       "  -f, --format json|text   output format (default: text)\n"
-      "  -h, --help           show this help\n";
+      "  -h, --help               show this help\n";
 
 static int
 print_json (json_t *host, ucb_error_t *err)

@@ -19,8 +19,8 @@ const char ucb_list_usage[]
       "kernel locks it also takes, and whether this build can run it.\n"
       "\n"
       "  -f, --format json|text|csv  output format (default: text); csv: one row per\n"
-      "                       workload, the JSON keys as headers\n"
-      "  -h, --help           show this help\n";
+      "                              workload, the JSON keys as headers\n"
+      "  -h, --help                  show this help\n";
 
 /* Registry strings are all set today; a missing one must not crash `list`. */
 static const char *
