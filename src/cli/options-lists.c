@@ -301,10 +301,10 @@ ucb_parse_format_only (int argc, char **argv, const char *usage, bool csv, enum 
   return 0;
 }
 
-/* `tok` is `--NAME[=..]` with NAME one of `longopts` or a prefix of one (getopt's
- * abbreviations). */
+/* `tok` is `--NAME[=..]` with NAME (or a prefix of it: getopt's abbreviations) the long form
+ * of the short option `letter`: getopt then reports that letter, not what was typed. */
 static bool
-names_long_option (const char *tok, const struct option *longopts)
+is_long_form (const char *tok, int letter, const struct option *longopts)
 {
   size_t len;
 
@@ -313,7 +313,7 @@ names_long_option (const char *tok, const struct option *longopts)
   tok += 2;
   len = strcspn (tok, "=");
   for (const struct option *lo = longopts; lo->name; lo++)
-    if (len > 0 && strncmp (lo->name, tok, len) == 0)
+    if (len > 0 && lo->val == letter && strncmp (lo->name, tok, len) == 0)
       return true;
   return false;
 }
@@ -339,7 +339,8 @@ ucb_getopt_each (int argc, char **argv, const char *shortopts, const struct opti
           *help = true;
           return 0;
         }
-      if (c == '?' && names_long_option (argv[optind - 1], longopts))
+      if (c == '?' && optopt > 0 && optopt < 256
+          && is_long_form (argv[optind - 1], optopt, longopts))
         /* --quiet=1: optopt is the short letter of --quiet, but the long form was given. */
         return ucb_usage_error (err, "unknown option `%s`", argv[optind - 1]);
       r = c == ':' || c == '?' ? 1 : fn (ctx, c, optarg, err);

@@ -353,6 +353,9 @@ test_short_options (void)
   expect_bad ("-c 0", "`0`");
   expect_bad ("-f xml", "expected json, text or csv");
   expect_bad ("-z", "unknown option `-z`");
+  expect_bad ("--quiet -zq", "unknown option `-z`"); /* not the token before */
+  expect_bad ("--qui=1", "unknown option `--qui=1`");
+  expect_bad ("--format=csv --quiet=yes", "unknown option `--quiet=yes`");
   expect_bad ("-V", "unknown option `-V`"); /* -V is ucbench's --version, not run's */
 }
 
