@@ -1,6 +1,7 @@
 """newcomer.py - what a new user sees on a fresh clone: `./autogen.sh` without warnings (aclocal
 once warned that m4/ does not exist: m4/ is tracked through m4/.gitignore), and an archiver that
-does not warn about the `u` modifier (ARFLAGS=cr, not automake's cru)."""
+does not warn about the `u` modifier (ARFLAGS=cr, not automake's cru), and the manual reads
+as the README says (mandoc, which quickstart installs)."""
 import os
 import re
 import shutil
@@ -54,4 +55,16 @@ if ar and arflags is not None:
          r.stderr)
 else:
     t.skip("the archiver is silent", "no AR/ARFLAGS in the Makefile")
+
+# ---- the manual as the README says to read it (a minimal Debian has no `man`) ----
+with open(os.path.join(SRCDIR, "README.md")) as f:
+    cmds = re.findall(r"`(mandoc [^`]*man/ucbench\.1)`", f.read())
+t.ok(cmds, "the README says how to read the manual without man", cmds)
+if cmds and shutil.which("mandoc"):
+    r = subprocess.run(cmds[0].split(), cwd=SRCDIR, capture_output=True, text=True,
+                       stdin=subprocess.DEVNULL)
+    t.ok(r.returncode == 0 and "UCBENCH(1)" in r.stdout and "--duration" in r.stdout,
+         f"`{cmds[0]}` shows the manual", r.stderr[-500:])
+else:
+    t.skip("the README's manual command works", "no mandoc (scripts/quickstart installs it)")
 t.done()
