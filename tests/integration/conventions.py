@@ -12,7 +12,7 @@ import subprocess
 from taplib import SRCDIR, UCBENCH, Tap, run, scratch_dir, uid_block, userns_works
 
 t = Tap()
-BASE = str(uid_block(2102150000, 10))
+BASE = str(uid_block(2102050000, 10))
 TINY = ["-w", "getppid", "-c", "1,2", "--owner", "shared", "--warmup", "0", "--interval",
         "100ms", "-d", "300ms", "--uid-base", BASE]
 
