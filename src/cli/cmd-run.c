@@ -26,6 +26,7 @@
 #include "host/hostinfo.h"
 #include "host/topology.h"
 #include "host/users.h"
+#include "report/csv.h"
 #include "report/report.h"
 
 /* The default sweep's NPROC. */
@@ -434,7 +435,9 @@ emit (const struct ucb_run_options *o, json_t *doc, const char *busy, const char
     r = ucb_report_write_file (doc, o->output, err);
   if (r == 0 && o->format == UCB_FORMAT_JSON)
     r = ucb_json_write (doc, stdout, err);
-  else if (o->format != UCB_FORMAT_JSON && !o->quiet)
+  else if (r == 0 && o->format == UCB_FORMAT_CSV)
+    ucb_csv_write_rows (stdout, json_object_get (doc, "results"));
+  else if (o->format == UCB_FORMAT_TEXT && !o->quiet)
     ucb_report_text (stdout, doc); /* also when --output failed: the run is not lost */
   fflush (stdout);
   /* Once, after the table: a busy host makes every number above suspect. */

@@ -321,6 +321,18 @@ cell (char *buf, size_t len, int decimals, double v)
   return buf;
 }
 
+/* Every column with the key of its results[] entry (the JSON and CSV name), and `-`. */
+static const char ucb_report_legend[]
+    = "(workload, owner, depth: the same keys; N = containers, each running `tasks` tasks)\n"
+      "(ops/s/cont = summary.per_container_ops = total/N; total ops/s = summary.total_ops_per_s)\n"
+      "(±% = summary.cv x 100, the spread across containers; fairness = summary.fairness, 1 = "
+      "equal)\n"
+      "(scale = summary.scalability = total/(N x 1-container total); failed = summary.failed_ops)\n"
+      "(cpu ns/op = summary.cpu_ns_per_op, the median of the containers' CPU time per op)\n"
+      "(cpu = contention.cpu_share_median, the median share of a CPU each task got)\n"
+      "(* = contended (contention.contended): tasks meant to own a CPU got under the threshold)\n"
+      "(- = null: ±% with one container, scale without a 1-container point, no clock read)\n";
+
 void
 ucb_report_text (FILE *f, const json_t *doc)
 {
@@ -353,11 +365,7 @@ ucb_report_text (FILE *f, const json_t *doc)
           p->contention.contended ? " *" : "");
     }
   ucb_doc_free (&d);
-  fprintf (f,
-           "(ops/s/cont = total/N; ±%% = spread across containers; scale = total/(N x 1-container "
-           "total))\n"
-           "(cpu = median share of a CPU each task got; * = contended: tasks that should own a "
-           "CPU got less than the threshold of it in over a tenth of the samples)\n");
+  fputs (ucb_report_legend, f);
   ucb_report_l3_text (f, json_object_get (doc, "l3_scaling"));
 }
 
