@@ -54,7 +54,8 @@ print_main_help (FILE *f)
               "  -V, --version  show the version\n\n"
               "`ucbench run` with no options runs a short default sweep (signal workload;\n"
               "1, NPROC and 2*NPROC containers; shared and distinct owners).\n"
-              "`ucbench help COMMAND` shows the options of COMMAND; see also ucbench(1).\n");
+              "`ucbench help COMMAND` shows the options of COMMAND; see also ucbench(1)\n"
+              "(not installed: mandoc -a man/ucbench.1 in the source tree).\n");
 }
 
 static int

@@ -2,33 +2,41 @@
  * report/export.c. */
 #include "config.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli/commands.h"
+#include "core/process.h"
 #include "core/util.h"
 #include "report/export.h"
 
 const char ucb_export_usage[]
-    = "Usage: ucbench export --to FORMAT FILE.json [--output OUT]\n"
+    = "Usage: ucbench export --to FORMAT FILE.json [--output OUT] [--origin NAME]\n"
       "Convert a ucbench-result/1 document for a CI dashboard or test reporter.\n"
       "\n"
       "  --to gab          github-action-benchmark customBiggerIsBetter: per-container ops/s;\n"
-      "                    range = stddev across containers (of the samples for 1 container)\n"
+      "                    range = half the spread of the repeats, or the stddev across\n"
+      "                    containers (of the samples for 1 container)\n"
       "  --to gab-smaller  github-action-benchmark customSmallerIsBetter: CPU ns/op\n"
-      "  --to bmf          Bencher Metric Format: throughput (min/max across containers) and\n"
-      "                    latency (CPU ns/op)\n"
-      "  --to gbench       Google Benchmark JSON (iteration rows only)\n"
-      "  --to lkp          LKP-style `key: value` lines, median over repeats\n"
-      "  --to junit        JUnit XML of the verify verdicts\n"
+      "  --to bmf          Bencher Metric Format: throughput (ops/s) and cpu_ns_per_op, each\n"
+      "                    with min/max over the repeats (across containers without)\n"
+      "  --to gbench       Google Benchmark JSON: a row per repeat, _mean/_median/_stddev/_cv\n"
+      "                    aggregates with repeats; real_time = 1e9 / total ops/s\n"
+      "  --to lkp          what lkp-tests' programs/ucbench/parse prints (will-it-scale's key\n"
+      "                    names; see examples/lkp)\n"
+      "  --to junit        JUnit XML of the verify verdicts (junit-10.xsd)\n"
       "  --to ktap         KTAP of the verify verdicts\n"
+      "  --to kcidb        KernelCI KCIDB I/O schema v5.3: a test per verify case and per\n"
+      "                    metric; a known kernel bug as FAIL with an issue and an incident\n"
+      "  --origin NAME     KCIDB origin and id prefix (default: ucbench; [a-z0-9_]+)\n"
       "  --output OUT      write to OUT instead of stdout (JSON formats atomically)\n"
       "  -h, --help        show this help\n"
       "\n"
-      "Benchmark names: WORKLOAD/OWNER/depth:D/tasks:T/MODE/containers:N, with /repeat:R\n"
-      "appended (gab, bmf) when the document has repeats.  Only measured points (status ok)\n"
-      "are exported.\n"
+      "Benchmark names: WORKLOAD/OWNER/depth:D/tasks:T/MODE/containers:N, the same with and\n"
+      "without --repeat: one series per point, its value the median over the repeats.  Only\n"
+      "measured points (status ok) are exported (kcidb: the others as SKIP or ERROR).\n"
       "\n"
       "Exit status: 0 on success, 1 when OUT cannot be written, 2 for bad usage or a document\n"
       "without what FORMAT needs.\n";
@@ -38,6 +46,7 @@ struct xopts
   enum ucb_export_format format;
   bool have_format, help;
   const char *output, *input;
+  struct ucb_export_opts x;
 };
 
 static int
@@ -56,11 +65,12 @@ export_opt (void *ctx, int c, const char *arg, ucb_error_t *err)
             o->have_format = true;
           }
       if (!o->have_format)
-        return ucb_usage_error (err,
-                                "invalid --to `%s` (expected gab, gab-smaller, bmf, gbench, "
-                                "lkp, junit or ktap)",
-                                arg);
+        return ucb_usage_error (err, "invalid --to `%s` (expected %s)", arg,
+                                ucb_export_format_list);
       return 0;
+    case 'O':
+      o->x.origin = arg;
+      return ucb_export_check_origin (arg, err);
     case 'o':
       o->output = arg;
       return 0;
@@ -75,6 +85,7 @@ parse (struct xopts *o, int argc, char **argv, ucb_error_t *err)
   static const struct option longopts[] = {
     { "to", required_argument, NULL, 't' },
     { "output", required_argument, NULL, 'o' },
+    { "origin", required_argument, NULL, 'O' },
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },
   };
@@ -85,8 +96,9 @@ parse (struct xopts *o, int argc, char **argv, ucb_error_t *err)
   if (o->help)
     return 0;
   if (!o->have_format)
-    return ucb_usage_error (err, "export needs --to FORMAT (gab, gab-smaller, bmf, gbench, lkp, "
-                                 "junit or ktap)");
+    return ucb_usage_error (err, "export needs --to FORMAT (%s)", ucb_export_format_list);
+  if (o->x.origin && o->format != UCB_EXPORT_KCIDB)
+    return ucb_usage_error (err, "--origin is for --to kcidb only");
   if (argc - optind != 1)
     return ucb_usage_error (err, "export needs exactly one document FILE.json (got %d)",
                             argc - optind);
@@ -98,6 +110,7 @@ int
 ucb_cmd_export (int argc, char **argv, ucb_error_t *err)
 {
   struct xopts o;
+  int r;
 
   if (parse (&o, argc, argv, err) < 0)
     return -1;
@@ -106,5 +119,15 @@ ucb_cmd_export (int argc, char **argv, ucb_error_t *err)
       fputs (ucb_export_usage, stdout);
       return 0;
     }
-  return ucb_export (o.format, o.input, o.output, err);
+  r = ucb_export (o.format, o.input, o.output, &o.x, err);
+  if (ucb_interrupted ())
+    {
+      /* The writer finished (or left alone) the output first (report.c): end as interrupted. */
+      if (r == 0)
+        ucb_make_error (err, EINTR, "interrupted by signal %d: the output was written first",
+                        ucb_interrupted ());
+      (*err)->status = 128 + ucb_interrupted ();
+      return -1;
+    }
+  return r;
 }

@@ -13,13 +13,14 @@
 #include "host/hostinfo.h"
 
 const char ucb_info_usage[]
-    = "Usage: ucbench info [--format json|text]\n"
+    = "Usage: ucbench info [-f|--format json|text]\n"
       "Describe this host: kernel, CPU topology, virtualization, user-namespace limits and\n"
       "whether they can be created, cgroup layout, capabilities, rlimits, seccomp, LSMs and\n"
-      "library versions.  Probes that cannot be answered show as `unknown` (null in JSON).\n"
+      "library versions.  A probe without an answer says why (`absent: ...`,\n"
+      "`unknown: ...`; null in JSON).\n"
       "\n"
-      "  --format json|text   output format (default: text)\n"
-      "  -h, --help           show this help\n";
+      "  -f, --format json|text   output format (default: text)\n"
+      "  -h, --help               show this help\n";
 
 static int
 print_json (json_t *host, ucb_error_t *err)
@@ -41,7 +42,7 @@ ucb_cmd_info (int argc, char **argv, ucb_error_t *err)
   enum ucb_format format;
   int r;
 
-  r = ucb_parse_format_only (argc, argv, ucb_info_usage, &format, err);
+  r = ucb_parse_format_only (argc, argv, ucb_info_usage, false, &format, err);
   if (r != 0)
     return r < 0 ? r : 0;
   if (ucb_host_collect (&host, err) < 0)

@@ -11,14 +11,16 @@
 #include "core/json-util.h"
 #include "core/util.h"
 #include "engine/workload.h"
+#include "report/csv.h"
 
 const char ucb_list_usage[]
-    = "Usage: ucbench list [--format json|text]\n"
+    = "Usage: ucbench list [-f|--format json|text|csv]\n"
       "List the workloads: what exactly one op is, the ucount (rlimit) it charges, the global\n"
       "kernel locks it also takes, and whether this build can run it.\n"
       "\n"
-      "  --format json|text   output format (default: text)\n"
-      "  -h, --help           show this help\n";
+      "  -f, --format json|text|csv  output format (default: text); csv: one row per\n"
+      "                              workload, the JSON keys as headers\n"
+      "  -h, --help                  show this help\n";
 
 /* Registry strings are all set today; a missing one must not crash `list`. */
 static const char *
@@ -48,17 +50,21 @@ workload_json (const struct ucb_workload *w)
   return o;
 }
 
+/* The document, or its workloads[] as CSV rows. */
 static int
-print_json (ucb_error_t *err)
+print_json (bool csv, ucb_error_t *err)
 {
   json_t *doc = ucb_json_obj (), *arr = ucb_json_arr ();
-  int r;
+  int r = 0;
 
   for (size_t i = 0; ucb_workloads[i]; i++)
     ucb_json_push (arr, workload_json (ucb_workloads[i]));
   ucb_json_set (doc, "schema", ucb_json_str ("ucbench-list/1"));
   ucb_json_set (doc, "workloads", arr);
-  r = ucb_json_write (doc, stdout, err);
+  if (csv)
+    ucb_csv_write_rows (stdout, arr);
+  else
+    r = ucb_json_write (doc, stdout, err);
   json_decref (doc);
   return r;
 }
@@ -98,11 +104,11 @@ ucb_cmd_list (int argc, char **argv, ucb_error_t *err)
   enum ucb_format format;
   int r;
 
-  r = ucb_parse_format_only (argc, argv, ucb_list_usage, &format, err);
+  r = ucb_parse_format_only (argc, argv, ucb_list_usage, true, &format, err);
   if (r != 0)
     return r < 0 ? r : 0;
-  if (format == UCB_FORMAT_JSON)
-    return print_json (err);
+  if (format != UCB_FORMAT_TEXT)
+    return print_json (format == UCB_FORMAT_CSV, err);
   print_text ();
   return 0;
 }

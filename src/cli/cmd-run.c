@@ -26,6 +26,7 @@
 #include "host/hostinfo.h"
 #include "host/topology.h"
 #include "host/users.h"
+#include "report/csv.h"
 #include "report/report.h"
 
 /* The default sweep's NPROC. */
@@ -434,7 +435,9 @@ emit (const struct ucb_run_options *o, json_t *doc, const char *busy, const char
     r = ucb_report_write_file (doc, o->output, err);
   if (r == 0 && o->format == UCB_FORMAT_JSON)
     r = ucb_json_write (doc, stdout, err);
-  else if (o->format != UCB_FORMAT_JSON && !o->quiet)
+  else if (r == 0 && o->format == UCB_FORMAT_CSV)
+    ucb_csv_write_rows (stdout, json_object_get (doc, "results"));
+  else if (o->format == UCB_FORMAT_TEXT && !o->quiet)
     ucb_report_text (stdout, doc); /* also when --output failed: the run is not lost */
   fflush (stdout);
   /* Once, after the table: a busy host makes every number above suspect. */
@@ -459,6 +462,24 @@ check_before_start (struct ucb_run_options *o, struct ucb_placement *pl, ucb_err
   return 0;
 }
 
+/* A signal during the sweep stopped it (no document); one after it came once the document was
+ * written: either way the run ends with 128 + N (docs/error-handling.md). */
+static int
+interrupted_status (int r, ucb_error_t *err)
+{
+  int sig = ucb_interrupted ();
+
+  if (sig == 0)
+    return r;
+  if (r == 0)
+    ucb_make_error (err, EINTR,
+                    "interrupted by signal %d after the sweep: its results were written out first",
+                    sig);
+  if (*err)
+    (*err)->status = 128 + sig;
+  return -1;
+}
+
 int
 ucb_cmd_run (int argc, char **argv, ucb_error_t *err)
 {
@@ -469,6 +490,7 @@ ucb_cmd_run (int argc, char **argv, ucb_error_t *err)
   cleanup_free char *busy = NULL;
   cleanup_free char *auto_line = NULL;
   json_t *precision = NULL;
+  struct ucb_interrupt_saved sweep_handlers; /* not put back: SIG_DFL at the end */
   double t_real;
   uint64_t t0;
   int r;
@@ -510,8 +532,9 @@ ucb_cmd_run (int argc, char **argv, ucb_error_t *err)
     r = run_sweep_auto (&o, &pl, &rt, results, &precision, &auto_line, err);
   else
     r = run_sweep (&o, &pl, &rt, results, err);
-  /* Every container is gone now: a late signal ends us the ordinary way. */
-  ucb_restore_interrupt_handlers ();
+  /* Every container is gone now.  A signal from here on is only noted: the run is finished
+   * (the document written, the table printed), then it ends as an interrupted one. */
+  ucb_interrupts_defer (&sweep_handlers);
   if (r == 0 && ucb_interrupted ())
     r = ucb_make_error (err, EINTR, "interrupted by signal %d", ucb_interrupted ());
   if (r < 0)
@@ -519,23 +542,24 @@ ucb_cmd_run (int argc, char **argv, ucb_error_t *err)
       json_decref (host);
       json_decref (results);
       json_decref (notes);
-      if (ucb_interrupted () && *err)
-        (*err)->status = 128 + ucb_interrupted ();
-      return -1;
     }
-  ucb_report_scalability (results);
-  busy = ucb_report_contention_note (results);
-  if (busy)
-    ucb_json_push (notes, ucb_json_str (busy));
-  config = ucb_record_config (&o, &pl, &rt);
-  ucb_json_set (config, "notes", notes);
-  doc = ucb_report_document (argc, argv, t_real, (double) (ucb_now_ns () - t0) / 1e9, host, config,
-                             results);
-  if (precision)
-    ucb_json_set (doc, "precision", precision);
-  if (o.plan.pin == UCB_PIN_L3)
-    ucb_json_set (doc, "l3_scaling", ucb_report_l3_table (results));
-  r = emit (&o, doc, busy, auto_line, err);
-  json_decref (doc);
-  return r;
+  else
+    {
+      ucb_report_scalability (results);
+      busy = ucb_report_contention_note (results);
+      if (busy)
+        ucb_json_push (notes, ucb_json_str (busy));
+      config = ucb_record_config (&o, &pl, &rt);
+      ucb_json_set (config, "notes", notes);
+      doc = ucb_report_document (argc, argv, t_real, (double) (ucb_now_ns () - t0) / 1e9, host,
+                                 config, results);
+      if (precision)
+        ucb_json_set (doc, "precision", precision);
+      if (o.plan.pin == UCB_PIN_L3)
+        ucb_json_set (doc, "l3_scaling", ucb_report_l3_table (results));
+      r = emit (&o, doc, busy, auto_line, err);
+      json_decref (doc);
+    }
+  ucb_restore_interrupt_handlers (); /* not the sweep's: a late signal ends us the ordinary way */
+  return interrupted_status (r, err);
 }

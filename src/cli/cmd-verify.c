@@ -44,8 +44,12 @@ const char ucb_verify_usage[]
       "                            (default: 2101000000)\n"
       "  -h, --help                show this help\n"
       "\n"
-      "Exit status: 0 when every case passes, skips or shows a known kernel bug; 1 when one\n"
-      "fails or the harness failed; 2 for bad usage.\n";
+      "Exit status: 0 when every case passes, skips or shows a known kernel bug and one\n"
+      "ran; 1 when one fails or the harness failed; 2 for bad usage; 4 when every case\n"
+      "was skipped (as kselftest does), e.g. without the capabilities they need.\n";
+
+/* kselftest's KSFT_SKIP: nothing could run, which a CI gate must not read as a pass. */
+#define VERIFY_EXIT_ALL_SKIPPED 4
 
 enum vformat
 {
@@ -293,6 +297,19 @@ run_cases (const struct vopts *o, const struct ucb_kernel *k, struct ucb_vrun **
   return bad;
 }
 
+/* Whether no case ran (each one skipped): then say so on stderr, with the first reason. */
+static bool
+all_skipped (const struct ucb_vrun *v, size_t n)
+{
+  for (size_t i = 0; i < n; i++)
+    if (v[i].verdict != UCB_VERDICT_SKIP)
+      return false;
+  if (n > 0)
+    fprintf (stderr, "ucbench: verify: no case could run: %s %s%s\n", v[0].c->id, v[0].why,
+             n > 1 ? ", and the others skipped too" : "");
+  return n > 0;
+}
+
 /* TAP on stdout, or the document (JSON, JUnit) and --output. */
 static int
 write_outputs (const struct vopts *o, int argc, char **argv, double t_real, uint64_t t0,
@@ -371,5 +388,7 @@ ucb_cmd_verify (int argc, char **argv, ucb_error_t *err)
       (*err)->status = 128 + ucb_interrupted ();
       return -1;
     }
-  return bad ? UCB_EXIT_FAILURE : 0;
+  if (bad)
+    return UCB_EXIT_FAILURE;
+  return all_skipped (v, n) ? VERIFY_EXIT_ALL_SKIPPED : 0;
 }

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -170,45 +171,125 @@ ucb_parse_owner_list (const char *s, struct ucb_owner_mode **out, size_t *n, ucb
 }
 
 int
-ucb_parse_format (const char *arg, enum ucb_format *out, ucb_error_t *err)
+ucb_parse_format_as (const char *arg, bool csv, enum ucb_format *out, ucb_error_t *err)
 {
   if (strcmp (arg, "json") == 0)
     *out = UCB_FORMAT_JSON;
   else if (strcmp (arg, "text") == 0)
     *out = UCB_FORMAT_TEXT;
+  else if (csv && strcmp (arg, "csv") == 0)
+    *out = UCB_FORMAT_CSV;
   else
-    return ucb_usage_error (err, "invalid --format `%s` (expected json or text)", arg);
+    return ucb_usage_error (err, "invalid --format `%s` (expected %s)", arg,
+                            csv ? "json, text or csv" : "json or text");
+  return 0;
+}
+
+int
+ucb_parse_format (const char *arg, enum ucb_format *out, ucb_error_t *err)
+{
+  return ucb_parse_format_as (arg, false, out, err);
+}
+
+const char *
+ucb_format_name (enum ucb_format f)
+{
+  switch (f)
+    {
+    case UCB_FORMAT_JSON:
+      return "json";
+    case UCB_FORMAT_CSV:
+      return "csv";
+    case UCB_FORMAT_TEXT:
+    default:
+      return "text";
+    }
+}
+
+/* The units a duration may carry, and what each is in seconds. */
+static const struct
+{
+  const char *unit;
+  double seconds;
+} duration_units[] = {
+  { "", 1 }, { "s", 1 }, { "ms", 1e-3 }, { "us", 1e-6 }, { "m", 60 }, { "h", 3600 },
+};
+
+int
+ucb_parse_duration (const char *s, double min, double max, double *out)
+{
+  const char *num_end;
+  char *end;
+  double v;
+
+  /* The number: digits with at most a decimal point and an exponent, as strtod reads them,
+   * but no sign, hex, inf or nan (strtod would take those too). */
+  if (s == NULL || ((*s < '0' || *s > '9') && *s != '.'))
+    return -1;
+  errno = 0;
+  v = strtod (s, &end);
+  if (errno != 0 || end == s || !isfinite (v))
+    return -1;
+  for (num_end = s; num_end < end; num_end++)
+    if (strchr ("0123456789.eE+-", *num_end) == NULL)
+      return -1;
+  for (size_t i = 0; i < UCB_ARRAY_SIZE (duration_units); i++)
+    if (strcmp (end, duration_units[i].unit) == 0)
+      {
+        v *= duration_units[i].seconds;
+        if (!isfinite (v) || v < min || v > max)
+          return -1;
+        *out = v;
+        return 0;
+      }
+  return -1;
+}
+
+int
+ucb_parse_duration_opt (const char *name, const char *arg, double min, double max, double *out,
+                        ucb_error_t *err)
+{
+  if (ucb_parse_duration (arg, min, max, out) < 0)
+    return ucb_usage_error (
+        err,
+        "invalid --%s `%s`: expected a duration from %gs to %gs, a number "
+        "with a unit us, ms, s, m or h (no unit: seconds), e.g. 500ms, 2s, 1.5m",
+        name, arg, min, max);
   return 0;
 }
 
 /* `list` and `info`: --format and --help alone. */
-enum
-{
-  FORMAT_ONLY_FORMAT = 256,
-};
-
 static const struct option format_longopts[] = {
-  { "format", required_argument, NULL, FORMAT_ONLY_FORMAT },
+  { "format", required_argument, NULL, 'f' },
   { "help", no_argument, NULL, 'h' },
   { NULL, 0, NULL, 0 },
+};
+
+struct format_only
+{
+  bool csv;
+  enum ucb_format *format;
 };
 
 static int
 format_only_opt (void *ctx, int c, const char *arg, ucb_error_t *err)
 {
-  if (c != FORMAT_ONLY_FORMAT)
+  const struct format_only *fo = ctx;
+
+  if (c != 'f')
     return 1;
-  return ucb_parse_format (arg, ctx, err) < 0 ? -1 : 0;
+  return ucb_parse_format_as (arg, fo->csv, fo->format, err) < 0 ? -1 : 0;
 }
 
 int
-ucb_parse_format_only (int argc, char **argv, const char *usage, enum ucb_format *format,
+ucb_parse_format_only (int argc, char **argv, const char *usage, bool csv, enum ucb_format *format,
                        ucb_error_t *err)
 {
+  struct format_only fo = { csv, format };
   bool help;
 
   *format = UCB_FORMAT_TEXT;
-  if (ucb_getopt_each (argc, argv, "+", format_longopts, format_only_opt, format, &help, err) < 0)
+  if (ucb_getopt_each (argc, argv, "+f:", format_longopts, format_only_opt, &fo, &help, err) < 0)
     return -1;
   if (help)
     {
@@ -218,6 +299,23 @@ ucb_parse_format_only (int argc, char **argv, const char *usage, enum ucb_format
   if (optind < argc)
     return ucb_usage_error (err, "unexpected argument `%s`", argv[optind]);
   return 0;
+}
+
+/* `tok` is `--NAME[=..]` with NAME (or a prefix of it: getopt's abbreviations) the long form
+ * of the short option `letter`: getopt then reports that letter, not what was typed. */
+static bool
+is_long_form (const char *tok, int letter, const struct option *longopts)
+{
+  size_t len;
+
+  if (strncmp (tok, "--", 2) != 0)
+    return false;
+  tok += 2;
+  len = strcspn (tok, "=");
+  for (const struct option *lo = longopts; lo->name; lo++)
+    if (len > 0 && lo->val == letter && strncmp (lo->name, tok, len) == 0)
+      return true;
+  return false;
 }
 
 int
@@ -241,6 +339,10 @@ ucb_getopt_each (int argc, char **argv, const char *shortopts, const struct opti
           *help = true;
           return 0;
         }
+      if (c == '?' && optopt > 0 && optopt < 256
+          && is_long_form (argv[optind - 1], optopt, longopts))
+        /* --quiet=1: optopt is the short letter of --quiet, but the long form was given. */
+        return ucb_usage_error (err, "unknown option `%s`", argv[optind - 1]);
       r = c == ':' || c == '?' ? 1 : fn (ctx, c, optarg, err);
       if (r > 0)
         return ucb_getopt_error (c, argv, err);

@@ -18,14 +18,16 @@ const char ucb_run_usage[]
       "Run workloads in N containers (user namespaces) and report per-container throughput.\n"
       "List-valued options run every combination (a sweep).\n"
       "\n"
-      "  --workload NAME[,NAME..]   workloads to run (default: signal; see `ucbench list`)\n"
-      "  --containers N[,N..]       containers per point, 1-4096 (default: 1,NPROC,2*NPROC)\n"
+      "  -w, --workload NAME[,..]   workloads to run (default: signal; see `ucbench list`)\n"
+      "  -c, --containers N[,N..]   containers per point, 1-4096 (default: 1,NPROC,2*NPROC)\n"
       "  --owner MODE[,MODE..]      who creates each container's user namespace:\n"
       "                             shared, distinct, root, self (your own uid), UID\n"
       "                             or UID-UID (default: shared,distinct; self when\n"
       "                             ucbench lacks CAP_SETUID/CAP_SETGID)\n"
       "  --depth D[,D..]            user-namespace nesting, 0-32 (0 = none; default: 1)\n"
-      "  --tasks T[,T..]            tasks per container, 1-1024 (default: 1)\n"
+      "  -t, --tasks T[,T..]        tasks PER CONTAINER, 1-1024 (default: 1); a point runs\n"
+      "                             N x T tasks in all (will-it-scale's -t and LKP's\n"
+      "                             nr_task count the total)\n"
       "  --threads                  tasks are threads of one process per container\n"
       "                             (default: one process per task)\n"
       "  --limit RLIMIT=V[,..]      soft limits set by the owner before it creates the\n"
@@ -35,15 +37,17 @@ const char ucb_run_usage[]
       "                             peak use, far = the hard limit (default: as started)\n"
       "  --isolate NS[,NS..]        namespaces per container: user,ipc,pid,mnt,uts,net\n"
       "                             (default: user,ipc; depth 0 has none)\n"
-      "  --duration SEC             measured time per point (default: 3)\n"
-      "  --warmup SEC               unmeasured time after the start barrier (default: 1)\n"
-      "  --interval SEC             sampling interval (default: 0.5)\n"
-      "  --repeat R|auto            run each point R times (default: 1); auto: repeat\n"
+      "  -d, --duration TIME        measured time per point (default: 3s); every TIME is\n"
+      "                             seconds, or a number with a unit: us, ms, s, m, h\n"
+      "                             (500ms, 2s, 1.5m)\n"
+      "  --warmup TIME              unmeasured time after the start barrier (default: 1s)\n"
+      "  --interval TIME            sampling interval (default: 500ms)\n"
+      "  -r, --repeat R|auto        run each point R times (default: 1); auto: repeat\n"
       "                             the sweep in rounds, every point once a round, until\n"
       "                             each point's 95 % CI is within --precision\n"
       "  --precision PCT            with --repeat auto: the CI half-width to reach, in %\n"
       "                             of the per-container ops/s (from 3 uncontended repeats)\n"
-      "  --max-time SEC             with --repeat auto: stop then even if not reached\n"
+      "  --max-time TIME            with --repeat auto: stop then even if not reached\n"
       "                             (default: 10 times the first round's time)\n"
       "  --contention-threshold F   a task that should own a CPU is contended in an\n"
       "                             interval where it got less than F of it, 0 < F <= 1\n"
@@ -76,35 +80,39 @@ const char ucb_run_usage[]
       "                             host lacks are reported as unavailable\n"
       "\n"
       "Output:\n"
-      "  --output FILE              write the JSON document to FILE (text table on stdout)\n"
-      "  --format json|text         what stdout shows (default: text)\n"
-      "  --quiet                    no progress and no table; errors only\n"
+      "  -o, --output FILE          write the JSON document to FILE (text table on stdout)\n"
+      "  -f, --format text|json|csv what stdout shows (default: text): the table, the\n"
+      "                             document, or one CSV row per results[] entry with\n"
+      "                             the document's keys as headers (summary.cv, ...)\n"
+      "  -q, --quiet                no progress and no table; errors only\n"
       "  -h, --help                 show this help\n";
 
+/* The common options have a short form too (getopt style: -d2s, -d 2s, -qf csv). */
 enum
 {
-  OPT_WORKLOAD = 256,
-  OPT_CONTAINERS,
-  OPT_OWNER,
+  OPT_WORKLOAD = 'w',
+  OPT_CONTAINERS = 'c',
+  OPT_TASKS = 't',
+  OPT_DURATION = 'd',
+  OPT_REPEAT = 'r',
+  OPT_OUTPUT = 'o',
+  OPT_FORMAT = 'f',
+  OPT_QUIET = 'q',
+  OPT_OWNER = 256,
   OPT_DEPTH,
-  OPT_TASKS,
   OPT_THREADS,
   OPT_LIMIT,
   OPT_HEADROOM,
   OPT_ISOLATE,
-  OPT_DURATION,
   OPT_WARMUP,
   OPT_INTERVAL,
-  OPT_REPEAT,
   OPT_PRECISION,
   OPT_MAX_TIME,
   OPT_CONTENTION_THRESHOLD,
   OPT_PIN,
   OPT_UID_BASE,
-  OPT_OUTPUT,
-  OPT_FORMAT,
-  OPT_QUIET,
 };
+static const char run_shortopts[] = "+w:c:t:d:r:o:f:q";
 
 static const struct option run_longopts[] = {
   { "workload", required_argument, NULL, OPT_WORKLOAD },
@@ -170,16 +178,6 @@ parse_workloads (struct ucb_plan *p, const char *s, ucb_error_t *err)
       p->workloads[p->n_workloads++] = w;
     }
   ucb_free_items (items, count);
-  return 0;
-}
-
-static int
-parse_seconds_opt (const char *name, const char *arg, double min, double max, double *out,
-                   ucb_error_t *err)
-{
-  if (ucb_parse_seconds (arg, min, max, out) < 0)
-    return ucb_usage_error (err, "invalid --%s `%s`: expected seconds from %g to %g", name, arg,
-                            min, max);
   return 0;
 }
 
@@ -339,11 +337,11 @@ parse_plan_opt (struct ucb_plan *p, int c, const char *arg, ucb_error_t *err)
       p->isolate_given = true;
       return 0;
     case OPT_DURATION:
-      return parse_seconds_opt ("duration", arg, 0.1, 86400, &p->duration, err);
+      return ucb_parse_duration_opt ("duration", arg, 0.1, 86400, &p->duration, err);
     case OPT_WARMUP:
-      return parse_seconds_opt ("warmup", arg, 0, 3600, &p->warmup, err);
+      return ucb_parse_duration_opt ("warmup", arg, 0, 3600, &p->warmup, err);
     case OPT_INTERVAL:
-      return parse_seconds_opt ("interval", arg, 0.01, 3600, &p->interval, err);
+      return ucb_parse_duration_opt ("interval", arg, 0.01, 3600, &p->interval, err);
     case OPT_REPEAT:
       p->repeat_auto = strcmp (arg, "auto") == 0;
       if (p->repeat_auto)
@@ -363,7 +361,7 @@ parse_plan_opt (struct ucb_plan *p, int c, const char *arg, ucb_error_t *err)
                                 arg);
       return 0;
     case OPT_MAX_TIME:
-      return parse_seconds_opt ("max-time", arg, 0.1, 7 * 86400.0, &p->max_time_s, err);
+      return ucb_parse_duration_opt ("max-time", arg, 0.1, 7 * 86400.0, &p->max_time_s, err);
     case OPT_CONTENTION_THRESHOLD:
       if (ucb_parse_seconds (arg, 0, 1, &p->contention_threshold) < 0
           || p->contention_threshold <= 0)
@@ -397,7 +395,7 @@ parse_other_opt (struct ucb_run_options *o, int c, const char *arg, ucb_error_t 
       o->output = xstrdup (arg);
       return 0;
     case OPT_FORMAT:
-      return ucb_parse_format (arg, &o->format, err) < 0 ? -1 : 0;
+      return ucb_parse_format_as (arg, true, &o->format, err) < 0 ? -1 : 0;
     case OPT_QUIET:
       o->quiet = true;
       return 0;
@@ -501,7 +499,7 @@ ucb_run_options_parse (struct ucb_run_options *o, int argc, char **argv, unsigne
                        ucb_error_t *err)
 {
   set_defaults (o, ncpus);
-  if (ucb_getopt_each (argc, argv, "+", run_longopts, run_opt, o, &o->help, err) < 0)
+  if (ucb_getopt_each (argc, argv, run_shortopts, run_longopts, run_opt, o, &o->help, err) < 0)
     return -1;
   if (o->help) /* nothing else matters */
     return 0;

@@ -16,6 +16,7 @@ enum ucb_format
 {
   UCB_FORMAT_TEXT,
   UCB_FORMAT_JSON,
+  UCB_FORMAT_CSV, /* run and list: one row per point (workload), headers = the JSON keys */
 };
 
 /* `ucbench run` as given: the plan, and how its results are shown. */
@@ -67,13 +68,25 @@ void ucb_runtime_options_free (struct ucb_runtime_options *rt);
 /* "docker", "none" or the profile file, for the document. */
 const char *ucb_runtime_seccomp_name (const struct ucb_runtime_options *rt);
 
-/* Shared by every subcommand's parser. */
+/* Shared by every subcommand's parser: json or text, and csv too when `csv`. */
 int ucb_parse_format (const char *arg, enum ucb_format *out, ucb_error_t *err)
     __attribute__ ((warn_unused_result));
-/* Parse a lone `[--format json|text] [-h|--help]` option set shared by list and info.
- * Returns 1 when help was requested. */
-int ucb_parse_format_only (int argc, char **argv, const char *usage, enum ucb_format *format,
-                           ucb_error_t *err) __attribute__ ((warn_unused_result));
+int ucb_parse_format_as (const char *arg, bool csv, enum ucb_format *out, ucb_error_t *err)
+    __attribute__ ((warn_unused_result));
+/* "text", "json" or "csv", as --format takes it. */
+const char *ucb_format_name (enum ucb_format f);
+/* A duration: a number of seconds, or a number with a unit us, ms, s, m or h ("500ms", "2s",
+ * "1.5m"); no sign, hex, inf or nan.  -1 when malformed or outside [min, max] seconds. */
+int ucb_parse_duration (const char *s, double min, double max, double *out)
+    __attribute__ ((warn_unused_result));
+/* The same as option `--NAME`: the usage error names it, the range and the units. */
+int ucb_parse_duration_opt (const char *name, const char *arg, double min, double max, double *out,
+                            ucb_error_t *err) __attribute__ ((warn_unused_result));
+/* Parse a lone `[-f|--format json|text[|csv]] [-h|--help]` option set shared by list and
+ * info (csv when `csv`).  Returns 1 when help was requested. */
+int ucb_parse_format_only (int argc, char **argv, const char *usage, bool csv,
+                           enum ucb_format *format, ucb_error_t *err)
+    __attribute__ ((warn_unused_result));
 /* The usage error for getopt_long's ':' (missing value) or '?' (unknown option) result. */
 int ucb_getopt_error (int c, char **argv, ucb_error_t *err) __attribute__ ((warn_unused_result));
 /* One option of a command: `c` is getopt's result, `arg` its value.  0 = taken, < 0 = an

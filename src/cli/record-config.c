@@ -69,7 +69,7 @@ ucb_record_config (const struct ucb_run_options *o, const struct ucb_placement *
   ucb_json_set (c, "pin", pin);
   ucb_json_set (c, "runtime", rt ? ucb_runtime_config_json (rt) : NULL);
   ucb_json_set (c, "output", ucb_json_str (o->output));
-  ucb_json_set (c, "format", ucb_json_str (o->format == UCB_FORMAT_JSON ? "json" : "text"));
+  ucb_json_set (c, "format", ucb_json_str (ucb_format_name (o->format)));
   ucb_json_set (c, "quiet", json_boolean (o->quiet));
   return c;
 }

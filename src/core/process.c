@@ -14,6 +14,7 @@
 /* ---- interrupt handling ------------------------------------------------------------------ */
 
 static volatile sig_atomic_t interrupted_by;
+static const int interrupt_sigs[] = { SIGINT, SIGTERM, SIGHUP };
 
 static void
 on_interrupt (int sig)
@@ -21,26 +22,48 @@ on_interrupt (int sig)
   interrupted_by = sig;
 }
 
-void
-ucb_install_interrupt_handlers (void)
+/* The signals of interrupt_sigs only set the flag; what was there before into `old` (or not). */
+static void
+catch_interrupts (int flags, struct sigaction *old)
 {
-  static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
   struct sigaction sa;
 
   memset (&sa, 0, sizeof sa);
   sa.sa_handler = on_interrupt;
+  sa.sa_flags = flags;
   sigemptyset (&sa.sa_mask);
+  for (size_t i = 0; i < UCB_ARRAY_SIZE (interrupt_sigs); i++)
+    sigaction (interrupt_sigs[i], &sa, old ? &old[i] : NULL);
+}
+
+void
+ucb_install_interrupt_handlers (void)
+{
   /* No SA_RESTART: sleeps and waits return EINTR so the run loop notices at once. */
-  for (size_t i = 0; i < UCB_ARRAY_SIZE (sigs); i++)
-    sigaction (sigs[i], &sa, NULL);
+  catch_interrupts (0, NULL);
 }
 
 void
 ucb_restore_interrupt_handlers (void)
 {
-  static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
-  for (size_t i = 0; i < UCB_ARRAY_SIZE (sigs); i++)
-    signal (sigs[i], SIG_DFL);
+  for (size_t i = 0; i < UCB_ARRAY_SIZE (interrupt_sigs); i++)
+    signal (interrupt_sigs[i], SIG_DFL);
+}
+
+void
+ucb_interrupts_defer (struct ucb_interrupt_saved *saved)
+{
+  _Static_assert(UCB_ARRAY_SIZE (interrupt_sigs) == UCB_ARRAY_SIZE (saved->old),
+                 "one saved disposition per signal");
+  /* SA_RESTART: a write to a pipe goes on after the signal instead of failing with EINTR. */
+  catch_interrupts (SA_RESTART, saved->old);
+}
+
+void
+ucb_interrupts_resume (const struct ucb_interrupt_saved *saved)
+{
+  for (size_t i = 0; i < UCB_ARRAY_SIZE (interrupt_sigs); i++)
+    sigaction (interrupt_sigs[i], &saved->old[i], NULL);
 }
 
 int

@@ -2,6 +2,7 @@
 #ifndef UCB_PROCESS_H
 #define UCB_PROCESS_H
 
+#include <signal.h>
 #include <sys/types.h>
 
 #include "core/error.h"
@@ -11,6 +12,15 @@ void ucb_install_interrupt_handlers (void);
 void ucb_restore_interrupt_handlers (void);
 /* The signal number that interrupted us, or 0. */
 int ucb_interrupted (void);
+/* For a section that must finish rather than stop (writing the document): SIGINT/SIGTERM/SIGHUP
+ * only set the flag (with SA_RESTART) whatever was installed; `saved` holds the dispositions
+ * before, for ucb_interrupts_resume().  The caller checks ucb_interrupted() afterwards. */
+struct ucb_interrupt_saved
+{
+  struct sigaction old[3];
+};
+void ucb_interrupts_defer (struct ucb_interrupt_saved *saved);
+void ucb_interrupts_resume (const struct ucb_interrupt_saved *saved);
 
 /* Make orphaned descendants our children (PR_SET_CHILD_SUBREAPER), so that the fleet can
  * reap every process it made, not only the owners. */

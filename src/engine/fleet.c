@@ -18,6 +18,7 @@
 #include "core/util.h"
 #include "engine/spawn-proto.h"
 #include "engine/spawn.h"
+#include "host/seccomp.h"
 
 int
 ucb_fleet_init (struct ucb_fleet *f, size_t cap, ucb_error_t *err)
@@ -67,14 +68,37 @@ recv_msg (int sock, struct ucb_sync_msg *m, struct ucred *cred, ucb_error_t *err
   return 0;
 }
 
+/* How container `idx` ended, `when` ("before reporting", "while measuring").  Its levels pass
+ * on a signal that killed the init as exit status 128 + N (spawn.c).  With a seccomp filter
+ * in the run, the profile is named: a call it blocks is the likely cause (a KILL or TRAP
+ * action is SIGSYS; an errno from exit_group ends as a crash), and nothing else says so. */
 static int
-describe_exit (struct ucb_container *c, unsigned idx, ucb_error_t *err)
+describe_exit (struct ucb_container *c, unsigned idx, const char *when, ucb_error_t *err)
 {
+  const char *profile = ucb_seccomp_active ();
+  int sig = WIFSIGNALED (c->status)         ? WTERMSIG (c->status)
+            : WEXITSTATUS (c->status) > 128 ? WEXITSTATUS (c->status) - 128
+                                            : 0;
+  const char *abbrev = sig ? sigabbrev_np (sig) : NULL;
+  char how[64];
+
+  if (profile == NULL || sig == SIGKILL)
+    {
+      if (WIFSIGNALED (c->status))
+        return ucb_make_error (err, 0, "container %u: owner process killed by signal %d", idx, sig);
+      return ucb_make_error (err, 0, "container %u: exited with status %d %s", idx,
+                             WEXITSTATUS (c->status), when);
+    }
   if (WIFSIGNALED (c->status))
-    return ucb_make_error (err, 0, "container %u: owner process killed by signal %d", idx,
-                           WTERMSIG (c->status));
-  return ucb_make_error (err, 0, "container %u: exited with status %d before reporting", idx,
-                         WEXITSTATUS (c->status));
+    snprintf (how, sizeof how, "owner process killed by SIG%s", abbrev ? abbrev : "?");
+  else if (sig && abbrev)
+    snprintf (how, sizeof how, "exited with status %d (SIG%s)", WEXITSTATUS (c->status), abbrev);
+  else
+    snprintf (how, sizeof how, "exited with status %d", WEXITSTATUS (c->status));
+  return ucb_make_error (err, 0,
+                         "container %u: %s %s, after loading the seccomp profile %s: the "
+                         "profile may block a call the container needs",
+                         idx, how, when, profile);
 }
 
 /* Handle readable data on container i's socket. */
@@ -93,7 +117,7 @@ handle_message (struct ucb_fleet *f, size_t i, ucb_error_t *err)
       /* EOF: every process of the container is gone without a word. */
       if (!c->reaped && waitpid (c->pid, &c->status, 0) == c->pid)
         c->reaped = true;
-      return describe_exit (c, (unsigned) i, err);
+      return describe_exit (c, (unsigned) i, "before reporting", err);
     }
   switch (m.type)
     {
@@ -191,6 +215,8 @@ ucb_fleet_check (struct ucb_fleet *f, ucb_error_t *err)
           p.revents = 0;
           if (poll (&p, 1, 0) > 0 && handle_message (f, i, err) < 0)
             return -1;
+          if (ucb_seccomp_active ())
+            return describe_exit (&f->c[i], (unsigned) i, "while measuring", err);
           return ucb_make_error (err, 0, "container %zu stopped while measuring (%s %d)", i,
                                  WIFSIGNALED (f->c[i].status) ? "signal" : "status",
                                  WIFSIGNALED (f->c[i].status) ? WTERMSIG (f->c[i].status)
@@ -250,7 +276,7 @@ ucb_fleet_finish (struct ucb_fleet *f, double grace_s, ucb_error_t *err)
                            grace_s);
   for (size_t i = 0; i < f->n; i++)
     if (!WIFEXITED (f->c[i].status) || WEXITSTATUS (f->c[i].status) != 0)
-      return describe_exit (&f->c[i], (unsigned) i, err);
+      return describe_exit (&f->c[i], (unsigned) i, "before reporting", err);
   return 0;
 }
 

@@ -51,6 +51,7 @@
 #include "core/util.h"
 #include "engine/spawn-proto.h"
 #include "engine/spawn.h"
+#include "host/seccomp.h"
 #include "host/userns.h"
 
 /* ---- child side -------------------------------------------------------------------------- */
@@ -282,6 +283,16 @@ container_main (const struct ucb_task_env *env, ucb_task_main_fn fn, void *arg)
           if (pid < 0)
             break;
           failed |= !WIFEXITED (status) || WEXITSTATUS (status) != 0;
+          /* A task that the filter killed (SIGSYS) or that crashed says nothing itself. */
+          if (WIFSIGNALED (status) && WTERMSIG (status) != SIGKILL && ucb_seccomp_active ())
+            {
+              const char *sig = sigabbrev_np (WTERMSIG (status));
+              ucb_make_error (&err, 0,
+                              "a task was killed by SIG%s after loading the seccomp profile "
+                              "%s: the profile may block a call the task needs",
+                              sig ? sig : "?", ucb_seccomp_active ());
+              send_error (env->sync_fd, &err);
+            }
         }
       _exit (failed ? UCB_EXIT_FAILURE : 0);
     }

@@ -123,6 +123,23 @@ ucb_caps_has (const struct ucb_caps *c, int cap)
   return c->nkeep && bsearch (&cap, c->keep, c->nkeep, sizeof cap, ucb_cmp_int) != NULL;
 }
 
+uint64_t
+ucb_caps_effective (void)
+{
+  cap_t cur = cap_get_proc ();
+  uint64_t mask = 0;
+
+  for (int cap = 0; cur && cap < 64 && CAP_IS_SUPPORTED (cap); cap++)
+    {
+      cap_flag_value_t v = CAP_CLEAR;
+      if (cap_get_flag (cur, (cap_value_t) cap, CAP_EFFECTIVE, &v) == 0 && v == CAP_SET)
+        mask |= 1ull << cap;
+    }
+  if (cur)
+    cap_free (cur);
+  return mask;
+}
+
 char *
 ucb_caps_names (const int *caps, size_t n)
 {

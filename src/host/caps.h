@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include <jansson.h>
 
@@ -30,6 +31,9 @@ void ucb_caps_free (struct ucb_caps *c);
 /* "cap_chown,cap_kill" (libcap's names); "" for none. */
 char *ucb_caps_names (const int *caps, size_t n);
 bool ucb_caps_has (const struct ucb_caps *c, int cap);
+/* The caller's effective set, bit CAP_x for each held (in its own user namespace); 0 when
+ * it cannot be read. */
+uint64_t ucb_caps_effective (void);
 
 /* Drop every bounding-set capability not in `keep`.  Needs CAP_SETPCAP (in the caller's user
  * namespace) only for capabilities still in the set. */

@@ -419,8 +419,8 @@ value_text (const json_t *v)
       return xstrdup ("true");
     case JSON_FALSE:
       return xstrdup ("false");
-    case JSON_NULL:
-      return xstrdup ("unknown");
+    case JSON_NULL: /* null_text() says why; never reached from walk() */
+      return xstrdup ("null");
     case JSON_ARRAY:
       {
         char *s = xstrdup (json_array_size (v) ? "" : "(none)");
@@ -446,6 +446,60 @@ value_text (const json_t *v)
     }
 }
 
+/* What null means at `key` (a dotted path; `parent` holds it), as docs/json.md says: the text
+ * form never shows a bare "unknown". */
+static char *
+null_text (const char *key, const json_t *parent)
+{
+  static const struct
+  {
+    const char *key, *text;
+  } why[] = {
+    { "cpu_model", "unknown: /proc/cpuinfo has no `model name` line" },
+    { "numa_nodes", "unknown: no /sys/devices/system/node (a kernel without CONFIG_NUMA)" },
+    { "cgroup_layout", "unknown: /sys/fs/cgroup is neither cgroup2 nor tmpfs" },
+    { "cgroup_v2_controllers", "none: no cgroup2 mount (a legacy cgroup layout)" },
+    { "userns.unprivileged_userns_clone",
+      "absent: this kernel has no /proc/sys/kernel/unprivileged_userns_clone (a Debian "
+      "patch); elsewhere user.max_user_namespaces and the LSMs decide" },
+    { "userns.apparmor_restrict_unprivileged_userns",
+      "absent: this kernel has no /proc/sys/kernel/apparmor_restrict_unprivileged_userns (an "
+      "Ubuntu AppArmor sysctl)" },
+    { "userns.can_create", "unknown: the probe child could not be forked" },
+    { "seccomp.actions_avail", "unknown: /proc/sys/kernel/seccomp/actions_avail cannot be read" },
+    { "libraries.libseccomp", "none: built --without-seccomp" },
+    { "libraries.libcgroup", "none: built --without-cgroup" },
+    { "libraries.libc", "unknown: not glibc" },
+  };
+  const json_t *can;
+
+  if (strcmp (key, "lsms") == 0)
+    return xasprintf ("unknown: cannot read /sys/kernel/security/lsm: %s (securityfs not "
+                      "mounted, or a kernel without it)",
+                      access ("/sys/kernel/security/lsm", R_OK) == 0
+                          ? "empty or unreadable when probed"
+                          : strerror (errno));
+  if (strcmp (key, "userns.create_errno") == 0)
+    {
+      can = json_object_get (parent, "can_create");
+      return xstrdup (json_is_true (can) ? "none: creating a user namespace works"
+                                         : "unknown: the probe child could not be forked");
+    }
+  /* perf.reason, perf.events.NAME.reason: null when the event counts. */
+  if (strncmp (key, "perf.", 5) == 0 && strcmp (strrchr (key, '.'), ".reason") == 0)
+    return xstrdup (json_is_true (json_object_get (parent, "available"))
+                        ? "none: it counts"
+                        : "unknown: perf_event_open() gave no reason");
+  if (strncmp (key, "capabilities.", 13) == 0)
+    return xstrdup ("unknown: libcap cannot read the capability sets");
+  if (strncmp (key, "rlimits.", 8) == 0)
+    return xstrdup ("unknown: getrlimit() failed");
+  for (size_t i = 0; i < UCB_ARRAY_SIZE (why); i++)
+    if (strcmp (key, why[i].key) == 0)
+      return xstrdup (why[i].text);
+  return xstrdup ("unknown: not readable on this host (null in --format json)");
+}
+
 /* Two passes over the same walk: `width` NULL measures into `max`, otherwise prints. */
 static void
 walk (FILE *f, const json_t *obj, const char *prefix, size_t *max, const size_t *width)
@@ -464,7 +518,7 @@ walk (FILE *f, const json_t *obj, const char *prefix, size_t *max, const size_t 
       *max = strlen (key) > *max ? strlen (key) : *max;
     else
       {
-        text = value_text (v);
+        text = json_is_null (v) ? null_text (key, obj) : value_text (v);
         fprintf (f, "%s:%*s %s\n", key, (int) (*width - strlen (key)), "", text);
       }
   }

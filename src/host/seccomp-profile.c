@@ -88,6 +88,7 @@ struct reader
   scmp_filter_ctx ctx;
   uint32_t default_action;
   struct ucb_seccomp_stats *st;
+  struct ucb_seccomp_check check;
 };
 
 /* A bad profile: one line naming the file and the JSON location. */
@@ -551,6 +552,7 @@ add_entry (struct reader *r, json_t *e, size_t idx, ucb_error_t *err)
       int nr = seccomp_syscall_resolve_name (sys);
 
       r->st->names++;
+      ucb_seccomp_check_name (&r->check, sys, nr, action, nargs);
       /* Unknown to libseccomp (too new for it, or another arch only): skipped, as runc does.  A
        * name that exists only on a sub-architecture resolves to a pseudo number and is kept. */
       if (nr == __NR_SCMP_ERROR)
@@ -680,6 +682,8 @@ ucb_seccomp_profile_read (const struct ucb_seccomp_opts *o, int optimize, void *
     if (add_entry (&r, e, i, err) < 0)
       return -1;
   }
+  if (ucb_seccomp_check_finish (&r.check, c, r.default_action, o->profile, st, err) < 0)
+    return -1;
   *ctx = steal_pointer (&c);
   return 0;
 }

@@ -9,6 +9,15 @@
 #include "core/util.h"
 #include "host/seccomp.h"
 
+/* The profile of the filter built here (copied into every container on fork). */
+static char active[256];
+
+const char *
+ucb_seccomp_active (void)
+{
+  return active[0] ? active : NULL;
+}
+
 #ifdef HAVE_SECCOMP
 #include <seccomp.h>
 #include <sys/mman.h>
@@ -54,6 +63,7 @@ ucb_seccomp_build (const struct ucb_seccomp_opts *o, struct ucb_seccomp **out,
     return ucb_make_error (err, errno, "fstat memfd");
   st->bpf_insns = (unsigned) ((size_t) sb.st_size / 8); /* sizeof (struct sock_filter) */
 
+  snprintf (active, sizeof active, "%s", o->profile);
   *out = steal_pointer (&s);
   return 0;
 }
@@ -79,6 +89,7 @@ ucb_seccomp_free (struct ucb_seccomp **s)
     seccomp_release ((*s)->ctx);
   free (*s);
   *s = NULL;
+  active[0] = '\0';
 }
 
 #else /* !HAVE_SECCOMP */

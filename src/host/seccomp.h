@@ -2,6 +2,7 @@
 #ifndef UCB_SECCOMP_H
 #define UCB_SECCOMP_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -54,6 +55,11 @@ int ucb_seccomp_load (const struct ucb_seccomp *s, uint64_t *load_ns, ucb_error_
 void ucb_seccomp_free (struct ucb_seccomp **s);
 #define cleanup_seccomp __attribute__ ((cleanup (ucb_seccomp_free)))
 
+/* The profile of the filter this process built or inherited (set by ucb_seccomp_build, cleared
+ * by ucb_seccomp_free): what every container init loads before its tasks start, so that a
+ * container that dies can be said to have died under it.  NULL when there is none. */
+const char *ucb_seccomp_active (void);
+
 /* Every field of `st`, under snake_case keys. */
 json_t *ucb_seccomp_stats_json (const struct ucb_seccomp_stats *st);
 
@@ -62,6 +68,33 @@ json_t *ucb_seccomp_stats_json (const struct ucb_seccomp_stats *st);
  * `st` but bpf_insns. */
 int ucb_seccomp_profile_read (const struct ucb_seccomp_opts *o, int optimize, void **ctx,
                               struct ucb_seccomp_stats *st, ucb_error_t *err)
+    __attribute__ ((warn_unused_result));
+
+/* Private to seccomp-profile.c and seccomp-needs.c: what the profile says about the calls the
+ * container machinery makes after the filter is loaded, and the names libseccomp does not
+ * know. */
+#define UCB_SECCOMP_MACHINERY_MAX 32
+enum
+{
+  UCB_SECCOMP_UNNAMED, /* the default action decides */
+  UCB_SECCOMP_NAMED,   /* a rule allows it, or blocks it only for some arguments */
+  UCB_SECCOMP_BLOCKED, /* an unconditional rule blocks it */
+};
+struct ucb_seccomp_check
+{
+  unsigned char state[UCB_SECCOMP_MACHINERY_MAX];
+  unsigned nunknown;
+  char unknown[320]; /* "a, b, c" (cut with ", ..." to stay one line) */
+};
+/* One name of a used syscalls[] entry, with its libseccomp number (__NR_SCMP_ERROR: unknown),
+ * the entry's action and its number of argument conditions. */
+void ucb_seccomp_check_name (struct ucb_seccomp_check *c, const char *name, int nr, uint32_t action,
+                             size_t nargs);
+/* After the last entry: warn of unknown names; refuse a rule that blocks what every container
+ * needs to report and end; allow (in `ctx`, a scmp_filter_ctx) the machinery's calls the
+ * default action would block, saying so on stderr. */
+int ucb_seccomp_check_finish (struct ucb_seccomp_check *c, void *ctx, uint32_t default_action,
+                              const char *file, struct ucb_seccomp_stats *st, ucb_error_t *err)
     __attribute__ ((warn_unused_result));
 
 #endif

@@ -624,7 +624,7 @@ open_side (const char *const *paths, size_t n, struct side *s, ucb_error_t *err)
   s->n = 0;
   while (s->n < n)
     {
-      if (ucb_doc_open (paths[s->n], &s->docs[s->n], err) < 0)
+      if (ucb_doc_open (paths[s->n], UCB_DOC_ANY, &s->docs[s->n], err) < 0)
         return -1;
       if (refuse_emulated (&s->docs[s->n++], err) < 0)
         return -1;
@@ -648,7 +648,8 @@ ucb_compare (const struct ucb_compare_args *a, ucb_error_t *err)
   int ret = -1;
 
   if (open_side (a->base, a->n_base, &base, err) == 0
-      && open_side (a->head, a->n_head, &head, err) == 0)
+      && open_side (a->head, a->n_head, &head, err) == 0
+      && ucb_doc_comparable (base.docs, base.n, head.docs, head.n, err) == 0)
     {
       struct params pa = { a->threshold_pct / 100, log1p (a->drift_pct / 100) };
       out = compare_docs (&base, &head, &pa);

@@ -57,7 +57,7 @@ ucb_doc_read (const char *path, json_t **out, ucb_error_t *err)
 }
 
 int
-ucb_doc_open (const char *path, struct ucb_doc *d, ucb_error_t *err)
+ucb_doc_open (const char *path, unsigned kinds, struct ucb_doc *d, ucb_error_t *err)
 {
   json_t *json;
   int ret;
@@ -65,7 +65,7 @@ ucb_doc_open (const char *path, struct ucb_doc *d, ucb_error_t *err)
   memset (d, 0, sizeof *d);
   if (ucb_doc_read (path, &json, err) < 0)
     return -1;
-  ret = ucb_doc_load (json, path, d, err);
+  ret = ucb_doc_load (json, path, kinds, d, err);
   json_decref (json);
   return ret;
 }

@@ -12,9 +12,10 @@
  * JSON (with line and column), not a ucbench document, a newer schema major. */
 int ucb_doc_read (const char *path, json_t **out, ucb_error_t *err)
     __attribute__ ((warn_unused_result));
-/* ucb_doc_read(), then ucb_doc_load() into `d` (schema errors name the file and the field);
- * ucb_doc_free() it after success. */
-int ucb_doc_open (const char *path, struct ucb_doc *d, ucb_error_t *err)
+/* ucb_doc_read(), then ucb_doc_load() into `d` (schema errors name the file and the field; a
+ * document of a kind not in `kinds`, enum ucb_doc_kind, is one too); ucb_doc_free() it after
+ * success. */
+int ucb_doc_open (const char *path, unsigned kinds, struct ucb_doc *d, ucb_error_t *err)
     __attribute__ ((warn_unused_result));
 
 #endif

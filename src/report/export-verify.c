@@ -1,9 +1,10 @@
 /* export-verify.c - verify verdicts as JUnit XML and KTAP, for `ucbench export` and
- * `ucbench verify --format junit`. */
+ * `ucbench verify --format junit`; the case text that every verify exporter shows. */
 #include "config.h"
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/util.h"
@@ -16,7 +17,58 @@ duration (const struct ucb_doc_case *c)
   return isfinite (c->duration_s) ? c->duration_s : 0;
 }
 
-static void junit_case (FILE *f, const struct ucb_doc_case *c);
+/* The verify[] entry of case i: what the model does not keep (expected, observed). */
+static json_t *
+case_json (const struct ucb_doc *d, size_t i)
+{
+  return json_array_get (json_object_get (d->json, "verify"), i);
+}
+
+size_t
+ucb_export_case_repeat (const struct ucb_doc *d, size_t i)
+{
+  size_t k = 1;
+
+  for (size_t j = 0; j < i; j++)
+    k += strcmp (d->cases[j].id, d->cases[i].id) == 0;
+  return k;
+}
+
+/* An observation the case expected and what it saw, "name: expected E, observed O". */
+static void
+observation (FILE *f, const char *prefix, const char *name, json_t *want, json_t *got)
+{
+  char *w = json_dumps (want, JSON_ENCODE_ANY);
+  char *g = got ? json_dumps (got, JSON_ENCODE_ANY) : NULL;
+
+  fprintf (f, "%s%s: expected %s, observed %s%s\n", prefix, name, w ? w : "?", g ? g : "-",
+           got && !json_equal (want, got) ? "  <-- differs" : "");
+  free (w);
+  free (g);
+}
+
+void
+ucb_export_case_text (FILE *f, const struct ucb_doc *d, size_t i, const char *prefix)
+{
+  const struct ucb_doc_case *c = &d->cases[i];
+  json_t *o = case_json (d, i);
+  json_t *exp = json_object_get (o, "expected"), *obs = json_object_get (o, "observed");
+  const char *name;
+  json_t *v;
+
+  if (c->detail && *c->detail)
+    fprintf (f, "%s%s\n", prefix, c->detail);
+  if (c->checks)
+    fprintf (f, "%schecks: %s\n", prefix, c->checks);
+  if (json_is_string (json_object_get (o, "depends_on")))
+    fprintf (f, "%sdepends on: %s\n", prefix,
+             json_string_value (json_object_get (o, "depends_on")));
+  json_object_foreach (exp, name, v) observation (f, prefix, name, v, json_object_get (obs, name));
+}
+
+/* ---- JUnit ---------------------------------------------------------------------------------- */
+
+static void junit_case (FILE *f, const struct ucb_doc *d, size_t i);
 
 void
 ucb_export_junit_doc (FILE *f, const struct ucb_doc *d)
@@ -28,15 +80,17 @@ ucb_export_junit_doc (FILE *f, const struct ucb_doc *d)
     {
       const char *st = d->cases[i].status;
       fail += strcmp (st, "fail") == 0;
-      error += strcmp (st, "error") == 0;
+      error += strcmp (st, "fail") != 0 && strcmp (st, "skip") != 0 && strcmp (st, "known-bug") != 0
+               && strcmp (st, "pass") != 0;
       skip += strcmp (st, "skip") == 0 || strcmp (st, "known-bug") == 0;
       t += duration (&d->cases[i]);
     }
   fputs ("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", f);
+  /* junit-10.xsd: <testsuites> has no skipped= (only <testsuite> has). */
   fprintf (f,
            "<testsuites name=\"ucbench verify\" tests=\"%zu\" failures=\"%u\" errors=\"%u\" "
-           "skipped=\"%u\" time=\"%.3f\">\n",
-           d->n_cases, fail, error, skip, t);
+           "time=\"%.3f\">\n",
+           d->n_cases, fail, error, t);
   fprintf (f,
            "  <testsuite name=\"limits\" tests=\"%zu\" failures=\"%u\" errors=\"%u\" "
            "skipped=\"%u\" time=\"%.3f\" timestamp=\"",
@@ -46,48 +100,99 @@ ucb_export_junit_doc (FILE *f, const struct ucb_doc *d)
   ucb_xml_puts (f, d->host.hostname ?: "");
   fputs ("\">\n", f);
   for (size_t i = 0; i < d->n_cases; i++)
-    junit_case (f, &d->cases[i]);
+    junit_case (f, d, i);
   fputs ("  </testsuite>\n</testsuites>\n", f);
 }
 
-static void
-junit_case (FILE *f, const struct ucb_doc_case *c)
+static const char *
+junit_tag (const char *st)
 {
-  {
-    const char *st = c->status;
-    const char *tag = strcmp (st, "fail") == 0                                    ? "failure"
-                      : strcmp (st, "skip") == 0 || strcmp (st, "known-bug") == 0 ? "skipped"
-                      : strcmp (st, "pass") == 0                                  ? NULL
-                                                                                  : "error";
-
-    fputs ("    <testcase classname=\"limits.", f);
-    ucb_xml_puts (f, c->rlimit ?: "none");
-    fputs ("\" name=\"", f);
-    ucb_xml_puts (f, c->id);
-    fputc (' ', f);
-    ucb_xml_puts (f, c->name ?: "?");
-    fprintf (f, "\" time=\"%.3f\"", duration (c));
-    if (tag == NULL)
-      {
-        fputs ("/>\n", f);
-        return;
-      }
-    fprintf (f, ">\n      <%s message=\"", tag);
-    if (strcmp (st, "known-bug") == 0)
-      fputs ("known kernel bug: ", f);
-    else if (strcmp (tag, "error") == 0 && strcmp (st, "error") != 0)
-      fprintf (f, "unknown status %s: ", st); /* never silently a pass */
-    ucb_xml_puts (f, c->detail ?: "");
-    fputs ("\"/>\n    </testcase>\n", f);
-  }
+  if (strcmp (st, "pass") == 0)
+    return NULL;
+  if (strcmp (st, "fail") == 0)
+    return "failure";
+  if (strcmp (st, "skip") == 0 || strcmp (st, "known-bug") == 0)
+    return "skipped";
+  return "error"; /* error, and an unknown status: never silently a pass */
 }
 
-/* One line of KTAP: a newline in a detail would end the line early. */
+static void
+junit_case (FILE *f, const struct ucb_doc *d, size_t i)
+{
+  const struct ucb_doc_case *c = &d->cases[i];
+  const char *st = c->status, *tag = junit_tag (st);
+  size_t rep = ucb_export_case_repeat (d, i);
+  cleanup_free char *text = NULL;
+  size_t len = 0;
+  FILE *m;
+
+  fputs ("    <testcase classname=\"limits.", f);
+  ucb_xml_puts (f, c->rlimit ?: "none");
+  fputs ("\" name=\"", f);
+  ucb_xml_puts (f, c->id);
+  fputc (' ', f);
+  ucb_xml_puts (f, c->name ?: "?");
+  /* `verify --repeat`: one testcase per run, each named apart (a reporter merges equal
+   * classname + name into one). */
+  if (rep > 1)
+    fprintf (f, " (repeat %zu)", rep);
+  fprintf (f, "\" time=\"%.3f\"", duration (c));
+  if (tag == NULL)
+    {
+      fputs ("/>\n", f);
+      return;
+    }
+  fprintf (f, ">\n      <%s message=\"", tag);
+  if (strcmp (st, "known-bug") == 0)
+    fputs ("known kernel bug: ", f);
+  else if (strcmp (tag, "error") == 0 && strcmp (st, "error") != 0)
+    fprintf (f, "unknown status %s: ", st);
+  ucb_xml_puts (f, c->detail ?: "");
+  /* The text too: GitLab and dorny/test-reporter show the element's text, not message=. */
+  m = open_memstream (&text, &len);
+  if (m == NULL)
+    ucb_oom ();
+  ucb_export_case_text (m, d, i, "");
+  if (fclose (m) != 0)
+    ucb_oom ();
+  fputs ("\">", f);
+  ucb_xml_puts (f, text);
+  fprintf (f, "</%s>\n    </testcase>\n", tag);
+}
+
+/* ---- KTAP ----------------------------------------------------------------------------------- */
+
+/* One line of KTAP: a line break (\n, \r) or another control character in a detail would end
+ * the line early or confuse a parser. */
 static void
 oneline (FILE *f, const char *s)
 {
   for (; *s; s++)
-    fputc (*s == '\n' ? ' ' : *s, f);
+    fputc ((unsigned char) *s < 0x20 || *s == 0x7f ? ' ' : *s, f);
+}
+
+/* Diagnostic lines, each "# ...", from the case text. */
+static void
+ktap_diagnostics (FILE *f, const struct ucb_doc *d, size_t i)
+{
+  cleanup_free char *text = NULL;
+  size_t len = 0;
+  FILE *m = open_memstream (&text, &len);
+
+  if (m == NULL)
+    ucb_oom ();
+  ucb_export_case_text (m, d, i, "");
+  if (fclose (m) != 0)
+    ucb_oom ();
+  for (char *line = text, *nl; line && *line; line = nl ? nl + 1 : NULL)
+    {
+      nl = strchr (line, '\n');
+      if (nl)
+        *nl = '\0';
+      fputs ("# ", f);
+      oneline (f, line);
+      fputc ('\n', f);
+    }
 }
 
 void
@@ -100,40 +205,40 @@ ucb_export_ktap_doc (FILE *f, const struct ucb_doc *d)
     {
       const struct ucb_doc_case *c = &d->cases[i];
       const char *st = c->status;
-      const char *detail = c->detail ?: "";
-      bool ok
-          = strcmp (st, "pass") == 0 || strcmp (st, "skip") == 0 || strcmp (st, "known-bug") == 0;
+      bool is_pass = strcmp (st, "pass") == 0, is_skip = strcmp (st, "skip") == 0;
+      bool is_bug = strcmp (st, "known-bug") == 0, is_fail = strcmp (st, "fail") == 0;
 
-      fprintf (f, "%s %zu %s %s", ok ? "ok" : "not ok", i + 1, c->id, c->name ?: "?");
-      if (strcmp (st, "pass") == 0)
+      /* KTAP: a test's diagnostics come before its result line (kunit_parser.py gives the
+       * lines since the previous result to the next one). */
+      if (!is_pass && !is_skip)
+        ktap_diagnostics (f, d, i);
+      fprintf (f, "%s %zu ", is_pass || is_skip || is_bug ? "ok" : "not ok", i + 1);
+      oneline (f, c->id);
+      fputc (' ', f);
+      oneline (f, c->name ?: "?");
+      if (is_pass)
         pass++;
-      else if (strcmp (st, "skip") == 0)
+      else if (is_skip)
         {
           skip++;
           fputs (" # SKIP ", f);
-          oneline (f, detail);
+          oneline (f, c->detail ?: "");
         }
-      else if (strcmp (st, "known-bug") == 0)
+      else if (is_bug)
         {
           xfail++;
           fputs (" # XFAIL known kernel bug: ", f);
-          oneline (f, detail);
+          oneline (f, c->detail ?: "");
         }
-      else if (strcmp (st, "fail") == 0)
-        {
-          fail++;
-          fputs ("\n# ", f);
-          oneline (f, detail);
-          fputs ("\n# checks: ", f);
-          oneline (f, c->checks ?: "");
-        }
+      else if (is_fail)
+        fail++;
       else
         {
           error++;
           fputs (" # ERROR ", f);
           if (strcmp (st, "error") != 0)
             fprintf (f, "unknown status %s: ", st);
-          oneline (f, detail);
+          oneline (f, c->detail ?: "");
         }
       fputc ('\n', f);
     }

@@ -17,21 +17,16 @@
 #include "report/report.h"
 
 const char *const ucb_export_format_names[UCB_EXPORT_N]
-    = { "gab", "gab-smaller", "bmf", "gbench", "lkp", "junit", "ktap" };
+    = { "gab", "gab-smaller", "bmf", "gbench", "lkp", "junit", "ktap", "kcidb" };
+const char ucb_export_format_list[] = "gab, gab-smaller, bmf, gbench, lkp, junit, ktap or kcidb";
 
-/* The stable name of a sweep point; `repeat` 0 leaves the repetition out. */
+/* The stable name of a sweep point: the same with and without --repeat (its repeats are one
+ * series, their median). */
 static char *
-point_name (const struct ucb_doc_point *p, long long repeat)
+point_name (const struct ucb_doc_point *p)
 {
-  char *base = xasprintf ("%s/%s/depth:%lld/tasks:%lld/%s/containers:%lld", p->workload, p->owner,
-                          p->depth, p->tasks, p->mode, p->containers);
-  char *s;
-
-  if (repeat == 0)
-    return base;
-  s = xasprintf ("%s/repeat:%lld", base, repeat);
-  free (base);
-  return s;
+  return xasprintf ("%s/%s/depth:%lld/tasks:%lld/%s/containers:%lld", p->workload, p->owner,
+                    p->depth, p->tasks, p->mode, p->containers);
 }
 
 /* Statistics of a per-container figure over the containers where it is not null. */
@@ -50,50 +45,114 @@ container_stats (const struct ucb_doc_point *p, bool cpu, struct ucb_stats *st)
   ucb_stats_compute (v, n, st);
 }
 
+enum figure
+{
+  FIG_PER_CONTAINER, /* summary.per_container_ops */
+  FIG_CPU,           /* summary.cpu_ns_per_op */
+  FIG_REAL_NS,       /* 1e9 / summary.total_ops_per_s: wall ns per op of all tasks */
+};
+
+static double
+figure_of (const struct ucb_doc_summary *s, enum figure f)
+{
+  if (f == FIG_PER_CONTAINER)
+    return s->per_container_ops;
+  if (f == FIG_CPU)
+    return s->cpu_ns_per_op;
+  return s->total_ops_per_s > 0 ? 1e9 / s->total_ops_per_s : NAN;
+}
+
+/* Statistics of a figure over the measured repeats of group g (where it is not null). */
+static void
+repeat_stats (const struct ucb_doc *d, size_t g, enum figure f, struct ucb_stats *st)
+{
+  cleanup_free double *v = xcalloc (d->n_points + 1, sizeof *v);
+  size_t n = 0;
+
+  for (size_t i = 0; i < d->n_points; i++)
+    if (d->points[i].group == g && d->points[i].measured)
+      {
+        double x = figure_of (&d->points[i].sum, f);
+        if (isfinite (x))
+          v[n++] = x;
+      }
+  ucb_stats_compute (v, n, st);
+}
+
+/* The first measured point of each group, in document order: points[i] is one when
+ * first_of_group (d, seen, i); `seen` has n_groups entries. */
+static bool
+first_of_group (const struct ucb_doc *d, bool *seen, size_t i)
+{
+  const struct ucb_doc_point *p = &d->points[i];
+
+  if (!p->measured || seen[p->group])
+    return false;
+  seen[p->group] = true;
+  return true;
+}
+
 static size_t
-sample_count (const struct ucb_doc_point *p)
+group_samples (const struct ucb_doc *d, size_t g)
 {
   size_t n = 0;
-  for (size_t i = 0; i < p->n_pc; i++)
-    n += p->pc[i].n_samples;
+  for (size_t i = 0; i < d->n_points; i++)
+    if (d->points[i].group == g && d->points[i].measured)
+      for (size_t j = 0; j < d->points[i].n_pc; j++)
+        n += d->points[i].pc[j].n_samples;
   return n;
 }
 
 /* ---- github-action-benchmark ---------------------------------------------------------------- */
 
-static json_t *
-gab_entry (const struct ucb_doc_point *p, bool smaller, bool repeats)
+/* range: with repeats, half their spread (max - min); else the stddev across containers (of
+ * the interval samples for 1 container; none for CPU ns/op of 1 container). */
+static double
+gab_range (const struct ucb_doc *d, const struct ucb_doc_point *p, bool smaller, char **how)
 {
-  cleanup_free char *name = point_name (p, repeats ? p->repeat : 0);
-  cleanup_free char *extra = NULL;
-  json_t *o = ucb_json_obj ();
-  const char *spread = "containers";
+  const struct ucb_doc_group *gr = &d->groups[p->group];
   struct ucb_stats st;
-  double sd;
+
+  if (gr->n_measured > 1)
+    {
+      repeat_stats (d, p->group, smaller ? FIG_CPU : FIG_PER_CONTAINER, &st);
+      *how = xasprintf ("half the spread of %zu repeats: %.1f .. %.1f", st.n, st.min, st.max);
+      return st.n > 1 ? (st.max - st.min) / 2 : NAN;
+    }
+  container_stats (p, smaller, &st);
+  if (isfinite (st.stddev) || smaller)
+    {
+      *how = xstrdup ("stddev across containers");
+      return st.stddev;
+    }
+  *how = xstrdup ("stddev across samples");
+  return p->pc[0].ops_per_s_stddev;
+}
+
+static json_t *
+gab_entry (const struct ucb_doc *d, const struct ucb_doc_point *p, bool smaller)
+{
+  const struct ucb_doc_group *gr = &d->groups[p->group];
+  cleanup_free char *name = point_name (p), *extra = NULL, *how = NULL;
+  json_t *o = ucb_json_obj ();
+  double range = gab_range (d, p, smaller, &how);
   char buf[64];
 
-  container_stats (p, smaller, &st);
-  sd = st.stddev;
-  /* One container has no spread across containers: fall back to its interval samples. */
-  if (!isfinite (sd) && !smaller)
-    {
-      sd = p->pc[0].ops_per_s_stddev;
-      spread = "samples";
-    }
   ucb_json_set (o, "name", ucb_json_str (name));
   ucb_json_set (o, "unit", ucb_json_str (smaller ? "ns/op" : "ops/s"));
   ucb_json_set (o, "value",
-                ucb_json_real (smaller ? p->sum.cpu_ns_per_op : p->sum.per_container_ops));
-  if (isfinite (sd))
+                ucb_json_real (smaller ? gr->median.cpu_ns_per_op : gr->median.per_container_ops));
+  if (isfinite (range))
     {
-      snprintf (buf, sizeof buf, "± %.1f", sd);
+      snprintf (buf, sizeof buf, "± %.1f", range);
       ucb_json_set (o, "range", ucb_json_str (buf));
     }
-  extra = xasprintf ("total: %.1f ops/s\ncontainers: %lld x %lld tasks\nsamples: %zu",
-                     p->sum.total_ops_per_s, p->containers, p->tasks, sample_count (p));
-  if (isfinite (sd))
-    ucb_json_set (o, "extra",
-                  ucb_json_checked (json_sprintf ("%s\nrange: stddev across %s", extra, spread)));
+  extra = xasprintf ("total: %.1f ops/s\ncontainers: %lld x %lld tasks\nrepeats: %zu (median)\n"
+                     "samples: %zu",
+                     gr->median.total_ops_per_s, p->containers, p->tasks, gr->n_measured,
+                     group_samples (d, p->group));
+  if (isfinite (range))
+    ucb_json_set (o, "extra", ucb_json_checked (json_sprintf ("%s\nrange: %s", extra, how)));
   else
     ucb_json_set (o, "extra", ucb_json_str (extra));
   return o;
@@ -103,28 +162,36 @@ static json_t *
 export_gab (const struct ucb_doc *d, bool smaller)
 {
   json_t *arr = ucb_json_arr ();
+  cleanup_free bool *seen = xcalloc (d->n_groups + 1, sizeof *seen);
 
   for (size_t i = 0; i < d->n_points; i++)
-    {
-      const struct ucb_doc_point *p = &d->points[i];
-      if (p->measured && (!smaller || isfinite (p->sum.cpu_ns_per_op)))
-        ucb_json_push (arr, gab_entry (p, smaller, d->has_repeats));
-    }
+    if (first_of_group (d, seen, i)
+        && (!smaller || isfinite (d->groups[d->points[i].group].median.cpu_ns_per_op)))
+      ucb_json_push (arr, gab_entry (d, &d->points[i], smaller));
   return arr;
 }
 
 /* ---- Bencher Metric Format ------------------------------------------------------------------ */
 
+/* value: the median over repeats; lower/upper: the smallest and largest repeat, or with one
+ * repeat, the smallest and largest container. */
 static json_t *
-bmf_measure (double value, const struct ucb_stats *st)
+bmf_measure (const struct ucb_doc *d, const struct ucb_doc_point *p, bool cpu)
 {
+  const struct ucb_doc_group *gr = &d->groups[p->group];
   json_t *m = ucb_json_obj ();
+  struct ucb_stats st;
 
-  ucb_json_set (m, "value", ucb_json_real (value));
-  if (st->n > 0)
+  ucb_json_set (m, "value",
+                ucb_json_real (cpu ? gr->median.cpu_ns_per_op : gr->median.per_container_ops));
+  if (gr->n_measured > 1)
+    repeat_stats (d, p->group, cpu ? FIG_CPU : FIG_PER_CONTAINER, &st);
+  else
+    container_stats (p, cpu, &st);
+  if (st.n > 0)
     {
-      ucb_json_set (m, "lower_value", ucb_json_real (st->min));
-      ucb_json_set (m, "upper_value", ucb_json_real (st->max));
+      ucb_json_set (m, "lower_value", ucb_json_real (st.min));
+      ucb_json_set (m, "upper_value", ucb_json_real (st.max));
     }
   return m;
 }
@@ -133,25 +200,24 @@ static json_t *
 export_bmf (const struct ucb_doc *d)
 {
   json_t *out = ucb_json_obj ();
+  cleanup_free bool *seen = xcalloc (d->n_groups + 1, sizeof *seen);
 
   for (size_t i = 0; i < d->n_points; i++)
     {
       const struct ucb_doc_point *p = &d->points[i];
       cleanup_free char *name = NULL;
-      struct ucb_stats st;
       json_t *b;
 
-      if (!p->measured)
+      if (!first_of_group (d, seen, i))
         continue;
-      name = point_name (p, d->has_repeats ? p->repeat : 0);
+      name = point_name (p);
       b = ucb_json_obj ();
-      container_stats (p, false, &st);
-      ucb_json_set (b, "throughput", bmf_measure (p->sum.per_container_ops, &st));
-      if (isfinite (p->sum.cpu_ns_per_op))
-        {
-          container_stats (p, true, &st);
-          ucb_json_set (b, "latency", bmf_measure (p->sum.cpu_ns_per_op, &st));
-        }
+      /* Bencher's throughput measure is operations / second. */
+      ucb_json_set (b, "throughput", bmf_measure (d, p, false));
+      /* CPU time per op, not Bencher's latency (wall time per iteration): its own measure,
+       * named as the JSON key. */
+      if (isfinite (d->groups[p->group].median.cpu_ns_per_op))
+        ucb_json_set (b, "cpu_ns_per_op", bmf_measure (d, p, true));
       ucb_json_set (out, name, b);
     }
   return out;
@@ -159,43 +225,58 @@ export_bmf (const struct ucb_doc *d)
 
 /* ---- Google Benchmark ----------------------------------------------------------------------- */
 
+/* What json_reporter.cc writes that the document knows; nothing invented (no CPU MHz, no
+ * scaling governor, no caches). */
 static json_t *
 gbench_context (const struct ucb_doc *d)
 {
   json_t *c = ucb_json_obj ();
 
-  ucb_json_set (c, "date", ucb_json_str (d->start_time ?: ""));
-  ucb_json_set (c, "host_name", ucb_json_str (d->host.hostname ?: ""));
+  if (d->start_time)
+    ucb_json_set (c, "date", ucb_json_str (d->start_time));
+  if (d->host.hostname)
+    ucb_json_set (c, "host_name", ucb_json_str (d->host.hostname));
   ucb_json_set (c, "executable", ucb_json_str ("ucbench"));
-  ucb_json_set (c, "num_cpus", ucb_json_int (d->host.cpus_online < 0 ? 0 : d->host.cpus_online));
-  ucb_json_set (c, "mhz_per_cpu", ucb_json_int (0));
-  ucb_json_set (c, "cpu_scaling_enabled", json_false ());
-  ucb_json_set (c, "caches", ucb_json_arr ());
-  ucb_json_set (c, "library_build_type", ucb_json_str ("release"));
+  if (d->host.cpus_online > 0)
+    ucb_json_set (c, "num_cpus", ucb_json_int (d->host.cpus_online));
   ucb_json_set (c, "json_schema_version", ucb_json_int (1));
   return c;
 }
 
-static json_t *
-gbench_row (const struct ucb_doc *d, const struct ucb_doc_point *p, size_t family, size_t instance)
+struct gbench_ids
 {
-  cleanup_free char *name = point_name (p, 0);
+  size_t family, instance, repetitions;
+};
+
+static json_t *
+gbench_common (const struct ucb_doc_point *p, const struct gbench_ids *id, const char *suffix)
+{
+  cleanup_free char *name = point_name (p);
   json_t *o = ucb_json_obj ();
+
+  ucb_json_set (o, "name", ucb_json_checked (json_sprintf ("%s%s", name, suffix)));
+  ucb_json_set (o, "family_index", ucb_json_int ((long long) id->family));
+  ucb_json_set (o, "per_family_instance_index", ucb_json_int ((long long) id->instance));
+  ucb_json_set (o, "run_name", ucb_json_str (name));
+  ucb_json_set (o, "run_type", ucb_json_str (*suffix ? "aggregate" : "iteration"));
+  ucb_json_set (o, "repetitions", ucb_json_int ((long long) id->repetitions));
+  ucb_json_set (o, "threads", ucb_json_int (p->containers * p->tasks));
+  return o;
+}
+
+/* One repeat.  As Google Benchmark counts a threaded run: iterations = the ops of all tasks,
+ * real_time = wall time / iterations = 1e9 / total ops/s, cpu_time = CPU time / iterations. */
+static json_t *
+gbench_row (const struct ucb_doc_point *p, const struct gbench_ids *id, size_t repetition)
+{
+  json_t *o = gbench_common (p, id, "");
   long long ops = 0;
-  double per = p->sum.per_container_ops;
 
   for (size_t j = 0; j < p->n_pc; j++)
     ops += p->pc[j].ops;
-  ucb_json_set (o, "name", ucb_json_str (name));
-  ucb_json_set (o, "family_index", ucb_json_int ((long long) family));
-  ucb_json_set (o, "per_family_instance_index", ucb_json_int ((long long) instance));
-  ucb_json_set (o, "run_name", ucb_json_str (name));
-  ucb_json_set (o, "run_type", ucb_json_str ("iteration"));
-  ucb_json_set (o, "repetitions", ucb_json_int ((long long) d->groups[p->group].n_measured));
-  ucb_json_set (o, "repetition_index", ucb_json_int (p->repeat - 1));
-  ucb_json_set (o, "threads", ucb_json_int (p->containers * p->tasks));
+  ucb_json_set (o, "repetition_index", ucb_json_int ((long long) repetition));
   ucb_json_set (o, "iterations", ucb_json_int (ops));
-  ucb_json_set (o, "real_time", ucb_json_real (per > 0 ? 1e9 / per : NAN));
+  ucb_json_set (o, "real_time", ucb_json_real (figure_of (&p->sum, FIG_REAL_NS)));
   /* Omitted rather than invented when no task could read its CPU clock. */
   if (isfinite (p->sum.cpu_ns_per_op))
     ucb_json_set (o, "cpu_time", ucb_json_real (p->sum.cpu_ns_per_op));
@@ -203,27 +284,63 @@ gbench_row (const struct ucb_doc *d, const struct ucb_doc_point *p, size_t famil
   return o;
 }
 
+/* The aggregates Google Benchmark adds after the repetitions of a benchmark. */
+static void
+gbench_aggregates (json_t *rows, const struct ucb_doc *d, const struct ucb_doc_point *p,
+                   const struct gbench_ids *id)
+{
+  static const char *const names[] = { "mean", "median", "stddev", "cv" };
+  struct ucb_stats real, cpu;
+
+  repeat_stats (d, p->group, FIG_REAL_NS, &real);
+  repeat_stats (d, p->group, FIG_CPU, &cpu);
+  for (size_t k = 0; k < UCB_ARRAY_SIZE (names); k++)
+    {
+      cleanup_free char *suffix = xasprintf ("_%s", names[k]);
+      json_t *o = gbench_common (p, id, suffix);
+      const double r[] = { real.mean, real.median, real.stddev, real.cv };
+      const double c[] = { cpu.mean, cpu.median, cpu.stddev, cpu.cv };
+
+      ucb_json_set (o, "aggregate_name", ucb_json_str (names[k]));
+      ucb_json_set (o, "aggregate_unit", ucb_json_str (k == 3 ? "percentage" : "time"));
+      ucb_json_set (o, "iterations", ucb_json_int ((long long) id->repetitions));
+      ucb_json_set (o, "real_time", ucb_json_real (r[k]));
+      if (isfinite (c[k]))
+        ucb_json_set (o, "cpu_time", ucb_json_real (c[k]));
+      ucb_json_set (o, "time_unit", ucb_json_str ("ns"));
+      ucb_json_push (rows, o);
+    }
+}
+
 static json_t *
 export_gbench (const struct ucb_doc *d)
 {
   json_t *out = ucb_json_obj (), *rows = ucb_json_arr ();
   /* A family is a workload (one BENCHMARK()); its instances are its points, both numbered in
-   * the order they first appear. */
+   * the order they first appear; a point's repeats are its repetitions. */
   cleanup_free size_t *family = xcalloc (d->n_workloads + 1, sizeof *family);
   cleanup_free size_t *instances = xcalloc (d->n_workloads + 1, sizeof *instances);
-  cleanup_free size_t *instance = xcalloc (d->n_groups + 1, sizeof *instance);
+  cleanup_free bool *seen = xcalloc (d->n_groups + 1, sizeof *seen);
   size_t families = 0;
 
   for (size_t i = 0; i < d->n_points; i++)
     {
       const struct ucb_doc_point *p = &d->points[i];
-      if (!p->measured)
+      struct gbench_ids id;
+      size_t rep = 0;
+
+      if (!first_of_group (d, seen, i))
         continue;
       if (family[p->workload_id] == 0)
         family[p->workload_id] = ++families;
-      if (instance[p->group] == 0)
-        instance[p->group] = ++instances[p->workload_id];
-      ucb_json_push (rows, gbench_row (d, p, family[p->workload_id] - 1, instance[p->group] - 1));
+      id.family = family[p->workload_id] - 1;
+      id.instance = instances[p->workload_id]++;
+      id.repetitions = d->groups[p->group].n_measured;
+      for (size_t j = i; j < d->n_points; j++)
+        if (d->points[j].group == p->group && d->points[j].measured)
+          ucb_json_push (rows, gbench_row (&d->points[j], &id, rep++));
+      if (id.repetitions > 1)
+        gbench_aggregates (rows, d, p, &id);
     }
   ucb_json_set (out, "context", gbench_context (d));
   ucb_json_set (out, "benchmarks", rows);
@@ -232,55 +349,82 @@ export_gbench (const struct ucb_doc *d)
 
 /* ---- LKP ------------------------------------------------------------------------------------ */
 
+/* What lkp-tests' programs/ucbench/parse prints: `key: value` lines that sbin/dump-stat stores
+ * as ucbench.KEY (so no "ucbench." here).  KEY is the point (only what differs from the
+ * defaults: depth 1, 1 task, process mode) and the figure, named as will-it-scale's stats are:
+ * per_process_ops / per_thread_ops per task, workload = the total ops/s, scalability; and
+ * ucbench's own per_container_ops, its stddev over the interval samples, fairness and
+ * cpu_ns_per_op.  Repeats: the median. */
 static void
 export_lkp (FILE *f, const struct ucb_doc *d)
 {
-  static const char *const fields[]
-      = { "per_container_ops", "total_ops_per_s", "scalability", "fairness", "cpu_ns_per_op" };
   cleanup_free bool *seen = xcalloc (d->n_groups + 1, sizeof *seen);
 
   for (size_t i = 0; i < d->n_points; i++)
     {
       const struct ucb_doc_point *p = &d->points[i];
-      const struct ucb_doc_summary *m = &d->groups[p->group].median;
+      const struct ucb_doc_group *gr = &d->groups[p->group];
+      const struct ucb_doc_summary *m = &gr->median;
+      bool thread = strcmp (p->mode, "thread") == 0;
       cleanup_free char *prefix = NULL, *dpart = NULL, *tpart = NULL, *mpart = NULL;
-      double v[UCB_ARRAY_SIZE (fields)];
+      struct ucb_stats st;
+      const char *names[] = { thread ? "per_thread_ops" : "per_process_ops",
+                              "workload",
+                              "scalability",
+                              "per_container_ops",
+                              "per_container_ops_stddev",
+                              "fairness",
+                              "cpu_ns_per_op" };
+      double v[UCB_ARRAY_SIZE (names)];
 
-      if (!p->measured || seen[p->group])
-        continue; /* a repeat: already printed as the median */
-      seen[p->group] = true;
-      v[0] = m->per_container_ops;
+      if (!first_of_group (d, seen, i))
+        continue;
+      ucb_stats_compute (gr->rates, gr->n_rates, &st);
+      v[0] = ucb_export_per_task (p, m);
       v[1] = m->total_ops_per_s;
       v[2] = m->scalability;
-      v[3] = m->fairness;
-      v[4] = m->cpu_ns_per_op;
-      /* Only what differs from the defaults, so that plain runs keep LKP-like short keys. */
+      v[3] = m->per_container_ops;
+      v[4] = st.stddev;
+      v[5] = m->fairness;
+      v[6] = m->cpu_ns_per_op;
       dpart = p->depth != 1 ? xasprintf (".d%lld", p->depth) : xstrdup ("");
       tpart = p->tasks != 1 ? xasprintf (".t%lld", p->tasks) : xstrdup ("");
       mpart = strcmp (p->mode, "process") != 0 ? xasprintf (".%s", p->mode) : xstrdup ("");
-      prefix = xasprintf ("ucbench.%s.%s%s%s%s.%lld", p->workload, p->owner, dpart, tpart, mpart,
+      prefix = xasprintf ("%s.%s%s%s%s.%lld", p->workload, p->owner, dpart, tpart, mpart,
                           p->containers);
-      for (size_t k = 0; k < UCB_ARRAY_SIZE (fields); k++)
+      for (size_t k = 0; k < UCB_ARRAY_SIZE (names); k++)
         if (isfinite (v[k]))
-          fprintf (f, "%s.%s: %.10g\n", prefix, fields[k], v[k]);
+          fprintf (f, "%s.%s: %.10g\n", prefix, names[k], v[k]);
     }
 }
 
 /* ---- dispatch ------------------------------------------------------------------------------- */
 
-/* What the format needs from the document; a usage error naming the file otherwise. */
+/* The kinds of document a format takes: kcidb reports verify cases and metrics alike. */
+static unsigned
+doc_kinds (enum ucb_export_format format)
+{
+  if (format == UCB_EXPORT_KCIDB)
+    return UCB_DOC_ANY;
+  return format == UCB_EXPORT_JUNIT || format == UCB_EXPORT_KTAP ? UCB_DOC_VERIFY : UCB_DOC_RUN;
+}
+
+/* What the format needs from the document beyond its kind (the loader checks that); a usage
+ * error naming the file otherwise. */
 static int
 check_input (enum ucb_export_format format, const struct ucb_doc *d, ucb_error_t *err)
 {
-  if (format == UCB_EXPORT_JUNIT || format == UCB_EXPORT_KTAP)
+  if (format == UCB_EXPORT_KCIDB)
     {
-      if (!d->has_verify)
+      if (!d->has_verify && d->n_points == 0)
         return ucb_usage_error (err,
-                                "%s: no verify[] array to export as %s (a `ucbench run` "
-                                "document? use `ucbench verify --output`)",
-                                d->name, ucb_export_format_names[format]);
+                                "%s: neither a verify[] array nor a results[] entry to "
+                                "export as kcidb",
+                                d->name);
       return 0;
     }
+  if (format == UCB_EXPORT_JUNIT || format == UCB_EXPORT_KTAP)
+    return 0;
   if (d->n_measured == 0)
     return ucb_usage_error (err,
                             "%s: no measured results[] entry (status ok) to export as %s "
@@ -325,13 +469,24 @@ write_text (enum ucb_export_format format, const struct ucb_doc *d, const char *
 }
 
 int
-ucb_export (enum ucb_export_format format, const char *input, const char *output, ucb_error_t *err)
+ucb_export_check_origin (const char *origin, ucb_error_t *err)
+{
+  if (*origin == '\0'
+      || strspn (origin, "abcdefghijklmnopqrstuvwxyz0123456789_") != strlen (origin))
+    return ucb_usage_error (
+        err, "invalid --origin `%s` (KCIDB: lower-case letters, digits and _ only)", origin);
+  return 0;
+}
+
+int
+ucb_export (enum ucb_export_format format, const char *input, const char *output,
+            const struct ucb_export_opts *opts, ucb_error_t *err)
 {
   struct ucb_doc d;
   json_t *out = NULL;
   int ret;
 
-  if (ucb_doc_open (input, &d, err) < 0)
+  if (ucb_doc_open (input, doc_kinds (format), &d, err) < 0)
     return -1;
   if (check_input (format, &d, err) < 0)
     {
@@ -344,6 +499,8 @@ ucb_export (enum ucb_export_format format, const char *input, const char *output
     out = export_bmf (&d);
   else if (format == UCB_EXPORT_GBENCH)
     out = export_gbench (&d);
+  else if (format == UCB_EXPORT_KCIDB)
+    out = ucb_export_kcidb (&d, opts && opts->origin ? opts->origin : UCB_KCIDB_ORIGIN);
   if (out == NULL)
     ret = write_text (format, &d, output, err);
   else if (output)

@@ -19,19 +19,57 @@ enum ucb_export_format
   UCB_EXPORT_LKP,
   UCB_EXPORT_JUNIT,
   UCB_EXPORT_KTAP,
+  UCB_EXPORT_KCIDB,
   UCB_EXPORT_N,
 };
 
-/* "gab", "gab-smaller", "bmf", "gbench", "lkp", "junit", "ktap", by enum value. */
+/* "gab", "gab-smaller", "bmf", "gbench", "lkp", "junit", "ktap", "kcidb", by enum value. */
 extern const char *const ucb_export_format_names[UCB_EXPORT_N];
+/* The same, for messages: "gab, gab-smaller, ..., ktap or kcidb". */
+extern const char ucb_export_format_list[];
+
+/* KCIDB's origin (the submitting CI system) when no --origin is given. */
+#define UCB_KCIDB_ORIGIN "ucbench"
+
+struct ucb_export_opts
+{
+  const char *origin; /* kcidb: NULL for UCB_KCIDB_ORIGIN */
+};
+
+/* A usage error unless `origin` is a valid KCIDB origin (^[a-z0-9_]+$). */
+int ucb_export_check_origin (const char *origin, ucb_error_t *err)
+    __attribute__ ((warn_unused_result));
 
 /* Load `input`, convert it to `format`, write to `output` (JSON formats atomically) or stdout
- * when NULL.  A document without what the format needs is a usage error naming the file. */
+ * when NULL.  A document without what the format needs is a usage error naming the file.
+ * `opts` may be NULL. */
 int ucb_export (enum ucb_export_format format, const char *input, const char *output,
-                ucb_error_t *err) __attribute__ ((warn_unused_result));
+                const struct ucb_export_opts *opts, ucb_error_t *err)
+    __attribute__ ((warn_unused_result));
 
-/* The verify cases of a document as JUnit XML (known-bug as skipped with its message) and as
- * KTAP (known-bug as XFAIL). */
+/* KCIDB I/O schema v5.3 (report/export-kcidb.c): the verify cases and the measured points of
+ * `d` as tests of one build of one checkout; a known kernel bug as a FAIL with an issue and an
+ * incident. */
+json_t *ucb_export_kcidb (const struct ucb_doc *d, const char *origin);
+
+/* ops/s per task of point p at its summary `m` (summary.per_task_ops, which the model does not
+ * keep): total / (containers x tasks).  Inline: export.c and export-kcidb.c both use it, and
+ * export.c calls export-kcidb.c (files must not call each other in a circle). */
+static inline double
+ucb_export_per_task (const struct ucb_doc_point *p, const struct ucb_doc_summary *m)
+{
+  return m->total_ops_per_s / (double) (p->containers * (p->tasks > 0 ? p->tasks : 1));
+}
+
+/* The text of verify case i (its detail, checks, dependencies, each expected observation and
+ * what was observed), one line each, each line starting with `prefix`. */
+void ucb_export_case_text (FILE *f, const struct ucb_doc *d, size_t i, const char *prefix);
+/* 1 for the first entry of case i's id, 2 for its second (`verify --repeat`), ... */
+size_t ucb_export_case_repeat (const struct ucb_doc *d, size_t i);
+
+/* The verify cases of a document as JUnit XML (known-bug as skipped with its message; each
+ * element's text is the case text) and as KTAP (diagnostics before each result line, known-bug
+ * as XFAIL). */
 void ucb_export_junit_doc (FILE *f, const struct ucb_doc *d);
 void ucb_export_ktap_doc (FILE *f, const struct ucb_doc *d);
 /* The same, for a document that ucbench has just built (`ucbench verify --format junit`). */

@@ -1,10 +1,10 @@
 /* model.c - loading a ucbench-result/1 document into the structures of model.h, once, with a
- * one-line schema error naming the field; point identity, groups of repeats, series and
- * scalability computed here for every reader. */
+ * one-line schema error naming the field (the typed readers and the top level: model-validate.c);
+ * point identity, groups of repeats, series, scalability and compare's "anything in common"
+ * computed here for every reader. */
 #include "config.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,130 +12,14 @@
 #include "core/json-util.h"
 #include "core/stats.h"
 #include "core/util.h"
+#include "report/model-fields.h"
 #include "report/model.h"
-
-/* Where the loader is in the document, for messages: "results[3].per_container[1]". */
-struct loc
-{
-  const char *name;
-  char at[160];
-};
-
-static int __attribute__ ((format (printf, 3, 4)))
-schema_error (const struct loc *l, ucb_error_t *err, const char *fmt, ...)
-{
-  char what[160];
-  va_list ap;
-
-  va_start (ap, fmt);
-  vsnprintf (what, sizeof what, fmt, ap);
-  va_end (ap);
-  return ucb_usage_error (err, "`%s`: %s: %s", l->name, l->at, what);
-}
-
-/* The JSON types the loader asks for, with the words of its messages. */
-enum jtype
-{
-  J_STRING,
-  J_INTEGER,
-  J_NUMBER,
-  J_NUMBER_OR_NULL,
-  J_ARRAY,
-  J_OBJECT,
-};
-static const char *const jtype_words[]
-    = { "a string", "an integer", "a number", "a number or null", "an array", "an object" };
-
-static bool
-has_type (const json_t *v, enum jtype t)
-{
-  switch (t)
-    {
-    case J_STRING:
-      return json_is_string (v);
-    case J_INTEGER:
-      return json_is_integer (v);
-    case J_NUMBER:
-      return json_is_number (v);
-    case J_NUMBER_OR_NULL:
-      return json_is_number (v) || json_is_null (v);
-    case J_ARRAY:
-      return json_is_array (v);
-    case J_OBJECT:
-    default:
-      return json_is_object (v);
-    }
-}
-
-/* `key` of object `o`, required and of type `t`. */
-static int
-field (const struct loc *l, json_t *o, const char *key, enum jtype t, json_t **out,
-       ucb_error_t *err)
-{
-  json_t *v = json_object_get (o, key);
-
-  *out = v;
-  if (v == NULL)
-    return schema_error (l, err, "missing \"%s\" (%s)", key, jtype_words[t]);
-  if (!has_type (v, t))
-    return schema_error (l, err, "\"%s\" is not %s", key, jtype_words[t]);
-  return 0;
-}
-
-static int
-req_str (const struct loc *l, json_t *o, const char *key, const char **out, ucb_error_t *err)
-{
-  json_t *v;
-  int r = field (l, o, key, J_STRING, &v, err);
-  *out = json_string_value (v);
-  return r;
-}
-
-static int
-req_int (const struct loc *l, json_t *o, const char *key, long long *out, ucb_error_t *err)
-{
-  json_t *v;
-  int r = field (l, o, key, J_INTEGER, &v, err);
-  *out = json_integer_value (v);
-  return r;
-}
-
-/* A number, or NaN for null when `nullable`. */
-static int
-req_num (const struct loc *l, json_t *o, const char *key, bool nullable, double *out,
-         ucb_error_t *err)
-{
-  json_t *v;
-  int r = field (l, o, key, nullable ? J_NUMBER_OR_NULL : J_NUMBER, &v, err);
-  *out = json_is_number (v) ? json_number_value (v) : NAN;
-  return r;
-}
-
-static const char *
-opt_str (json_t *o, const char *key)
-{
-  return json_string_value (json_object_get (o, key));
-}
-
-static double
-opt_num (json_t *o, const char *key)
-{
-  json_t *v = json_object_get (o, key);
-  return json_is_number (v) ? json_number_value (v) : NAN;
-}
-
-static long long
-opt_int (json_t *o, const char *key, long long dflt)
-{
-  json_t *v = json_object_get (o, key);
-  return json_is_integer (v) ? json_integer_value (v) : dflt;
-}
 
 /* ---- results[] ------------------------------------------------------------------------------ */
 
 /* Container `c`; `rates` gets samples[].ops_per_s (NaN for null), `n_rates` entries. */
 static int
-load_container (struct loc *l, json_t *c, struct ucb_doc_container *out, double **rates,
+load_container (struct ucb_loc *l, json_t *c, struct ucb_doc_container *out, double **rates,
                 ucb_error_t *err)
 {
   json_t *stats, *samples, *s;
@@ -143,15 +27,15 @@ load_container (struct loc *l, json_t *c, struct ucb_doc_container *out, double 
   int at = (int) strlen (l->at);
 
   if (!json_is_object (c))
-    return schema_error (l, err, "not an object");
-  if (req_int (l, c, "ops", &out->ops, err) < 0
-      || req_num (l, c, "rate_ops_per_s", false, &out->rate_ops_per_s, err) < 0
-      || req_num (l, c, "cpu_ns_per_op", true, &out->cpu_ns_per_op, err) < 0
-      || field (l, c, "ops_per_s", J_OBJECT, &stats, err) < 0
-      || field (l, c, "samples", J_ARRAY, &samples, err) < 0)
+    return ucb_schema_error (l, err, "not an object");
+  if (ucb_req_int (l, c, "ops", &out->ops, err) < 0
+      || ucb_req_num (l, c, "rate_ops_per_s", false, &out->rate_ops_per_s, err) < 0
+      || ucb_req_num (l, c, "cpu_ns_per_op", true, &out->cpu_ns_per_op, err) < 0
+      || ucb_field (l, c, "ops_per_s", UCB_J_OBJECT, false, &stats, err) < 0
+      || ucb_field (l, c, "samples", UCB_J_ARRAY, false, &samples, err) < 0)
     return -1;
   snprintf (l->at + at, sizeof l->at - (size_t) at, ".ops_per_s");
-  if (req_num (l, stats, "stddev", true, &out->ops_per_s_stddev, err) < 0)
+  if (ucb_req_num (l, stats, "stddev", true, &out->ops_per_s_stddev, err) < 0)
     return -1;
   out->n_samples = json_array_size (samples);
   *rates = xcalloc (out->n_samples + 1, sizeof **rates);
@@ -159,8 +43,8 @@ load_container (struct loc *l, json_t *c, struct ucb_doc_container *out, double 
   {
     snprintf (l->at + at, sizeof l->at - (size_t) at, ".samples[%zu]", j);
     if (!json_is_object (s))
-      return schema_error (l, err, "not an object");
-    if (req_num (l, s, "ops_per_s", true, &(*rates)[j], err) < 0)
+      return ucb_schema_error (l, err, "not an object");
+    if (ucb_req_num (l, s, "ops_per_s", true, &(*rates)[j], err) < 0)
       return -1;
   }
   l->at[at] = '\0';
@@ -169,7 +53,7 @@ load_container (struct loc *l, json_t *c, struct ucb_doc_container *out, double 
 
 /* per_container[] and the interval rates drawn from it. */
 static int
-load_containers (struct loc *l, json_t *arr, struct ucb_doc_point *p, ucb_error_t *err)
+load_containers (struct ucb_loc *l, json_t *arr, struct ucb_doc_point *p, ucb_error_t *err)
 {
   size_t n = json_array_size (arr), k = SIZE_MAX, i;
   int at = (int) strlen (l->at);
@@ -204,65 +88,48 @@ load_containers (struct loc *l, json_t *arr, struct ucb_doc_point *p, ucb_error_
 }
 
 static int
-load_summary (const struct loc *l, json_t *s, struct ucb_doc_summary *out, ucb_error_t *err)
+load_summary (const struct ucb_loc *l, json_t *s, struct ucb_doc_summary *out, ucb_error_t *err)
 {
-  if (req_num (l, s, "total_ops_per_s", true, &out->total_ops_per_s, err) < 0
-      || req_num (l, s, "per_container_ops", true, &out->per_container_ops, err) < 0
-      || req_num (l, s, "scalability", true, &out->scalability, err) < 0
-      || req_num (l, s, "fairness", true, &out->fairness, err) < 0
-      || req_num (l, s, "cv", true, &out->cv, err) < 0
-      || req_num (l, s, "cpu_ns_per_op", true, &out->cpu_ns_per_op, err) < 0
-      || req_int (l, s, "failed_ops", &out->failed_ops, err) < 0)
+  if (ucb_req_num (l, s, "total_ops_per_s", true, &out->total_ops_per_s, err) < 0
+      || ucb_req_num (l, s, "per_container_ops", true, &out->per_container_ops, err) < 0
+      || ucb_req_num (l, s, "scalability", true, &out->scalability, err) < 0
+      || ucb_req_num (l, s, "fairness", true, &out->fairness, err) < 0
+      || ucb_req_num (l, s, "cv", true, &out->cv, err) < 0
+      || ucb_req_num (l, s, "cpu_ns_per_op", true, &out->cpu_ns_per_op, err) < 0
+      || ucb_req_int (l, s, "failed_ops", &out->failed_ops, err) < 0)
     return -1;
   return 0;
 }
 
-/* Optional: documents before contention was measured lack it. */
-static void
-load_contention (json_t *c, struct ucb_doc_contention *out)
-{
-  out->known = json_is_object (c);
-  out->contended = json_is_true (json_object_get (c, "contended"));
-  out->owns_cpu = json_is_true (json_object_get (c, "owns_cpu"));
-  out->cpu_share_median = opt_num (c, "cpu_share_median");
-  out->steal_pct_max = opt_num (c, "steal_pct_max");
-  out->idle_pct_min = opt_num (c, "idle_pct_min");
-}
-
 static int
-load_point (struct loc *l, json_t *r, struct ucb_doc_point *p, ucb_error_t *err)
+load_point (struct ucb_loc *l, json_t *r, struct ucb_doc_point *p, ucb_error_t *err)
 {
-  json_t *pcs, *sum, *pl;
+  json_t *pcs, *sum;
   int at = (int) strlen (l->at);
 
   p->json = r;
   if (!json_is_object (r))
-    return schema_error (l, err, "not an object");
-  if (req_str (l, r, "workload", &p->workload, err) < 0
-      || req_int (l, r, "containers", &p->containers, err) < 0
-      || req_str (l, r, "owner", &p->owner, err) < 0 || req_int (l, r, "depth", &p->depth, err) < 0
-      || req_int (l, r, "tasks", &p->tasks, err) < 0 || req_str (l, r, "mode", &p->mode, err) < 0
-      || req_int (l, r, "repeat", &p->repeat, err) < 0
-      || req_str (l, r, "status", &p->status, err) < 0
-      || field (l, r, "per_container", J_ARRAY, &pcs, err) < 0
-      || field (l, r, "summary", J_OBJECT, &sum, err) < 0)
+    return ucb_schema_error (l, err, "not an object");
+  if (ucb_req_str (l, r, "workload", &p->workload, err) < 0
+      || ucb_req_int (l, r, "containers", &p->containers, err) < 0
+      || ucb_req_str (l, r, "owner", &p->owner, err) < 0
+      || ucb_req_int (l, r, "depth", &p->depth, err) < 0
+      || ucb_req_int (l, r, "tasks", &p->tasks, err) < 0
+      || ucb_req_str (l, r, "mode", &p->mode, err) < 0
+      || ucb_req_int (l, r, "repeat", &p->repeat, err) < 0
+      || ucb_req_str (l, r, "status", &p->status, err) < 0
+      || ucb_field (l, r, "per_container", UCB_J_ARRAY, false, &pcs, err) < 0
+      || ucb_field (l, r, "summary", UCB_J_OBJECT, false, &sum, err) < 0)
     return -1;
-  p->reason = opt_str (r, "reason");
-  if (load_containers (l, pcs, p, err) < 0)
+  if (ucb_opt_str (l, r, "reason", &p->reason, err) < 0 || load_containers (l, pcs, p, err) < 0)
     return -1;
   snprintf (l->at + at, sizeof l->at - (size_t) at, ".summary");
   if (load_summary (l, sum, &p->sum, err) < 0)
     return -1;
   l->at[at] = '\0';
-  load_contention (json_object_get (r, "contention"), &p->contention);
-  pl = json_object_get (r, "placement");
-  p->l3 = json_is_object (pl) && json_is_integer (json_object_get (pl, "l3_domains"));
-  if (p->l3)
-    {
-      p->l3_domains = json_object_get (pl, "l3_domains");
-      p->cores = json_object_get (pl, "cores");
-      p->cpus = json_object_get (pl, "cpus");
-    }
+  if (ucb_doc_load_contention (l, r, &p->contention, err) < 0
+      || ucb_doc_load_placement (l, r, p, err) < 0)
+    return -1;
   p->measured = strcmp (p->status, "ok") == 0 && p->n_pc > 0 && isfinite (p->sum.per_container_ops);
   return 0;
 }
@@ -533,11 +400,11 @@ index_cases (struct ucb_doc *d)
 static int
 load_cases (struct ucb_doc *d, json_t *arr, ucb_error_t *err)
 {
-  struct loc l = { .name = d->name };
+  struct ucb_loc l = { .name = d->name };
   size_t i;
   json_t *v;
 
-  d->has_verify = json_is_array (arr);
+  d->has_verify = arr != NULL;
   d->n_cases = json_array_size (arr);
   d->cases = xcalloc (d->n_cases + 1, sizeof *d->cases);
   json_array_foreach (arr, i, v)
@@ -545,14 +412,16 @@ load_cases (struct ucb_doc *d, json_t *arr, ucb_error_t *err)
     struct ucb_doc_case *c = &d->cases[i];
     snprintf (l.at, sizeof l.at, "verify[%zu]", i);
     if (!json_is_object (v))
-      return schema_error (&l, err, "not an object");
-    if (req_str (&l, v, "id", &c->id, err) < 0 || req_str (&l, v, "status", &c->status, err) < 0)
+      return ucb_schema_error (&l, err, "not an object");
+    if (ucb_req_str (&l, v, "id", &c->id, err) < 0
+        || ucb_req_str (&l, v, "status", &c->status, err) < 0)
       return -1;
-    c->name = opt_str (v, "name");
-    c->rlimit = opt_str (v, "rlimit");
-    c->detail = opt_str (v, "detail");
-    c->checks = opt_str (v, "checks");
-    c->duration_s = opt_num (v, "duration_s");
+    if (ucb_opt_str (&l, v, "name", &c->name, err) < 0
+        || ucb_opt_str (&l, v, "rlimit", &c->rlimit, err) < 0
+        || ucb_opt_str (&l, v, "detail", &c->detail, err) < 0
+        || ucb_opt_str (&l, v, "checks", &c->checks, err) < 0
+        || ucb_opt_num (&l, v, "duration_s", &c->duration_s, err) < 0)
+      return -1;
   }
   index_cases (d);
   return 0;
@@ -576,51 +445,69 @@ ucb_doc_find_case (const struct ucb_doc *d, const char *id)
                                                                         : NULL;
 }
 
-/* ---- the document --------------------------------------------------------------------------- */
+/* ---- compare: documents that can be compared ------------------------------------------------ */
 
-static void
-load_host_config (struct ucb_doc *d)
+static bool
+in_common (const struct ucb_doc *base, size_t nb, const struct ucb_doc *h)
 {
-  json_t *h = json_object_get (d->json, "host"), *c = json_object_get (d->json, "config");
-  json_t *km = json_object_get (d->json, "kernel_matrix");
-
-  d->host.hostname = opt_str (h, "hostname");
-  d->host.kernel_release = opt_str (json_object_get (h, "kernel"), "release");
-  d->host.cpu_model = opt_str (h, "cpu_model");
-  d->host.virtualization = opt_str (h, "virtualization");
-  d->host.cpus_online = opt_int (h, "cpus_online", -1);
-  d->host.cpus_allowed = opt_int (h, "cpus_allowed", -1);
-  d->config.duration_s = opt_num (c, "duration_s");
-  d->config.warmup_s = opt_num (c, "warmup_s");
-  d->config.interval_s = opt_num (c, "interval_s");
-  d->config.repeat = opt_int (c, "repeat", 1);
-  d->config.workloads = json_object_get (c, "workloads");
-  d->config.containers = json_object_get (c, "containers");
-  d->config.owners = json_object_get (c, "owners");
-  d->config.depths = json_object_get (c, "depths");
-  d->config.tasks = json_object_get (c, "tasks");
-  d->start_time = opt_str (json_object_get (d->json, "run"), "start_time");
-  d->emulated_timing = json_is_true (json_object_get (km, "emulated_timing"));
-  d->emulated_where = opt_str (km, "where");
+  for (size_t k = 0; k < nb; k++)
+    {
+      for (size_t i = 0; i < h->n_points; i++)
+        if (ucb_doc_find_group (&base[k], &h->points[i]))
+          return true;
+      for (size_t i = 0; i < h->n_cases; i++)
+        if (ucb_doc_find_case (&base[k], h->cases[i].id))
+          return true;
+    }
+  return false;
 }
 
 int
-ucb_doc_load (json_t *json, const char *name, struct ucb_doc *d, ucb_error_t *err)
+ucb_doc_comparable (const struct ucb_doc *base, size_t nb, const struct ucb_doc *head, size_t nh,
+                    ucb_error_t *err)
 {
-  json_t *results = json_object_get (json, "results"), *r;
-  struct loc l = { .name = name };
+  for (size_t k = 0; k < nb + nh; k++)
+    {
+      const struct ucb_doc *d = k < nb ? &base[k] : &head[k - nb];
+      if (d->kind != base[0].kind)
+        return ucb_usage_error (err,
+                                "`%s` is a %s document and `%s` a %s one: compare documents of "
+                                "one kind",
+                                base[0].name, ucb_doc_kind_name (base[0].kind), d->name,
+                                ucb_doc_kind_name (d->kind));
+      if (d->n_points == 0 && d->n_cases == 0)
+        return ucb_usage_error (err,
+                                "`%s`: no results[] entry and no verify[] case: nothing to "
+                                "compare",
+                                d->name);
+    }
+  for (size_t k = 0; k < nh; k++)
+    if (in_common (base, nb, &head[k]))
+      return 0;
+  return ucb_usage_error (
+      err, "`%s`%s and `%s`%s have no %s in common: nothing to compare", base[0].name,
+      nb > 1 ? " (and the other bases)" : "", head[0].name, nh > 1 ? " (and the other heads)" : "",
+      base[0].kind == UCB_DOC_VERIFY ? "verify case"
+                                     : "point (workload, containers, owner, depth, tasks, mode)");
+}
+
+/* ---- the document --------------------------------------------------------------------------- */
+
+int
+ucb_doc_load (json_t *json, const char *name, unsigned kinds, struct ucb_doc *d, ucb_error_t *err)
+{
+  json_t *results, *verify, *r;
+  struct ucb_loc l = { .name = name };
   size_t i;
 
   memset (d, 0, sizeof *d);
   d->json = json_incref (json);
   d->name = name;
-  if (results && !json_is_array (results))
+  if (ucb_doc_load_top (d, kinds, &results, &verify, err) < 0)
     {
-      ucb_usage_error (err, "`%s`: \"results\" is not an array", name);
       ucb_doc_free (d);
       return -1;
     }
-  load_host_config (d);
   d->n_points = json_array_size (results);
   d->points = xcalloc (d->n_points + 1, sizeof *d->points);
   json_array_foreach (results, i, r)
@@ -633,7 +520,7 @@ ucb_doc_load (json_t *json, const char *name, struct ucb_doc *d, ucb_error_t *er
       }
   }
   index_points (d);
-  if (load_cases (d, json_object_get (json, "verify"), err) < 0)
+  if (load_cases (d, verify, err) < 0)
     {
       ucb_doc_free (d);
       return -1;
@@ -649,7 +536,7 @@ ucb_doc_built (json_t *json, struct ucb_doc *d)
             ? ucb_json_checked (json_pack ("{s:s, s:O}", "schema", UCB_SCHEMA, "results", json))
             : json_incref (json);
   ucb_error_t err = NULL;
-  int r = ucb_doc_load (doc, "(document)", d, &err);
+  int r = ucb_doc_load (doc, "(document)", UCB_DOC_ANY, d, &err);
 
   json_decref (doc);
   if (r == 0)

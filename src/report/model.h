@@ -6,7 +6,9 @@
  * naming the file and the field, e.g. "`a.json`: results[3].depth: missing (an integer)");
  * there are no defaults for them.  Fields the schema leaves optional, and host, config, run and
  * the verify fields other than id and status (hand-made documents omit them), are read when
- * present: a string that is absent is NULL, a number NaN (-1 for the CPU counts).
+ * present, and are a schema error too when of the wrong type (a number written as a string);
+ * absent (or null), a string is NULL, a number NaN (-1 for the CPU counts).  The document's
+ * kind (a run or a verify document) must be one the reader takes.
  *
  * One place for the facts every reader needs: a point's identity (workload, owner, depth,
  * tasks, mode, containers; repeats of it form a group), whether it is measured, its
@@ -106,9 +108,19 @@ struct ucb_doc_config
   json_t *workloads, *containers, *owners, *depths, *tasks; /* borrowed; NULL when absent */
 };
 
+/* The kind of a document: verify[] makes it a `ucbench verify` one (its results[] are []),
+ * else it is a `ucbench run` one and has results[].  Readers take a set (a bit mask). */
+enum ucb_doc_kind
+{
+  UCB_DOC_RUN = 1,
+  UCB_DOC_VERIFY = 2,
+  UCB_DOC_ANY = 3,
+};
+
 struct ucb_doc
 {
-  json_t *json;     /* the whole document (a reference held) */
+  json_t *json; /* the whole document (a reference held) */
+  enum ucb_doc_kind kind;
   const char *name; /* for messages: the file */
   struct ucb_doc_host host;
   struct ucb_doc_config config;
@@ -128,13 +140,18 @@ struct ucb_doc
 };
 
 /* Load `json` (a reference is taken) into `d`; `name` names it in messages.  A schema error is
- * a usage error naming the file and the field. */
-int ucb_doc_load (json_t *json, const char *name, struct ucb_doc *d, ucb_error_t *err)
-    __attribute__ ((warn_unused_result));
+ * a usage error naming the file and the field; so is a document of a kind not in `kinds`. */
+int ucb_doc_load (json_t *json, const char *name, unsigned kinds, struct ucb_doc *d,
+                  ucb_error_t *err) __attribute__ ((warn_unused_result));
 void ucb_doc_free (struct ucb_doc *d);
 /* A document, or a bare results[] array, that ucbench has just built (report.c, l3.c): a
  * schema error there is a bug, said on stderr, and false. */
 bool ucb_doc_built (json_t *json, struct ucb_doc *d);
+
+/* compare: the documents of both sides are of one kind and have a point (or a verify case) in
+ * common; a usage error naming them otherwise (a comparison of nothing would pass a gate). */
+int ucb_doc_comparable (const struct ucb_doc *base, size_t n_base, const struct ucb_doc *head,
+                        size_t n_head, ucb_error_t *err) __attribute__ ((warn_unused_result));
 
 /* Point identity: 0 when the two are the same point (repeats aside). */
 int ucb_point_cmp (const struct ucb_doc_point *a, const struct ucb_doc_point *b);

@@ -393,7 +393,7 @@ load_inputs (char **paths, size_t n, struct input *in, ucb_error_t *err)
 
       in[i].path = paths[i];
       in[i].base = xstrdup (basename (copy));
-      if (ucb_doc_open (paths[i], &in[i].doc, err) < 0)
+      if (ucb_doc_open (paths[i], UCB_DOC_RUN, &in[i].doc, err) < 0)
         return -1;
       if (in[i].doc.n_measured == 0)
         return ucb_usage_error (err, "%s: no measured results to plot (a verify-only document?)",

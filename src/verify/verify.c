@@ -1,6 +1,7 @@
 /* verify.c - observations, verdicts and the case registry of `ucbench verify`. */
 #include "config.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -17,9 +18,11 @@
 
 #include "core/process.h"
 #include "core/util.h"
+#include "host/caps.h"
 #include "host/users.h"
 #include "verify/cases/list.h"
 #include "verify/verify.h"
+#include "verify/vprobe.h"
 
 #define UCB_DECLARE(name) extern const struct ucb_vcase ucb_vcase_##name;
 UCB_VCASES (UCB_DECLARE)
@@ -192,6 +195,33 @@ ucb_kernel_probe (struct ucb_kernel *k, ucb_error_t *err)
   return 0;
 }
 
+bool
+ucb_vcase_unmet (const struct ucb_vcase *c, uint64_t have, bool init_root, char *why, size_t whylen)
+{
+  bool root = c->needs_init_root && !init_root;
+  cleanup_free char *caps = xstrdup ("");
+
+  for (int cap = 0; cap < 64; cap++)
+    if ((c->needs_caps & UCB_VCAP (cap)) && !(have & UCB_VCAP (cap)))
+      {
+        /* libcap's name, "cap_setuid", as capabilities(7) writes it: CAP_SETUID. */
+        cleanup_free char *name = ucb_caps_names (&cap, 1);
+        char *next = xasprintf ("%s%s%s", caps, *caps ? ", " : "", name);
+        for (char *p = next; *p; p++)
+          *p = (char) toupper ((unsigned char) *p);
+        free (caps);
+        caps = next;
+      }
+  if (!*caps && !root)
+    return false;
+  snprintf (why, whylen, "needs %s%s%s (%s)", root ? "uid 0 of the initial user namespace" : "",
+            root && *caps ? " and " : "", caps,
+            root        ? "run as root on the host"
+            : init_root ? "run as root without dropping capabilities"
+                        : "run as root");
+  return true;
+}
+
 /* ---- running a case ------------------------------------------------------------------------ */
 
 #define CASE_TIMEOUT_S 30.0
@@ -332,6 +362,11 @@ ucb_verify_run (const struct ucb_vcase *c, uid_t base, const struct ucb_kernel *
       return;
     }
   memset (res, 0, sizeof *res);
+  /* Up front: a case that cannot have what it needs would fail in ways that do not say why
+   * (a probe that cannot become its uid, a helper that cannot be killed). */
+  if (ucb_vcase_unmet (c, ucb_caps_effective (), ucb_vroot_of_init_userns (), res->skip,
+                       sizeof res->skip))
+    goto judge;
   for (uid_t u = 0; u < 100; u++)
     uids[u] = base + u;
   if (ucb_uids_find_users (uids, 100, &who) > 0)

@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <linux/capability.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -76,10 +77,28 @@ struct ucb_vcase
   const char *rlimit;  /* "SIGPENDING", ..., or "none" */
   const char *checks;  /* the kernel behaviour, in kernel terms (functions, commits) */
   const char *depends; /* the kernel versions and commits its expectation depends on */
+  /* What the case needs of ucbench, checked before it runs (ucb_vcase_unmet): the
+   * capabilities in ucbench's effective set (UCB_VCAP bits), and with `needs_init_root` uid 0
+   * of the initial user namespace (the kernel's capable() checks are made there: root of a
+   * child namespace does not pass them).  A case that lacks any of it is SKIP, naming it. */
+  uint64_t needs_caps;
+  bool needs_init_root;
   /* Runs in a forked child as root, in a process group of its own; records observations
    * with ucb_vobserve().  Returns 0, or < 0 with `err` set (a harness error). */
   int (*run) (struct ucb_vctx *ctx, ucb_error_t *err);
 };
+
+#define UCB_VCAP(cap) (1ull << (cap))
+/* What every case needs: becoming its fresh uids (setgroups, setresgid, setresuid; writing
+ * the id maps of its containers) and killing its probes, which run as those uids, when it
+ * ends or times out. */
+#define UCB_VNEEDS_PROBES (UCB_VCAP (CAP_SETUID) | UCB_VCAP (CAP_SETGID) | UCB_VCAP (CAP_KILL))
+
+/* Whether `c` lacks something it needs, given the effective capabilities `have` (UCB_VCAP
+ * bits) and whether we are uid 0 of the initial user namespace: then `why` says what
+ * ("needs CAP_SETUID, CAP_SETGID (run as root)").  Pure: the unit tests feed it fakes. */
+bool ucb_vcase_unmet (const struct ucb_vcase *c, uint64_t have, bool init_root, char *why,
+                      size_t whylen);
 
 /* Record one observation (from a case's run()). */
 void ucb_vobserve (struct ucb_vresult *r, const char *name, enum ucb_vkind kind, long long expected,

@@ -1,6 +1,7 @@
 """cli.py - bad input: one-line error naming the value, exit status 2; help and version; a
 kernel refusal explained with what to change (exit status 1)."""
 import os
+import re
 import subprocess
 import time
 
@@ -31,7 +32,12 @@ BAD = [
     (["run", "--output", "/proc/version"], "/proc/version"),
     (["nosuchcommand"], "nosuchcommand"),
     (["help", "nosuchcommand"], "nosuchcommand"),
-    (["list", "--format", "csv"], "csv"),
+    (["info", "--format", "csv"], "csv"),
+    (["list", "--format", "xml"], "xml"),
+    (["run", "--duration", "2x"], "2x"),
+    (["run", "-d", "1e400s"], "1e400s"),
+    (["run", "-c"], "-c"),
+    (["run", "--quiet=1"], "--quiet=1"),
     (["info", "--bogus"], "--bogus"),
 ]
 for args, needle in BAD:
@@ -91,8 +97,8 @@ with open(os.path.join(os.environ.get("top_srcdir", "."), "man", "ucbench.1")) a
     man = f.read().replace("\\-", "-")
 with open(os.path.join(os.environ.get("top_srcdir", "."), "README.md")) as f:
     readme = f.read()
-opts = [w.split()[0] for w in run(["run", "--help"]).stdout.split("  --")[1:]]
-opts = ["--" + o.rstrip(",").split("[")[0] for o in opts]  # --cgroup[=PARENT] -> --cgroup
+# Long options at the start of a line or after their short form (`  -d, --duration`).
+opts = re.findall(r"^  (?:-[a-zA-Z], )?(--[a-z][a-z-]*)", run(["run", "--help"]).stdout, re.M)
 t.ok(len(opts) >= 12, "run --help lists the options", opts)
 missing = [o for o in opts if o not in man]
 t.ok(not missing, "every `run` option is in the man page", missing)

@@ -193,6 +193,45 @@ for name, doc, needle in (("text.json", None, "not valid JSON"),
     lines = r.stderr.splitlines()
     t.ok(r.returncode == 2 and lines and p in lines[0] and needle in lines[0] and r.stdout == "",
          f"bad input {name}: exit 2, one line naming the file ({needle})", r.stderr)
+# A comparison of nothing is bad input too, or a CI gate would pass on the wrong file: a
+# document of the other kind, one with nothing to compare, no point in common, a field of the
+# wrong type (a number written as a string).
+vsrc = os.path.join(os.environ.get("top_srcdir", "."), "examples", "verify-small.json")
+other = make(TIGHT)
+for x in other["results"]:
+    x["workload"] = "getppid"
+strnum = make(TIGHT)
+strnum["host"]["cpus_online"] = "2"
+strcont = make(TIGHT)
+strcont["results"][0]["contention"] = {"contended": "true"}
+vother = copy.deepcopy(vb)
+for c in vother["verify"]:
+    c["id"] = "ULIM-09"
+for name, args, needle in (
+        ("verify.json against run.json", [vsrc, b], "compare documents of one kind"),
+        ("run.json against verify.json", [b, vsrc], "compare documents of one kind"),
+        ("no results[] and no verify[]",
+         [write("nores.json", {"schema": "ucbench-result/1"}), b], "neither \"results\""),
+        ("results[] empty", [b, write("empty.json", dict(base0, results=[]))],
+         "nothing to compare"),
+        ("results[] of garbage", [b, write("junk.json", dict(base0, results=[1, "x"]))],
+         "results[0]: not an object"),
+        ("no point in common", [b, write("other.json", other)], "no point"),
+        ("no verify case in common", [path("vb.json"), write("vother.json", vother)],
+         "no verify case in common"),
+        ("a number written as a string", [write("strnum.json", strnum), b],
+         'host: "cpus_online" is not an integer'),
+        ("a boolean written as a string", [b, write("strcont.json", strcont)],
+         'results[0].contention: "contended" is not true or false')):
+    r = run(["compare", *args])
+    lines = r.stderr.splitlines()
+    t.ok(r.returncode == 2 and lines and needle in lines[0] and r.stdout == ""
+         and any(a in lines[0] for a in args) and all(ln.startswith("Try ") for ln in lines[1:]),
+         f"{name}: exit 2, one line naming the file ({needle})", r.stderr)
+r = run(["compare", "--base", b, "--head", b, "--head", write("vh2.json", vb)])
+t.ok(r.returncode == 2 and "one kind" in r.stderr and "vh2.json" in r.stderr,
+     "a verify document among several heads: exit 2", r.stderr)
+
 r = run(["compare", b])
 t.ok(r.returncode == 2 and "two documents" in r.stderr, "one file only: exit 2")
 r = run(["compare", b, b, "--threshold", "x"])

@@ -20,7 +20,8 @@ GOLDEN = os.path.join(SRCDIR, "tests", "golden")
 
 out = {}
 for fmt, src in (("gab", RUN), ("gab-smaller", RUN), ("bmf", RUN), ("gbench", RUN),
-                 ("lkp", RUN), ("junit", VERIFY), ("ktap", VERIFY)):
+                 ("lkp", RUN), ("junit", VERIFY), ("ktap", VERIFY), ("kcidb", RUN),
+                 ("kcidb", VERIFY)):
     golden = os.path.join(GOLDEN, os.path.basename(src).replace(".json", "." + fmt))
     r = run(["export", "--to", fmt, src])
     with open(golden) as f:
@@ -28,7 +29,7 @@ for fmt, src in (("gab", RUN), ("gab-smaller", RUN), ("bmf", RUN), ("gbench", RU
     t.ok(r.returncode == 0 and r.stderr == "" and r.stdout == want,
          f"{fmt}: {os.path.basename(src)} matches {os.path.basename(golden)}",
          r.stderr + r.stdout[:1500])
-    out[fmt] = r.stdout
+    out[fmt if fmt != "kcidb" else "kcidb-" + os.path.basename(src)] = r.stdout
 
 # github-action-benchmark: zod BenchmarkResult = {name, value, unit, range?, extra?}.
 for fmt, unit in (("gab", "ops/s"), ("gab-smaller", "ns/op")):
@@ -79,8 +80,8 @@ else:
         t.ok(False, "bmf: valid against the BMF schema", str(e)[:1000])
 t.ok(isinstance(bmf, dict) and all(
     m["throughput"]["lower_value"] <= m["throughput"]["value"] <= m["throughput"]["upper_value"]
-    and "latency" in m for m in bmf.values()),
-     "bmf: throughput and latency measures, lower <= value <= upper")
+    and "cpu_ns_per_op" in m and "latency" not in m for m in bmf.values()),
+     "bmf: throughput and cpu_ns_per_op measures (no latency), lower <= value <= upper")
 
 # Google Benchmark, as github-action-benchmark's googlecpp extractor reads it.
 g = json.loads(out["gbench"] or "{}")
@@ -91,16 +92,24 @@ t.ok(rows and all(all(k in b for k in ("name", "real_time", "time_unit", "iterat
      and g["context"].get("executable") == "ucbench"
      and g["context"].get("json_schema_version") == 1,
      "gbench: the googlecpp fields, iteration rows only, context", out["gbench"][:1500])
-t.ok(all(abs(b["real_time"] * r["summary"]["per_container_ops"] - 1e9) < 1e3
+t.ok(all(abs(b["real_time"] * r["summary"]["total_ops_per_s"] - 1e9) < 1e3
          and b["threads"] == r["containers"] * r["tasks"]
-         for b, r in zip(rows, doc["results"])), "gbench: real_time = 1e9 / per_container_ops")
+         and b["iterations"] == sum(c["ops"] for c in r["per_container"])
+         for b, r in zip(rows, doc["results"]))
+     and not {"mhz_per_cpu", "cpu_scaling_enabled", "caches"} & set(g["context"]),
+     "gbench: as Google Benchmark counts threads: real_time = 1e9 / total_ops_per_s, "
+     "iterations = all ops; no invented context")
 
 # LKP: flat key: value lines.
 lines = out["lkp"].splitlines()
-t.ok(lines and all(len(ln.split(": ")) == 2 and ln.startswith("ucbench.signal.shared.")
+t.ok(lines and all(len(ln.split(": ")) == 2 and ln.startswith("signal.shared.")
                    and float(ln.split(": ")[1]) >= 0 for ln in lines)
-     and "ucbench.signal.shared.2.per_container_ops: 239908.4642" in lines,
-     "lkp: key: value lines named ucbench.WORKLOAD.OWNER.N.FIELD", out["lkp"])
+     and "signal.shared.2.per_container_ops: 239908.4642" in lines
+     and "signal.shared.2.per_process_ops: 239908.4642" in lines
+     and "signal.shared.2.workload: 479816.9283" in lines
+     and any(ln.startswith("signal.shared.2.per_container_ops_stddev: ") for ln in lines),
+     "lkp: key: value lines WORKLOAD.OWNER.N.FIELD (dump-stat adds ucbench.), will-it-scale's "
+     "per_process_ops and workload", out["lkp"])
 
 # A document with repeats, tasks, thread mode and depth 0: names and the median over repeats.
 rep = copy.deepcopy(doc)
@@ -119,25 +128,36 @@ sk.update(status="skipped", workload="seccomp", per_container=[])
 rep["results"].append(sk)
 pr = write("rep.json", rep)
 r = run(["export", "--to", "lkp", pr])
-want = "ucbench.signal.shared.d3.t2.thread.2.per_container_ops: %.10g" % (
+want = "signal.shared.d3.t2.thread.2.per_container_ops: %.10g" % (
     doc["results"][1]["summary"]["per_container_ops"] * 2.0)
 t.ok(r.returncode == 0 and want in r.stdout.splitlines()
-     and r.stdout.count(".d3.t2.thread.2.per_container_ops") == 1
-     and "ucbench.signal.shared.d0.1.fairness: 1" in r.stdout
+     and r.stdout.count(".d3.t2.thread.2.per_container_ops: ") == 1
+     and "signal.shared.d0.1.fairness: 1" in r.stdout
+     and ".d3.t2.thread.2.per_thread_ops: " in r.stdout
      and "d0.1.scalability" not in r.stdout and "seccomp" not in r.stdout,
      "lkp: depth/tasks/mode in the name when not default, median over repeats, null and "
      "skipped left out", r.stdout + r.stderr)
 r = run(["export", "--to", "gab", pr])
 names = [e["name"] for e in json.loads(r.stdout or "[]")]
-t.ok(r.returncode == 0 and len(names) == 4 and len(set(names)) == 4
-     and "signal/shared/depth:3/tasks:2/thread/containers:2/repeat:2" in names,
-     "gab with repeats: /repeat:R keeps names distinct; skipped points left out", str(names))
+gab_rep = json.loads(r.stdout or "[]")
+t.ok(r.returncode == 0 and len(names) == 2 and len(set(names)) == 2
+     and "signal/shared/depth:3/tasks:2/thread/containers:2" in names
+     and gab_rep[0]["value"] == doc["results"][1]["summary"]["per_container_ops"] * 2.0
+     and gab_rep[0]["range"] == "± %.1f" % doc["results"][1]["summary"]["per_container_ops"],
+     "gab with repeats: one series per point, the median, half the repeats' spread as range; "
+     "skipped points left out", r.stdout)
 r = run(["export", "--to", "gbench", pr])
 rows = json.loads(r.stdout or "{}").get("benchmarks", [])
+base = "signal/shared/depth:3/tasks:2/thread/containers:2"
 t.ok(r.returncode == 0 and [b["repetition_index"] for b in rows[:3]] == [0, 1, 2]
-     and all(b["repetitions"] == 3 for b in rows[:3]) and rows[0]["threads"] == 4
-     and len({b["name"] for b in rows[:3]}) == 1,
-     "gbench with repeats: one name, repetitions 3, repetition_index 0..2", r.stdout[:1500])
+     and all(b["repetitions"] == 3 for b in rows[:7]) and rows[0]["threads"] == 4
+     and [b["name"] for b in rows[:7]] == [base] * 3 + [base + "_" + a for a in
+                                                       ("mean", "median", "stddev", "cv")]
+     and [b["run_type"] for b in rows[:7]] == ["iteration"] * 3 + ["aggregate"] * 4
+     and [b.get("aggregate_unit") for b in rows[3:7]] == ["time"] * 3 + ["percentage"]
+     and all(b["run_name"] == base for b in rows[:7]) and rows[7]["repetitions"] == 1,
+     "gbench with repeats: one name, repetition_index 0..2, then _mean/_median/_stddev/_cv",
+     r.stdout[:1500])
 
 # JUnit and KTAP: the example, and one verdict of every status.
 try:
@@ -181,12 +201,15 @@ r = run(["export", "--to", "ktap", pv])
 k = r.stdout.splitlines()
 t.ok(r.returncode == 0 and k[:2] == ["KTAP version 1", "1..5"]
      and k[2] == "ok 1 " + vd["verify"][0]["id"] + " " + vd["verify"][0]["name"]
-     and k[3].startswith("not ok 2 ") and any(ln.startswith("not ok 3 ") and "# ERROR fork"
+     and k[3] == "# over-admission: 3 > 2 & <x>" and k[4].startswith("# checks: ")
+     and any(ln.startswith("not ok 2 ") for ln in k)
+     and any(ln.startswith("not ok 3 ") and "# ERROR fork"
                                               in ln for ln in k)
      and any(ln.startswith("ok 4 ") and ln.endswith("# SKIP no userns") for ln in k)
      and any(ln.startswith("ok 5 ") and "# XFAIL known kernel bug: intended 0" in ln for ln in k)
      and k[-1] == "# Totals: pass:1 fail:1 xfail:1 xpass:0 skip:1 error:1",
-     "ktap: ok / not ok, SKIP, XFAIL and ERROR directives, totals", r.stdout)
+     "ktap: ok / not ok, diagnostics before the result line, SKIP, XFAIL and ERROR "
+     "directives, totals", r.stdout)
 if shutil.which("prove"):
     for name, text, good in (("ex.ktap", out["ktap"], True), ("v.ktap", r.stdout, False)):
         with open(path(name), "w") as f:
@@ -209,14 +232,30 @@ r = run(["export", "--to", "lkp", RUN, "--output", path("no/such/dir")])
 t.ok(r.returncode == 1 and len(r.stderr.splitlines()) == 1, "--output unwritable: exit 1",
      r.stderr)
 
-# Bad usage: one line naming the problem, exit 2, nothing on stdout.
+# Bad usage: one line naming the problem, exit 2, nothing on stdout.  Bad documents among
+# them: of the other kind, nothing measured, verify: [{}], a number or a name of the wrong type.
+with open(VERIFY) as f:
+    vdoc = json.load(f)
+skipped = write("skipped.json", dict(doc, results=[dict(x, status="skipped", per_container=[])
+                                                  for x in doc["results"]]))
+vjunk = write("vjunk.json", dict(vdoc, verify=[{}]))
+vname = write("vname.json", dict(vdoc, verify=[dict(vdoc["verify"][0], name=3)]))
+vdur = write("vdur.json", dict(vdoc, verify=[dict(vdoc["verify"][0], duration_s="1.5")]))
+cpus = write("cpus.json", dict(doc, host=dict(doc["host"], cpus_online="2")))
+norun = write("norun.json", {"schema": "ucbench-result/1"})
 for args, needle in ((["--to", "csv", RUN], "invalid --to `csv`"),
                      ([RUN], "needs --to"),
                      (["--to", "gab", RUN, VERIFY], "exactly one document"),
                      (["--to", "gab"], "exactly one document"),
-                     (["--to", "junit", RUN], RUN + ": no verify[] array"),
-                     (["--to", "ktap", RUN], RUN + ": no verify[] array"),
-                     (["--to", "gab", VERIFY], VERIFY + ": no measured results[]"),
+                     (["--to", "junit", RUN], f"`{RUN}`: a `ucbench run` document"),
+                     (["--to", "ktap", RUN], f"`{RUN}`: a `ucbench run` document"),
+                     (["--to", "gab", VERIFY], f"`{VERIFY}`: a `ucbench verify` document"),
+                     (["--to", "bmf", skipped], f"{skipped}: no measured results[]"),
+                     (["--to", "junit", vjunk], f"`{vjunk}`: verify[0]: missing \"id\""),
+                     (["--to", "junit", vname], f"`{vname}`: verify[0]: \"name\" is not a"),
+                     (["--to", "junit", vdur], f"`{vdur}`: verify[0]: \"duration_s\" is not"),
+                     (["--to", "gbench", cpus], f"`{cpus}`: host: \"cpus_online\" is not an"),
+                     (["--to", "lkp", norun], f"`{norun}`: neither \"results\""),
                      (["--to", "gbench", path("missing.json")], "missing.json"),
                      (["--to"], "--to"),
                      (["--bogus", RUN], "--bogus")):

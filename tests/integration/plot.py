@@ -85,7 +85,16 @@ for args, needle, name in (
         ([src], "--output", "no --output"),
         (["--output", path("x.svg")], "at least one", "no input file"),
         ([src, "--output", path("x.png")], "unknown extension", "--output x.png"),
-        ([verify_only, "--output", path("x.svg")], "no measured results", "verify-only document"),
+        ([verify_only, "--output", path("x.svg")], "a `ucbench verify` document",
+         "verify-only document"),
+        ([write("nores.json", {"schema": "ucbench-result/1"}), "--output", path("x.svg")],
+         "neither \"results\"", "no results[] and no verify[]"),
+        ([write("strnum.json", dict(doc, config=dict(doc["config"], duration_s="1"))),
+          "--output", path("x.svg")], 'config: "duration_s" is not a number',
+         "a number written as a string"),
+        ([write("skipped.json", dict(doc, results=[dict(x, status="skipped")
+                                                   for x in doc["results"]])),
+          "--output", path("x.svg")], "no measured results", "nothing measured"),
         ([path("missing.json"), "--output", path("x.svg")], "No such file", "missing file"),
         ([src, "--bogus", "-o", path("x.svg")], "bogus", "unknown option")):
     r = run(["plot"] + args)

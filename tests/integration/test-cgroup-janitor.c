@@ -1,6 +1,7 @@
 /* test-cgroup-janitor.c - run --cgroup in a delegated scope (ucbench moves into a leaf so
  * that its group may enable controllers) and the janitor that removes everything after a
- * SIGKILL of ucbench, on the host layout, pure cgroup2 and a scope (root). */
+ * SIGKILL of ucbench, on the host layout, pure cgroup2 and a scope (root); the journal of
+ * intended changes it undoes. */
 #include "config.h"
 
 #include <signal.h>
@@ -438,9 +439,120 @@ test_janitor (void)
   run_janitor_case (JANITOR_SCOPE);
 }
 
+/* (5) The journal (journal.c): a change that cannot be listed is refused, never made. */
+static void
+test_journal (void)
+{
+  ucb_error_t err = NULL;
+  struct ucb_cg_journal *j = ucb_cg_journal_new (2, &err);
+  cleanup_free char *longp = xcalloc (1, PATH_MAX + 1);
+
+  tap_check (j != NULL);
+  if (j == NULL)
+    return;
+  memset (longp, 'a', PATH_MAX);
+  tap_check_int (ucb_cg_journal_count (j), ==, 0);
+  tap_check_int (ucb_cg_journal_add (j, UCB_CG_J_GROUP, "/g/ucbench-1", NULL, true, &err), ==, 0);
+  tap_check_int (ucb_cg_journal_add (j, UCB_CG_J_GROUP, longp, NULL, true, &err), <, 0);
+  tap_check (err && err->code == ENAMETOOLONG);
+  ucb_error_free (&err);
+  tap_check_int (ucb_cg_journal_add (j, UCB_CG_J_ENABLE, "/g", longp, true, &err), <, 0);
+  tap_check (err && err->code == ENAMETOOLONG);
+  ucb_error_free (&err);
+  tap_check_int (ucb_cg_journal_add (j, UCB_CG_J_ENABLE, "/g", "pids", true, &err), ==, 1);
+  tap_check_int (ucb_cg_journal_add (j, UCB_CG_J_LEAF, "/g/x", NULL, true, &err), <, 0);
+  tap_check (err && err->code == ENOSPC);
+  ucb_error_free (&err);
+  tap_check_int (ucb_cg_journal_count (j), ==, 2);
+  tap_check_str (j->e[1].path, "/g");
+  tap_check_str (j->e[1].ctrl, "pids");
+  ucb_cg_journal_retract (j, 0);
+  ucb_cg_journal_retract (j, 5); /* out of range: nothing */
+  tap_check_int (j->e[0].kind, ==, UCB_CG_J_NONE);
+  tap_check_int (j->e[1].kind, ==, UCB_CG_J_ENABLE);
+  ucb_cg_journal_free (j);
+}
+
+/* The victim of (6): a janitor on a journal of one group made, then entries whose changes never
+ * happened (a group, a subtree_control enable and a leaf, all absent); it reports and sleeps. */
+static void __attribute__ ((noreturn)) journal_victim (int report_fd)
+{
+  static struct ucb_cgroup cg;
+  ucb_error_t err = NULL;
+  cleanup_free char *made = xasprintf ("%s/ucbench-%d", v2_root, (int) getpid ());
+  cleanup_free char *never = xasprintf ("%s/ucbench-t%d", v2_root, (int) getpid ());
+  cleanup_free char *leaf = xasprintf ("%s/ucbench-t%d/x-self", v2_root, (int) getpid ());
+
+  cg.pid = getpid ();
+  cg.journal = ucb_cg_journal_new (4, &err);
+  if (cg.journal == NULL || ucb_cg_janitor_start (&cg, &err) < 0
+      || ucb_cg_journal_add (cg.journal, UCB_CG_J_GROUP, made, NULL, true, &err) < 0
+      || mkdir (made, 0755) < 0
+      || ucb_cg_journal_add (cg.journal, UCB_CG_J_GROUP, never, NULL, true, &err) < 0
+      || ucb_cg_journal_add (cg.journal, UCB_CG_J_ENABLE, never, "pids", true, &err) < 0
+      || ucb_cg_journal_add (cg.journal, UCB_CG_J_LEAF, leaf, NULL, true, &err) < 0)
+    {
+      dprintf (report_fd, "error %s\n", err ? err->msg : strerror (errno));
+      _exit (1);
+    }
+  dprintf (report_fd, "%d\n", (int) cg.janitor);
+  close (report_fd);
+  for (;;)
+    pause ();
+}
+
+/* (6) SIGKILL after one change of four listed: the janitor removes it, and the three never
+ * made cost nothing (ENOENT). */
+static void
+test_journal_janitor (void)
+{
+  int p[2];
+  pid_t victim;
+  cleanup_free char *report = NULL, *made = NULL, *sc = NULL;
+  int jpid = 0;
+  uint64_t t0;
+
+  if (!v2_writable () || pipe2 (p, O_CLOEXEC) < 0)
+    return;
+  prctl (PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+  fflush (stdout);
+  victim = fork ();
+  if (victim == 0)
+    {
+      close (p[0]);
+      journal_victim (p[1]);
+    }
+  close (p[1]);
+  track (victim);
+  report = read_line_fd (p[0]);
+  made = xasprintf ("%s/ucbench-%d", v2_root, (int) victim);
+  tap_check (sscanf (report, "%d", &jpid) == 1 && jpid > 0);
+  tap_check (exists (made));
+  kill (victim, SIGKILL);
+  waitpid (victim, NULL, 0);
+  t0 = ucb_now_ns ();
+  while ((exists (made) || (jpid > 0 && kill (jpid, 0) == 0))
+         && ucb_now_ns () - t0 < CG_DEADLINE_NS)
+    {
+      while (waitpid (-1, NULL, WNOHANG) > 0)
+        ;
+      usleep (10000);
+    }
+  printf ("# cleaned up after %.2f s\n", (double) (ucb_now_ns () - t0) / 1e9);
+  tap_check (!exists (made));
+  tap_check (jpid > 0 && kill (jpid, 0) < 0 && errno == ESRCH);
+  sc = readf ("%s/cgroup.subtree_control", v2_root);
+  tap_check_str (sc, v2_sc_before);
+  prctl (PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0);
+  host_restore ();
+}
+
 static const struct tap_test tests[] = {
   { "pure cgroup v2 in a delegated scope: ucbench moves into a leaf", test_scope },
   { "janitor cleans up after SIGKILL", test_janitor },
+  { "journal: a change it cannot list is refused", test_journal },
+  { "janitor undoes the journal: made changes go, never made ones cost nothing",
+    test_journal_janitor },
 };
 
 int

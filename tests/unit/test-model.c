@@ -70,7 +70,7 @@ load_error (json_t *doc)
   ucb_error_t err = NULL;
   char *msg = NULL;
 
-  if (ucb_doc_load (doc, "t.json", &d, &err) < 0)
+  if (ucb_doc_load (doc, "t.json", UCB_DOC_ANY, &d, &err) < 0)
     {
       tap_check_int (err->status, ==, UCB_EXIT_USAGE);
       msg = xstrdup (err->msg);
@@ -88,7 +88,7 @@ load_results (json_t *res, struct ucb_doc *d)
 {
   json_t *doc = document (res);
   ucb_error_t err = NULL;
-  int r = ucb_doc_load (doc, "t.json", d, &err);
+  int r = ucb_doc_load (doc, "t.json", UCB_DOC_ANY, d, &err);
 
   json_decref (doc); /* the model holds its own reference */
   tap_check_int (r, ==, 0);
@@ -104,7 +104,7 @@ test_good_document (void)
   struct ucb_doc d;
   ucb_error_t err = NULL;
 
-  tap_check_int (ucb_doc_open (path, &d, &err), ==, 0);
+  tap_check_int (ucb_doc_open (path, UCB_DOC_RUN, &d, &err), ==, 0);
   if (err)
     return;
   tap_check_int (d.n_points, ==, 2);
@@ -174,6 +174,189 @@ test_schema_errors (void)
   check_error (json_pack ("{s:s, s:[], s:[{s:s, s:s}]}", "schema", "ucbench-result/1", "results",
                           "verify", "id", "ULIM-01", "status", "pass"),
                "(loaded)");
+}
+
+/* A run document of one point, with `key` of the object at `where` ("" the top, "host",
+ * "config", "run", "kernel_matrix", "point", "contention", "placement") set to `v` (stolen). */
+static json_t *
+run_with (const char *where, const char *key, json_t *v)
+{
+  json_t *p = point ("signal", 1, 1, "process", 1, "ok", 100);
+  json_t *doc = document (json_pack ("[o]", p)), *o = doc;
+
+  json_object_set_new (doc, "host",
+                       json_pack ("{s:s, s:{s:s}, s:i}", "hostname", "h", "kernel", "release",
+                                  "6.1", "cpus_online", 2));
+  json_object_set_new (doc, "config", json_pack ("{s:f, s:i}", "duration_s", 1.0, "repeat", 1));
+  json_object_set_new (doc, "run", json_pack ("{s:s}", "start_time", "2026-01-01T00:00:00Z"));
+  json_object_set_new (p, "contention", json_pack ("{s:b}", "contended", 0));
+  json_object_set_new (p, "placement", json_pack ("{s:i}", "cpus", 1));
+  if (strcmp (where, "point") == 0)
+    o = p;
+  else if (strcmp (where, "contention") == 0 || strcmp (where, "placement") == 0)
+    o = json_object_get (p, where);
+  else if (*where)
+    {
+      o = json_object_get (doc, where);
+      if (o == NULL)
+        {
+          o = json_object ();
+          json_object_set_new (doc, where, o);
+        }
+    }
+  json_object_set_new (o, key, v);
+  return doc;
+}
+
+static json_t *
+verify_doc (const char *id, json_t *extra)
+{
+  json_t *c = json_pack ("{s:s, s:s}", "id", id, "status", "pass");
+  if (extra)
+    json_object_update (c, extra);
+  json_decref (extra);
+  return json_pack ("{s:s, s:[], s:[o]}", "schema", "ucbench-result/1", "results", "verify", c);
+}
+
+/* Load with `kinds`; the message, or "(loaded)". */
+static void
+check_kind (json_t *doc, unsigned kinds, const char *want)
+{
+  struct ucb_doc d;
+  ucb_error_t err = NULL;
+
+  if (ucb_doc_load (doc, "t.json", kinds, &d, &err) < 0)
+    {
+      tap_check_str (err->msg, want);
+      ucb_error_free (&err);
+    }
+  else
+    {
+      tap_check_str ("(loaded)", want);
+      ucb_doc_free (&d);
+    }
+  json_decref (doc);
+}
+
+static void
+test_kinds (void)
+{
+  check_kind (verify_doc ("ULIM-01", NULL), UCB_DOC_RUN,
+              "`t.json`: a `ucbench verify` document (verify[]), and this needs a `ucbench run` "
+              "one");
+  check_kind (document (json_array ()), UCB_DOC_VERIFY,
+              "`t.json`: a `ucbench run` document (results[], no verify[]), and this needs a "
+              "`ucbench verify` one");
+  check_kind (json_pack ("{s:s}", "schema", "ucbench-result/1"), UCB_DOC_ANY,
+              "`t.json`: neither \"results\" (a `ucbench run` document) nor \"verify\" (a "
+              "`ucbench verify` one): nothing to read");
+  check_kind (json_pack ("{s:s, s:[], s:{}}", "schema", "ucbench-result/1", "results", "verify"),
+              UCB_DOC_ANY, "`t.json`: \"verify\" is not an array");
+  check_kind (verify_doc ("ULIM-01", NULL), UCB_DOC_VERIFY, "(loaded)");
+  check_kind (document (json_array ()), UCB_DOC_RUN, "(loaded)");
+  check_kind (run_with ("", "host", json_null ()), UCB_DOC_RUN, "(loaded)"); /* not collected */
+}
+
+/* A field of the wrong type, where the readers would have read a default: an error naming it. */
+static void
+test_wrong_types (void)
+{
+  static const struct
+  {
+    const char *where, *key, *value, *want;
+  } cases[] = {
+    { "", "host", "[]", "`t.json`: \"host\" is not an object" },
+    { "", "config", "\"x\"", "`t.json`: \"config\" is not an object" },
+    { "host", "cpus_online", "\"2\"", "`t.json`: host: \"cpus_online\" is not an integer or null" },
+    { "host", "cpu_model", "7", "`t.json`: host: \"cpu_model\" is not a string or null" },
+    { "host", "kernel", "{\"release\": 6}",
+      "`t.json`: host.kernel: \"release\" is not a string or null" },
+    { "config", "duration_s", "\"1\"", "`t.json`: config: \"duration_s\" is not a number or null" },
+    { "config", "repeat", "\"3\"", "`t.json`: config: \"repeat\" is not an integer or \"auto\"" },
+    { "config", "workloads", "\"signal\"", "`t.json`: config: \"workloads\" is not an array" },
+    { "run", "start_time", "5", "`t.json`: run: \"start_time\" is not a string or null" },
+    { "kernel_matrix", "emulated_timing", "\"yes\"",
+      "`t.json`: kernel_matrix: \"emulated_timing\" is not true or false" },
+    { "point", "reason", "1", "`t.json`: results[0]: \"reason\" is not a string or null" },
+    { "point", "contention", "[]", "`t.json`: results[0]: \"contention\" is not an object" },
+    { "contention", "contended", "\"true\"",
+      "`t.json`: results[0].contention: \"contended\" is not true or false" },
+    { "contention", "cpu_share_median", "\"0.5\"",
+      "`t.json`: results[0].contention: \"cpu_share_median\" is not a number or null" },
+    { "placement", "cpus", "\"1\"", "`t.json`: results[0].placement: \"cpus\" is not an integer" },
+    { "placement", "l3_domains", "1.5",
+      "`t.json`: results[0].placement: \"l3_domains\" is not an integer or null" },
+    { "config", "repeat", "\"auto\"", "(loaded)" },
+    { "host", "cpus_online", "null", "(loaded)" },
+  };
+
+  for (size_t i = 0; i < UCB_ARRAY_SIZE (cases); i++)
+    check_kind (
+        run_with (cases[i].where, cases[i].key, json_loads (cases[i].value, JSON_DECODE_ANY, NULL)),
+        UCB_DOC_RUN, cases[i].want);
+  check_kind (verify_doc ("ULIM-01", json_pack ("{s:i}", "name", 3)), UCB_DOC_VERIFY,
+              "`t.json`: verify[0]: \"name\" is not a string or null");
+  check_kind (verify_doc ("ULIM-01", json_pack ("{s:s}", "duration_s", "1.5")), UCB_DOC_VERIFY,
+              "`t.json`: verify[0]: \"duration_s\" is not a number or null");
+  check_kind (verify_doc ("ULIM-01", json_pack ("{s:[]}", "detail")), UCB_DOC_VERIFY,
+              "`t.json`: verify[0]: \"detail\" is not a string or null");
+}
+
+/* Load `doc` (stolen) as any kind into `d`, named `name`. */
+static bool
+load_named (json_t *doc, const char *name, struct ucb_doc *d)
+{
+  ucb_error_t err = NULL;
+  int r = ucb_doc_load (doc, name, UCB_DOC_ANY, d, &err);
+
+  json_decref (doc);
+  tap_check_int (r, ==, 0);
+  ucb_error_free (&err);
+  return r == 0;
+}
+
+static void
+check_comparable (json_t *base, json_t *head, const char *want)
+{
+  struct ucb_doc d[2];
+  ucb_error_t err = NULL;
+
+  if (!load_named (base, "b.json", &d[0]))
+    return;
+  if (load_named (head, "h.json", &d[1]))
+    {
+      int r = ucb_doc_comparable (&d[0], 1, &d[1], 1, &err);
+      tap_check_str (r == 0 ? "(comparable)" : err->msg, want);
+      if (r < 0)
+        tap_check_int (err->status, ==, UCB_EXIT_USAGE);
+      ucb_error_free (&err);
+      ucb_doc_free (&d[1]);
+    }
+  ucb_doc_free (&d[0]);
+}
+
+static void
+test_comparable (void)
+{
+  static const struct spec a[] = { { "signal", 1, 1, "process", 1, "ok", 100 },
+                                   { "signal", 2, 1, "process", 1, "ok", 100 } };
+  static const struct spec other[] = { { "getppid", 1, 1, "process", 1, "ok", 100 } };
+  static const struct spec skipped[] = { { "signal", 2, 1, "process", 1, "skipped", -1 } };
+
+  check_comparable (document (points (a, 2)), document (points (a, 1)), "(comparable)");
+  /* Present on both sides is enough: compare says what it makes of a skipped point. */
+  check_comparable (document (points (a, 2)), document (points (skipped, 1)), "(comparable)");
+  check_comparable (document (points (a, 2)), document (points (other, 1)),
+                    "`b.json` and `h.json` have no point (workload, containers, owner, depth, "
+                    "tasks, mode) in common: nothing to compare");
+  check_comparable (document (points (a, 2)), document (json_array ()),
+                    "`h.json`: no results[] entry and no verify[] case: nothing to compare");
+  check_comparable (verify_doc ("ULIM-01", NULL), document (points (a, 1)),
+                    "`b.json` is a `ucbench verify` document and `h.json` a `ucbench run` one: "
+                    "compare documents of one kind");
+  check_comparable (verify_doc ("ULIM-01", NULL), verify_doc ("ULIM-01", NULL), "(comparable)");
+  check_comparable (verify_doc ("ULIM-01", NULL), verify_doc ("ULIM-02", NULL),
+                    "`b.json` and `h.json` have no verify case in common: nothing to compare");
 }
 
 static void
@@ -251,7 +434,7 @@ test_verify_cases (void)
   struct ucb_doc d;
   ucb_error_t err = NULL;
 
-  tap_check_int (ucb_doc_load (doc, "t.json", &d, &err), ==, 0);
+  tap_check_int (ucb_doc_load (doc, "t.json", UCB_DOC_ANY, &d, &err), ==, 0);
   json_decref (doc);
   if (err)
     return;
@@ -270,6 +453,9 @@ test_verify_cases (void)
 static const struct tap_test tests[] = {
   { "a good document: points, groups, series, host, config", test_good_document },
   { "schema errors: one line naming the file and the field", test_schema_errors },
+  { "kinds: a run or a verify document, as the reader takes", test_kinds },
+  { "a field of the wrong type is an error naming its path, not a default", test_wrong_types },
+  { "compare: one kind, a point or a case in common", test_comparable },
   { "point identity, repeat groups, series, measured, interval rates", test_identity_and_measured },
   { "scalability: total / (N x median 1-container total of the series)", test_scalability },
   { "verify cases: first of an id, worst status, lookup", test_verify_cases },

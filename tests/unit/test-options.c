@@ -270,7 +270,98 @@ test_repeat_auto (void)
   expect_bad ("--repeat automatic --precision 5", "`automatic`");
 }
 
+static void
+test_durations (void)
+{
+  static const struct
+  {
+    const char *arg;
+    double seconds;
+  } good[] = {
+    { "2", 2 },    { "2s", 2 },          { "500ms", 0.5 }, { "1.5s", 1.5 },
+    { "1m", 60 },  { "0.5m", 30 },       { "1h", 3600 },   { ".25", 0.25 },
+    { "2e0s", 2 }, { "250000us", 0.25 }, { "100ms", 0.1 },
+  };
+  static const char *const bad[] = { "2x",  "-1s", "1e400s", "",    "ms",   "s",    "+2s",
+                                     "2 s", "2S",  "0x10",   "inf", "nans", "2ms5", "1e-400" };
+  struct ucb_run_options o;
+  double v;
+
+  for (size_t i = 0; i < UCB_ARRAY_SIZE (good); i++)
+    {
+      v = -1;
+      tap_check_int (ucb_parse_duration (good[i].arg, 0, 1e6, &v), ==, 0);
+      tap_check_near (v, good[i].seconds, 1e-12);
+    }
+  for (size_t i = 0; i < UCB_ARRAY_SIZE (bad); i++)
+    if (ucb_parse_duration (bad[i], 0.1, 1e6, &v) == 0)
+      {
+        printf ("# duration `%s` was taken as %g\n", bad[i], v);
+        tap_failed_checks++;
+      }
+  /* The range is in seconds, after the unit. */
+  tap_check_int (ucb_parse_duration ("50ms", 0.1, 10, &v), <, 0);
+  tap_check_int (ucb_parse_duration ("1m", 0.1, 10, &v), <, 0);
+  parse_ok (&o, "--duration 1.5s --warmup 200ms --interval 100ms");
+  tap_check_near (o.plan.duration, 1.5, 1e-12);
+  tap_check_near (o.plan.warmup, 0.2, 1e-12);
+  tap_check_near (o.plan.interval, 0.1, 1e-12);
+  ucb_run_options_free (&o);
+  parse_ok (&o, "--repeat auto --precision 2 --max-time 2m");
+  tap_check_near (o.plan.max_time_s, 120, 1e-12);
+  ucb_run_options_free (&o);
+  /* One line naming the option, the range and the units. */
+  expect_bad ("--duration 2x", "invalid --duration `2x`: expected a duration from 0.1s to 86400s");
+  expect_bad ("--duration -1s", "ms, s, m or h");
+  expect_bad ("--warmup 1e400s", "--warmup `1e400s`");
+  expect_bad ("--interval ms", "--interval `ms`");
+  expect_bad ("--duration=", "--duration ``");
+  expect_bad ("--duration 2d", "`2d`");
+  expect_bad ("--interval 5ms", "--interval `5ms`"); /* below 0.01 s */
+  expect_bad ("--repeat auto --precision 2 --max-time 8d", "--max-time");
+}
+
+static void
+test_short_options (void)
+{
+  struct ucb_run_options o;
+
+  parse_ok (&o, "-w getppid,fork -c 1,3 -t 2 -d 500ms -r 2 -o /tmp/y.json -f csv -q");
+  tap_check_int (o.plan.n_workloads, ==, 2);
+  tap_check_str (o.plan.workloads[1]->name, "fork");
+  tap_check_int (o.plan.n_containers, ==, 2);
+  tap_check_int (o.plan.containers[1], ==, 3);
+  tap_check_int (o.plan.tasks[0], ==, 2);
+  tap_check_near (o.plan.duration, 0.5, 1e-12);
+  tap_check_int (o.plan.repeat, ==, 2);
+  tap_check_str (o.output, "/tmp/y.json");
+  tap_check_int (o.format, ==, UCB_FORMAT_CSV);
+  tap_check (o.quiet);
+  ucb_run_options_free (&o);
+  /* getopt forms: the value attached, and flags bundled before an option with a value. */
+  parse_ok (&o, "-d2s -c4 -qfjson");
+  tap_check_near (o.plan.duration, 2, 1e-12);
+  tap_check_int (o.plan.containers[0], ==, 4);
+  tap_check (o.quiet);
+  tap_check_int (o.format, ==, UCB_FORMAT_JSON);
+  ucb_run_options_free (&o);
+  parse_ok (&o, "-h");
+  tap_check (o.help);
+  ucb_run_options_free (&o);
+  expect_bad ("-d", "`-d` needs a value");
+  expect_bad ("-d 2x", "--duration `2x`");
+  expect_bad ("-c 0", "`0`");
+  expect_bad ("-f xml", "expected json, text or csv");
+  expect_bad ("-z", "unknown option `-z`");
+  expect_bad ("--quiet -zq", "unknown option `-z`"); /* not the token before */
+  expect_bad ("--qui=1", "unknown option `--qui=1`");
+  expect_bad ("--format=csv --quiet=yes", "unknown option `--quiet=yes`");
+  expect_bad ("-V", "unknown option `-V`"); /* -V is ucbench's --version, not run's */
+}
+
 static const struct tap_test tests[] = {
+  { "durations with units: 500ms, 2s, 1m; bad ones refused", test_durations },
+  { "short options -w -c -t -d -r -o -f -q", test_short_options },
   { "--repeat auto, --precision, --max-time", test_repeat_auto },
   { "--limit, --isolate, --headroom, --tasks, --threads", test_limits_isolate_headroom },
   { "defaults of a bare `run`", test_defaults },

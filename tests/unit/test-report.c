@@ -1,12 +1,20 @@
-/* test-report.c - the result document: field names, derived numbers, NaN, scalability. */
+/* test-report.c - the result document: field names, derived numbers, NaN, scalability; writing
+ * it to --output (atomically, no temporary left, stale ones removed, signals deferred). */
 #include "config.h"
 
 #include <jansson.h>
+#include <dirent.h>
 #include <errno.h>
 #include <math.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "../tap.h"
 #include "cli/record.h"
+#include "core/process.h"
 #include "core/util.h"
 #include "engine/runner.h"
 #include "engine/workload.h"
@@ -206,10 +214,124 @@ test_document_roundtrip (void)
   ucb_run_options_free (&o);
 }
 
+/* The names in `dir`, sorted, comma-separated ("" when empty). */
+static char *
+listing (const char *dir)
+{
+  struct dirent **e;
+  int n = scandir (dir, &e, NULL, alphasort);
+  char *out = xstrdup ("");
+
+  for (int i = 0; i < n; i++)
+    {
+      if (strcmp (e[i]->d_name, ".") != 0 && strcmp (e[i]->d_name, "..") != 0)
+        {
+          char *next = xasprintf ("%s%s%s", out, *out ? "," : "", e[i]->d_name);
+          free (out);
+          out = next;
+        }
+      free (e[i]);
+    }
+  free (e);
+  return out;
+}
+
+/* Does `path` hold a JSON object with "k": v? */
+static bool
+holds (const char *path, long long v)
+{
+  json_t *j = json_load_file (path, 0, NULL);
+  bool ok = json_integer_value (json_object_get (j, "k")) == v;
+  json_decref (j);
+  return ok;
+}
+
+static void
+write_doc (long long v, const char *path)
+{
+  json_t *doc = json_pack ("{s:I}", "k", (json_int_t) v);
+  ucb_error_t err = NULL;
+
+  tap_check_int (ucb_report_write_file (doc, path, &err), ==, 0);
+  tap_check_str (err ? err->msg : "", "");
+  ucb_error_free (&err);
+  json_decref (doc);
+}
+
+static void
+test_write_file (void)
+{
+  char dir[] = "/tmp/ucb-test-write-XXXXXX";
+  cleanup_free char *out = NULL, *link = NULL, *dead = NULL, *live = NULL, *ls = NULL;
+  ucb_error_t err = NULL;
+  struct stat st;
+  pid_t pid;
+
+  if (mkdtemp (dir) == NULL)
+    {
+      tap_check (false);
+      return;
+    }
+  out = xasprintf ("%s/out.json", dir);
+  /* Checked up front: nothing is left, a directory is a usage error. */
+  tap_check_int (ucb_report_check_output (out, &err), ==, 0);
+  ls = listing (dir);
+  tap_check_str (ls, "");
+  tap_check_int (ucb_report_check_output (dir, &err), <, 0);
+  tap_check (err && err->status == UCB_EXIT_USAGE && strstr (err->msg, "is a directory"));
+  ucb_error_free (&err);
+  /* A new file, then one written over: the document, mode 0644, nothing else in the dir. */
+  write_doc (1, out);
+  tap_check (holds (out, 1) && stat (out, &st) == 0 && (st.st_mode & 0777) == 0644);
+  write_doc (2, out);
+  tap_check (holds (out, 2));
+  free (ls);
+  ls = listing (dir);
+  tap_check_str (ls, "out.json");
+  /* Through a symlink: its target is replaced, the link stays one. */
+  link = xasprintf ("%s/link.json", dir);
+  tap_check_int (symlink ("out.json", link), ==, 0);
+  write_doc (3, link);
+  tap_check (holds (out, 3) && lstat (link, &st) == 0 && S_ISLNK (st.st_mode));
+  unlink (link);
+  /* A temporary of a dead writer is removed; one of a live process stays. */
+  pid = fork ();
+  if (pid == 0)
+    _exit (0);
+  waitpid (pid, NULL, 0);
+  dead = xasprintf ("%s.ucbench-tmp-%ld-0", out, (long) pid);
+  live = xasprintf ("%s.ucbench-tmp-%ld-0", out, (long) getppid ());
+  fclose (fopen (dead, "w"));
+  fclose (fopen (live, "w"));
+  write_doc (4, out);
+  tap_check (access (dead, F_OK) < 0 && access (live, F_OK) == 0 && holds (out, 4));
+  unlink (live);
+  unlink (out);
+  rmdir (dir);
+}
+
+/* The writer's section: a signal sets the flag instead of killing; what was there comes back. */
+static void
+test_interrupts_deferred (void)
+{
+  struct ucb_interrupt_saved saved;
+  struct sigaction now;
+
+  tap_check_int (ucb_interrupted (), ==, 0);
+  ucb_interrupts_defer (&saved);
+  raise (SIGTERM);
+  tap_check_int (ucb_interrupted (), ==, SIGTERM);
+  ucb_interrupts_resume (&saved);
+  sigaction (SIGTERM, NULL, &now);
+  tap_check (now.sa_handler == SIG_DFL);
+}
+
 static const struct tap_test tests[] = {
   { "per-point fields and derived statistics", test_point_fields },
   { "scalability against the 1-container point", test_scalability },
   { "whole document: schema, tool, run, config; JSON round-trip", test_document_roundtrip },
+  { "--output: checked up front, written atomically, stale temporaries removed", test_write_file },
+  { "SIGTERM while a document is written: noted, not obeyed", test_interrupts_deferred },
 };
 
 TAP_MAIN (tests)

@@ -93,6 +93,7 @@ create_parent_group (struct ucb_cgroup *cg, struct ucb_cg_hier *h, ucb_error_t *
   cleanup_free char *subtree = NULL;
   struct ucb_cg_kv kv[2];
   size_t nkv = 0;
+  int jx;
 
   h->group_rel = ucb_cg_join_rel (h->parent_rel, name);
   h->group_dir = ucb_cg_dir_of (h->mount, h->group_rel);
@@ -130,8 +131,18 @@ create_parent_group (struct ucb_cgroup *cg, struct ucb_cg_hier *h, ucb_error_t *
           kv[nkv++] = (struct ucb_cg_kv){ "cpuset.mems", h->cpuset_mems };
         }
     }
-  if (ucb_cg_hier_create (h, h->group_rel, kv, nkv, err) < 0)
+  /* Another process's group (a pid namespace elsewhere) is not ours: not in the journal. */
+  if (access (h->group_dir, F_OK) == 0)
+    return ucb_make_error (err, EEXIST, "create cgroup %s", h->group_dir);
+  jx = ucb_cg_journal_add (cg->journal, UCB_CG_J_GROUP, h->group_dir, NULL, h->version == 2, err);
+  if (jx < 0)
     return -1;
+  if (ucb_cg_hier_create (h, h->group_rel, kv, nkv, err) < 0)
+    {
+      if ((*err)->code == EEXIST)
+        ucb_cg_journal_retract (cg->journal, jx);
+      return -1;
+    }
   h->created = true;
   for (size_t i = 0; i < cg->nset; i++)
     {
@@ -152,6 +163,22 @@ create_parent_group (struct ucb_cgroup *cg, struct ucb_cg_hier *h, ucb_error_t *
 }
 
 /* ---- the API ---- */
+
+/* At most one entry per group, leaf and controller enabled at each level above a v2 group. */
+static size_t
+journal_capacity (const struct ucb_cgroup *cg)
+{
+  size_t n = cg->nh + 1;
+
+  for (size_t i = 0; i < cg->nh; i++)
+    {
+      size_t levels = 1;
+      for (const char *p = cg->h[i].parent_rel; *p; p++)
+        levels += *p == '/';
+      n += levels * cg->h[i].nctrls;
+    }
+  return n;
+}
 
 int
 ucb_cgroup_open (const struct ucb_cgroup_opts *o, struct ucb_cgroup **out, ucb_error_t *err)
@@ -189,11 +216,14 @@ ucb_cgroup_open (const struct ucb_cgroup_opts *o, struct ucb_cgroup **out, ucb_e
       || (o->parent && ucb_cg_resolve_parent (cg, o->parent, err) < 0)
       || ucb_cg_check_parents (cg, o->parent, err) < 0)
     goto out;
+  /* The janitor first, then the changes, each journaled before it is made: a kill at any
+   * point leaves it something complete to undo (issue 16). */
+  cg->journal = ucb_cg_journal_new (journal_capacity (cg), err);
+  if (cg->journal == NULL || ucb_cg_janitor_start (cg, err) < 0)
+    goto out;
   for (size_t i = 0; i < cg->nh; i++)
     if (create_parent_group (cg, &cg->h[i], err) < 0)
       goto out;
-  if (ucb_cg_janitor_start (cg, err) < 0)
-    goto out;
   *out = steal_pointer (&cg);
   rc = 0;
 out:
@@ -389,7 +419,7 @@ teardown (struct ucb_cgroup *cg)
   if (ucb_cg2_revert (cg) > 0)
     ok = false;
   /* Back into X now that it has no controllers; the leaf goes once the janitor has left it. */
-  if (cg->self_moved && ucb_cg2_leave_leaf (cg) < 0)
+  if (cg->self_moved && ucb_cg2_leave_leaf (cg->self_from) < 0)
     ok = false;
   else
     cg->self_moved = false;
@@ -416,8 +446,8 @@ ucb_cgroup_close (struct ucb_cgroup **pcg)
       if (cg->janitor > 0)
         while (waitpid (cg->janitor, NULL, 0) < 0 && errno == EINTR)
           ;
-      if (cg->self_leaf && (!cg->self_moved || ucb_cg2_leave_leaf (cg) == 0))
-        ucb_cg2_remove_leaf (cg);
+      if (cg->self_leaf && (!cg->self_moved || ucb_cg2_leave_leaf (cg->self_from) == 0))
+        ucb_cg2_remove_leaf (cg->self_leaf);
     }
   else if (cg->janitor_fd >= 0)
     close (cg->janitor_fd); /* in a fork of ucbench (an owner that unwinds): the memory only */
@@ -455,6 +485,7 @@ ucb_cgroup_close (struct ucb_cgroup **pcg)
   free (cg->self_from);
   free (cg->self_leaf);
   free (cg->self_rel);
+  ucb_cg_journal_free (cg->journal);
   free (cg);
 }
 

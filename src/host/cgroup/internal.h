@@ -1,10 +1,12 @@
 /* internal.h - the structures and helpers the files of the cgroup module share: layout.c
- * (read-only probing, layout.h) and util.c (leaf helpers) at the bottom, v1.c and v2.c (the
- * backends) on them, hier.c and janitor.c on those, and cgroup.c (the API of cgroup.h) on top.
- * Calls run only downwards; nothing here calls cgroup.c. */
+ * (read-only probing, layout.h), util.c (leaf helpers) and journal.c (the changes shared with
+ * the janitor) at the bottom, v1.c and v2.c (the backends) on them, hier.c and janitor.c on
+ * those, and cgroup.c (the API of cgroup.h) on top.  Calls run only downwards; nothing here
+ * calls cgroup.c. */
 #ifndef UCB_CG_INTERNAL_H
 #define UCB_CG_INTERNAL_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -48,6 +50,32 @@ struct ucb_cg_container
   char **rel;   /* per hierarchy: group_rel + "/c<i>" */
 };
 
+/* What ucbench is about to change, for the janitor to undo if ucbench dies: written before
+ * each change (journal.c), so a change never made is listed at worst (its directory absent). */
+enum ucb_cg_jkind
+{
+  UCB_CG_J_NONE,   /* retracted: the directory was someone else's (EEXIST) */
+  UCB_CG_J_GROUP,  /* path: ucbench-<pid> of one hierarchy, with whatever is below it */
+  UCB_CG_J_ENABLE, /* path: a group whose cgroup.subtree_control gets +ctrl */
+  UCB_CG_J_LEAF,   /* path: X/ucbench-<pid>-self, where ucbench and the janitor move from X */
+};
+
+struct ucb_cg_jentry
+{
+  int kind; /* enum ucb_cg_jkind */
+  bool v2;  /* GROUP: in the unified hierarchy (cgroup.kill) */
+  char ctrl[64];
+  char path[PATH_MAX];
+};
+
+/* MAP_SHARED and anonymous, made before the janitor is forked. */
+struct ucb_cg_journal
+{
+  size_t n; /* entries complete: stored with release, loaded with acquire */
+  size_t cap;
+  struct ucb_cg_jentry e[];
+};
+
 struct ucb_cgroup
 {
   enum ucb_cg_layout layout;
@@ -62,6 +90,7 @@ struct ucb_cgroup
   size_t nchanges;
   struct ucb_cg_container *c;
   size_t nc;
+  struct ucb_cg_journal *journal;
   pid_t janitor;
   int janitor_fd;  /* our end; EOF without "D" (or ucbench's exit) starts the janitor */
   bool own_parent; /* no --cgroup=PARENT: the parents are ucbench's own cgroups */
@@ -86,11 +115,14 @@ int ucb_cg2_create (const struct ucb_cg_hier *h, const char *rel, const struct u
                     size_t nkv, ucb_error_t *err) __attribute__ ((warn_unused_result));
 /* Disable what ucbench enabled, bottom-up; how many it could not. */
 int ucb_cg2_revert (struct ucb_cgroup *cg);
-/* Move the calling process (ucbench, or the janitor it forked) from self_leaf back into X;
- * it fails while X still has controllers.  0 or -1 with errno. */
-int ucb_cg2_leave_leaf (const struct ucb_cgroup *cg);
-/* rmdir self_leaf, EBUSY retried (processes still exiting); 0 or -1 with errno. */
-int ucb_cg2_remove_leaf (const struct ucb_cgroup *cg);
+/* "-ctrl" to dir/cgroup.subtree_control; 0, or -1 with errno (ENOENT: dir is gone). */
+int ucb_cg2_disable (const char *dir, const char *ctrl);
+/* Move the calling process (ucbench, or the janitor) from its leaf back into X; it fails
+ * while X still has controllers.  Nothing to do for NULL.  0 or -1 with errno. */
+int ucb_cg2_leave_leaf (const char *x);
+/* rmdir the leaf, EBUSY retried (processes still exiting); NULL or ENOENT is done.  0 or -1
+ * with errno. */
+int ucb_cg2_remove_leaf (const char *leaf);
 
 /* util.c: leaf helpers (paths, clocks, controller lists, killing and removing trees). */
 #define UCB_CG_REMOVE_RETRY_MS 2000 /* EBUSY after a point: processes still exiting */
@@ -114,6 +146,20 @@ size_t ucb_cg_kill_tree (const char *dir, bool use_kill);
 /* rmdir the groups below `dir`, deepest first, then `dir`; 0 or -1 with errno. */
 int ucb_cg_remove_tree (const char *dir);
 
+/* journal.c */
+/* Room for `cap` entries; NULL with the error when it cannot be mapped. */
+struct ucb_cg_journal *ucb_cg_journal_new (size_t cap, ucb_error_t *err);
+void ucb_cg_journal_free (struct ucb_cg_journal *j);
+/* Record a change before making it: its index, or -1 (full, path too long): then do not make
+ * it.  `ctrl` only for ENABLE. */
+int ucb_cg_journal_add (struct ucb_cg_journal *j, enum ucb_cg_jkind kind, const char *path,
+                        const char *ctrl, bool v2, ucb_error_t *err)
+    __attribute__ ((warn_unused_result));
+/* The directory of entry `index` turned out to be someone else's: not ours to remove. */
+void ucb_cg_journal_retract (struct ucb_cg_journal *j, int index);
+/* How many entries are complete (0 for NULL). */
+size_t ucb_cg_journal_count (const struct ucb_cg_journal *j);
+
 /* hier.c: the hierarchies used, their parents, a group created or removed in either version. */
 /* Each controller of `need` to the hierarchy that has it, parent_rel = ucbench's own cgroup. */
 int ucb_cg_resolve_hierarchies (struct ucb_cgroup *cg, char **need, size_t nneed, ucb_error_t *err)
@@ -131,7 +177,8 @@ int ucb_cg_hier_create (const struct ucb_cg_hier *h, const char *rel, const stru
 int ucb_cg_hier_remove (const struct ucb_cg_hier *h, const char *rel, ucb_error_t *err)
     __attribute__ ((warn_unused_result));
 
-/* janitor.c: fork the janitor (cg->janitor, cg->janitor_fd). */
+/* janitor.c: fork the janitor (cg->janitor, cg->janitor_fd) on cg->journal, before the first
+ * change it guards. */
 int ucb_cg_janitor_start (struct ucb_cgroup *cg, ucb_error_t *err)
     __attribute__ ((warn_unused_result));
 

@@ -1,4 +1,5 @@
-/* janitor.c - `run --cgroup`: the process that removes everything if ucbench dies. */
+/* janitor.c - `run --cgroup`: the process that removes everything if ucbench dies.  It is
+ * forked before the first change and undoes what the journal (journal.c) lists. */
 #include "config.h"
 
 #include <errno.h>
@@ -20,33 +21,58 @@
 
 #define JANITOR_KILL_S 10 /* how long the janitor kills and waits for what is left */
 
-/* Everything in the groups killed, the groups removed bottom-up, subtree_control restored,
- * ucbench's leaf removed. */
+/* Undo the journal: everything in its groups killed, then each entry bottom-up (the groups
+ * with what is below them, the subtree_control changes, ucbench's leaf).  An entry whose
+ * change was never made finds nothing (ENOENT) and costs nothing. */
 static void
-janitor_clean (struct ucb_cgroup *cg)
+janitor_clean (const struct ucb_cg_journal *j)
 {
+  size_t n = ucb_cg_journal_count (j);
   uint64_t t0 = ucb_now_ns ();
 
   for (;;)
     {
       size_t left = 0;
-      for (size_t i = 0; i < cg->nh; i++)
-        if (cg->h[i].created)
-          left += ucb_cg_kill_tree (cg->h[i].group_dir, cg->h[i].version == 2);
+      for (size_t i = 0; i < n; i++)
+        if (__atomic_load_n (&j->e[i].kind, __ATOMIC_ACQUIRE) == UCB_CG_J_GROUP)
+          left += ucb_cg_kill_tree (j->e[i].path, j->e[i].v2);
       if (left == 0 || ucb_cg_ms_since (t0) > JANITOR_KILL_S * 1000)
         break;
       ucb_cg_sleep_ms (20);
     }
   t0 = ucb_now_ns ();
-  for (size_t i = cg->nh; i-- > 0;)
-    while (cg->h[i].created && ucb_cg_remove_tree (cg->h[i].group_dir) < 0 && errno == EBUSY
-           && ucb_cg_ms_since (t0) < UCB_CG_REMOVE_RETRY_MS)
-      ucb_cg_sleep_ms (20);
-  ucb_cg2_revert (cg);
-  /* The janitor was forked in ucbench's leaf: out of it (X has no controllers now) to remove
-   * it, empty once ucbench is gone. */
-  if (cg->self_leaf && ucb_cg2_leave_leaf (cg) == 0)
-    ucb_cg2_remove_leaf (cg);
+  for (size_t i = n; i-- > 0;)
+    {
+      const struct ucb_cg_jentry *e = &j->e[i];
+      switch (__atomic_load_n (&e->kind, __ATOMIC_ACQUIRE))
+        {
+        case UCB_CG_J_GROUP:
+          while (ucb_cg_remove_tree (e->path) < 0 && errno == EBUSY
+                 && ucb_cg_ms_since (t0) < UCB_CG_REMOVE_RETRY_MS)
+            ucb_cg_sleep_ms (20);
+          break;
+        case UCB_CG_J_ENABLE:
+          /* A controller a new child of someone else still uses stays (EBUSY). */
+          if (ucb_cg2_disable (e->path, e->ctrl) < 0)
+            {
+              /* nothing more to do */
+            }
+          break;
+        case UCB_CG_J_LEAF:
+          {
+            /* We were moved into the leaf (or not yet): back into X, which has no controllers
+             * of ours any more, then the leaf goes once ucbench's exit is complete. */
+            char x[sizeof e->path];
+            memcpy (x, e->path, sizeof x);
+            *strrchr (x, '/') = '\0';
+            if (ucb_cg2_leave_leaf (x) == 0)
+              ucb_cg2_remove_leaf (e->path);
+          }
+          break;
+        default:
+          break;
+        }
+    }
 }
 
 /* 1: ucbench said it is done; 0: EOF without it; -1: nothing to read yet. */
@@ -71,7 +97,8 @@ janitor_drain (int fd, bool *done)
     }
 }
 
-static void __attribute__ ((noreturn)) janitor_main (struct ucb_cgroup *cg, int rfd, pid_t parent)
+static void __attribute__ ((noreturn))
+janitor_main (const struct ucb_cg_journal *j, int rfd, pid_t parent, const sigset_t *mask)
 {
   bool done = false;
   int pidfd;
@@ -80,6 +107,7 @@ static void __attribute__ ((noreturn)) janitor_main (struct ucb_cgroup *cg, int 
   setpgid (0, 0); /* the terminal's and the fleet's signals are not for us */
   signal (SIGINT, SIG_IGN);
   signal (SIGHUP, SIG_IGN);
+  sigprocmask (SIG_SETMASK, mask, NULL);
   if (rfd > 0)
     syscall (SYS_close_range, 0u, (unsigned) rfd - 1, 0);
   syscall (SYS_close_range, (unsigned) rfd + 1, ~0u, 0);
@@ -99,7 +127,7 @@ static void __attribute__ ((noreturn)) janitor_main (struct ucb_cgroup *cg, int 
       if (r == 0 || (pidfd >= 0 && p[1].revents))
         break;
     }
-  janitor_clean (cg);
+  janitor_clean (j);
   _exit (0);
 }
 
@@ -108,22 +136,29 @@ ucb_cg_janitor_start (struct ucb_cgroup *cg, ucb_error_t *err)
 {
   int p[2];
   pid_t pid;
+  sigset_t all, old;
 
   /* A socket pair used as a pipe: "done" goes with MSG_NOSIGNAL, so a janitor that died cannot
    * SIGPIPE ucbench. */
   if (socketpair (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, p) < 0)
     return ucb_make_error (err, errno, "socketpair for the cgroup janitor");
+  /* No signal before the janitor has its own process group and SIGINT ignored: a Ctrl-C at
+   * this moment waits (and then stops ucbench, not the janitor). */
+  sigfillset (&all);
+  sigprocmask (SIG_SETMASK, &all, &old);
   pid = fork ();
   if (pid < 0)
     {
       int e = errno;
+      sigprocmask (SIG_SETMASK, &old, NULL);
       close (p[0]);
       close (p[1]);
       return ucb_make_error (err, e, "fork the cgroup janitor");
     }
   if (pid == 0)
-    janitor_main (cg, p[0], cg->pid);
+    janitor_main (cg->journal, p[0], cg->pid, &old);
   setpgid (pid, pid);
+  sigprocmask (SIG_SETMASK, &old, NULL);
   close (p[0]);
   cg->janitor = pid;
   cg->janitor_fd = p[1];

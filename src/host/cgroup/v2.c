@@ -50,6 +50,8 @@ enable_in (struct ucb_cgroup *cg, struct ucb_cg_hier *h, const char *dir, bool r
 
       if (has_word (sc, h->ctrls[i]))
         continue;
+      if (ucb_cg_journal_add (cg->journal, UCB_CG_J_ENABLE, dir, h->ctrls[i], true, err) < 0)
+        return -1;
       if (write_in (dir, "cgroup.subtree_control", cmd) < 0)
         {
           e = errno;
@@ -73,9 +75,9 @@ enable_in (struct ucb_cgroup *cg, struct ucb_cg_hier *h, const char *dir, bool r
   return 0;
 }
 
-/* Is the text of a cgroup.procs exactly `pid`, one line each? */
+/* Is the text of a cgroup.procs ucbench (`pid`) and at most its janitor, one line each? */
 static bool
-only_pid (const char *procs, pid_t pid)
+only_us (const char *procs, pid_t pid, pid_t janitor)
 {
   cleanup_free char *copy = xstrdup (procs);
   bool seen = false;
@@ -83,27 +85,37 @@ only_pid (const char *procs, pid_t pid)
   for (char *save = NULL, *t = strtok_r (copy, "\n", &save); t; t = strtok_r (NULL, "\n", &save))
     {
       uint64_t v;
-      if (ucb_parse_u64 (t, 1, INT32_MAX, &v) < 0 || (pid_t) v != pid)
+      if (ucb_parse_u64 (t, 1, INT32_MAX, &v) < 0 || ((pid_t) v != pid && (pid_t) v != janitor))
         return false;
-      seen = true;
+      seen |= (pid_t) v == pid;
     }
   return seen;
 }
 
+/* Write `pid` into dir/cgroup.procs; 0 or -1 with errno. */
+static int
+move_pid (const char *dir, pid_t pid)
+{
+  char pid_s[24];
+
+  snprintf (pid_s, sizeof pid_s, "%d", (int) pid);
+  return write_in (dir, "cgroup.procs", pid_s);
+}
+
 /* "No internal processes": controllers cannot be enabled in a non-root group that holds
- * processes, and ucbench sits in its own group X.  As runtimes do, when ucbench is alone in X,
- * it moves into the leaf X/ucbench-<pid>-self first; with others there, enabling fails with
- * the hint. */
+ * processes, and ucbench sits in its own group X.  As runtimes do, when ucbench is alone in X
+ * (with its janitor), both move into the leaf X/ucbench-<pid>-self first; with others there,
+ * enabling fails with the hint. */
 static int
 move_self (struct ucb_cgroup *cg, struct ucb_cg_hier *h, ucb_error_t *err)
 {
   cleanup_free char *x = ucb_cg_dir_of (h->mount, h->parent_rel);
   cleanup_free char *name = xasprintf ("ucbench-%d-self", (int) cg->pid);
-  cleanup_free char *pid_s = xasprintf ("%d", (int) cg->pid);
   cleanup_free char *sc_path = xasprintf ("%s/cgroup.subtree_control", x);
   cleanup_free char *procs_path = xasprintf ("%s/cgroup.procs", x);
   cleanup_free char *sc = NULL, *procs = NULL, *rel = NULL, *leaf = NULL;
   bool missing = false;
+  int jx;
 
   if (!cg->own_parent || strcmp (h->parent_rel, "/") == 0 || cg->self_from)
     return 0;
@@ -111,27 +123,34 @@ move_self (struct ucb_cgroup *cg, struct ucb_cg_hier *h, ucb_error_t *err)
     return -1;
   for (size_t i = 0; i < h->nctrls; i++)
     missing |= !has_word (sc, h->ctrls[i]);
-  if (!missing || !only_pid (procs, cg->pid))
+  if (!missing || !only_us (procs, cg->pid, cg->janitor))
     return 0;
   rel = ucb_cg_join_rel (h->parent_rel, name);
   leaf = ucb_cg_dir_of (h->mount, rel);
+  jx = ucb_cg_journal_add (cg->journal, UCB_CG_J_LEAF, leaf, NULL, true, err);
+  if (jx < 0)
+    return -1;
   if (mkdir (leaf, 0755) < 0)
     {
       int e = errno;
+      if (e == EEXIST)
+        ucb_cg_journal_retract (cg->journal, jx);
       if (e == EACCES || e == EPERM || e == EROFS)
         return ucb_cg_access_error (err, x);
       return ucb_make_error (err, e, "create cgroup %s", leaf);
     }
-  if (write_in (leaf, "cgroup.procs", pid_s) < 0)
-    {
-      int e = errno;
-      rmdir (leaf);
-      return ucb_make_error (err, e, "move ucbench (pid %d) into %s", (int) cg->pid, leaf);
-    }
+  /* From here on close() removes the leaf.  The janitor moves too: X must be empty, and it
+   * leaves the leaf last (janitor.c). */
   cg->self_from = steal_pointer (&x);
   cg->self_leaf = steal_pointer (&leaf);
   cg->self_rel = steal_pointer (&rel);
+  if (move_pid (cg->self_leaf, cg->pid) < 0)
+    return ucb_make_error (err, errno, "move ucbench (pid %d) into %s", (int) cg->pid,
+                           cg->self_leaf);
   cg->self_moved = true;
+  if (cg->janitor > 0 && move_pid (cg->self_leaf, cg->janitor) < 0)
+    return ucb_make_error (err, errno, "move the cgroup janitor (pid %d) into %s",
+                           (int) cg->janitor, cg->self_leaf);
   return 0;
 }
 
@@ -191,40 +210,41 @@ ucb_cg2_create (const struct ucb_cg_hier *h, const char *rel, const struct ucb_c
 }
 
 int
+ucb_cg2_disable (const char *dir, const char *ctrl)
+{
+  char cmd[72];
+
+  snprintf (cmd, sizeof cmd, "-%s", ctrl);
+  return write_in (dir, "cgroup.subtree_control", cmd);
+}
+
+int
 ucb_cg2_revert (struct ucb_cgroup *cg)
 {
   int failed = 0;
 
   /* Bottom-up; a controller a new child of someone else still uses stays (EBUSY). */
   for (size_t i = cg->nchanges; i-- > 0;)
-    {
-      cleanup_free char *cmd = xasprintf ("-%s", cg->changes[i].ctrl);
-      if (write_in (cg->changes[i].dir, "cgroup.subtree_control", cmd) < 0 && errno != ENOENT)
-        failed++;
-    }
+    if (ucb_cg2_disable (cg->changes[i].dir, cg->changes[i].ctrl) < 0 && errno != ENOENT)
+      failed++;
   return failed;
 }
 
 int
-ucb_cg2_leave_leaf (const struct ucb_cgroup *cg)
+ucb_cg2_leave_leaf (const char *x)
 {
-  char pid_s[24];
-
-  if (cg->self_from == NULL)
-    return 0;
-  snprintf (pid_s, sizeof pid_s, "%d", (int) getpid ());
-  return write_in (cg->self_from, "cgroup.procs", pid_s);
+  return x ? move_pid (x, getpid ()) : 0;
 }
 
 int
-ucb_cg2_remove_leaf (const struct ucb_cgroup *cg)
+ucb_cg2_remove_leaf (const char *leaf)
 {
   uint64_t t0 = ucb_now_ns ();
 
-  if (cg->self_leaf == NULL)
+  if (leaf == NULL)
     return 0;
   /* A process that just exited may still count for a moment. */
-  while (rmdir (cg->self_leaf) < 0)
+  while (rmdir (leaf) < 0)
     {
       if (errno == ENOENT)
         return 0;

@@ -65,5 +65,6 @@ const struct ucb_vcase ucb_vcase_ulim01 = {
   .depends = "ucounts-based SIGPENDING (5.14+); same on every such kernel",
   .checks = "sig_get_ucounts/inc_rlimit_get_ucounts level 0 vs task_rlimit(SIGPENDING); "
             "dec_rlimit_put_ucounts on dequeue",
+  .needs_caps = UCB_VNEEDS_PROBES,
   .run = ulim01_run,
 };

@@ -75,5 +75,6 @@ const struct ucb_vcase ucb_vcase_ulim02 = {
              "still bound)",
   .checks = "create_user_ns set_userns_rlimit_max(SIGPENDING); inc_rlimit_get_ucounts level 1 "
             "vs get_userns_rlimit_max (59ec71575ab4)",
+  .needs_caps = UCB_VNEEDS_PROBES,
   .run = ulim02_run,
 };

@@ -73,5 +73,6 @@ const struct ucb_vcase ucb_vcase_ulim03 = {
   .rlimit = "SIGPENDING",
   .depends = "5.16-rc7+ (59ec71575ab4)",
   .checks = "inc_rlimit_get_ucounts walks iter->ns->ucounts, max = rlimit_max of the child ns",
+  .needs_caps = UCB_VNEEDS_PROBES,
   .run = ulim03_run,
 };

@@ -65,5 +65,6 @@ const struct ucb_vcase ucb_vcase_ulim05 = {
   .rlimit = "SIGPENDING",
   .depends = "ucounts (5.14+)",
   .checks = "ns->ucounts = (parent ns, creator euid): distinct owners, distinct level-1 counters",
+  .needs_caps = UCB_VNEEDS_PROBES,
   .run = ulim05_run,
 };

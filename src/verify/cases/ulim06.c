@@ -75,5 +75,6 @@ const struct ucb_vcase ucb_vcase_ulim06 = {
   .depends = "5.16-rc7+: before 59ec71575ab4 the container was not bound by host usage",
   .checks = "(init_user_ns, U) is the host task's level 0 and the container's level 1 "
             "(ns->ucounts); inc_rlimit_get_ucounts vs rlimit_max (59ec71575ab4)",
+  .needs_caps = UCB_VNEEDS_PROBES,
   .run = ulim06_run,
 };

@@ -302,5 +302,6 @@ const struct ucb_vcase ucb_vcase_ulim08 = {
     "unknown: known-bug there)",
   .checks = "__send_signal_locked: override_rlimit (si_code >= 0, sig < SIGRTMIN), LOSE_INFO vs "
             "OVERFLOW_FAIL (EAGAIN); override skips parent levels (9e05e5c7ee87)",
+  .needs_caps = UCB_VNEEDS_PROBES,
   .run = ulim08_run,
 };

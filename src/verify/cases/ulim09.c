@@ -225,5 +225,6 @@ const struct ucb_vcase ucb_vcase_ulim09 = {
   .depends = "ucounts (5.14+); POSIX timers charge for their life",
   .checks = "sig_get_ucounts(t): task_ucounts/task_rlimit of the target; timer_create "
             "posixtimer_init_sigqueue charge for the timer's lifetime, timer_delete uncharge",
+  .needs_caps = UCB_VNEEDS_PROBES,
   .run = ulim09_run,
 };

@@ -111,5 +111,6 @@ const struct ucb_vcase ucb_vcase_ulim11 = {
   .depends = "limit + 1 children before 8f2f9c4d82f2 (5.17-rc5)",
   .checks = "copy_creds inc_rlimit_ucounts + is_rlimit_overlimit in copy_process (8f2f9c4d82f2); "
             "release_task uncharge",
+  .needs_caps = UCB_VNEEDS_PROBES,
   .run = ulim11_run,
 };

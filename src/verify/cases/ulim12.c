@@ -93,5 +93,6 @@ const struct ucb_vcase ucb_vcase_ulim12 = {
   .checks = "create_user_ns enforced_nproc_rlimit snapshot; copy_creds inc_rlimit_ucounts + "
             "is_rlimit_overlimit level 1 (59ec71575ab4, 8f2f9c4d82f2); bad_fork_cleanup_count "
             "and release_task uncharge",
+  .needs_caps = UCB_VNEEDS_PROBES,
   .run = ulim12_run,
 };

@@ -169,5 +169,6 @@ const struct ucb_vcase ucb_vcase_ulim13 = {
   .depends = "59ec71575ab4 (5.16-rc7): before it siblings did not share",
   .checks = "ns->ucounts = (parent ns, creator euid) shared by sibling namespaces; "
             "is_rlimit_overlimit level 1 vs each namespace's rlimit_max (59ec71575ab4)",
+  .needs_caps = UCB_VNEEDS_PROBES,
   .run = ulim13_run,
 };

@@ -45,16 +45,6 @@ drop_effective_caps (void)
   return (int) syscall (SYS_capset, &hdr, data);
 }
 
-static bool
-has_effective_cap (int cap)
-{
-  struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3, .pid = 0 };
-  struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3];
-
-  return syscall (SYS_capget, &hdr, data) == 0
-         && (data[CAP_TO_INDEX (cap)].effective & CAP_TO_MASK (cap)) != 0;
-}
-
 /* Fork up to `max` sleepers, kill and reap them: how many; the refusal's errno in o->errnum. */
 static long
 fork_count (struct ucb_probe_out *o, long max)
@@ -124,16 +114,6 @@ ulim14_run (struct ucb_vctx *ctx, ucb_error_t *err)
   uid_t uid = ctx->uid_base;
   long twenty = 20, all = MAXKIDS;
 
-  if (!ucb_vroot_of_init_userns ())
-    {
-      ucb_vskip (ctx->res, "needs uid 0 of the initial user namespace");
-      return 0;
-    }
-  if (!has_effective_cap (CAP_SYS_ADMIN))
-    {
-      ucb_vskip (ctx->res, "sub-check (c) needs CAP_SYS_ADMIN");
-      return 0;
-    }
   if (ucb_probe_run (&spec, sub_root, NULL, &o, err) < 0)
     return -1;
   ucb_vobserve (r, "(a) ruid 0, soft=hard 1: forks of 20", UCB_VITEM_ADMITTED, 20, o.v[0]);
@@ -174,5 +154,8 @@ const struct ucb_vcase ucb_vcase_ulim14 = {
   .depends = "a55d07294f1e (5.17): ucounts keyed by the real uid",
   .checks = "copy_process: real_cred->user != INIT_USER && !capable(CAP_SYS_RESOURCE) && "
             "!capable(CAP_SYS_ADMIN) (init_user_ns); enforced_nproc_rlimit (0ac983f51203)",
+  /* (c) CAP_SYS_ADMIN exempts; (b) a root container: mapping uid 0 needs CAP_SETFCAP. */
+  .needs_caps = UCB_VNEEDS_PROBES | UCB_VCAP (CAP_SYS_ADMIN) | UCB_VCAP (CAP_SETFCAP),
+  .needs_init_root = true,
   .run = ulim14_run,
 };

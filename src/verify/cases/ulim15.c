@@ -126,11 +126,6 @@ ulim15_run (struct ucb_vctx *ctx, ucb_error_t *err)
                                  .soft_inside = 50 };
   struct ucb_probe_out o;
 
-  if (!ucb_vroot_of_init_userns ())
-    {
-      ucb_vskip (ctx->res, "needs uid 0 of the initial user namespace");
-      return 0;
-    }
   if (access (TRUE_PATH, X_OK) < 0)
     {
       ucb_vskip (ctx->res, "%s is missing: sub-check (b) needs a program to execve", TRUE_PATH);
@@ -155,5 +150,8 @@ const struct ucb_vcase ucb_vcase_ulim15 = {
   .checks = "create_user_ns enforced_nproc_rlimit = RLIM_INFINITY for a root creator "
             "(0ac983f51203); flag_nproc_exceeded before the charge moves (c923a8e7edb0), "
             "PF_NPROC_EXCEEDED -> EAGAIN in do_execveat_common",
+  /* (a) the creator is root of the initial namespace: rlimit_max = infinity. */
+  .needs_caps = UCB_VNEEDS_PROBES,
+  .needs_init_root = true,
   .run = ulim15_run,
 };

@@ -115,5 +115,6 @@ const struct ucb_vcase ucb_vcase_ulim16 = {
   .rlimit = "MSGQUEUE",
   .depends = "x86_64 struct msg_msg / posix_msg_tree_node sizes (6.18); skip elsewhere",
   .checks = "mqueue_get_inode: inc_rlimit_ucounts(MSGQUEUE, mq_bytes) under mq_lock, EMFILE",
+  .needs_caps = UCB_VNEEDS_PROBES,
   .run = ulim16_run,
 };

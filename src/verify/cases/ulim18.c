@@ -235,25 +235,6 @@ part_bypass_release (void *arg, struct ucb_probe_out *o, ucb_error_t *err)
   return 0;
 }
 
-static bool
-has_cap_ipc_lock (void)
-{
-  FILE *f = fopen ("/proc/self/status", "re");
-  unsigned long long eff = 0;
-  char line[256];
-  bool found = false;
-
-  while (f && fgets (line, sizeof line, f))
-    if (sscanf (line, "CapEff: %llx", &eff) == 1)
-      {
-        found = true;
-        break;
-      }
-  if (f)
-    fclose (f);
-  return found && (eff & (1ULL << 14)) != 0; /* CAP_IPC_LOCK */
-}
-
 static int
 parts (struct ucb_vctx *ctx, long page, ucb_error_t *err)
 {
@@ -311,19 +292,6 @@ ulim18_run (struct ucb_vctx *ctx, ucb_error_t *err)
                  (unsigned long long) rl.rlim_max);
       return 0;
     }
-  /* user_shm_lock()'s bypass is capable(CAP_IPC_LOCK): the capability in the initial user
-   * namespace, which root of a child namespace has not, whatever its own set says. */
-  if (!ucb_vroot_of_init_userns ())
-    {
-      ucb_vskip (ctx->res, "needs uid 0 of the initial user namespace (the CAP_IPC_LOCK bypass "
-                           "is checked there)");
-      return 0;
-    }
-  if (!has_cap_ipc_lock ())
-    {
-      ucb_vskip (ctx->res, "root lacks CAP_IPC_LOCK (the bypass part)");
-      return 0;
-    }
   return parts (ctx, page, err);
 }
 
@@ -335,5 +303,9 @@ const struct ucb_vcase ucb_vcase_ulim18 = {
   .depends = "5c2a956c3eea (5.18): user_shm_lock on ucounts; a55d07294f1e (5.17)",
   .checks = "shmctl SHM_LOCK pre-check (EPERM) -> user_shm_lock inc_rlimit_ucounts(MEMLOCK, pages) "
             "vs soft >> PAGE_SHIFT unless capable(CAP_IPC_LOCK); user_shm_unlock on unlock/destroy",
+  /* The bypass is capable(CAP_IPC_LOCK) in the initial namespace; private IPC namespaces
+   * of init_user_ns (CAP_SYS_ADMIN). */
+  .needs_caps = UCB_VNEEDS_PROBES | UCB_VCAP (CAP_IPC_LOCK) | UCB_VCAP (CAP_SYS_ADMIN),
+  .needs_init_root = true,
   .run = ulim18_run,
 };

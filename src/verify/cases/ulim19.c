@@ -77,5 +77,6 @@ const struct ucb_vcase ucb_vcase_ulim19 = {
   = "every kernel since the 5.14 conversion (unfixed as of 7.0-rc): known-bug; pass once fixed",
   .checks = "create_user_ns set_userns_rlimit_max(MEMLOCK, rlimit bytes) vs user_shm_lock "
             "inc_rlimit_ucounts(MEMLOCK, pages): known bug, intended bound in pages",
+  .needs_caps = UCB_VNEEDS_PROBES,
   .run = ulim19_run,
 };

@@ -281,5 +281,6 @@ const struct ucb_vcase ucb_vcase_ulim20 = {
   .depends = "ucounts (5.14+); asynchronous free_user_ns",
   .checks = "inc_ucount/atomic_long_inc_below per level vs that ns's ucount_max "
             "(/proc/sys/user); free_user_ns workqueue -> dec_user_namespaces",
+  .needs_caps = UCB_VNEEDS_PROBES,
   .run = ulim20_run,
 };

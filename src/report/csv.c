@@ -1,0 +1,170 @@
+/* csv.c - a JSON array of objects as CSV (RFC 4180): one row per object, the headers its keys.
+ *
+ * Nested objects are flattened with dots (`summary.cv`, `contention.contended`), so a header
+ * is the path of its value in the document; the headers are the union over the rows, in the
+ * order first met.  Arrays of scalars become one cell, their items separated by spaces;
+ * arrays of objects (per_container, host_samples) are left out: they are not one value. */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/util.h"
+#include "report/csv.h"
+
+struct headers
+{
+  char **name;
+  size_t n, cap;
+};
+
+static bool
+is_scalar (const json_t *v)
+{
+  return !json_is_object (v) && !json_is_array (v);
+}
+
+/* Every item a scalar: one cell; an empty array is one too (an empty cell). */
+static bool
+is_cell (const json_t *v)
+{
+  size_t i;
+  json_t *item;
+
+  if (!json_is_array (v))
+    return is_scalar (v);
+  json_array_foreach (v, i, item) if (!is_scalar (item)) return false;
+  return true;
+}
+
+static void
+add_header (struct headers *h, const char *name)
+{
+  for (size_t i = 0; i < h->n; i++)
+    if (strcmp (h->name[i], name) == 0)
+      return;
+  if (h->n == h->cap)
+    {
+      h->cap = h->cap ? 2 * h->cap : 32;
+      h->name = xrealloc (h->name, h->cap * sizeof *h->name);
+    }
+  h->name[h->n++] = xstrdup (name);
+}
+
+static void
+collect (struct headers *h, const char *prefix, const json_t *obj)
+{
+  const char *key;
+  json_t *v;
+
+  json_object_foreach ((json_t *) obj, key, v)
+  {
+    cleanup_free char *path = *prefix ? xasprintf ("%s.%s", prefix, key) : xstrdup (key);
+
+    if (json_is_object (v))
+      collect (h, path, v);
+    else if (is_cell (v))
+      add_header (h, path);
+  }
+}
+
+/* The value at a dotted path: NULL when absent (a key never holds a dot). */
+static const json_t *
+lookup (const json_t *obj, const char *path)
+{
+  cleanup_free char *copy = xstrdup (path);
+  char *save = NULL;
+
+  for (char *k = strtok_r (copy, ".", &save); k && obj; k = strtok_r (NULL, ".", &save))
+    obj = json_is_object (obj) ? json_object_get (obj, k) : NULL;
+  return obj;
+}
+
+/* A scalar as its JSON text, strings without their quotes; null is empty. */
+static char *
+scalar_text (const json_t *v)
+{
+  if (json_is_string (v))
+    return xstrdup (json_string_value (v));
+  if (v == NULL || json_is_null (v))
+    return xstrdup ("");
+  {
+    char *s = json_dumps (v, JSON_ENCODE_ANY | JSON_REAL_PRECISION (10));
+    if (s == NULL)
+      ucb_oom ();
+    return s;
+  }
+}
+
+static char *
+cell_text (const json_t *v)
+{
+  char *s = NULL;
+  size_t i;
+  json_t *item;
+
+  if (!json_is_array (v))
+    return scalar_text (v);
+  json_array_foreach (v, i, item)
+  {
+    cleanup_free char *t = scalar_text (item);
+    char *joined = s ? xasprintf ("%s %s", s, t) : xstrdup (t);
+    free (s);
+    s = joined;
+  }
+  return s ? s : xstrdup ("");
+}
+
+/* RFC 4180: a field with a comma, a quote, CR or LF is quoted, its quotes doubled. */
+void
+ucb_csv_field (FILE *f, const char *s)
+{
+  if (strpbrk (s, ",\"\r\n") == NULL)
+    {
+      fputs (s, f);
+      return;
+    }
+  fputc ('"', f);
+  for (; *s; s++)
+    {
+      if (*s == '"')
+        fputc ('"', f);
+      fputc (*s, f);
+    }
+  fputc ('"', f);
+}
+
+void
+ucb_csv_write_rows (FILE *f, const json_t *rows)
+{
+  struct headers h = { 0 };
+  size_t i;
+  json_t *row;
+
+  json_array_foreach (rows, i, row) if (json_is_object (row)) collect (&h, "", row);
+  for (size_t k = 0; k < h.n; k++)
+    {
+      if (k)
+        fputc (',', f);
+      ucb_csv_field (f, h.name[k]);
+    }
+  fputs ("\r\n", f);
+  json_array_foreach (rows, i, row)
+  {
+    if (!json_is_object (row))
+      continue;
+    for (size_t k = 0; k < h.n; k++)
+      {
+        const json_t *v = lookup (row, h.name[k]);
+        cleanup_free char *t = v && is_cell (v) ? cell_text (v) : xstrdup ("");
+
+        if (k)
+          fputc (',', f);
+        ucb_csv_field (f, t);
+      }
+    fputs ("\r\n", f);
+  }
+  for (size_t k = 0; k < h.n; k++)
+    free (h.name[k]);
+  free (h.name);
+}

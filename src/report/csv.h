@@ -1,0 +1,17 @@
+/* csv.h - JSON rows as CSV (RFC 4180), for `run --format csv` and `list --format csv`. */
+#ifndef UCB_CSV_H
+#define UCB_CSV_H
+
+#include <stdio.h>
+
+#include <jansson.h>
+
+/* One row per object of the array `rows`, after a header row: the objects' keys, nested
+ * objects flattened with dots (`summary.cv`), in the order first met; a value absent from a
+ * row, or null, is an empty cell; an array of scalars is one cell, its items separated by
+ * spaces; arrays of objects are left out.  Lines end in CRLF. */
+void ucb_csv_write_rows (FILE *f, const json_t *rows);
+/* One field, quoted when it holds a comma, a quote, CR or LF. */
+void ucb_csv_field (FILE *f, const char *s);
+
+#endif

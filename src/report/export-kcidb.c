@@ -1,0 +1,444 @@
+/* export-kcidb.c - `ucbench export --to kcidb`: a document as KernelCI's KCIDB I/O data,
+ * schema v5.3 (kcidb-io kcidb_io/schema/v05_03.py).
+ *
+ * The running kernel is one checkout (its source: uname -r names it) and one build of it (the
+ * architecture; uname -v tells builds of one release apart); each verify case and each metric
+ * of each measured point is a test of that build.  A known kernel bug is a FAIL, with an
+ * issue (one per case, the same in every run) and an incident linking the two.  The schema
+ * forbids nulls and properties it does not name: only known fields are set. */
+#include "config.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/json-util.h"
+#include "core/util.h"
+#include "report/export.h"
+#include "report/model.h"
+
+#define KCIDB_MAJOR 5
+#define KCIDB_MINOR 3
+#define KCIDB_LOG_MAX 16384 /* log_excerpt maxLength */
+
+struct kcidb
+{
+  const struct ucb_doc *d;
+  const char *origin;
+  char *build_id, *run; /* run: what makes a test id unique to this document */
+  json_t *tests, *issues, *incidents, *environment;
+};
+
+/* A string field of the document, or NULL. */
+static const char *
+doc_str (const struct ucb_doc *d, const char *a, const char *b, const char *c)
+{
+  json_t *v = json_object_get (d->json, a);
+
+  if (b)
+    v = json_object_get (v, b);
+  if (c)
+    v = json_object_get (v, c);
+  return json_string_value (v);
+}
+
+static void
+set_str (json_t *o, const char *key, const char *s)
+{
+  if (s && *s)
+    ucb_json_set (o, key, ucb_json_str (s));
+}
+
+static void
+set_real (json_t *o, const char *key, double v)
+{
+  if (isfinite (v))
+    ucb_json_set (o, key, ucb_json_real (v));
+}
+
+/* RFC 3339 date-time (the schema's format): YYYY-MM-DDTHH:MM:SS[.frac](Z|+HH:MM|-HH:MM).
+ * A hand-made document's other spelling is left out rather than made invalid. */
+static bool
+is_date_time (const char *s)
+{
+  static const char pat[] = "dddd-dd-ddTdd:dd:dd";
+  size_t i = 0;
+
+  for (; pat[i]; i++)
+    if (pat[i] == 'd' ? !(s[i] >= '0' && s[i] <= '9') : s[i] != pat[i])
+      return false;
+  if (s[i] == '.')
+    for (i++; s[i] >= '0' && s[i] <= '9'; i++)
+      ;
+  if (s[i] == 'Z')
+    return s[i + 1] == '\0';
+  return (s[i] == '+' || s[i] == '-') && strlen (s + i) == 6 && s[i + 3] == ':';
+}
+
+static void
+set_date (json_t *o, const char *key, const char *s)
+{
+  if (s && is_date_time (s))
+    ucb_json_set (o, key, ucb_json_str (s));
+}
+
+/* A test path segment: [a-zA-Z0-9_] (ids such as ULIM-12 become ULIM_12). */
+static char *
+segment (const char *s)
+{
+  char *r = xstrdup (s ? s : "unknown");
+
+  for (char *p = r; *p; p++)
+    if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9')))
+      *p = '_';
+  return r;
+}
+
+/* The kernel's architecture name for uname -m, as KernelCI names builds ([a-z0-9_]). */
+static char *
+kernel_arch (const char *machine)
+{
+  static const char *const map[][2]
+      = { { "aarch64", "arm64" }, { "armv7l", "arm" },      { "armv6l", "arm" },
+          { "riscv64", "riscv" }, { "ppc64le", "powerpc" }, { "ppc64", "powerpc" },
+          { "s390x", "s390" },    { "i686", "i386" },       { "i586", "i386" } };
+  char *r;
+
+  for (size_t k = 0; machine && k < UCB_ARRAY_SIZE (map); k++)
+    if (strcmp (machine, map[k][0]) == 0)
+      return xstrdup (map[k][1]);
+  r = xstrdup (machine ? machine : "");
+  for (char *p = r; *p; p++)
+    if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '_'))
+      *p = '_';
+  return r;
+}
+
+/* FNV-1a: a short stable tag of uname -v for the build id. */
+static uint32_t
+fnv1a (const char *s)
+{
+  uint32_t h = 2166136261u;
+  for (; s && *s; s++)
+    h = (h ^ (unsigned char) *s) * 16777619u;
+  return h;
+}
+
+/* The distribution tree a packaged kernel comes from, when uname says it. */
+static const char *
+tree_name (const char *release, const char *version)
+{
+  if (version && strstr (version, "Debian"))
+    return "debian";
+  if (version && strstr (version, "Ubuntu"))
+    return "ubuntu";
+  if (release && strstr (release, ".fc"))
+    return "fedora";
+  if (release && strstr (release, ".el"))
+    return "rhel";
+  return NULL;
+}
+
+static json_t *
+checkout (const struct kcidb *k, const char *checkout_id)
+{
+  const char *rel = doc_str (k->d, "host", "kernel", "release");
+  const char *ver = doc_str (k->d, "host", "kernel", "version");
+  json_t *o = ucb_json_obj (), *misc = ucb_json_obj ();
+
+  ucb_json_set (o, "id", ucb_json_str (checkout_id));
+  ucb_json_set (o, "origin", ucb_json_str (k->origin));
+  set_str (o, "tree_name", tree_name (rel, ver));
+  /* uname -r is what the kernel says of its source: "git describe" for a kernel built from
+   * git (CONFIG_LOCALVERSION_AUTO), the release otherwise.  No full hash, no branch. */
+  set_str (o, "git_commit_name", rel);
+  set_date (o, "start_time", k->d->start_time);
+  set_str (misc, "uname_r", rel);
+  set_str (misc, "uname_v", ver);
+  ucb_json_set (o, "misc", misc);
+  return o;
+}
+
+static json_t *
+build (const struct kcidb *k, const char *checkout_id, const char *arch)
+{
+  const char *rel = doc_str (k->d, "host", "kernel", "release");
+  json_t *o = ucb_json_obj ();
+
+  ucb_json_set (o, "id", ucb_json_str (k->build_id));
+  ucb_json_set (o, "origin", ucb_json_str (k->origin));
+  ucb_json_set (o, "checkout_id", ucb_json_str (checkout_id));
+  set_str (o, "architecture", arch);
+  /* A packaged kernel's release names its configuration (6.1.0-27-amd64). */
+  set_str (o, "config_name", rel);
+  set_str (o, "comment", doc_str (k->d, "host", "kernel", "version"));
+  /* It booted and ran the tests: the build of the running kernel succeeded. */
+  ucb_json_set (o, "status", ucb_json_str ("PASS"));
+  return o;
+}
+
+/* The common part of every test. */
+static json_t *
+test_new (const struct kcidb *k, const char *path, const char *status, size_t repeat)
+{
+  json_t *o = ucb_json_obj ();
+
+  if (repeat > 1)
+    ucb_json_set (
+        o, "id",
+        ucb_json_checked (json_sprintf ("%s:%s.%s.r%zu", k->origin, k->run, path, repeat)));
+  else
+    ucb_json_set (o, "id", ucb_json_checked (json_sprintf ("%s:%s.%s", k->origin, k->run, path)));
+  ucb_json_set (o, "origin", ucb_json_str (k->origin));
+  ucb_json_set (o, "build_id", ucb_json_str (k->build_id));
+  ucb_json_set (o, "path", ucb_json_str (path));
+  ucb_json_set (o, "status", ucb_json_str (status));
+  set_date (o, "start_time", k->d->start_time);
+  ucb_json_set (o, "environment", json_deep_copy (k->environment));
+  return o;
+}
+
+/* log_excerpt: at most KCIDB_LOG_MAX bytes (so characters), cut at a UTF-8 boundary. */
+static void
+set_log (json_t *o, char *text)
+{
+  size_t n = strlen (text);
+
+  if (n > KCIDB_LOG_MAX)
+    {
+      n = KCIDB_LOG_MAX;
+      while (n > 0 && ((unsigned char) text[n] & 0xc0) == 0x80)
+        n--;
+      text[n] = '\0';
+    }
+  if (n > 0)
+    ucb_json_set (o, "log_excerpt", ucb_json_str (text));
+}
+
+static const char *
+case_status (const char *st)
+{
+  if (strcmp (st, "pass") == 0)
+    return "PASS";
+  if (strcmp (st, "fail") == 0 || strcmp (st, "known-bug") == 0)
+    return "FAIL";
+  if (strcmp (st, "skip") == 0)
+    return "SKIP";
+  return "ERROR"; /* error, and a status this version does not know */
+}
+
+/* The issue of a known bug (one per case id: the same in every run) and its incident here. */
+static void
+known_bug (struct kcidb *k, const struct ucb_doc_case *c, const char *path, json_t *test)
+{
+  cleanup_free char *issue_id = xasprintf ("%s:%s", k->origin, path);
+  json_t *inc = ucb_json_obj (), *culprit = ucb_json_obj ();
+
+  if (c->first)
+    {
+      json_t *is = ucb_json_obj ();
+      ucb_json_set (is, "id", ucb_json_str (issue_id));
+      ucb_json_set (is, "version", ucb_json_int (1));
+      ucb_json_set (is, "origin", ucb_json_str (k->origin));
+      ucb_json_set (culprit, "code", json_true ());
+      ucb_json_set (culprit, "tool", json_false ());
+      ucb_json_set (culprit, "harness", json_false ());
+      ucb_json_set (is, "culprit", culprit);
+      ucb_json_set (is, "report_subject",
+                    ucb_json_checked (
+                        json_sprintf ("known kernel bug: %s %s", c->id, c->name ? c->name : "")));
+      set_str (is, "comment", c->checks);
+      ucb_json_push (k->issues, is);
+    }
+  else
+    json_decref (culprit);
+  ucb_json_set (inc, "id", json_incref (json_object_get (test, "id")));
+  ucb_json_set (inc, "origin", ucb_json_str (k->origin));
+  ucb_json_set (inc, "issue_id", ucb_json_str (issue_id));
+  ucb_json_set (inc, "issue_version", ucb_json_int (1));
+  ucb_json_set (inc, "build_id", ucb_json_str (k->build_id));
+  ucb_json_set (inc, "test_id", json_incref (json_object_get (test, "id")));
+  ucb_json_set (inc, "present", json_true ());
+  set_str (inc, "comment", c->detail);
+  ucb_json_push (k->incidents, inc);
+}
+
+static void
+verify_tests (struct kcidb *k)
+{
+  const struct ucb_doc *d = k->d;
+
+  for (size_t i = 0; i < d->n_cases; i++)
+    {
+      const struct ucb_doc_case *c = &d->cases[i];
+      cleanup_free char *seg = segment (c->id), *path = xasprintf ("ucbench.verify.%s", seg);
+      cleanup_free char *text = NULL;
+      size_t len = 0, rep = ucb_export_case_repeat (d, i);
+      json_t *t = test_new (k, path, case_status (c->status), rep), *misc = ucb_json_obj ();
+      FILE *m = open_memstream (&text, &len);
+
+      if (m == NULL)
+        ucb_oom ();
+      ucb_export_case_text (m, d, i, "");
+      if (fclose (m) != 0)
+        ucb_oom ();
+      set_log (t, text);
+      ucb_json_set (t, "comment",
+                    ucb_json_checked (json_sprintf ("%s %s", c->id, c->name ? c->name : "")));
+      set_real (t, "duration", c->duration_s);
+      set_str (misc, "case", c->id);
+      set_str (misc, "rlimit", c->rlimit);
+      ucb_json_set (misc, "verdict", ucb_json_str (c->status));
+      ucb_json_set (misc, "repeat", ucb_json_int ((long long) rep));
+      ucb_json_set (t, "misc", misc);
+      if (strcmp (c->status, "known-bug") == 0)
+        known_bug (k, c, path, t);
+      ucb_json_push (k->tests, t);
+    }
+}
+
+/* ---- metrics -------------------------------------------------------------------------------- */
+
+/* A point's test path: every axis, always (the same path whatever the sweep). */
+static char *
+point_path (const struct ucb_doc_point *p)
+{
+  cleanup_free char *w = segment (p->workload), *o = segment (p->owner), *m = segment (p->mode);
+
+  return xasprintf ("ucbench.run.%s.%s.d%lld.t%lld.%s.c%lld", w, o, p->depth, p->tasks, m,
+                    p->containers);
+}
+
+struct metric
+{
+  const char *name, *unit;
+  bool metric_prefix;
+  double value;
+};
+
+/* The median over the repeats of group g, with the repeats' range in misc. */
+static void
+metric_test (struct kcidb *k, const struct ucb_doc_point *p, const char *base,
+             const struct metric *mt)
+{
+  const struct ucb_doc_group *gr = &k->d->groups[p->group];
+  cleanup_free char *path = xasprintf ("%s.%s", base, mt->name);
+  json_t *t = test_new (k, path, "DONE", 1), *num = ucb_json_obj (), *misc = ucb_json_obj ();
+
+  ucb_json_set (num, "value", ucb_json_real (mt->value));
+  if (mt->unit)
+    ucb_json_set (num, "unit", ucb_json_str (mt->unit));
+  if (mt->metric_prefix)
+    ucb_json_set (num, "prefix", ucb_json_str ("metric"));
+  ucb_json_set (t, "number", num);
+  ucb_json_set (misc, "repeats", ucb_json_int ((long long) gr->n_measured));
+  ucb_json_set (misc, "aggregate", ucb_json_str ("median over the repeats"));
+  ucb_json_set (t, "misc", misc);
+  ucb_json_push (k->tests, t);
+}
+
+static void
+point_tests (struct kcidb *k, const struct ucb_doc_point *p)
+{
+  const struct ucb_doc_summary *m = &k->d->groups[p->group].median;
+  cleanup_free char *base = point_path (p);
+  const struct metric mt[] = {
+    { "per_container_ops", "ops/s", true, m->per_container_ops },
+    { "total_ops_per_s", "ops/s", true, m->total_ops_per_s },
+    { "per_task_ops", "ops/s", true, ucb_export_per_task (p, m) },
+    { "scalability", NULL, false, m->scalability },
+    { "fairness", NULL, false, m->fairness },
+    { "cpu_ns_per_op", "ns", false, m->cpu_ns_per_op },
+  };
+
+  for (size_t j = 0; j < UCB_ARRAY_SIZE (mt); j++)
+    if (isfinite (mt[j].value))
+      metric_test (k, p, base, &mt[j]);
+}
+
+/* A point none of whose repeats was measured: one test, SKIP or ERROR, with the reason. */
+static void
+unmeasured_test (struct kcidb *k, const struct ucb_doc_point *p)
+{
+  cleanup_free char *base = point_path (p);
+  cleanup_free char *why
+      = xasprintf ("%s%s%s", p->status, p->reason ? ": " : "", p->reason ? p->reason : "");
+  json_t *t = test_new (k, base, strcmp (p->status, "skipped") == 0 ? "SKIP" : "ERROR", 1);
+
+  set_log (t, why);
+  ucb_json_push (k->tests, t);
+}
+
+static void
+points_tests (struct kcidb *k)
+{
+  const struct ucb_doc *d = k->d;
+  cleanup_free bool *seen = xcalloc (d->n_groups + 1, sizeof *seen);
+
+  for (size_t i = 0; i < d->n_points; i++)
+    {
+      const struct ucb_doc_point *p = &d->points[i];
+      bool none = d->groups[p->group].n_measured == 0;
+
+      if (seen[p->group] || !(p->measured || none))
+        continue;
+      seen[p->group] = true;
+      if (none)
+        unmeasured_test (k, p);
+      else
+        point_tests (k, p);
+    }
+}
+
+/* ---- the document --------------------------------------------------------------------------- */
+
+json_t *
+ucb_export_kcidb (const struct ucb_doc *d, const char *origin)
+{
+  const char *rel = doc_str (d, "host", "kernel", "release");
+  const char *ver = doc_str (d, "host", "kernel", "version");
+  cleanup_free char *arch = kernel_arch (doc_str (d, "host", "arch", NULL));
+  cleanup_free char *checkout_id = xasprintf ("%s:%s", origin, rel ? rel : "unknown");
+  cleanup_free char *host = segment (d->host.hostname ? d->host.hostname : "host");
+  cleanup_free char *when = segment (d->start_time ? d->start_time : "0");
+  json_t *out = ucb_json_obj (), *v = ucb_json_obj ();
+  struct kcidb k = { .d = d, .origin = origin };
+
+  k.build_id = xasprintf ("%s:%s.%s.%08x", origin, rel ? rel : "unknown", arch, fnv1a (ver));
+  k.run = xasprintf ("%s.%s", host, when);
+  k.tests = ucb_json_arr ();
+  k.issues = ucb_json_arr ();
+  k.incidents = ucb_json_arr ();
+  k.environment = ucb_json_obj ();
+  set_str (k.environment, "comment", d->host.hostname);
+  ucb_json_set (k.environment, "misc", ucb_json_obj ());
+  set_str (json_object_get (k.environment, "misc"), "cpu_model", d->host.cpu_model);
+  set_str (json_object_get (k.environment, "misc"), "virtualization", d->host.virtualization);
+  if (d->host.cpus_online > 0)
+    ucb_json_set (json_object_get (k.environment, "misc"), "cpus_online",
+                  ucb_json_int (d->host.cpus_online));
+  ucb_json_set (v, "major", ucb_json_int (KCIDB_MAJOR));
+  ucb_json_set (v, "minor", ucb_json_int (KCIDB_MINOR));
+  ucb_json_set (out, "version", v);
+  ucb_json_set (out, "checkouts", ucb_json_arr ());
+  ucb_json_push (json_object_get (out, "checkouts"), checkout (&k, checkout_id));
+  ucb_json_set (out, "builds", ucb_json_arr ());
+  ucb_json_push (json_object_get (out, "builds"), build (&k, checkout_id, arch));
+  verify_tests (&k);
+  points_tests (&k);
+  ucb_json_set (out, "tests", k.tests);
+  if (json_array_size (k.issues) > 0)
+    ucb_json_set (out, "issues", k.issues);
+  else
+    json_decref (k.issues);
+  if (json_array_size (k.incidents) > 0)
+    ucb_json_set (out, "incidents", k.incidents);
+  else
+    json_decref (k.incidents);
+  json_decref (k.environment);
+  free (k.build_id);
+  free (k.run);
+  return out;
+}

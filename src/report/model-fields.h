@@ -1,0 +1,78 @@
+/* model-fields.h - the typed field readers of the document loader (model.c, model-validate.c):
+ * every field a reader uses is read through them, so a field of the wrong type is a schema
+ * error naming the file and the field's path, never a silent default. */
+#ifndef UCB_MODEL_FIELDS_H
+#define UCB_MODEL_FIELDS_H
+
+#include <stdbool.h>
+
+#include <jansson.h>
+
+#include "core/error.h"
+#include "report/model.h"
+
+/* Where the loader is in the document, for messages: "results[3].per_container[1]" ("" at the
+ * top level). */
+struct ucb_loc
+{
+  const char *name;
+  char at[160];
+};
+
+/* A usage error: "`FILE`: AT: what". */
+int ucb_schema_error (const struct ucb_loc *l, ucb_error_t *err, const char *fmt, ...)
+    __attribute__ ((format (printf, 3, 4)));
+
+/* Append ".key" or "[i]" to l->at; returns the old length, for ucb_loc_pop(). */
+size_t ucb_loc_push (struct ucb_loc *l, const char *fmt, ...)
+    __attribute__ ((format (printf, 2, 3)));
+void ucb_loc_pop (struct ucb_loc *l, size_t at);
+
+/* The JSON types the schema gives the fields the readers use. */
+enum ucb_jtype
+{
+  UCB_J_STRING,
+  UCB_J_STRING_OR_NULL,
+  UCB_J_INTEGER,
+  UCB_J_INTEGER_OR_NULL,
+  UCB_J_NUMBER,
+  UCB_J_NUMBER_OR_NULL,
+  UCB_J_BOOLEAN,
+  UCB_J_ARRAY,
+  UCB_J_OBJECT,
+};
+
+/* `key` of object `o` of type `t`: required, or when `optional` absent (then *out NULL). */
+int ucb_field (const struct ucb_loc *l, json_t *o, const char *key, enum ucb_jtype t, bool optional,
+               json_t **out, ucb_error_t *err);
+
+/* Required fields. */
+int ucb_req_str (const struct ucb_loc *l, json_t *o, const char *key, const char **out,
+                 ucb_error_t *err);
+int ucb_req_int (const struct ucb_loc *l, json_t *o, const char *key, long long *out,
+                 ucb_error_t *err);
+/* A number, or NaN for null when `nullable`. */
+int ucb_req_num (const struct ucb_loc *l, json_t *o, const char *key, bool nullable, double *out,
+                 ucb_error_t *err);
+
+/* Optional fields (null allowed): absent or null is NULL, NaN, `dflt`, false. */
+int ucb_opt_str (const struct ucb_loc *l, json_t *o, const char *key, const char **out,
+                 ucb_error_t *err);
+int ucb_opt_num (const struct ucb_loc *l, json_t *o, const char *key, double *out,
+                 ucb_error_t *err);
+int ucb_opt_int (const struct ucb_loc *l, json_t *o, const char *key, long long dflt,
+                 long long *out, ucb_error_t *err);
+int ucb_opt_bool (const struct ucb_loc *l, json_t *o, const char *key, bool *out, ucb_error_t *err);
+
+/* model-validate.c: the top level of d->json (results[], verify[], their kind against `kinds`,
+ * host, config, run, kernel_matrix); a results[] entry's contention and placement. */
+int ucb_doc_load_top (struct ucb_doc *d, unsigned kinds, json_t **results, json_t **verify,
+                      ucb_error_t *err);
+/* "`ucbench run`" or "`ucbench verify`", for messages. */
+const char *ucb_doc_kind_name (enum ucb_doc_kind k);
+int ucb_doc_load_contention (struct ucb_loc *l, json_t *r, struct ucb_doc_contention *out,
+                             ucb_error_t *err);
+int ucb_doc_load_placement (struct ucb_loc *l, json_t *r, struct ucb_doc_point *p,
+                            ucb_error_t *err);
+
+#endif
