@@ -578,9 +578,9 @@ stop_point (struct ucb_runtime *rt, struct ucb_fleet *fleet, struct ucb_arena *a
   if (ucb_fleet_check (fleet, err) < 0)
     return ucb_error_wrap (err, "at the end of the window");
   ucb_fleet_destroy (fleet);
-  res->teardown_s = (double) (ucb_now_ns () - t0) / 1e9;
   if (rt && rt->cg && ucb_cgroup_remove_containers (rt->cg, err) < 0)
     return ucb_error_wrap (err, "removing the containers' cgroups");
+  res->teardown_s = (double) (ucb_now_ns () - t0) / 1e9;
   return 0;
 }
 
