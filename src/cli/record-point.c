@@ -77,7 +77,31 @@ struct contention
   double *share; /* [k * ntasks + task], k the 0-based interval; NaN = unknown */
   bool owns_all;
   size_t samples, contended; /* task samples */
+  bool *late;                /* per interval: its closing reading missed its due time */
+  size_t nlate;
+  double late_max_s; /* the latest reading's delay past its due time, over every row */
 };
+
+/* Reading k was due `k` periods after reading 0; one later than that by more than a period
+ * means the sampler did not get the CPU when it should have: the interval it closes is flagged
+ * as contended, like a task starved of its CPU (the harness, not the kernel, was measured). */
+static void
+readings_late (struct contention *ct, const struct ucb_point_result *r)
+{
+  const struct ucb_samples *s = &r->samples;
+  uint64_t t0 = s->nreadings ? ucb_reading_at (s, 0, 0)->t_ns : 0;
+
+  ct->late = xcalloc (ct->nint + 1, sizeof *ct->late);
+  ct->late_max_s = s->nreadings > 1 && r->interval_ns ? 0 : NAN;
+  for (size_t k = 1; k < s->nreadings && r->interval_ns; k++)
+    {
+      uint64_t due = t0 + k * r->interval_ns, t = ucb_reading_at (s, k, 0)->t_ns;
+      double late = t > due ? (double) (t - due) / 1e9 : 0;
+      ct->late_max_s = late > ct->late_max_s ? late : ct->late_max_s;
+      ct->late[k - 1] = t > due + r->interval_ns;
+      ct->nlate += ct->late[k - 1];
+    }
+}
 
 static void
 contention_init (struct contention *ct, const struct ucb_point_result *r,
@@ -101,13 +125,14 @@ contention_init (struct contention *ct, const struct ucb_point_result *r,
       ct->owns[t] = ucb_task_owns_cpu (cpu, nt, t, pl->nallowed);
       ct->owns_all &= ct->owns[t];
     }
+  readings_late (ct, r);
   for (size_t k = 0; k < ct->nint; k++)
     for (size_t t = 0; t < nt; t++)
       {
         double sh = ucb_cpu_share (ucb_reading_at (s, k, t), ucb_reading_at (s, k + 1, t));
         ct->share[k * nt + t] = sh;
         ct->samples++;
-        ct->contended += ucb_sample_contended (ct->owns[t], sh, ct->threshold);
+        ct->contended += ct->late[k] || ucb_sample_contended (ct->owns[t], sh, ct->threshold);
       }
 }
 
@@ -116,6 +141,7 @@ contention_free (struct contention *ct)
 {
   free (ct->owns);
   free (ct->share);
+  free (ct->late);
 }
 
 /* Samples of the tasks [first, first + n): one entry per interval, ops summed over the tasks,
@@ -149,6 +175,7 @@ samples_json (const struct ucb_samples *s, const struct contention *ct, size_t f
             share = sh;
           contended |= ucb_sample_contended (ct->owns[t], sh, ct->threshold);
         }
+      contended |= ct->late[k - 1];
       rates[k - 1] = rate;
       ucb_json_set (smp, "t", ucb_json_real ((double) (b0->t_ns - s->start_ns) / 1e9));
       ucb_json_set (smp, "dt", ucb_json_real (dt));
@@ -157,6 +184,7 @@ samples_json (const struct ucb_samples *s, const struct contention *ct, size_t f
       ucb_json_set (smp, "failed_ops", ucb_json_int ((long long) fails));
       ucb_json_set (smp, "cpu_share", ucb_json_real (share));
       ucb_json_set (smp, "contended", json_boolean (contended));
+      ucb_json_set (smp, "late", json_boolean (ct->late[k - 1]));
       ucb_json_push (arr, smp);
     }
   return arr;
@@ -213,6 +241,11 @@ contention_json (json_t *o, const struct ucb_point_result *r, const struct conte
   ucb_json_set (c, "cpu_share_median", ucb_json_real (ucb_median (fin, nf)));
   ucb_json_set (c, "cpu_share_min", ucb_json_real (lo));
   ucb_json_set (c, "nivcsw", r->nivcsw >= 0 ? ucb_json_int (r->nivcsw) : json_null ());
+  ucb_json_set (c, "late_readings", ucb_json_int ((long long) ct->nlate));
+  ucb_json_set (c, "late_max_s", ucb_json_real (ct->late_max_s));
+  ucb_json_set (c, "sampler_policy", json_string (r->sched_policy ? r->sched_policy : "unknown"));
+  ucb_json_set (c, "sampler_policy_reason",
+                r->sched_reason ? json_string (r->sched_reason) : json_null ());
   ucb_json_set (o, "host_samples", host_samples_json (&r->samples, c));
   ucb_json_set (o, "contention", c);
 }
@@ -373,6 +406,7 @@ ucb_record_point (const struct ucb_point_result *r, const struct ucb_placement *
   point_header (o, &r->pt, "ok");
   ucb_json_set (o, "limits", ucb_limits_json (&r->limits, &r->pt, r->c[0].owner_uid));
   ucb_json_set (o, "setup_s", ucb_json_real (r->setup_s));
+  ucb_json_set (o, "teardown_s", ucb_json_real (r->teardown_s));
   if (r->samples.nreadings > 0)
     ucb_json_set (
         o, "measured_s",

@@ -74,6 +74,10 @@ struct ucb_point_result
   double idle_pct, steal_pct; /* whole machine during the measurement, NaN if unknown */
   long long nivcsw; /* the tasks' involuntary context switches over the window, -1 unknown */
   double contention_threshold; /* the plan's; 0 = UCB_CONTENTION_THRESHOLD */
+  uint64_t interval_ns;        /* the readings' period: reading k was due at row 0 + k periods */
+  const char *sched_policy;    /* ucbench's own while it sampled ("SCHED_FIFO", ...) */
+  const char *sched_reason;    /* why it is not real-time, NULL when it is (static strings) */
+  double teardown_s;           /* final reading to every process reaped */
 };
 
 /* The sweep: every combination of the list-valued options, in a stable order (the last

@@ -23,8 +23,10 @@
  *     stays set and every task starts together.
  *  5. Any failure in any process of the container is sent as ERROR {code, status, msg} on the
  *     same socket, and that process _exits; the parent turns it into a normal ucb_error_t.
- *  Teardown: the parent kills each container's process group with SIGKILL and reaps the
- *  owner; PR_SET_PDEATHSIG covers the case where the parent itself is SIGKILLed.
+ *  Teardown: after the final reading the parent kills each container's process group with
+ *  SIGKILL (nothing is measured any more, so no task need see a stop flag) and reaps the
+ *  owners and their orphans; PR_SET_PDEATHSIG covers the case where the parent itself is
+ *  SIGKILLed.
  */
 #include "config.h"
 

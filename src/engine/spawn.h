@@ -86,10 +86,6 @@ int ucb_fleet_wait_ready (struct ucb_fleet *f, double timeout_s, ucb_error_t *er
 int ucb_fleet_start (struct ucb_fleet *f, ucb_error_t *err) __attribute__ ((warn_unused_result));
 /* Non-blocking health check while measuring: an error message or an early exit fails. */
 int ucb_fleet_check (struct ucb_fleet *f, ucb_error_t *err) __attribute__ ((warn_unused_result));
-/* Wait up to `grace_s` for every container to exit by itself (after the stop flag was set),
- * then kill what is left.  Fails when a container reported an error or exited non-zero. */
-int ucb_fleet_finish (struct ucb_fleet *f, double grace_s, ucb_error_t *err)
-    __attribute__ ((warn_unused_result));
 /* SIGKILL every container's process group and reap, orphans included; safe at any point,
  * twice. */
 void ucb_fleet_destroy (struct ucb_fleet *f);

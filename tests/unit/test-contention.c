@@ -113,6 +113,9 @@ struct hand
   struct ucb_placement pl;
 };
 
+/* How late the last reading came, past its due time (readings are due 0.5 s apart). */
+static double hand_late_s;
+
 /* cpu[t], cpu_s[k][t]: task t's (container-major) CPU and its CPU time at reading k; host rows:
  * 20% idle then 0%, steal 5% then 10%. */
 static json_t *
@@ -158,12 +161,14 @@ hand_point (struct hand *h, size_t n, size_t T, const int *cpu, const double cpu
   for (size_t k = 0; k < 3; k++)
     {
       for (size_t t = 0; t < n * T; t++)
-        *ucb_reading_at (&h->r.samples, k, t) = (struct ucb_reading){
-          .t_ns = S (2 + 0.5 * (double) k), .ops = 1000 * k, .busy_ns = S (cpu_s[k][t])
-        };
+        *ucb_reading_at (&h->r.samples, k, t)
+            = (struct ucb_reading){ .t_ns = S (2 + 0.5 * (double) k + (k == 2 ? hand_late_s : 0)),
+                                    .ops = 1000 * k,
+                                    .busy_ns = S (cpu_s[k][t]) };
       h->r.samples.host[k] = host[k];
     }
   h->r.samples.nreadings = 3;
+  h->r.interval_ns = S (0.5);
   doc = ucb_record_point (&h->r, &h->pl);
   ucb_samples_free (&h->r.samples);
   return doc;
@@ -275,6 +280,36 @@ test_not_owned (void)
 }
 
 /* The model, the table and the warning read the flags; old documents have none. */
+/* A reading later than its due time by more than an interval flags the interval it closes as
+ * contended (the sampler did not get the CPU), whoever owns a CPU; a smaller delay does not. */
+static void
+test_late (void)
+{
+  static const int unpinned[] = { -1, -1 };
+  struct hand h;
+  json_t *o;
+
+  hand_late_s = 0.7;
+  o = hand_point (&h, 2, 1, unpinned, two, 0.9);
+  tap_check_int (num (o, "contention.late_readings"), ==, 1);
+  tap_check_near (num (o, "contention.late_max_s"), 0.7, 1e-6);
+  tap_check (json_is_false (at (o, "per_container.0.samples.0.late")));
+  tap_check (json_is_false (at (o, "per_container.0.samples.0.contended")));
+  tap_check (json_is_true (at (o, "per_container.0.samples.1.late")));
+  tap_check (json_is_true (at (o, "per_container.0.samples.1.contended")));
+  tap_check (json_is_true (at (o, "per_container.1.tasks.0.samples.1.contended")));
+  tap_check_int (num (o, "contention.contended_samples"), ==, 2);
+  json_decref (o);
+  hand_late_s = 0.4;
+  o = hand_point (&h, 2, 1, unpinned, two, 0.9);
+  tap_check_int (num (o, "contention.late_readings"), ==, 0);
+  tap_check_near (num (o, "contention.late_max_s"), 0.4, 1e-6);
+  tap_check (json_is_false (at (o, "per_container.0.samples.1.late")));
+  tap_check_int (num (o, "contention.contended_samples"), ==, 0);
+  json_decref (o);
+  hand_late_s = 0;
+}
+
 static void
 test_readers (void)
 {
@@ -328,6 +363,7 @@ static const struct tap_test tests[] = {
   { "host idle and steal between two /proc/stat readings; nivcsw of a pid", test_jiffies },
   { "document: per task and container samples, contention, host_samples", test_record },
   { "container sample: the lowest share of its tasks", test_container_min },
+  { "a reading late by more than an interval: its interval is late and contended", test_late },
   { "cannot own a CPU: shares kept, never contended", test_not_owned },
   { "model, table mark and cpu column, the warning; old documents", test_readers },
 };

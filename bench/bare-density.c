@@ -1,0 +1,97 @@
+/* bare-density.c - the kernel's own cost of N containers, without ucbench: N children made
+ * with clone(CLONE_NEWUSER), setgroups/uid_map/gid_map written by the parent, all N held
+ * alive, then killed and reaped.  The reference bench/density.sh puts beside ucbench's
+ * setup_s and teardown_s.  A program that prints numbers, not a test.
+ *
+ *   bare-density N [OWNER_UID]   prints: create_s=... teardown_s=...
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static double
+now_s (void)
+{
+  struct timespec ts;
+  clock_gettime (CLOCK_MONOTONIC, &ts);
+  return (double) ts.tv_sec + (double) ts.tv_nsec / 1e9;
+}
+
+static int
+write_file (pid_t pid, const char *name, const char *text)
+{
+  char path[64];
+  int fd, ok;
+
+  snprintf (path, sizeof path, "/proc/%d/%s", (int) pid, name);
+  fd = open (path, O_WRONLY | O_CLOEXEC);
+  if (fd < 0)
+    return -1;
+  ok = write (fd, text, strlen (text)) == (ssize_t) strlen (text);
+  close (fd);
+  return ok ? 0 : -1;
+}
+
+int
+main (int argc, char **argv)
+{
+  long n = argc > 1 ? strtol (argv[1], NULL, 10) : 0;
+  unsigned long owner = argc > 2 ? strtoul (argv[2], NULL, 10) : 0;
+  pid_t *pid;
+  int hold[2]; /* one pipe for all: a child's read returns only if the parent died */
+  double t0, t1, t2;
+  char map[64];
+
+  if (n <= 0)
+    {
+      fprintf (stderr, "usage: bare-density N [OWNER_UID]\n");
+      return 2;
+    }
+  pid = calloc ((size_t) n, sizeof *pid);
+  if (pid == NULL || pipe2 (hold, O_CLOEXEC) < 0)
+    return 1;
+  snprintf (map, sizeof map, "0 %lu 1\n", owner);
+  t0 = now_s ();
+  for (long i = 0; i < n; i++)
+    {
+      char c;
+      pid[i] = (pid_t) syscall (SYS_clone, CLONE_NEWUSER | SIGCHLD, NULL, NULL, NULL, NULL);
+      if (pid[i] < 0)
+        {
+          perror ("clone(CLONE_NEWUSER)");
+          return 1;
+        }
+      if (pid[i] == 0)
+        {
+          close (hold[1]);
+          (void) read (hold[0], &c, 1); /* held until killed */
+          _exit (0);
+        }
+      if (write_file (pid[i], "setgroups", "deny") < 0 || write_file (pid[i], "uid_map", map) < 0
+          || write_file (pid[i], "gid_map", map) < 0)
+        {
+          perror ("id maps");
+          return 1;
+        }
+    }
+  t1 = now_s ();
+  for (long i = 0; i < n; i++)
+    kill (pid[i], SIGKILL);
+  for (long i = 0; i < n; i++)
+    while (waitpid (pid[i], NULL, 0) < 0 && errno == EINTR)
+      ;
+  t2 = now_s ();
+  printf ("create_s=%.4f teardown_s=%.4f\n", t1 - t0, t2 - t1);
+  free (pid);
+  return 0;
+}
