@@ -2,7 +2,8 @@
 """density.py - container density: for each N, ucbench's setup, measured-window error, teardown
 and wall time beside a bare clone(CLONE_NEWUSER)/map/kill loop of the same N (bench/bare-density),
 interleaved in one run, plus the private memory per container (owner + namespace levels + init +
-task, from /proc/PID/smaps_rollup while the window runs) and the machine's load. A program that
+task, from /proc/PID/smaps_rollup while the window of a second, untimed run is open) and how many tasks were runnable on the
+machine just before. A program that
 prints numbers, not a test: run it as root on a quiet machine.
 
   bench/density.py [--ucbench PATH] [--bare PATH] [--containers 1,64,256,1024,4096]
@@ -17,6 +18,13 @@ import tempfile
 import time
 
 NAMES = ("ucb-owner", "ucb-ns", "ucb-init", "ucb-task")
+
+
+def runnable():
+    """Tasks runnable on the machine right now, less this one (/proc/loadavg's fourth field):
+    the load average would still count the previous point's thousands of tasks."""
+    with open("/proc/loadavg") as f:
+        return int(f.read().split()[3].split("/")[0]) - 1
 
 
 def comm_of(pid):
@@ -72,13 +80,22 @@ def memory_per_container(proc, n, deadline):
     return None, None
 
 
-def run_ucbench(args, n, out):
+def run_ucbench(args, n, out, memory=False):
     cmd = [args.ucbench, "run", "--workload", "getppid", "--containers", str(n), "--owner",
            "shared", "--duration", str(args.duration), "--warmup", "0", "--uid-base",
            str(args.uid_base), "--quiet", "--output", out]
     t0 = time.monotonic()
     proc = subprocess.Popen(cmd)
-    mem, per = memory_per_container(proc, n, t0 + 600)
+    mem = per = None
+    if memory:
+        # A run of its own: the /proc walk competes with N busy tasks, so it runs at
+        # SCHED_FIFO (root), which would slow the timed run's setup; reset on fork.
+        try:
+            os.sched_setscheduler(0, os.SCHED_FIFO | os.SCHED_RESET_ON_FORK, os.sched_param(1))
+        except OSError:
+            pass
+        mem, per = memory_per_container(proc, n, t0 + 600)
+        os.sched_setscheduler(0, os.SCHED_OTHER, os.sched_param(0))
     rc = proc.wait()
     wall = time.monotonic() - t0
     if rc != 0:
@@ -113,13 +130,16 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         for rnd in range(args.rounds):
             for n in (int(x) for x in args.containers.split(",")):
-                load = os.getloadavg()[0]
+                load = runnable()
                 bare = run_bare(args, n)
                 u = run_ucbench(args, n, os.path.join(tmp, "out.json"))
-                u.update(n=n, round=rnd + 1, load1=load, bare_create_s=bare["create_s"],
+                m = run_ucbench(args, n, os.path.join(tmp, "mem.json"), memory=True)
+                u.update(private_kib_per_container=m["private_kib_per_container"],
+                         processes_per_container=m["processes_per_container"])
+                u.update(n=n, round=rnd + 1, runnable=load, bare_create_s=bare["create_s"],
                          bare_teardown_s=bare["teardown_s"])
                 rows.append(u)
-                print(f"N={n:5d} load={load:5.1f}  setup {u['setup_s']:.3f} s"
+                print(f"N={n:5d} runnable={load:3d}  setup {u['setup_s']:.3f} s"
                       f" (bare {bare['create_s']:.3f}, x{u['setup_s'] / bare['create_s']:.1f})"
                       f"  window {u['measured_s']:.4f} s ({u['window_error_pct']:+.2f} %)"
                       f"  teardown {u['teardown_s']:.3f} s (bare {bare['teardown_s']:.3f})"
