@@ -143,11 +143,15 @@ static int
 parse_options (struct vopts *o, int argc, char **argv, ucb_error_t *err)
 {
   static const struct option longopts[] = {
-    { "format", required_argument, NULL, 'f' },   { "output", required_argument, NULL, 'o' },
-    { "list", no_argument, NULL, 'l' },           { "repeat", required_argument, NULL, 'r' },
-    { "keep-going", no_argument, NULL, 'k' },     { "fail-fast", no_argument, NULL, 'F' },
+    { "format", required_argument, NULL, 'f' },
+    { "output", required_argument, NULL, 'o' },
+    { "list", no_argument, NULL, 'l' },
+    { "repeat", required_argument, NULL, 'r' },
+    { "keep-going", no_argument, NULL, 'k' },
+    { "fail-fast", no_argument, NULL, 'F' },
     { "help", no_argument, NULL, 'h' },
-    { "uid-base", required_argument, NULL, 'u' }, { NULL, 0, NULL, 0 },
+    { "uid-base", required_argument, NULL, 'u' },
+    { NULL, 0, NULL, 0 },
   };
 
   return ucb_getopt_each (argc, argv, "", longopts, verify_opt, o, &o->help, err);
@@ -216,8 +220,8 @@ print_tap (FILE *f, const struct ucb_vrun *v, size_t n)
         case UCB_VERDICT_KNOWN_BUG:
           /* TAP's directive for an expected failure (XFAIL is kselftest's, not TAP13's):
            * harnesses count it, and do not fail on it. */
-          fprintf (f, "not ok %zu %s %s # TODO known kernel bug: %s\n", i + 1, x->c->id,
-                   x->c->name, x->why);
+          fprintf (f, "not ok %zu %s %s # TODO known kernel bug: %s\n", i + 1, x->c->id, x->c->name,
+                   x->why);
           break;
         case UCB_VERDICT_ERROR:
           fprintf (f, "not ok %zu %s %s # ERROR %s\n", i + 1, x->c->id, x->c->name, x->why);
