@@ -11,7 +11,8 @@ echo "# $(date -u +%FT%TZ) $(uname -r) $(nproc) CPUs; rounds=$rounds duration=${
 summary=""
 for w in $(./ucbench list --format json | python3 -c 'import json,sys; print(" ".join(x["name"] for x in json.load(sys.stdin)["workloads"] if x["supported"]))'); do
   depth=0
-  [ "$w" = mqueue ] && depth=1 # it needs a private IPC namespace, so a user namespace
+  # mqueue and shmlock need a private IPC namespace, so a user namespace
+  { [ "$w" = mqueue ] || [ "$w" = shmlock ]; } && depth=1
   out=$(./bench/bench-overhead --ucbench ./ucbench --workload "$w" --depth "$depth" \
         --rounds "$rounds" --duration "$duration" --cpu 1)
   echo "$out"

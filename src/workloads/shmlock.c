@@ -97,6 +97,10 @@ const struct ucb_workload ucb_workload_shmlock = {
   .counter = "MEMLOCK",
   .locks = "shmlock_user_lock (global spinlock, twice per op)",
   .rlimits = UCB_RLIM_MEMLOCK,
+  /* The segment exists unremoved between shmget and IPC_RMID in setup: a container killed
+   * there (an interrupted run's teardown, ucbench's own SIGKILL) would leave it in a shared
+   * IPC namespace; a private one takes it along (a kill trial found one left). */
+  .needs_ipc_ns = true,
   /* One locked page, in bytes like RLIMIT_MEMLOCK.  A constant, so the x86_64 page size;
    * setup() sizes the segment with sysconf, so a larger page means a larger charge. */
   .peak = 4096,

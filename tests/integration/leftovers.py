@@ -14,7 +14,7 @@ t = Tap()
 # What one run left: its objects (taplib's shm_of, mqueues_of), not "more than before".
 base = uid_block(2100700000, 1000)  # + 100 per round, 3 containers
 for workload in ("mqueue", "shmlock"):
-    for isolate in (["user,ipc"], ["user"]) if workload == "shmlock" else (["user,ipc"],):
+    for isolate in (["user,ipc"],):
         for sig in (None, signal.SIGINT, signal.SIGKILL):
             base += 100
             name = f"{workload} --isolate {isolate[0]} {signal.Signals(sig).name if sig else 'end'}"
@@ -39,7 +39,10 @@ for workload in ("mqueue", "shmlock"):
                  f"rc={p.returncode} {err} left shm={shm_of(procs.seen, uids)} "
                  f"mq={mqueues_of(uids)} processes={procs.left()}")
 
-r = run(["run", "--workload", "mqueue", "--isolate", "user", "--containers", "1"])
-t.ok(r.returncode == 2 and "IPC namespace" in r.stderr,
-     "mqueue without a private IPC namespace is refused (its queues could outlive it)", r.stderr)
+for workload in ("mqueue", "shmlock"):
+    for extra in (["--isolate", "user"], ["--depth", "0"]):
+        r = run(["run", "--workload", workload, *extra, "--containers", "1"])
+        t.ok(r.returncode == 2 and "IPC namespace" in r.stderr,
+             f"{workload} {' '.join(extra)}: refused without a private IPC namespace (its "
+             "objects could outlive it)", r.stderr)
 t.done()
