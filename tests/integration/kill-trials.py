@@ -294,7 +294,7 @@ def make_trial(seed, k, uid_base, max_delay, trial_dir):
     else:
         wl = rng.choice(WORKLOADS)
         isolate = rng.choice(ISOLATE)
-        if wl == "mqueue" and "ipc" not in isolate:
+        if wl in ("mqueue", "shmlock") and "ipc" not in isolate:  # needs_ipc_ns
             isolate = "user,ipc"
         duration, warmup = round(rng.uniform(0.2, 1.0), 2), round(rng.uniform(0.1, 0.3), 2)
         argv = ["run", "--workload", wl, "--containers", str(round(log_uniform(rng, 1, 64))),
