@@ -274,16 +274,10 @@ verify_tests (struct kcidb *k)
     {
       const struct ucb_doc_case *c = &d->cases[i];
       cleanup_free char *seg = segment (c->id), *path = xasprintf ("ucbench.verify.%s", seg);
-      cleanup_free char *text = NULL;
-      size_t len = 0, rep = ucb_export_case_repeat (d, i);
+      cleanup_free char *text = ucb_export_case_string (d, i);
+      size_t rep = ucb_export_case_repeat (d, i);
       json_t *t = test_new (k, path, case_status (c->status), rep), *misc = ucb_json_obj ();
-      FILE *m = open_memstream (&text, &len);
 
-      if (m == NULL)
-        ucb_oom ();
-      ucb_export_case_text (m, d, i, "");
-      if (fclose (m) != 0)
-        ucb_oom ();
       set_log (t, text);
       ucb_json_set (t, "comment",
                     ucb_json_checked (json_sprintf ("%s %s", c->id, c->name ? c->name : "")));

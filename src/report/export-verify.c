@@ -66,6 +66,21 @@ ucb_export_case_text (FILE *f, const struct ucb_doc *d, size_t i, const char *pr
   json_object_foreach (exp, name, v) observation (f, prefix, name, v, json_object_get (obs, name));
 }
 
+char *
+ucb_export_case_string (const struct ucb_doc *d, size_t i)
+{
+  char *text = NULL;
+  size_t len = 0;
+  FILE *m = open_memstream (&text, &len);
+
+  if (m == NULL)
+    ucb_oom ();
+  ucb_export_case_text (m, d, i, "");
+  if (fclose (m) != 0)
+    ucb_oom ();
+  return text;
+}
+
 /* ---- JUnit ---------------------------------------------------------------------------------- */
 
 static void junit_case (FILE *f, const struct ucb_doc *d, size_t i);
@@ -123,8 +138,6 @@ junit_case (FILE *f, const struct ucb_doc *d, size_t i)
   const char *st = c->status, *tag = junit_tag (st);
   size_t rep = ucb_export_case_repeat (d, i);
   cleanup_free char *text = NULL;
-  size_t len = 0;
-  FILE *m;
 
   fputs ("    <testcase classname=\"limits.", f);
   ucb_xml_puts (f, c->rlimit ?: "none");
@@ -149,12 +162,7 @@ junit_case (FILE *f, const struct ucb_doc *d, size_t i)
     fprintf (f, "unknown status %s: ", st);
   ucb_xml_puts (f, c->detail ?: "");
   /* The text too: GitLab and dorny/test-reporter show the element's text, not message=. */
-  m = open_memstream (&text, &len);
-  if (m == NULL)
-    ucb_oom ();
-  ucb_export_case_text (m, d, i, "");
-  if (fclose (m) != 0)
-    ucb_oom ();
+  text = ucb_export_case_string (d, i);
   fputs ("\">", f);
   ucb_xml_puts (f, text);
   fprintf (f, "</%s>\n    </testcase>\n", tag);
@@ -175,15 +183,8 @@ oneline (FILE *f, const char *s)
 static void
 ktap_diagnostics (FILE *f, const struct ucb_doc *d, size_t i)
 {
-  cleanup_free char *text = NULL;
-  size_t len = 0;
-  FILE *m = open_memstream (&text, &len);
+  cleanup_free char *text = ucb_export_case_string (d, i);
 
-  if (m == NULL)
-    ucb_oom ();
-  ucb_export_case_text (m, d, i, "");
-  if (fclose (m) != 0)
-    ucb_oom ();
   for (char *line = text, *nl; line && *line; line = nl ? nl + 1 : NULL)
     {
       nl = strchr (line, '\n');
