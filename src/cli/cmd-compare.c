@@ -35,7 +35,7 @@ const char ucb_compare_usage[]
       "  --drift PCT           with one document a side: the run-to-run drift between\n"
       "                        invocations to assume, a CV in percent (default: 3, measured\n"
       "                        here; 0: the verdict is about these two invocations only)\n"
-      "  --format text|json    an aligned table for a mail, or JSON (default: text)\n"
+      "  -f, --format text|json  an aligned table for a mail, or JSON (default: text)\n"
       "  -h, --help            show this help\n"
       "\n"
       "Exit status: 0 no regression, 1 a regression that holds up or a verify case that\n"
@@ -101,7 +101,7 @@ parse (int argc, char **argv, struct copts *o, ucb_error_t *err)
   int rest;
 
   *o = (struct copts){ .threshold = 5, .drift = UCB_COMPARE_DRIFT_PCT, .format = UCB_FORMAT_TEXT };
-  if (ucb_getopt_each (argc, argv, "", longopts, compare_opt, o, &o->help, err) < 0)
+  if (ucb_getopt_each (argc, argv, "f:", longopts, compare_opt, o, &o->help, err) < 0)
     return -1;
   if (o->help)
     return 0;

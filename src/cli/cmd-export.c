@@ -31,7 +31,8 @@ const char ucb_export_usage[]
       "  --to kcidb        KernelCI KCIDB I/O schema v5.3: a test per verify case and per\n"
       "                    metric; a known kernel bug as FAIL with an issue and an incident\n"
       "  --origin NAME     KCIDB origin and id prefix (default: ucbench; [a-z0-9_]+)\n"
-      "  --output OUT      write to OUT instead of stdout (JSON formats atomically)\n"
+      "  -o, --output OUT  write to OUT instead of stdout (JSON formats atomically)\n"
+      "  -t FORMAT         the same as --to FORMAT\n"
       "  -h, --help        show this help\n"
       "\n"
       "Benchmark names: WORKLOAD/OWNER/depth:D/tasks:T/MODE/containers:N, the same with and\n"
@@ -91,7 +92,7 @@ parse (struct xopts *o, int argc, char **argv, ucb_error_t *err)
   };
 
   memset (o, 0, sizeof *o);
-  if (ucb_getopt_each (argc, argv, "", longopts, export_opt, o, &o->help, err) < 0)
+  if (ucb_getopt_each (argc, argv, "t:o:", longopts, export_opt, o, &o->help, err) < 0)
     return -1;
   if (o->help)
     return 0;

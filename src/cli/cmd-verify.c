@@ -35,10 +35,10 @@ const char ucb_verify_usage[]
       "namespaces and must leave nothing behind.  Select cases by id (ULIM-01) or by rlimit\n"
       "(sigpending, nproc, msgqueue, memlock); the default is every case.\n"
       "\n"
-      "  --format tap|json|junit   output on stdout (default: tap)\n"
-      "  --output FILE             also write the JSON document to FILE\n"
+      "  -f, --format tap|json|junit  output on stdout (default: tap)\n"
+      "  -o, --output FILE         also write the JSON document to FILE\n"
       "  --list                    list the cases and exit\n"
-      "  --repeat N                run every case N times (default: 1)\n"
+      "  -r, --repeat N            run every case N times (default: 1)\n"
       "  --fail-fast               stop at the first failing case (the cases not run are\n"
       "                            SKIP, so the plan still lists every selected case)\n"
       "  --keep-going              run every case (the default; kept for old scripts)\n"
@@ -154,7 +154,7 @@ parse_options (struct vopts *o, int argc, char **argv, ucb_error_t *err)
     { NULL, 0, NULL, 0 },
   };
 
-  return ucb_getopt_each (argc, argv, "", longopts, verify_opt, o, &o->help, err);
+  return ucb_getopt_each (argc, argv, "f:o:r:", longopts, verify_opt, o, &o->help, err);
 }
 
 /* The cases named by the arguments from optind on (ids, names, rlimits); all without any. */
