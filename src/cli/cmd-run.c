@@ -132,6 +132,9 @@ realtime_now (void)
   return (double) ts.tv_sec + (double) ts.tv_nsec / 1e9;
 }
 
+/* The progress line of the point now running, for the phase suffix. */
+static char progress_line[256];
+
 static void
 progress (const struct ucb_run_options *o, size_t k, size_t total, uint64_t t_start,
           const struct ucb_point *pt)
@@ -146,10 +149,25 @@ progress (const struct ucb_run_options *o, size_t k, size_t total, uint64_t t_st
   /* Before the first point finishes, estimate from the configured times alone. */
   eta = k > 0 ? elapsed / (double) k * (double) (total - k)
               : (double) total * (o->plan.warmup + o->plan.duration + 0.2);
-  fprintf (stderr,
-           "\r\033[K[%zu/%zu] %s owner=%s depth=%u tasks=%u containers=%u repeat=%u  ETA %.0fs",
-           k + 1, total, pt->workload->name, owner, pt->depth, pt->tasks, pt->containers,
-           pt->repeat, eta);
+  snprintf (progress_line, sizeof progress_line,
+            "[%zu/%zu] %s owner=%s depth=%u tasks=%u containers=%u repeat=%u  ETA %.0fs", k + 1,
+            total, pt->workload->name, owner, pt->depth, pt->tasks, pt->containers, pt->repeat,
+            eta);
+  fprintf (stderr, "\r\033[K%s", progress_line);
+}
+
+/* Within a point (the engine's on_phase): at thousands of containers getting ready and
+ * stopping take seconds, and the line says which is going on. */
+static void
+progress_phase (void *arg, const char *phase, size_t done, size_t total)
+{
+  (void) arg;
+  if (strcmp (phase, "stopping") == 0)
+    fprintf (stderr, "\r\033[K%s  stopping %zu containers", progress_line, total);
+  else if (strcmp (phase, "ready") == 0)
+    fprintf (stderr, "\r\033[K%s  ready %zu/%zu", progress_line, done, total);
+  else
+    fprintf (stderr, "\r\033[K%s  measuring %zu/%zu", progress_line, done, total);
 }
 
 /* Run point `pt` once and record it into *entry (NULL for a point never run). */
@@ -503,6 +521,8 @@ ucb_cmd_run (int argc, char **argv, ucb_error_t *err)
       return 0;
     }
   o.progress = !o.quiet && isatty (STDERR_FILENO);
+  if (o.progress)
+    o.plan.on_phase = progress_phase;
   notes = ucb_json_arr ();
   narrow_unprivileged (&o, notes);
   if (check_before_start (&o, &pl, err) < 0)

@@ -162,8 +162,8 @@ ready_set (struct ucb_fleet *f, ucb_error_t *err)
 int
 ucb_fleet_wait_ready (struct ucb_fleet *f, double timeout_s, ucb_error_t *err)
 {
-  uint64_t deadline = ucb_now_ns () + (uint64_t) (timeout_s * 1e9);
-  size_t pending = 0;
+  uint64_t deadline = ucb_now_ns () + (uint64_t) (timeout_s * 1e9), told = 0;
+  size_t pending = 0, ready = 0;
   cleanup_close int ep = -1;
 
   for (size_t i = 0; i < f->n; i++)
@@ -182,7 +182,15 @@ ucb_fleet_wait_ready (struct ucb_fleet *f, double timeout_s, ucb_error_t *err)
       if (now >= deadline)
         return ucb_make_error (err, ETIMEDOUT, "%zu tasks of %zu containers not ready after %.0f s",
                                pending, f->n, timeout_s);
-      r = epoll_wait (ep, ev, 64, (int) ((deadline - now) / 1000000 + 1));
+      if (f->on_ready && now - told >= 250000000ull)
+        {
+          f->on_ready (f->on_ready_arg, ready, f->n);
+          told = now;
+        }
+      r = epoll_wait (ep, ev, 64,
+                      (int) ((deadline - now) / 1000000 + 1) > 250 && f->on_ready
+                          ? 250
+                          : (int) ((deadline - now) / 1000000 + 1));
       if (r < 0 && errno == EINTR)
         continue;
       if (r < 0)
@@ -195,7 +203,10 @@ ucb_fleet_wait_ready (struct ucb_fleet *f, double timeout_s, ucb_error_t *err)
             return -1;
           pending -= f->c[i].ready - before;
           if (f->c[i].ready == f->c[i].tasks)
-            (void) epoll_ctl (ep, EPOLL_CTL_DEL, f->c[i].sock, NULL);
+            {
+              (void) epoll_ctl (ep, EPOLL_CTL_DEL, f->c[i].sock, NULL);
+              ready++;
+            }
         }
     }
   return 0;

@@ -122,6 +122,11 @@ struct ucb_plan
   uint32_t uid_base;
   bool owners_given; /* explicit --owner (else the default, which an unprivileged caller narrows) */
   struct ucb_runtime_options rt;
+  /* Where one point is, for a user watching a long run (NULL: nobody): `phase` is "ready"
+   * (`done` of `total` containers), "measuring" (`done` of `total` intervals) or "stopping"
+   * (`total` containers).  Called at most every quarter second while containers get ready. */
+  void (*on_phase) (void *arg, const char *phase, size_t done, size_t total);
+  void *on_phase_arg;
 };
 
 /* "shared", "distinct", "root", "self", "1000" or "1000-1010". */

@@ -313,6 +313,20 @@ tasks_nivcsw (const struct ucb_point_result *res)
   return sum;
 }
 
+/* The plan's progress callback, if any. */
+static void
+phase (const struct ucb_plan *o, const char *what, size_t done, size_t total)
+{
+  if (o->on_phase)
+    o->on_phase (o->on_phase_arg, what, done, total);
+}
+
+static void
+ready_tick (void *arg, size_t ready, size_t n)
+{
+  phase (arg, "ready", ready, n);
+}
+
 static int
 measure (const struct ucb_plan *o, struct ucb_fleet *fleet, struct ucb_arena *arena,
          struct perf_window *pw, struct ucb_point_result *res, ucb_error_t *err)
@@ -339,6 +353,7 @@ measure (const struct ucb_plan *o, struct ucb_fleet *fleet, struct ucb_arena *ar
   t0 = ucb_reading_at (&res->samples, 0, 0)->t_ns;
   for (size_t k = 1; k <= nint; k++)
     {
+      phase (o, "measuring", k - 1, nint);
       if (sleep_until (t0 + k * interval_ns, err) < 0)
         return -1;
       ucb_sample_row (&res->samples, arena);
@@ -607,6 +622,8 @@ ucb_run_point (const struct ucb_plan *o, const struct ucb_placement *pl, struct 
     return -1;
   if (ucb_arena_create (&arena, n * pt->tasks, err) < 0 || ucb_fleet_init (&fleet, n, err) < 0)
     return -1;
+  fleet.on_ready = o->on_phase ? ready_tick : NULL;
+  fleet.on_ready_arg = (void *) o;
   targ = (struct task_arg){ .w = pt->workload,
                             .shared = arena.shared,
                             .tasks = pt->tasks,
@@ -630,6 +647,7 @@ ucb_run_point (const struct ucb_plan *o, const struct ucb_placement *pl, struct 
     return -1;
   if (measure (o, &fleet, &arena, &extras.pw, res, err) < 0)
     return -1;
+  phase (o, "stopping", n, n);
   return stop_point (rt, &fleet, &arena, res, err);
 }
 

@@ -71,6 +71,9 @@ struct ucb_fleet
   size_t cap;
   struct ucb_container *c;
   int start_rd, start_wr; /* start barrier: tasks poll() the read end (will-it-scale's trick) */
+  /* Optional: told (at most every quarter second) how many containers are ready, of n. */
+  void (*on_ready) (void *arg, size_t ready, size_t n);
+  void *on_ready_arg;
 };
 
 int ucb_fleet_init (struct ucb_fleet *f, size_t cap, ucb_error_t *err)

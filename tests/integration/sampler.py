@@ -3,7 +3,8 @@
 SCHED_FIFO and no reading is late, while every container process runs as SCHED_OTHER
 (SCHED_RESET_ON_FORK); without CAP_SYS_NICE it says SCHED_OTHER and why. With many more
 containers than CPUs the measured window stays within 2 % of --duration, and teardown_s is
-recorded. Late readings flagging their intervals as contended is tested in
+recorded, and a terminal sees the phases of a point (ready k/N, measuring, stopping). Late
+readings flagging their intervals as contended is tested in
 tests/unit/test-contention.c (a crafted point: a real late reading cannot be forced)."""
 import json
 import os
@@ -84,4 +85,31 @@ r = point(out) if r2.returncode == 0 else {}
 m = r.get("measured_s")
 t.ok(m is not None and abs(m - 1.0) <= 0.02,
      f"{n} containers: measured_s {m} within 2 % of --duration 1", r2.stderr[-2000:])
+
+# On a terminal the progress line says, within a point, what is going on: containers getting
+# ready (k of N), the window's intervals, then the stop. Not without a terminal.
+import pty  # noqa: E402  (only this check needs it)
+
+out = os.path.join(TMP, "progress.json")
+pid, fd = pty.fork()
+if pid == 0:
+    os.execv(UCBENCH, [UCBENCH] + args(32, out)[1:-3] + ["--output", out])
+seen = b""
+while True:
+    try:
+        chunk = os.read(fd, 4096)
+    except OSError:
+        break
+    if not chunk:
+        break
+    seen += chunk
+_, status = os.waitpid(pid, 0)
+text = seen.decode(errors="replace").replace("\x1b[K", "")
+t.ok(os.waitstatus_to_exitcode(status) == 0 and "ready " in text and "/32" in text
+     and "measuring 0/4" in text and "stopping 32 containers" in text,
+     "on a terminal the progress line shows ready k/N, measuring k/n and stopping", text[-800:])
+r3 = subprocess.run(args(2, os.path.join(TMP, "quiet.json"))[:-3] + ["--output", out],
+                    capture_output=True, text=True)
+t.ok(r3.returncode == 0 and "ready" not in r3.stderr and "measuring" not in r3.stderr,
+     "without a terminal no progress line", r3.stderr)
 t.done()
