@@ -8,8 +8,10 @@ with two binaries and compares what they print.
   everything that is not a measurement (config, point identity, verdicts).
 
 Usage: scripts/same-output.py old/ucbench build/ucbench   (as root, for run and verify)."""
+import atexit
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -18,11 +20,13 @@ old, new = sys.argv[1], sys.argv[2]
 top = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 ex = os.path.join(top, "examples")
 tmp = tempfile.mkdtemp(prefix="ucb-same-")
+atexit.register(shutil.rmtree, tmp, ignore_errors=True)  # its outputs are compared, not kept
 failures = 0
 
 # Values that change from one call to the next: measurements, clocks, pids, load.
 VOLATILE = {"start_time", "started_at", "finished_at", "duration_s", "elapsed_s", "setup_s",
-            "measured_s", "idle_pct", "steal_pct", "loadavg", "uptime_s", "pid", "pids",
+            "measured_s", "teardown_s", "late_max_s", "late", "late_readings", "contended",
+            "contended_samples", "notes", "idle_pct", "steal_pct", "loadavg", "uptime_s", "pid", "pids",
             "task_pid", "userns_ino", "seccomp_load_us", "wall_s", "argv", "output",
             "mem_available_kib", "boot_id", "time", "timestamp", "date"}
 
