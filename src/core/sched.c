@@ -23,8 +23,14 @@ ucb_sched_raise (struct ucb_sched_saved *s)
     return "the scheduling policy cannot be read";
   s->policy = policy & ~SCHED_RESET_ON_FORK;
   s->priority = old.sched_priority;
+  /* Already real-time (e.g. under chrt): keep what the user chose, but not for the containers,
+   * which would then starve everything else (and ucbench) at thousands of tasks. */
   if ((s->policy == SCHED_FIFO || s->policy == SCHED_RR) && old.sched_priority >= 1)
-    return NULL; /* already real-time, e.g. under chrt: keep what the user chose */
+    {
+      if (sched_setscheduler (0, s->policy | SCHED_RESET_ON_FORK, &old) == 0)
+        s->raised = true;
+      return NULL;
+    }
   if (sched_setscheduler (0, SCHED_FIFO | SCHED_RESET_ON_FORK, &p) < 0)
     return errno == EPERM ? "not permitted (needs CAP_SYS_NICE or RLIMIT_RTPRIO >= 1)"
                           : "SCHED_FIFO refused";

@@ -77,6 +77,27 @@ else:
          and "CAP_SYS_NICE" in (c.get("sampler_policy_reason") or ""),
          "without CAP_SYS_NICE: SCHED_OTHER, and the reason names it", r1.stderr + json.dumps(c))
 
+# Started real-time (chrt): ucbench keeps its policy, its containers still start SCHED_OTHER.
+if shutil.which("chrt") is None:
+    t.skip("under chrt -f 10: containers SCHED_OTHER", "chrt is missing (util-linux)")
+else:
+    out = os.path.join(TMP, "chrt.json")
+    p = subprocess.Popen(["chrt", "-f", "10"] + args(2, out, "2"))
+    procs = RunProcs(p.pid)
+    tasks = procs.until_tasks(2)
+    kids = []
+    for q in procs.snapshot if tasks else []:
+        try:
+            with open(f"/proc/{q}/stat") as f:
+                kids.append(int(f.read().rsplit(")", 1)[1].split()[38]))
+        except (OSError, IndexError, ValueError):
+            pass
+    rc = p.wait()
+    c = point(out).get("contention", {}) if rc == 0 else {}
+    t.ok(rc == 0 and c.get("sampler_policy") == "SCHED_FIFO" and kids and all(v == 0 for v in kids),
+         f"under chrt -f 10: ucbench SCHED_FIFO, its {len(kids)} container processes SCHED_OTHER",
+         repr(kids) + json.dumps(c))
+
 # Far more containers than CPUs: the window is still on time.
 n = 64 * max(1, len(os.sched_getaffinity(0)))
 out = os.path.join(TMP, "many.json")
