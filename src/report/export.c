@@ -458,14 +458,7 @@ write_text (enum ucb_export_format format, const struct ucb_doc *d, const char *
         return ucb_make_error (err, errno, "write to stdout");
       return 0;
     }
-  f = fopen (output, "w");
-  if (f == NULL)
-    return ucb_make_error (err, errno, "open `%s`", output);
-  if (fwrite (buf, 1, len, f) != len || fflush (f) != 0)
-    return ucb_make_error (err, errno, "write `%s`", output);
-  if (fclose (steal_pointer (&f)) != 0)
-    return ucb_make_error (err, errno, "close `%s`", output);
-  return 0;
+  return ucb_report_write_bytes (buf, len, output, err);
 }
 
 int

@@ -16,6 +16,7 @@
 #include "report/docload.h"
 #include "report/model.h"
 #include "report/plot.h"
+#include "report/report.h"
 #include "report/svg.h"
 
 #define BARS_NOTE "markers: median over repeats; bars: min-max of per-interval per-container ops/s"
@@ -406,23 +407,25 @@ load_inputs (char **paths, size_t n, struct input *in, ucb_error_t *err)
   return 0;
 }
 
+/* The page made in memory, then written as the document is (report.c): a kill leaves the old
+ * file or the new one, never half a page. */
 static int
 write_output (const char *path, bool html, const struct workload *ws, size_t n_ws,
               const struct input *in, size_t n_in, ucb_error_t *err)
 {
-  FILE *f = fopen (path, "we");
-  int bad;
+  cleanup_free char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream (&buf, &len);
 
   if (f == NULL)
-    return ucb_make_error (err, errno, "cannot open `%s`", path);
+    ucb_oom ();
   if (html)
     write_html (f, ws, n_ws, in, n_in);
   else
     write_svg (f, ws, n_ws, true);
-  bad = ferror (f);
-  if (fclose (f) != 0 || bad)
-    return ucb_make_error (err, bad ? EIO : errno, "cannot write `%s`", path);
-  return 0;
+  if (fclose (f) != 0)
+    ucb_oom ();
+  return ucb_report_write_bytes (buf, len, path, err);
 }
 
 int

@@ -74,14 +74,33 @@ ucb_report_document (int argc, char **argv, double start_realtime, double durati
 
 /* Not a regular file (a pipe, a terminal, /dev/stdout): write through it; renaming a
  * temporary over it would replace the device node or the symlink itself. */
+/* What goes into the file: a JSON document, or bytes already made (export's text formats,
+ * plot's HTML and SVG). */
+struct content
+{
+  const json_t *doc;
+  const char *buf;
+  size_t len;
+};
+
 static int
-write_direct (const json_t *doc, const char *path, ucb_error_t *err)
+put (const struct content *c, FILE *f, ucb_error_t *err)
+{
+  if (c->doc)
+    return ucb_json_write (c->doc, f, err);
+  if (fwrite (c->buf, 1, c->len, f) != c->len || fflush (f) != 0)
+    return ucb_make_error (err, errno ? errno : EIO, "write");
+  return 0;
+}
+
+static int
+write_direct (const struct content *doc, const char *path, ucb_error_t *err)
 {
   cleanup_file FILE *f = fopen (path, "we");
 
   if (f == NULL)
     return ucb_make_error (err, errno, "open `%s`", path);
-  if (ucb_json_write (doc, f, err) < 0)
+  if (put (doc, f, err) < 0)
     return ucb_error_wrap (err, "`%s`", path);
   if (fclose (steal_pointer (&f)) != 0)
     return ucb_make_error (err, errno, "write `%s`", path);
@@ -263,7 +282,7 @@ ucb_report_check_output (const char *path, ucb_error_t *err)
 
 /* The document into a temporary next to `real`, then in its place. */
 static int
-write_atomic (const json_t *doc, const char *path, const char *real, ucb_error_t *err)
+write_atomic (const struct content *doc, const char *path, const char *real, ucb_error_t *err)
 {
   cleanup_free char *named = NULL;
   cleanup_file FILE *f = NULL;
@@ -277,7 +296,7 @@ write_atomic (const json_t *doc, const char *path, const char *real, ucb_error_t
       e = errno;
       close (fd);
     }
-  else if (ucb_json_write (doc, f, err) < 0)
+  else if (put (doc, f, err) < 0)
     e = -1;
   else if (fchmod (fd, 0644) == 0 && fsync (fd) == 0 && publish (fd, named, real) == 0)
     return fclose (steal_pointer (&f)) == 0 ? 0 : ucb_make_error (err, errno, "close `%s`", path);
@@ -288,8 +307,8 @@ write_atomic (const json_t *doc, const char *path, const char *real, ucb_error_t
   return e < 0 ? ucb_error_wrap (err, "`%s`", path) : ucb_make_error (err, e, "write `%s`", path);
 }
 
-int
-ucb_report_write_file (const json_t *doc, const char *path, ucb_error_t *err)
+static int
+write_file (const struct content *doc, const char *path, ucb_error_t *err)
 {
   struct ucb_interrupt_saved saved;
   struct stat st;
@@ -309,6 +328,22 @@ ucb_report_write_file (const json_t *doc, const char *path, ucb_error_t *err)
     }
   ucb_interrupts_resume (&saved);
   return r;
+}
+
+int
+ucb_report_write_file (const json_t *doc, const char *path, ucb_error_t *err)
+{
+  const struct content c = { .doc = doc };
+
+  return write_file (&c, path, err);
+}
+
+int
+ucb_report_write_bytes (const char *buf, size_t len, const char *path, ucb_error_t *err)
+{
+  const struct content c = { .buf = buf, .len = len };
+
+  return write_file (&c, path, err);
 }
 
 /* A number for the table: "-" for null (NaN), as JSON has it. */

@@ -15,12 +15,17 @@ void ucb_report_scalability (json_t *results);
 /* The whole document; steals references to host, config and results. */
 json_t *ucb_report_document (int argc, char **argv, double start_realtime, double duration_s,
                              json_t *host, json_t *config, json_t *results);
-/* Write with ucb_json_write() to `path`, atomically (a temporary renamed into place). */
 /* Before anything is measured: would ucb_report_write_file() be able to write `path`?  A usage
  * error naming why when not (a directory, a place that takes no new file, no write access). */
 int ucb_report_check_output (const char *path, ucb_error_t *err)
     __attribute__ ((warn_unused_result));
+/* Write with ucb_json_write() to `path`, atomically (an O_TMPFILE linked in), signals deferred
+ * meanwhile; a pipe or another non-regular file directly. */
 int ucb_report_write_file (const json_t *doc, const char *path, ucb_error_t *err)
+    __attribute__ ((warn_unused_result));
+/* The same for bytes already made (export's text formats, plot's pages): the old file or the
+ * new one, never half of it. */
+int ucb_report_write_bytes (const char *buf, size_t len, const char *path, ucb_error_t *err)
     __attribute__ ((warn_unused_result));
 /* l3.c: rows of the scaling-by-L3-domain table (--pin l3), from results[].placement. */
 json_t *ucb_report_l3_table (json_t *results);

@@ -177,4 +177,13 @@ t.ok(r.returncode == 0 and files == ["out.json", os.path.basename(live)],
      "the next write removes the temporary of the dead ucbench, not that of a live one",
      f"{r.returncode} {files}: {r.stderr}")
 os.unlink(live)
+
+# The text formats go through the same writer (export --to junit|ktap|lkp, and plot's pages):
+# a SIGKILL inside the write leaves the old file, not a truncated one, and no temporary.
+verify_example = os.path.join(SRCDIR, "examples", "verify-small.json")
+rc, files, err = trial(d, signal.SIGKILL, "fsync", True,
+                       args=["export", "--to", "junit", verify_example])
+t.ok(rc == -9 and content(d) == "old" and files == ["out.json"],
+     "export --to junit: SIGKILL inside the write leaves the old file and no temporary",
+     f"{rc} {content(d)} {files}: {err}")
 t.done()
