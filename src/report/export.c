@@ -440,7 +440,6 @@ write_text (enum ucb_export_format format, const struct ucb_doc *d, const char *
   cleanup_free char *buf = NULL;
   size_t len = 0;
   FILE *m = open_memstream (&buf, &len);
-  cleanup_file FILE *f = NULL;
 
   if (m == NULL)
     ucb_oom ();
