@@ -174,7 +174,7 @@ ucb_fleet_wait_ready (struct ucb_fleet *f, double timeout_s, ucb_error_t *err)
     {
       struct epoll_event ev[64];
       uint64_t now = ucb_now_ns ();
-      int r;
+      int r, ms;
 
       if (ucb_interrupted ())
         return ucb_make_error (err, EINTR, "interrupted by signal %d during setup",
@@ -187,10 +187,8 @@ ucb_fleet_wait_ready (struct ucb_fleet *f, double timeout_s, ucb_error_t *err)
           f->on_ready (f->on_ready_arg, ready, f->n);
           told = now;
         }
-      r = epoll_wait (ep, ev, 64,
-                      (int) ((deadline - now) / 1000000 + 1) > 250 && f->on_ready
-                          ? 250
-                          : (int) ((deadline - now) / 1000000 + 1));
+      ms = (int) ((deadline - now) / 1000000 + 1);
+      r = epoll_wait (ep, ev, 64, f->on_ready && ms > 250 ? 250 : ms); /* 250: to tell */
       if (r < 0 && errno == EINTR)
         continue;
       if (r < 0)

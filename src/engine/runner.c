@@ -589,9 +589,11 @@ stop_point (struct ucb_runtime *rt, struct ucb_fleet *fleet, struct ucb_arena *a
   uint64_t t0 = ucb_now_ns ();
 
   res->final = snapshot (arena);
-  __atomic_store_n (&arena->shared->ctl.stop, 1, __ATOMIC_RELAXED);
+  /* The check before the stop flag: a container that ended by the flag would be taken for
+   * one that stopped while measuring. */
   if (ucb_fleet_check (fleet, err) < 0)
     return ucb_error_wrap (err, "at the end of the window");
+  __atomic_store_n (&arena->shared->ctl.stop, 1, __ATOMIC_RELAXED);
   ucb_fleet_destroy (fleet);
   if (rt && rt->cg && ucb_cgroup_remove_containers (rt->cg, err) < 0)
     return ucb_error_wrap (err, "removing the containers' cgroups");

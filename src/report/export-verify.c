@@ -36,19 +36,19 @@ ucb_export_case_repeat (const struct ucb_doc *d, size_t i)
 
 /* An observation the case expected and what it saw, "name: expected E, observed O". */
 static void
-observation (FILE *f, const char *prefix, const char *name, json_t *want, json_t *got)
+observation (FILE *f, const char *name, json_t *want, json_t *got)
 {
   char *w = json_dumps (want, JSON_ENCODE_ANY);
   char *g = got ? json_dumps (got, JSON_ENCODE_ANY) : NULL;
 
-  fprintf (f, "%s%s: expected %s, observed %s%s\n", prefix, name, w ? w : "?", g ? g : "-",
+  fprintf (f, "%s: expected %s, observed %s%s\n", name, w ? w : "?", g ? g : "-",
            got && !json_equal (want, got) ? "  <-- differs" : "");
   free (w);
   free (g);
 }
 
-void
-ucb_export_case_text (FILE *f, const struct ucb_doc *d, size_t i, const char *prefix)
+static void
+case_text (FILE *f, const struct ucb_doc *d, size_t i)
 {
   const struct ucb_doc_case *c = &d->cases[i];
   json_t *o = case_json (d, i);
@@ -57,13 +57,12 @@ ucb_export_case_text (FILE *f, const struct ucb_doc *d, size_t i, const char *pr
   json_t *v;
 
   if (c->detail && *c->detail)
-    fprintf (f, "%s%s\n", prefix, c->detail);
+    fprintf (f, "%s\n", c->detail);
   if (c->checks)
-    fprintf (f, "%schecks: %s\n", prefix, c->checks);
+    fprintf (f, "checks: %s\n", c->checks);
   if (json_is_string (json_object_get (o, "depends_on")))
-    fprintf (f, "%sdepends on: %s\n", prefix,
-             json_string_value (json_object_get (o, "depends_on")));
-  json_object_foreach (exp, name, v) observation (f, prefix, name, v, json_object_get (obs, name));
+    fprintf (f, "depends on: %s\n", json_string_value (json_object_get (o, "depends_on")));
+  json_object_foreach (exp, name, v) observation (f, name, v, json_object_get (obs, name));
 }
 
 char *
@@ -75,7 +74,7 @@ ucb_export_case_string (const struct ucb_doc *d, size_t i)
 
   if (m == NULL)
     ucb_oom ();
-  ucb_export_case_text (m, d, i, "");
+  case_text (m, d, i);
   if (fclose (m) != 0)
     ucb_oom ();
   return text;

@@ -62,9 +62,7 @@ ucb_export_per_task (const struct ucb_doc_point *p, const struct ucb_doc_summary
 }
 
 /* The text of verify case i (its detail, checks, dependencies, each expected observation and
- * what was observed), one line each, each line starting with `prefix`. */
-void ucb_export_case_text (FILE *f, const struct ucb_doc *d, size_t i, const char *prefix);
-/* The same text, unprefixed, as a string (free it). */
+ * what was observed), one line each, as a string (free it). */
 char *ucb_export_case_string (const struct ucb_doc *d, size_t i);
 /* 1 for the first entry of case i's id, 2 for its second (`verify --repeat`), ... */
 size_t ucb_export_case_repeat (const struct ucb_doc *d, size_t i);
