@@ -2,11 +2,10 @@
 #include "config.h"
 
 #include <errno.h>
-#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
-#include <string.h>
-#include <sys/wait.h>
+#include <stdlib.h>
+#include <sys/prctl.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -77,11 +76,19 @@ ucb_vsigq (pid_t pid)
 }
 
 long
-ucb_vfork_sleepers (pid_t *kids, long max, int *refused)
+ucb_vkids_fork (struct ucb_vkids *k, long max, int *refused, ucb_error_t *err)
 {
   long n = 0;
 
   *refused = 0;
+  if (k->n + max > k->size)
+    {
+      pid_t *grown = realloc (k->pid, (size_t) (k->n + max) * sizeof *grown);
+      if (grown == NULL)
+        return ucb_make_error (err, errno, "room for %ld children", k->n + max);
+      k->pid = grown;
+      k->size = k->n + max;
+    }
   while (n < max)
     {
       pid_t pid = ucb_vfork ();
@@ -93,18 +100,79 @@ ucb_vfork_sleepers (pid_t *kids, long max, int *refused)
       if (pid == 0)
         for (;;)
           pause ();
-      kids[n++] = pid;
+      k->pid[k->n++] = pid;
+      n++;
     }
   return n;
 }
 
 void
-ucb_vkill_reap (pid_t *kids, long n)
+ucb_vkids_release (struct ucb_vkids *k)
 {
-  for (long i = 0; i < n; i++)
-    kill (kids[i], SIGKILL);
-  for (long i = 0; i < n; i++)
-    ucb_vwait (kids[i]);
+  for (long i = 0; i < k->n; i++)
+    kill (k->pid[i], SIGKILL);
+  for (long i = 0; i < k->n; i++)
+    ucb_vwait (k->pid[i]);
+  k->n = 0;
+}
+
+void
+ucb_vkids_free (struct ucb_vkids *k)
+{
+  ucb_vkids_release (k);
+  free (k->pid);
+  k->pid = NULL;
+  k->size = 0;
+}
+
+long
+ucb_vfork_count (long max, int *refused, ucb_error_t *err)
+{
+  struct ucb_vkids k = UCB_VKIDS_NONE;
+  long n = ucb_vkids_fork (&k, max, refused, err);
+
+  ucb_vkids_free (&k);
+  return n;
+}
+
+long
+ucb_vfill_drain_rt (long max, int *refused, ucb_error_t *err)
+{
+  long n = ucb_vfill_rt (max, refused);
+
+  (void) err;
+  ucb_vdrain_rt ();
+  return n;
+}
+
+int
+ucb_vrounds (int rounds, ucb_vcount_fn count, long max, struct ucb_vrange *out, ucb_error_t *err)
+{
+  out->lo = out->hi = -1;
+  out->eagain = 0;
+  for (int round = 0; round < rounds; round++)
+    {
+      int refused;
+      long n = count (max, &refused, err);
+
+      if (n < 0)
+        return -1;
+      if (out->lo < 0 || n < out->lo)
+        out->lo = n;
+      if (n > out->hi)
+        out->hi = n;
+      out->eagain += refused == EAGAIN;
+    }
+  return 0;
+}
+
+int
+ucb_vbecome_ruid (uid_t uid, ucb_error_t *err)
+{
+  /* The credential change clears the parent-death signal: arm it again. */
+  if (setresuid (uid, 0, 0) < 0 || prctl (PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
+    return ucb_make_error (err, errno, "setresuid(%u, 0, 0)", (unsigned) uid);
+  return 0;
 }
 
 /* The exemptions concern uid 0 of init_user_ns and its capabilities: we must be it. */
@@ -124,95 +192,4 @@ ucb_vroot_of_init_userns (void)
     }
   return sscanf (map, "%lu %lu %lu", &inside, &outside, &count) == 3 && inside == 0 && outside == 0
          && count == 4294967295UL;
-}
-
-/* ---- agents: a container or host task holding RT signals, driven by orders ---- */
-
-enum
-{
-  OP,    /* order: 'f' queue up to COUNT SIGRTMIN, 'd' drain, 'q' drain and end */
-  COUNT, /* order: at most; answer: how many */
-};
-
-static int
-agent_main (void *arg, struct ucb_probe_out *o, ucb_error_t *err)
-{
-  (void) arg;
-  for (;;)
-    {
-      /* The first report says it is ready; every next one answers an order. */
-      if (ucb_probe_report (o, err) < 0 || ucb_probe_await (o, err) < 0)
-        return -1;
-      if (o->v[OP] == 'q')
-        break;
-      o->errnum = 0;
-      o->v[COUNT]
-          = o->v[OP] == 'f' ? ucb_vfill_rt ((long) o->v[COUNT], &o->errnum) : ucb_vdrain_rt ();
-    }
-  ucb_vdrain_rt ();
-  return 0;
-}
-
-int
-ucb_vagent_start (struct ucb_vagent *a, const char *what, uid_t uid, rlim_t soft, bool container,
-                  ucb_error_t *err)
-{
-  struct ucb_probe_spec spec = {
-    .what = what,
-    .uid = uid,
-    .block_rt = true,
-    .resource = RLIMIT_SIGPENDING,
-    .soft = soft,
-    .userns = container ? CLONE_NEWUSER : 0,
-    .soft_inside = container ? RLIM_INFINITY : 0,
-  };
-  struct ucb_probe_out ready;
-
-  if (ucb_probe_start (&a->p, &spec, agent_main, NULL, err) < 0)
-    return -1;
-  if (ucb_probe_next (&a->p, &ready, err) < 0)
-    {
-      ucb_probe_kill (&a->p);
-      return -1;
-    }
-  return 0;
-}
-
-long
-ucb_vagent_do (struct ucb_vagent *a, char op, long max, int *errnum, ucb_error_t *err)
-{
-  struct ucb_probe_out o;
-
-  *errnum = 0;
-  if (*err)
-    return -1;
-  memset (&o, 0, sizeof o);
-  o.v[OP] = op;
-  o.v[COUNT] = max;
-  if (ucb_probe_order (&a->p, &o, err) < 0 || ucb_probe_next (&a->p, &o, err) < 0)
-    return -1;
-  *errnum = o.errnum;
-  return (long) o.v[COUNT];
-}
-
-int
-ucb_vagent_stop (struct ucb_vagent *a, ucb_error_t *err)
-{
-  struct ucb_probe_out o;
-
-  if (a->p.fd < 0)
-    return 0; /* never started */
-  if (*err)
-    {
-      ucb_probe_kill (&a->p);
-      return -1;
-    }
-  memset (&o, 0, sizeof o);
-  o.v[OP] = 'q';
-  if (ucb_probe_order (&a->p, &o, err) < 0)
-    {
-      ucb_probe_kill (&a->p);
-      return -1;
-    }
-  return ucb_probe_finish (&a->p, NULL, err);
 }

@@ -53,24 +53,13 @@ static int
 rounds (void *arg, struct ucb_probe_out *o, ucb_error_t *err)
 {
   const struct phase_arg *a = arg;
-  long min = -1, max = -1, refused_eagain = 0;
+  struct ucb_vrange range;
 
-  (void) err;
-  for (int round = 0; round < ROUNDS; round++)
-    {
-      int refused;
-      long n = ucb_vfill_rt (1000, &refused);
-
-      if (min < 0 || n < min)
-        min = n;
-      if (n > max)
-        max = n;
-      refused_eagain += refused == EAGAIN;
-      ucb_vdrain_rt ();
-    }
-  o->v[MIN] = min;
-  o->v[MAX] = max;
-  o->v[EAGAIN_ROUNDS] = refused_eagain;
+  if (ucb_vrounds (ROUNDS, ucb_vfill_drain_rt, UCB_VTRIES (5), &range, err) < 0)
+    return -1;
+  o->v[MIN] = range.lo;
+  o->v[MAX] = range.hi;
+  o->v[EAGAIN_ROUNDS] = range.eagain;
   o->v[SIGQ] = ucb_vsigq (getpid ());
   o->v[SIGQ_OBSERVER] = ucb_vsigq (a->obs);
   return 0;

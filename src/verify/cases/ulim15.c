@@ -20,8 +20,8 @@
 
 #include "verify/verify.h"
 #include "verify/vprobe.h"
+#include "verify/vscript.h"
 
-#define MAXKIDS 64
 #define MAP_FIRST 10 /* the range container maps 0.. inside to uid_base + 10 .. */
 #define MAP_WIDTH 50
 #define V_OFFSET 1 /* (b): V = uid_base + 1 */
@@ -104,14 +104,9 @@ out:
 static int
 count_forks (void *arg, struct ucb_probe_out *o, ucb_error_t *err)
 {
-  pid_t kids[MAXKIDS];
-  int refused;
-
-  (void) arg, (void) err;
-  o->v[0] = ucb_vfork_sleepers (kids, MAXKIDS, &refused);
-  o->errnum = refused;
-  ucb_vkill_reap (kids, o->v[0]);
-  return 0;
+  (void) arg;
+  o->v[0] = ucb_vfork_count (UCB_VTRIES (49), &o->errnum, err);
+  return o->v[0] < 0 ? -1 : 0;
 }
 
 static int
@@ -135,9 +130,8 @@ ulim15_run (struct ucb_vctx *ctx, ucb_error_t *err)
   /* (a) root-created container, creator soft 3, own soft 50 as kuid U */
   if (ucb_probe_run (&spec, count_forks, NULL, &o, err) < 0)
     return -1;
-  ucb_vobserve (ctx->res, "(a) root-created ns (creator soft 3), own 50", UCB_VITEM_ADMITTED, 49,
-                o.v[0]);
-  ucb_vobserve (ctx->res, "(a) errno at the own limit", UCB_VITEM_ERRNO, EAGAIN, o.errnum);
+  ucb_vobserve_fill (ctx->res, "(a) root-created ns (creator soft 3), own 50", UCB_VITEM_ADMITTED,
+                     49, o.v[0], "(a) errno at the own limit", EAGAIN, o.errnum);
   return sub_execve (ctx, err);
 }
 
