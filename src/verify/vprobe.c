@@ -5,7 +5,6 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/prctl.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -163,15 +162,6 @@ ucb_vrounds (int rounds, ucb_vcount_fn count, long max, struct ucb_vrange *out, 
         out->hi = n;
       out->eagain += refused == EAGAIN;
     }
-  return 0;
-}
-
-int
-ucb_vbecome_ruid (uid_t uid, ucb_error_t *err)
-{
-  /* The credential change clears the parent-death signal: arm it again. */
-  if (setresuid (uid, 0, 0) < 0 || prctl (PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
-    return ucb_make_error (err, errno, "setresuid(%u, 0, 0)", (unsigned) uid);
   return 0;
 }
 

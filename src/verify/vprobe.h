@@ -57,9 +57,6 @@ typedef long (*ucb_vcount_fn) (long max, int *refused, ucb_error_t *err);
 int ucb_vrounds (int rounds, ucb_vcount_fn count, long max, struct ucb_vrange *out,
                  ucb_error_t *err) __attribute__ ((warn_unused_result));
 
-/* Become real uid `uid`, keeping euid 0 and so the effective capabilities (setresuid(uid, 0,
- * 0)): the charges go to uid's counter (set_cred_ucounts), the capabilities stay root's. */
-int ucb_vbecome_ruid (uid_t uid, ucb_error_t *err) __attribute__ ((warn_unused_result));
 /* Are we uid 0 of the initial user namespace (the NPROC exemptions are about it)? */
 bool ucb_vroot_of_init_userns (void);
 

@@ -10,6 +10,7 @@
 #include <sys/types.h>
 
 #include "core/error.h"
+#include "core/util.h"
 #include "verify/verify.h"
 
 /* Who carries out the steps.  An agent (resource RLIMIT_SIGPENDING or RLIMIT_NPROC) is a probe
@@ -56,6 +57,13 @@ struct ucb_vstep
 int ucb_vscript (struct ucb_vctx *ctx, const struct ucb_vactor *actors, size_t nactors,
                  const struct ucb_vstep *steps, size_t nsteps, ucb_error_t *err)
     __attribute__ ((warn_unused_result));
+
+/* The run function of a case that is one script. */
+#define UCB_VSCRIPT_RUN(fn, actors, steps)                                                         \
+  static int fn (struct ucb_vctx *ctx, ucb_error_t *err)                                           \
+  {                                                                                                \
+    return ucb_vscript (ctx, actors, UCB_ARRAY_SIZE (actors), steps, UCB_ARRAY_SIZE (steps), err); \
+  }
 
 /* Record a count and the errno that ended it ("fill then check errno"); a NULL name records
  * nothing for it. */

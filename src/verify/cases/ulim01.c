@@ -8,7 +8,6 @@
 
 #include <errno.h>
 
-#include "core/util.h"
 #include "verify/verify.h"
 #include "verify/vprobe.h"
 #include "verify/vscript.h"
@@ -26,11 +25,7 @@ static const struct ucb_vstep steps[] = {
   { 0, UCB_VOP_FILL, UCB_VTRIES (5), "queued again after the drain", UCB_VITEM_ADMITTED, 5 },
 };
 
-static int
-ulim01_run (struct ucb_vctx *ctx, ucb_error_t *err)
-{
-  return ucb_vscript (ctx, actors, UCB_ARRAY_SIZE (actors), steps, UCB_ARRAY_SIZE (steps), err);
-}
+UCB_VSCRIPT_RUN (ulim01_run, actors, steps)
 
 const struct ucb_vcase ucb_vcase_ulim01 = {
   .id = "ULIM-01",

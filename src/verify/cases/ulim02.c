@@ -9,7 +9,6 @@
 
 #include <errno.h>
 
-#include "core/util.h"
 #include "verify/verify.h"
 #include "verify/vprobe.h"
 #include "verify/vscript.h"
@@ -35,11 +34,7 @@ static const struct ucb_vstep steps[] = {
   { OBSERVER, UCB_VOP_SIGQ, 0, "observer SigQ after the drain", UCB_VITEM_COUNTER, 0 },
 };
 
-static int
-ulim02_run (struct ucb_vctx *ctx, ucb_error_t *err)
-{
-  return ucb_vscript (ctx, actors, UCB_ARRAY_SIZE (actors), steps, UCB_ARRAY_SIZE (steps), err);
-}
+UCB_VSCRIPT_RUN (ulim02_run, actors, steps)
 
 const struct ucb_vcase ucb_vcase_ulim02 = {
   .id = "ULIM-02",

@@ -6,7 +6,6 @@
  * suggested runtimes use; contrast ULIM-04, same owner). */
 #include "config.h"
 
-#include "core/util.h"
 #include "verify/verify.h"
 #include "verify/vprobe.h"
 #include "verify/vscript.h"
@@ -30,11 +29,7 @@ static const struct ucb_vstep steps[] = {
     10 },
 };
 
-static int
-ulim05_run (struct ucb_vctx *ctx, ucb_error_t *err)
-{
-  return ucb_vscript (ctx, actors, UCB_ARRAY_SIZE (actors), steps, UCB_ARRAY_SIZE (steps), err);
-}
+UCB_VSCRIPT_RUN (ulim05_run, actors, steps)
 
 const struct ucb_vcase ucb_vcase_ulim05 = {
   .id = "ULIM-05",

@@ -11,7 +11,6 @@
 
 #include <errno.h>
 
-#include "core/util.h"
 #include "verify/verify.h"
 #include "verify/vprobe.h"
 #include "verify/vscript.h"
@@ -46,11 +45,7 @@ static const struct ucb_vstep steps[] = {
   { C, UCB_VOP_SIGQ, 0, "SigQ inside the container after the drain", UCB_VITEM_COUNTER, 0 },
 };
 
-static int
-ulim06_run (struct ucb_vctx *ctx, ucb_error_t *err)
-{
-  return ucb_vscript (ctx, actors, UCB_ARRAY_SIZE (actors), steps, UCB_ARRAY_SIZE (steps), err);
-}
+UCB_VSCRIPT_RUN (ulim06_run, actors, steps)
 
 const struct ucb_vcase ucb_vcase_ulim06 = {
   .id = "ULIM-06",

@@ -12,7 +12,6 @@
 
 #include <errno.h>
 
-#include "core/util.h"
 #include "verify/verify.h"
 #include "verify/vprobe.h"
 #include "verify/vscript.h"
@@ -52,11 +51,7 @@ static const struct ucb_vstep steps[] = {
     "owner U2 (U1 full): errno at the parent bound", EAGAIN },
 };
 
-static int
-ulim13_run (struct ucb_vctx *ctx, ucb_error_t *err)
-{
-  return ucb_vscript (ctx, actors, UCB_ARRAY_SIZE (actors), steps, UCB_ARRAY_SIZE (steps), err);
-}
+UCB_VSCRIPT_RUN (ulim13_run, actors, steps)
 
 const struct ucb_vcase ucb_vcase_ulim13 = {
   .id = "ULIM-13",

@@ -69,16 +69,18 @@ sub_count (void *arg, struct ucb_probe_out *o, ucb_error_t *err)
   return o->v[0] < 0 ? -1 : 0;
 }
 
-/* (c) ruid U / euid 0 with soft 2: CAP_SYS_ADMIN exempts, until the euid is dropped. */
+/* (c) ruid U / euid 0 with soft 2 (the spec): CAP_SYS_ADMIN exempts, until the euid is
+ * dropped. */
 static int
 sub_cap_admin (void *arg, struct ucb_probe_out *o, ucb_error_t *err)
 {
-  uid_t uid = *(const uid_t *) arg;
+  uid_t uid = getuid ();
   struct ucb_vkids kids = UCB_VKIDS_NONE;
   int refused, r = -1;
   long n;
 
-  if (ucb_vbecome_ruid (uid, err) < 0 || (n = ucb_vkids_fork (&kids, 10, &refused, err)) < 0)
+  (void) arg;
+  if ((n = ucb_vkids_fork (&kids, 10, &refused, err)) < 0)
     return -1;
   if (setresuid (uid, uid, uid) < 0 || prctl (PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
     ucb_make_error (err, errno, "setresuid(%u) with %ld children", (unsigned) uid, n);
@@ -95,7 +97,6 @@ ulim14_run (struct ucb_vctx *ctx, ucb_error_t *err)
   struct ucb_probe_spec spec = { .what = "the probe (a) ruid 0" };
   struct ucb_vresult *r = ctx->res;
   struct ucb_probe_out o;
-  uid_t uid = ctx->uid_base;
   long twenty = 20, all = UCB_VTRIES (1);
 
   if (ucb_probe_run (&spec, sub_root, NULL, &o, err) < 0)
@@ -109,9 +110,10 @@ ulim14_run (struct ucb_vctx *ctx, ucb_error_t *err)
     return -1;
   ucb_vobserve (r, "(b) root container, soft 1: forks of 20", UCB_VITEM_ADMITTED, 20, o.v[0]);
   spec = (struct ucb_probe_spec){ .what = "the probe (c) ruid U/euid 0",
+                                  .ruid = ctx->uid_base,
                                   .resource = RLIMIT_NPROC,
                                   .soft = 2 };
-  if (ucb_probe_run (&spec, sub_cap_admin, &uid, &o, err) < 0)
+  if (ucb_probe_run (&spec, sub_cap_admin, NULL, &o, err) < 0)
     return -1;
   ucb_vobserve_fill (r, "(c) ruid U/euid 0, soft 2: forks of 10", UCB_VITEM_ADMITTED, 10, o.v[0],
                      "(c) fork after dropping euid 0", EAGAIN, o.errnum);

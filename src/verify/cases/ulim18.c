@@ -194,28 +194,20 @@ lock_one (void *arg, struct ucb_probe_out *o, ucb_error_t *err)
   return 0;
 }
 
-struct bypass_arg
-{
-  uid_t uid;
-  long page;
-};
-
 /* ruid U / euid 0 with CAP_IPC_LOCK, soft 1 page: 3 locks charged; a probe without the
  * capability (all ids U: a segment U owns passes the shmctl pre-check) is then refused. */
 static int
 part_bypass (void *arg, struct ucb_probe_out *o, ucb_error_t *err)
 {
-  const struct bypass_arg *a = arg;
-  struct ucb_probe_spec spec = { .what = "the probe without CAP_IPC_LOCK", .uid = a->uid };
+  long page = *(const long *) arg;
+  struct ucb_probe_spec spec = { .what = "the probe without CAP_IPC_LOCK", .uid = getuid () };
   struct ucb_probe_out dropped;
   int ids[3], refused, r;
 
-  if (setresuid (a->uid, 0, 0) < 0)
-    return ucb_make_error (err, errno, "setresuid(%u, 0, 0)", (unsigned) a->uid);
-  if (segs (ids, 3, (size_t) a->page, err) < 0)
+  if (segs (ids, 3, (size_t) page, err) < 0)
     return -1;
   o->v[0] = lock_until_refused (ids, 3, &refused);
-  r = ucb_probe_run (&spec, lock_one, (void *) &a->page, &dropped, err);
+  r = ucb_probe_run (&spec, lock_one, &page, &dropped, err);
   rmid_all (ids, 3);
   o->v[1] = dropped.errnum;
   return r < 0 ? -1 : 0;
@@ -238,7 +230,6 @@ part_bypass_release (void *arg, struct ucb_probe_out *o, ucb_error_t *err)
 static int
 parts (struct ucb_vctx *ctx, long page, ucb_error_t *err)
 {
-  struct bypass_arg ba = { .uid = ctx->uid_base + 2, .page = page };
   struct ucb_vresult *r = ctx->res;
   struct ucb_probe_out o;
   /* U runs in a private IPC namespace that root creates (owned by init_user_ns: the host's
@@ -260,10 +251,12 @@ parts (struct ucb_vctx *ctx, long page, ucb_error_t *err)
   if (ucb_probe_run (&spec, lock_one, &page, &o, err) < 0)
     return -1;
   ucb_vobserve (r, "SHM_LOCK at soft 0, own IPC ns as root", UCB_VITEM_ERRNO, ENOMEM, o.errnum);
-  spec = (struct ucb_probe_spec){
-    .what = "part 3", .unshare = CLONE_NEWIPC, .resource = RLIMIT_MEMLOCK, .soft = (rlim_t) page
-  };
-  if (ucb_probe_run (&spec, part_bypass, &ba, &o, err) < 0)
+  spec = (struct ucb_probe_spec){ .what = "part 3",
+                                  .unshare = CLONE_NEWIPC,
+                                  .ruid = ctx->uid_base + 2,
+                                  .resource = RLIMIT_MEMLOCK,
+                                  .soft = (rlim_t) page };
+  if (ucb_probe_run (&spec, part_bypass, &page, &o, err) < 0)
     return -1;
   ucb_vobserve (r, "SHM_LOCK after dropping CAP_IPC_LOCK", UCB_VITEM_ERRNO, ENOMEM, o.v[1]);
   ucb_vobserve (r, "SHM_LOCKs with CAP_IPC_LOCK at 1 page", UCB_VITEM_ADMITTED, 3, o.v[0]);
