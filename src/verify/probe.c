@@ -406,6 +406,22 @@ ucb_probe_start (struct ucb_probe *p, const struct ucb_probe_spec *spec, ucb_pro
 }
 
 int
+ucb_probe_start_report (struct ucb_probe *p, const struct ucb_probe_spec *spec, ucb_probe_fn fn,
+                        void *arg, struct ucb_probe_out *out, ucb_error_t *err)
+{
+  struct ucb_probe_out ready;
+
+  if (ucb_probe_start (p, spec, fn, arg, err) < 0)
+    return -1;
+  if (ucb_probe_next (p, out ? out : &ready, err) < 0)
+    {
+      ucb_probe_kill (p);
+      return -1;
+    }
+  return 0;
+}
+
+int
 ucb_probe_next (struct ucb_probe *p, struct ucb_probe_out *out, ucb_error_t *err)
 {
   struct ucb_probe_msg m;
@@ -498,16 +514,8 @@ int
 ucb_vobserver (struct ucb_probe *p, uid_t uid, ucb_error_t *err)
 {
   struct ucb_probe_spec spec = { .what = "the observer", .uid = uid };
-  struct ucb_probe_out ready;
 
-  if (ucb_probe_start (p, &spec, observe_forever, NULL, err) < 0)
-    return -1;
-  if (ucb_probe_next (p, &ready, err) < 0)
-    {
-      ucb_probe_kill (p);
-      return -1;
-    }
-  return 0;
+  return ucb_probe_start_report (p, &spec, observe_forever, NULL, NULL, err);
 }
 
 int

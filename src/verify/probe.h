@@ -80,6 +80,11 @@ int ucb_probe_run (const struct ucb_probe_spec *spec, ucb_probe_fn fn, void *arg
 
 int ucb_probe_start (struct ucb_probe *p, const struct ucb_probe_spec *spec, ucb_probe_fn fn,
                      void *arg, ucb_error_t *err) __attribute__ ((warn_unused_result));
+/* Start, and wait for its first REPORT (in *out, unless NULL): it is ready.  On failure it is
+ * killed. */
+int ucb_probe_start_report (struct ucb_probe *p, const struct ucb_probe_spec *spec, ucb_probe_fn fn,
+                            void *arg, struct ucb_probe_out *out, ucb_error_t *err)
+    __attribute__ ((warn_unused_result));
 /* The probe's next REPORT, in *out; its error when it failed or ended instead. */
 int ucb_probe_next (struct ucb_probe *p, struct ucb_probe_out *out, ucb_error_t *err)
     __attribute__ ((warn_unused_result));

@@ -2,9 +2,13 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <mqueue.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/ipc.h>
+#include <sys/shm.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -142,6 +146,79 @@ ucb_vfill_drain_rt (long max, int *refused, ucb_error_t *err)
   (void) err;
   ucb_vdrain_rt ();
   return n;
+}
+
+long
+ucb_vmq_fill (const char *tag, long maxmsg, long msgsize, long max, int *refused)
+{
+  struct mq_attr attr = { .mq_maxmsg = maxmsg, .mq_msgsize = msgsize };
+  char name[64];
+  long n = 0;
+
+  *refused = 0;
+  for (; n < max; n++)
+    {
+      mqd_t q;
+      snprintf (name, sizeof name, "/%s.%ld", tag, n);
+      q = mq_open (name, O_CREAT | O_EXCL | O_RDWR, 0600, maxmsg ? &attr : NULL);
+      if (q == (mqd_t) -1)
+        {
+          *refused = errno;
+          break;
+        }
+      mq_close (q);
+    }
+  return n;
+}
+
+void
+ucb_vmq_drop (const char *tag, long n)
+{
+  char name[64];
+
+  for (long i = 0; i < n; i++)
+    {
+      snprintf (name, sizeof name, "/%s.%ld", tag, i);
+      mq_unlink (name);
+    }
+}
+
+int
+ucb_vshm_segs (int *ids, int n, size_t size, ucb_error_t *err)
+{
+  for (int i = 0; i < n; i++)
+    ids[i] = -1;
+  for (int i = 0; i < n; i++)
+    if ((ids[i] = shmget (IPC_PRIVATE, size, IPC_CREAT | 0600)) < 0)
+      {
+        int e = errno;
+        ucb_vshm_rmid_all (ids, i);
+        return ucb_make_error (err, e, "shmget(%zu B)", size);
+      }
+  return 0;
+}
+
+long
+ucb_vshm_lock_fill (const int *ids, long n, int *refused)
+{
+  long k = 0;
+
+  *refused = 0;
+  for (; k < n; k++)
+    if (shmctl (ids[k], SHM_LOCK, NULL) < 0)
+      {
+        *refused = errno;
+        break;
+      }
+  return k;
+}
+
+void
+ucb_vshm_rmid_all (const int *ids, int n)
+{
+  for (int i = 0; i < n; i++)
+    if (ids[i] >= 0)
+      shmctl (ids[i], IPC_RMID, NULL);
 }
 
 int

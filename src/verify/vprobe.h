@@ -47,6 +47,19 @@ void ucb_vkids_free (struct ucb_vkids *k);
 long ucb_vfork_count (long max, int *refused, ucb_error_t *err);
 long ucb_vfill_drain_rt (long max, int *refused, ucb_error_t *err);
 
+/* POSIX message queues /<tag>.0, /<tag>.1, ... of maxmsg x msgsize (0: the defaults, a NULL
+ * attr), created (and closed, still linked) until refused or `max`: how many, the refusal's
+ * errno in *refused.  ucb_vmq_drop unlinks the first n. */
+long ucb_vmq_fill (const char *tag, long maxmsg, long msgsize, long max, int *refused);
+void ucb_vmq_drop (const char *tag, long n);
+
+/* SysV segments: n of `size` bytes in ids[] (-1 with `err` set, none left); SHM_LOCK ids[0..n)
+ * until refused (how many; the errno in *refused); IPC_RMID every id >= 0. */
+int ucb_vshm_segs (int *ids, int n, size_t size, ucb_error_t *err)
+    __attribute__ ((warn_unused_result));
+long ucb_vshm_lock_fill (const int *ids, long n, int *refused);
+void ucb_vshm_rmid_all (const int *ids, int n);
+
 /* `rounds` rounds of `count` (at most `max` each): the fewest and the most it admitted, and
  * how many rounds ended in EAGAIN. */
 struct ucb_vrange

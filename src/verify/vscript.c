@@ -97,18 +97,10 @@ actor_start (struct ucb_probe *p, const struct ucb_vactor *a, uid_t base, ucb_er
     .userns = a->container ? CLONE_NEWUSER : 0,
     .soft_inside = a->container ? RLIM_INFINITY : 0,
   };
-  struct ucb_probe_out ready;
 
   if (a->resource == 0)
     return ucb_vobserver (p, base + a->uid, err);
-  if (ucb_probe_start (p, &spec, agent_main, NULL, err) < 0)
-    return -1;
-  if (ucb_probe_next (p, &ready, err) < 0)
-    {
-      ucb_probe_kill (p);
-      return -1;
-    }
-  return 0;
+  return ucb_probe_start_report (p, &spec, agent_main, NULL, NULL, err);
 }
 
 /* Order the agent: the count in *n, the refusal's errno in *errnum. */

@@ -43,16 +43,11 @@ enum
   SIGQ_OBSERVER,
 };
 
-struct phase_arg
-{
-  pid_t obs;
-  size_t p;
-};
-
+/* Beside an observer *arg of the container's owner. */
 static int
 rounds (void *arg, struct ucb_probe_out *o, ucb_error_t *err)
 {
-  const struct phase_arg *a = arg;
+  pid_t obs = *(const pid_t *) arg;
   struct ucb_vrange range;
 
   if (ucb_vrounds (ROUNDS, ucb_vfill_drain_rt, UCB_VTRIES (5), &range, err) < 0)
@@ -61,7 +56,7 @@ rounds (void *arg, struct ucb_probe_out *o, ucb_error_t *err)
   o->v[MAX] = range.hi;
   o->v[EAGAIN_ROUNDS] = range.eagain;
   o->v[SIGQ] = ucb_vsigq (getpid ());
-  o->v[SIGQ_OBSERVER] = ucb_vsigq (a->obs);
+  o->v[SIGQ_OBSERVER] = ucb_vsigq (obs);
   return 0;
 }
 
@@ -95,7 +90,7 @@ ulim07_run (struct ucb_vctx *ctx, ucb_error_t *err)
 {
   for (size_t p = 0; p < sizeof phases / sizeof phases[0]; p++)
     {
-      struct phase_arg a = { .p = p };
+      pid_t obs;
       struct ucb_probe_spec spec = { .uid = ctx->uid_base + (uid_t) p,
                                      .resource = RLIMIT_SIGPENDING,
                                      .soft = phases[p].created,
@@ -103,7 +98,7 @@ ulim07_run (struct ucb_vctx *ctx, ucb_error_t *err)
                                      .soft_inside = phases[p].inside };
       struct ucb_probe_out o;
 
-      if (ucb_probe_run_observed (spec.uid, &a.obs, &spec, rounds, &a, &o, err) < 0)
+      if (ucb_probe_run_observed (spec.uid, &obs, &spec, rounds, &obs, &o, err) < 0)
         return ucb_error_wrap (err, "%s", phases[p].label);
       observe_phase (ctx->res, p, &o);
     }

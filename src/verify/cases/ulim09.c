@@ -22,7 +22,7 @@
 #include "verify/verify.h"
 #include "verify/vprobe.h"
 
-#define MAX_TIMERS 32
+#define MAX_TIMERS UCB_VTRIES (5) /* the timers count, up to the safety cap */
 
 /* The receiver (SIGRTMIN blocked): reports ready; on each order drains, reads its SigQ and
  * reports again.  Its values: drained and SigQ after each of the two orders. */
@@ -52,7 +52,7 @@ send_until_refused (pid_t pid, int *errnum)
   long n = 0;
 
   *errnum = 0;
-  for (; n < 100; n++)
+  for (; n < UCB_VTRIES (3); n++)
     if (sigqueue (pid, SIGRTMIN, v) < 0)
       {
         *errnum = errno;

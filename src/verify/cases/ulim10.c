@@ -61,7 +61,7 @@ euid0 (void *arg, struct ucb_probe_out *o, ucb_error_t *err)
 
   (void) err;
   o->v[ADMIN] = has_cap (CAP_SYS_ADMIN_BIT);
-  o->v[QUEUED] = ucb_vfill_rt (100, &o->errnum);
+  o->v[QUEUED] = ucb_vfill_rt (UCB_VTRIES (5), &o->errnum);
   o->v[SIGQ] = ucb_vsigq (getpid ());
   o->v[SIGQ_OBSERVER] = ucb_vsigq (obs);
   ucb_vdrain_rt ();
@@ -122,7 +122,7 @@ root_container (void *arg, struct ucb_probe_out *o, ucb_error_t *err)
     {
       long before = ucb_vsigq (a->root), with, after, n;
 
-      n = ucb_vfill_rt (1000, &o->errnum);
+      n = ucb_vfill_rt (UCB_VTRIES (5), &o->errnum);
       o->v[C_SIGQ] = ucb_vsigq (getpid ());
       with = ucb_vsigq (a->root);
       ucb_vdrain_rt ();

@@ -60,13 +60,8 @@ setuid_exec_probe (uid_t v, int *su, int *ex, ucb_error_t *err)
   struct ucb_probe_out o;
   int r;
 
-  if (ucb_probe_start (&p, &spec, setuid_then_exec, &v, err) < 0)
+  if (ucb_probe_start_report (&p, &spec, setuid_then_exec, &v, &o, err) < 0)
     return -1;
-  if (ucb_probe_next (&p, &o, err) < 0)
-    {
-      ucb_probe_kill (&p);
-      return -1;
-    }
   *su = (int) o.v[0];
   r = ucb_probe_finish (&p, &o, err);
   if (r < 0)
