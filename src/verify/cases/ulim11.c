@@ -5,7 +5,10 @@
  * is_rlimit_overlimit in copy_process: total <= limit; before 8f2f9c4d82f2 the kernel allowed
  * limit + 1); pthread_create fails with EAGAIN too.  After the children are reaped, 4 fit
  * again.  With soft 3 and two unreaped zombies the next fork fails: only release_task
- * uncharges; once they are reaped it succeeds. */
+ * uncharges; once they are reaped it succeeds.
+ *
+ * Every fork count goes on until refused, up to the safety cap (vprobe.h): cap + 1 reads
+ * "> cap", a bypass, never a count. */
 #include "config.h"
 
 #include <errno.h>

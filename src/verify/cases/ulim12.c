@@ -8,7 +8,10 @@
  * the namespace's snapshot (59ec71575ab4; total <= limit since 8f2f9c4d82f2).  Then 50 rounds
  * of {reap every child, fork until refused}: each round admits exactly 4 again, so the refused
  * forks (bad_fork_cleanup_count: dec_rlimit_ucounts on all levels) and release_task leave no
- * charge behind on either level. */
+ * charge behind on either level.
+ *
+ * Every fork count goes on until refused, up to the safety cap (vprobe.h), not to a fixed 64:
+ * a round of cap + 1 reads "> cap", a bypass, never a count. */
 #include "config.h"
 
 #include <errno.h>

@@ -7,7 +7,10 @@
  * against each namespace's snapshot (59ec71575ab4).  A and its 5 children hold 6; B itself is
  * the 7th, so B forks 3 (10 - 6 - 1) and then gets EAGAIN; while B is full A cannot fork either;
  * once B is gone A forks 4 (10 - 6).  Distinct owners U1 and U2, each creating a container with
- * soft 10: while U1's container holds 9 children, U2's still forks 9. */
+ * soft 10: while U1's container holds 9 children, U2's still forks 9.
+ *
+ * Every fork count goes on until refused, up to the safety cap (vprobe.h), not to a fixed 64:
+ * cap + 1 reads "> cap", a bypass, never a count. */
 #include "config.h"
 
 #include <errno.h>

@@ -12,7 +12,10 @@
  * (written by the parent, as ranges need) send 0..49 inside to U..U+49 outside; the child
  * becomes uid 0 inside (kuid U, full capabilities in its namespace only) with soft 2: 1 child,
  * then EAGAIN (level 0 (ns, U) against the own soft limit; rlimit_max[NPROC] of a root-created
- * namespace is infinite, enforced_nproc_rlimit, 0ac983f51203). */
+ * namespace is infinite, enforced_nproc_rlimit, 0ac983f51203).
+ *
+ * (d) forks until refused, up to the safety cap (vprobe.h), not to a fixed 64: cap + 1 reads
+ * "> cap"; (a)-(c) count as many forks as they expect to succeed (exemptions, not bounds). */
 #include "config.h"
 
 #include <errno.h>

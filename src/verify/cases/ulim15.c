@@ -10,7 +10,10 @@
  * tasks: flag_nproc_exceeded (c923a8e7edb0) tests is_rlimit_overlimit on V's object *before*
  * commit_creds moves the caller's charge there (2 > 2 is false), so setresuid succeeds and so
  * does the following execve; with 3 tasks the test is true, PF_NPROC_EXCEEDED is set,
- * setresuid still succeeds, and do_execveat_common refuses with EAGAIN (V now holds 4 > 2). */
+ * setresuid still succeeds, and do_execveat_common refuses with EAGAIN (V now holds 4 > 2).
+ *
+ * (a) forks until refused, up to the safety cap (vprobe.h), not to a fixed 64 (which was
+ * barely above its 49): cap + 1 reads "> cap", a bypass, never a count. */
 #include "config.h"
 
 #include <errno.h>
