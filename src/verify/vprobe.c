@@ -78,6 +78,21 @@ ucb_vsigq (pid_t pid)
   return q;
 }
 
+int
+ucb_vcap_effective (pid_t pid, int cap)
+{
+  char path[64], line[256];
+  cleanup_file FILE *f = NULL;
+  unsigned long long eff;
+
+  snprintf (path, sizeof path, "/proc/%d/status", (int) pid);
+  f = fopen (path, "re");
+  while (f && fgets (line, sizeof line, f))
+    if (sscanf (line, "CapEff: %llx", &eff) == 1)
+      return (int) ((eff >> cap) & 1);
+  return -1;
+}
+
 long
 ucb_vkids_fork (struct ucb_vkids *k, long max, int *refused, ucb_error_t *err)
 {

@@ -26,6 +26,9 @@ long ucb_vdrain_rt (void);
 /* SigQ of a process: the level-0 SIGPENDING counter of its (user ns, uid); -1 if unreadable. */
 long ucb_vsigq (pid_t pid);
 
+/* Whether capability `cap` is in a process's effective set (CapEff); -1 if unreadable. */
+int ucb_vcap_effective (pid_t pid, int cap);
+
 /* Children that sleep until killed (NPROC): their pids. */
 struct ucb_vkids
 {

@@ -1,7 +1,6 @@
 /* vscript.c - a verify case as a table of steps (vscript.h). */
 #include "config.h"
 
-#include <errno.h>
 #include <sched.h>
 #include <string.h>
 
@@ -49,6 +48,7 @@ agent_do (struct ucb_probe_out *o, struct ucb_vkids *held, ucb_error_t *err)
       break;
     case UCB_VOP_START:
     case UCB_VOP_SIGQ:
+    case UCB_VOP_CAP:
     case UCB_VOP_STOP:
     default:
       return ucb_make_error (err, 0, "internal: order %d to an agent", (int) o->v[OP]);
@@ -90,7 +90,8 @@ actor_start (struct ucb_probe *p, const struct ucb_vactor *a, uid_t base, ucb_er
 {
   struct ucb_probe_spec spec = {
     .what = a->what,
-    .uid = base + a->uid,
+    .uid = a->ruid ? 0 : base + a->uid,
+    .ruid = a->ruid ? base + a->uid : 0,
     .block_rt = true,
     .resource = a->resource,
     .soft = a->soft,
@@ -158,6 +159,9 @@ script_step (struct ucb_vctx *ctx, struct ucb_probe *p, const struct ucb_vactor 
       return actor_stop (&p[s->who], &actors[s->who], err);
     case UCB_VOP_SIGQ:
       n = ucb_vsigq (p[s->who].pid);
+      break;
+    case UCB_VOP_CAP:
+      n = ucb_vcap_effective (p[s->who].pid, (int) s->max);
       break;
     case UCB_VOP_FILL:
     case UCB_VOP_DRAIN:

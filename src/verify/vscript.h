@@ -25,6 +25,7 @@ struct ucb_vactor
   int resource;
   rlim_t soft;
   bool container;
+  bool ruid; /* an agent that becomes only the real uid (probe.h `.ruid`: euid 0 kept) */
 };
 
 enum ucb_vop
@@ -35,6 +36,7 @@ enum ucb_vop
   UCB_VOP_HOLD,  /* fork up to `max` more sleepers and keep them: the count, the errno */
   UCB_VOP_COUNT, /* fork up to `max` sleepers and release them: the count, the errno */
   UCB_VOP_SIGQ,  /* read the actor's SigQ (from the case process) */
+  UCB_VOP_CAP,   /* whether capability `max` is in the actor's effective set: 1 or 0 */
   UCB_VOP_STOP,  /* drain, release, end the actor */
 };
 
