@@ -188,6 +188,10 @@ ucb_vscript (struct ucb_vctx *ctx, const struct ucb_vactor *actors, size_t nacto
 
   if (nactors > UCB_VACTORS_MAX)
     return ucb_make_error (err, 0, "internal: a script of %zu actors", nactors);
+  for (size_t s = 0; s < nsteps; s++)
+    if (steps[s].who < 0 || (size_t) steps[s].who >= nactors)
+      return ucb_make_error (err, 0, "internal: step %zu names actor %d of %zu", s + 1,
+                             steps[s].who, nactors);
   for (size_t i = 0; i < nactors; i++)
     p[i] = (struct ucb_probe) UCB_PROBE_NONE;
   for (size_t s = 0; s < nsteps; s++)

@@ -281,6 +281,34 @@ test_cap (void)
   tap_check (strstr (why, "over-admission") != NULL);
 }
 
+/* An agent that fails (a soft limit above the hard one) ends the script with its error, named
+ * after it; a step that names no actor is refused before anything starts. */
+static void
+test_script_errors (void)
+{
+  static const struct ucb_vactor bad[]
+      = { { "the bad agent", 0, RLIMIT_SIGPENDING, (rlim_t) -3, false } };
+  static const struct ucb_vstep steps[] = {
+    { 0, UCB_VOP_FILL, 3, "queued", UCB_VITEM_ADMITTED, 3 },
+  };
+  static const struct ucb_vstep stray[] = {
+    { 1, UCB_VOP_FILL, 3, "queued", UCB_VITEM_ADMITTED, 3 },
+  };
+  struct ucb_vresult res;
+  struct ucb_kernel k = { 0 };
+  struct ucb_vctx ctx = { .kernel = &k, .uid_base = 0, .res = &res };
+  ucb_error_t err = NULL;
+
+  memset (&res, 0, sizeof res);
+  tap_check_int (ucb_vscript (&ctx, bad, 1, steps, 1, &err), <, 0);
+  tap_check (err != NULL && strstr (err->msg, "the bad agent") != NULL);
+  tap_check_int (res.n, ==, 0);
+  ucb_error_free (&err);
+  tap_check_int (ucb_vscript (&ctx, bad, 1, stray, 1, &err), <, 0);
+  tap_check (err != NULL && strstr (err->msg, "names actor 1 of 1") != NULL);
+  ucb_error_free (&err);
+}
+
 static const struct tap_test tests[] = {
   { "a probe's values and errno come back", test_values },
   { "a child's error comes back with its message and code", test_child_error },
@@ -290,6 +318,7 @@ static const struct tap_test tests[] = {
   { "a setup failure (rlimit, uid change) comes back as the child's error", test_setup_error },
   { "a script's steps run in order and become its observations, in order", test_script },
   { "a count that reaches the safety cap reads cap + 1 and is judged over-admission", test_cap },
+  { "a failing agent ends its script with its error; a stray step is refused", test_script_errors },
 };
 
 TAP_MAIN (tests)
