@@ -179,6 +179,16 @@ soft_of (rlim_t spec_value)
   return spec_value == UCB_PROBE_SOFT_0 ? 0 : spec_value;
 }
 
+/* Real uid `ruid`, euid 0: root's capabilities stay; the credential change cleared the
+ * parent-death signal. */
+static int
+become_ruid (uid_t ruid, pid_t parent, ucb_error_t *err)
+{
+  if (setresuid (ruid, 0, 0) < 0)
+    return ucb_make_error (err, errno, "setresuid(%u, 0, 0)", (unsigned) ruid);
+  return ucb_arm_pdeathsig (parent, "the case process", err);
+}
+
 static int
 setup (const struct ucb_probe_spec *spec, pid_t parent, ucb_error_t *err)
 {
@@ -195,6 +205,8 @@ setup (const struct ucb_probe_spec *spec, pid_t parent, ucb_error_t *err)
   if (spec->uid
       && (ucb_userns_become (spec->uid, (gid_t) spec->uid, err) < 0
           || ucb_arm_pdeathsig (parent, "the case process", err) < 0))
+    return -1;
+  if (spec->ruid && become_ruid (spec->ruid, parent, err) < 0)
     return -1;
   if (spec->soft && ucb_vsoft (spec->resource, soft_of (spec->soft), err) < 0)
     return -1;
@@ -394,6 +406,22 @@ ucb_probe_start (struct ucb_probe *p, const struct ucb_probe_spec *spec, ucb_pro
 }
 
 int
+ucb_probe_start_report (struct ucb_probe *p, const struct ucb_probe_spec *spec, ucb_probe_fn fn,
+                        void *arg, struct ucb_probe_out *out, ucb_error_t *err)
+{
+  struct ucb_probe_out ready;
+
+  if (ucb_probe_start (p, spec, fn, arg, err) < 0)
+    return -1;
+  if (ucb_probe_next (p, out ? out : &ready, err) < 0)
+    {
+      ucb_probe_kill (p);
+      return -1;
+    }
+  return 0;
+}
+
+int
 ucb_probe_next (struct ucb_probe *p, struct ucb_probe_out *out, ucb_error_t *err)
 {
   struct ucb_probe_msg m;
@@ -486,16 +514,8 @@ int
 ucb_vobserver (struct ucb_probe *p, uid_t uid, ucb_error_t *err)
 {
   struct ucb_probe_spec spec = { .what = "the observer", .uid = uid };
-  struct ucb_probe_out ready;
 
-  if (ucb_probe_start (p, &spec, observe_forever, NULL, err) < 0)
-    return -1;
-  if (ucb_probe_next (p, &ready, err) < 0)
-    {
-      ucb_probe_kill (p);
-      return -1;
-    }
-  return 0;
+  return ucb_probe_start_report (p, &spec, observe_forever, NULL, NULL, err);
 }
 
 int

@@ -41,6 +41,8 @@ struct ucb_probe_spec
   const char *what;   /* names the probe in errors ("the probe" when NULL) */
   int unshare;        /* CLONE_NEW* flags unshared first, with our privileges (not a user ns) */
   uid_t uid;          /* become uid/gid `uid` (0: stay as we are) */
+  uid_t ruid;         /* or only real uid `ruid`, euid 0 (root's capabilities kept): charged to
+                       * ruid's counter (set_cred_ucounts keys ucounts by the real uid) */
   bool block_rt;      /* block SIGRTMIN first (before the uid change: no signal is lost) */
   int resource;       /* the rlimit that `soft` and `soft_inside` set */
   rlim_t soft;        /* its soft limit before the namespace (0: unchanged) */
@@ -78,6 +80,11 @@ int ucb_probe_run (const struct ucb_probe_spec *spec, ucb_probe_fn fn, void *arg
 
 int ucb_probe_start (struct ucb_probe *p, const struct ucb_probe_spec *spec, ucb_probe_fn fn,
                      void *arg, ucb_error_t *err) __attribute__ ((warn_unused_result));
+/* Start, and wait for its first REPORT (in *out, unless NULL): it is ready.  On failure it is
+ * killed. */
+int ucb_probe_start_report (struct ucb_probe *p, const struct ucb_probe_spec *spec, ucb_probe_fn fn,
+                            void *arg, struct ucb_probe_out *out, ucb_error_t *err)
+    __attribute__ ((warn_unused_result));
 /* The probe's next REPORT, in *out; its error when it failed or ended instead. */
 int ucb_probe_next (struct ucb_probe *p, struct ucb_probe_out *out, ucb_error_t *err)
     __attribute__ ((warn_unused_result));

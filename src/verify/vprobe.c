@@ -2,11 +2,13 @@
 #include "config.h"
 
 #include <errno.h>
-#include <sched.h>
+#include <fcntl.h>
+#include <mqueue.h>
 #include <signal.h>
 #include <stdio.h>
-#include <string.h>
-#include <sys/wait.h>
+#include <stdlib.h>
+#include <sys/ipc.h>
+#include <sys/shm.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -76,12 +78,35 @@ ucb_vsigq (pid_t pid)
   return q;
 }
 
+int
+ucb_vcap_effective (pid_t pid, int cap)
+{
+  char path[64], line[256];
+  cleanup_file FILE *f = NULL;
+  unsigned long long eff;
+
+  snprintf (path, sizeof path, "/proc/%d/status", (int) pid);
+  f = fopen (path, "re");
+  while (f && fgets (line, sizeof line, f))
+    if (sscanf (line, "CapEff: %llx", &eff) == 1)
+      return (int) ((eff >> cap) & 1);
+  return -1;
+}
+
 long
-ucb_vfork_sleepers (pid_t *kids, long max, int *refused)
+ucb_vkids_fork (struct ucb_vkids *k, long max, int *refused, ucb_error_t *err)
 {
   long n = 0;
 
   *refused = 0;
+  if (k->n + max > k->size)
+    {
+      pid_t *grown = realloc (k->pid, (size_t) (k->n + max) * sizeof *grown);
+      if (grown == NULL)
+        return ucb_make_error (err, errno, "room for %ld children", k->n + max);
+      k->pid = grown;
+      k->size = k->n + max;
+    }
   while (n < max)
     {
       pid_t pid = ucb_vfork ();
@@ -93,18 +118,143 @@ ucb_vfork_sleepers (pid_t *kids, long max, int *refused)
       if (pid == 0)
         for (;;)
           pause ();
-      kids[n++] = pid;
+      k->pid[k->n++] = pid;
+      n++;
     }
   return n;
 }
 
 void
-ucb_vkill_reap (pid_t *kids, long n)
+ucb_vkids_release (struct ucb_vkids *k)
 {
+  for (long i = 0; i < k->n; i++)
+    kill (k->pid[i], SIGKILL);
+  for (long i = 0; i < k->n; i++)
+    ucb_vwait (k->pid[i]);
+  k->n = 0;
+}
+
+void
+ucb_vkids_free (struct ucb_vkids *k)
+{
+  ucb_vkids_release (k);
+  free (k->pid);
+  k->pid = NULL;
+  k->size = 0;
+}
+
+long
+ucb_vfork_count (long max, int *refused, ucb_error_t *err)
+{
+  struct ucb_vkids k = UCB_VKIDS_NONE;
+  long n = ucb_vkids_fork (&k, max, refused, err);
+
+  ucb_vkids_free (&k);
+  return n;
+}
+
+long
+ucb_vfill_drain_rt (long max, int *refused, ucb_error_t *err)
+{
+  long n = ucb_vfill_rt (max, refused);
+
+  (void) err;
+  ucb_vdrain_rt ();
+  return n;
+}
+
+long
+ucb_vmq_fill (const char *tag, long maxmsg, long msgsize, long max, int *refused)
+{
+  struct mq_attr attr = { .mq_maxmsg = maxmsg, .mq_msgsize = msgsize };
+  char name[64];
+  long n = 0;
+
+  *refused = 0;
+  for (; n < max; n++)
+    {
+      mqd_t q;
+      snprintf (name, sizeof name, "/%s.%ld", tag, n);
+      q = mq_open (name, O_CREAT | O_EXCL | O_RDWR, 0600, maxmsg ? &attr : NULL);
+      if (q == (mqd_t) -1)
+        {
+          *refused = errno;
+          break;
+        }
+      mq_close (q);
+    }
+  return n;
+}
+
+void
+ucb_vmq_drop (const char *tag, long n)
+{
+  char name[64];
+
   for (long i = 0; i < n; i++)
-    kill (kids[i], SIGKILL);
-  for (long i = 0; i < n; i++)
-    ucb_vwait (kids[i]);
+    {
+      snprintf (name, sizeof name, "/%s.%ld", tag, i);
+      mq_unlink (name);
+    }
+}
+
+int
+ucb_vshm_segs (int *ids, int n, size_t size, ucb_error_t *err)
+{
+  for (int i = 0; i < n; i++)
+    ids[i] = -1;
+  for (int i = 0; i < n; i++)
+    if ((ids[i] = shmget (IPC_PRIVATE, size, IPC_CREAT | 0600)) < 0)
+      {
+        int e = errno;
+        ucb_vshm_rmid_all (ids, i);
+        return ucb_make_error (err, e, "shmget(%zu B)", size);
+      }
+  return 0;
+}
+
+long
+ucb_vshm_lock_fill (const int *ids, long n, int *refused)
+{
+  long k = 0;
+
+  *refused = 0;
+  for (; k < n; k++)
+    if (shmctl (ids[k], SHM_LOCK, NULL) < 0)
+      {
+        *refused = errno;
+        break;
+      }
+  return k;
+}
+
+void
+ucb_vshm_rmid_all (const int *ids, int n)
+{
+  for (int i = 0; i < n; i++)
+    if (ids[i] >= 0)
+      shmctl (ids[i], IPC_RMID, NULL);
+}
+
+int
+ucb_vrounds (int rounds, ucb_vcount_fn count, long max, struct ucb_vrange *out, ucb_error_t *err)
+{
+  out->lo = out->hi = -1;
+  out->eagain = 0;
+  for (int round = 0; round < rounds; round++)
+    {
+      int refused;
+      long n = count (max, &refused, err);
+
+      if (n < 0)
+        return -1;
+      if (out->lo < 0 || n < out->lo)
+        out->lo = n;
+      if (n > out->hi)
+        out->hi = n;
+      out->eagain += refused == EAGAIN;
+    }
+  return 0;
 }
 
 /* The exemptions concern uid 0 of init_user_ns and its capabilities: we must be it. */
@@ -124,95 +274,4 @@ ucb_vroot_of_init_userns (void)
     }
   return sscanf (map, "%lu %lu %lu", &inside, &outside, &count) == 3 && inside == 0 && outside == 0
          && count == 4294967295UL;
-}
-
-/* ---- agents: a container or host task holding RT signals, driven by orders ---- */
-
-enum
-{
-  OP,    /* order: 'f' queue up to COUNT SIGRTMIN, 'd' drain, 'q' drain and end */
-  COUNT, /* order: at most; answer: how many */
-};
-
-static int
-agent_main (void *arg, struct ucb_probe_out *o, ucb_error_t *err)
-{
-  (void) arg;
-  for (;;)
-    {
-      /* The first report says it is ready; every next one answers an order. */
-      if (ucb_probe_report (o, err) < 0 || ucb_probe_await (o, err) < 0)
-        return -1;
-      if (o->v[OP] == 'q')
-        break;
-      o->errnum = 0;
-      o->v[COUNT]
-          = o->v[OP] == 'f' ? ucb_vfill_rt ((long) o->v[COUNT], &o->errnum) : ucb_vdrain_rt ();
-    }
-  ucb_vdrain_rt ();
-  return 0;
-}
-
-int
-ucb_vagent_start (struct ucb_vagent *a, const char *what, uid_t uid, rlim_t soft, bool container,
-                  ucb_error_t *err)
-{
-  struct ucb_probe_spec spec = {
-    .what = what,
-    .uid = uid,
-    .block_rt = true,
-    .resource = RLIMIT_SIGPENDING,
-    .soft = soft,
-    .userns = container ? CLONE_NEWUSER : 0,
-    .soft_inside = container ? RLIM_INFINITY : 0,
-  };
-  struct ucb_probe_out ready;
-
-  if (ucb_probe_start (&a->p, &spec, agent_main, NULL, err) < 0)
-    return -1;
-  if (ucb_probe_next (&a->p, &ready, err) < 0)
-    {
-      ucb_probe_kill (&a->p);
-      return -1;
-    }
-  return 0;
-}
-
-long
-ucb_vagent_do (struct ucb_vagent *a, char op, long max, int *errnum, ucb_error_t *err)
-{
-  struct ucb_probe_out o;
-
-  *errnum = 0;
-  if (*err)
-    return -1;
-  memset (&o, 0, sizeof o);
-  o.v[OP] = op;
-  o.v[COUNT] = max;
-  if (ucb_probe_order (&a->p, &o, err) < 0 || ucb_probe_next (&a->p, &o, err) < 0)
-    return -1;
-  *errnum = o.errnum;
-  return (long) o.v[COUNT];
-}
-
-int
-ucb_vagent_stop (struct ucb_vagent *a, ucb_error_t *err)
-{
-  struct ucb_probe_out o;
-
-  if (a->p.fd < 0)
-    return 0; /* never started */
-  if (*err)
-    {
-      ucb_probe_kill (&a->p);
-      return -1;
-    }
-  memset (&o, 0, sizeof o);
-  o.v[OP] = 'q';
-  if (ucb_probe_order (&a->p, &o, err) < 0)
-    {
-      ucb_probe_kill (&a->p);
-      return -1;
-    }
-  return ucb_probe_finish (&a->p, NULL, err);
 }

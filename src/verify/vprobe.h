@@ -1,14 +1,22 @@
 /* vprobe.h - what the verify probes do inside: fill a counter until the kernel refuses, read
- * SigQ, fork sleepers; and agents, probes that fill or drain on order (probe.h runs them). */
+ * SigQ, fork sleepers, count in rounds (probe.h runs them; vscript.h drives them by a table). */
 #ifndef UCB_VPROBE_H
 #define UCB_VPROBE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <sys/resource.h>
 #include <sys/types.h>
 
 #include "core/error.h"
 #include "verify/probe.h"
+
+/* True counts: a probe counts what the kernel admits up to a safety cap far above the
+ * expectation (a kernel that never refuses must still let the case end).  It tries
+ * cap + 1 units, so a count of cap + 1 reads "> cap": more than the cap allowed to see, never a
+ * true count; the expectation is kept, so the verdict is over-admission (docs/verify.md). */
+#define UCB_VCOUNT_CAP(expected) ((expected) + 256)
+#define UCB_VTRIES(expected) (UCB_VCOUNT_CAP (expected) + 1)
 
 /* Queue SIGRTMIN to ourselves (blocked) until refused; returns how many were queued and
  * sets *errnum to the refusal's errno (0 if `max` was reached first). */
@@ -18,33 +26,54 @@ long ucb_vdrain_rt (void);
 /* SigQ of a process: the level-0 SIGPENDING counter of its (user ns, uid); -1 if unreadable. */
 long ucb_vsigq (pid_t pid);
 
-/* Fork up to `max` children that sleep until killed, until the kernel refuses (NPROC):
- * returns how many, their pids in kids[], the refusal's errno in *refused (0 if none). */
-long ucb_vfork_sleepers (pid_t *kids, long max, int *refused);
-/* Kill and reap them: only release_task (in wait) uncharges NPROC. */
-void ucb_vkill_reap (pid_t *kids, long n);
+/* Whether capability `cap` is in a process's effective set (CapEff); -1 if unreadable. */
+int ucb_vcap_effective (pid_t pid, int cap);
+
+/* Children that sleep until killed (NPROC): their pids. */
+struct ucb_vkids
+{
+  pid_t *pid;
+  long n, size;
+};
+#define UCB_VKIDS_NONE                                                                             \
+  {                                                                                                \
+    NULL, 0, 0                                                                                     \
+  }
+/* Fork up to `max` more, until the kernel refuses: how many were forked now, the refusal's
+ * errno in *refused (0 if none); -1 with `err` set when the array cannot grow. */
+long ucb_vkids_fork (struct ucb_vkids *k, long max, int *refused, ucb_error_t *err);
+/* Kill and reap them all (only release_task, in wait, uncharges NPROC); the array stays. */
+void ucb_vkids_release (struct ucb_vkids *k);
+void ucb_vkids_free (struct ucb_vkids *k);
+/* A count that gives back what it took: fork up to `max` sleepers and release them; queue up
+ * to `max` SIGRTMIN and drain them.  How many; the refusal's errno in *refused. */
+long ucb_vfork_count (long max, int *refused, ucb_error_t *err);
+long ucb_vfill_drain_rt (long max, int *refused, ucb_error_t *err);
+
+/* POSIX message queues /<tag>.0, /<tag>.1, ... of maxmsg x msgsize (0: the defaults, a NULL
+ * attr), created (and closed, still linked) until refused or `max`: how many, the refusal's
+ * errno in *refused.  ucb_vmq_drop unlinks the first n. */
+long ucb_vmq_fill (const char *tag, long maxmsg, long msgsize, long max, int *refused);
+void ucb_vmq_drop (const char *tag, long n);
+
+/* SysV segments: n of `size` bytes in ids[] (-1 with `err` set, none left); SHM_LOCK ids[0..n)
+ * until refused (how many; the errno in *refused); IPC_RMID every id >= 0. */
+int ucb_vshm_segs (int *ids, int n, size_t size, ucb_error_t *err)
+    __attribute__ ((warn_unused_result));
+long ucb_vshm_lock_fill (const int *ids, long n, int *refused);
+void ucb_vshm_rmid_all (const int *ids, int n);
+
+/* `rounds` rounds of `count` (at most `max` each): the fewest and the most it admitted, and
+ * how many rounds ended in EAGAIN. */
+struct ucb_vrange
+{
+  long lo, hi, eagain;
+};
+typedef long (*ucb_vcount_fn) (long max, int *refused, ucb_error_t *err);
+int ucb_vrounds (int rounds, ucb_vcount_fn count, long max, struct ucb_vrange *out,
+                 ucb_error_t *err) __attribute__ ((warn_unused_result));
+
 /* Are we uid 0 of the initial user namespace (the NPROC exemptions are about it)? */
 bool ucb_vroot_of_init_userns (void);
-
-/* An agent: a probe that blocks SIGRTMIN, becomes `uid` with soft SIGPENDING `soft` and,
- * with `container`, creates a user namespace and raises its soft limit inside to the hard one;
- * then fills or drains on order, so that only the case records.  `what` names it in errors. */
-struct ucb_vagent
-{
-  struct ucb_probe p;
-};
-#define UCB_VAGENT_NONE                                                                            \
-  {                                                                                                \
-    .p = UCB_PROBE_NONE                                                                            \
-  }
-int ucb_vagent_start (struct ucb_vagent *a, const char *what, uid_t uid, rlim_t soft,
-                      bool container, ucb_error_t *err) __attribute__ ((warn_unused_result));
-/* op 'f': queue up to `max` SIGRTMIN; 'd': drain.  The count; *errnum the refusal's errno;
- * -1 with `err` set when the agent failed.  Once `err` is set, does nothing and returns -1:
- * a sequence of orders is checked once, at its end, with the first error. */
-long ucb_vagent_do (struct ucb_vagent *a, char op, long max, int *errnum, ucb_error_t *err);
-/* Drain, end, reap; its error if it failed.  With `err` already set (an error path) just kill
- * it. */
-int ucb_vagent_stop (struct ucb_vagent *a, ucb_error_t *err);
 
 #endif

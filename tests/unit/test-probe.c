@@ -1,7 +1,9 @@
 /* test-probe.c - the probe harness of verify: values come back, a child's error comes back
  * with its message and code, a child killed by a signal or exiting without a word is reported
  * as such, reports and orders cross both ways, and a helper of the probe that outlives it does
- * not keep the case waiting.  Unprivileged: the probes stay as we are (uid 0 in the spec). */
+ * not keep the case waiting; a script's steps become its observations, and a count that
+ * reaches the safety cap reads "> cap".  Unprivileged: the probes stay as we are (uid 0 in the
+ * spec). */
 #include "config.h"
 
 #include <errno.h>
@@ -12,6 +14,9 @@
 #include "../tap.h"
 #include "core/util.h"
 #include "verify/probe.h"
+#include "verify/verify.h"
+#include "verify/vprobe.h"
+#include "verify/vscript.h"
 
 static int
 give_values (void *arg, struct ucb_probe_out *o, ucb_error_t *err)
@@ -196,6 +201,113 @@ test_setup_error (void)
   ucb_error_free (&err);
 }
 
+/* A script's steps run in order on an agent (as we are: uid offset 0 of uid_base 0) and
+ * become observations, in order.  The level-0 counter is our uid's, which other tasks of ours
+ * may hold units of at any moment (root's timers, other tests): the checks hold whatever they
+ * hold (the drain takes exactly what the agent queued). */
+static void
+test_script (void)
+{
+  static const struct ucb_vactor actors[] = { { "the agent", 0, RLIMIT_SIGPENDING, 8, false } };
+  static const struct ucb_vstep steps[] = {
+    { 0, UCB_VOP_FILL, UCB_VTRIES (8), "queued", UCB_VITEM_ADMITTED, 8, "refused", EAGAIN },
+    { 0, UCB_VOP_SIGQ, 0, "SigQ full", UCB_VITEM_COUNTER, 8 },
+    { 0, UCB_VOP_DRAIN, 0, "drained", UCB_VITEM_EXACT, 8 },
+    { 0, UCB_VOP_SIGQ, 0, "SigQ drained", UCB_VITEM_COUNTER, 0 },
+    { 0, UCB_VOP_FILL, 2, NULL, UCB_VITEM_EXACT, 0 },
+    { 0, UCB_VOP_HOLD, 3, "held", UCB_VITEM_EXACT, 3, "hold errno", 0 },
+    { 0, UCB_VOP_COUNT, 2, "counted", UCB_VITEM_EXACT, 2 },
+  };
+  static const char *const names[] = { "queued",       "refused", "SigQ full",  "drained",
+                                       "SigQ drained", "held",    "hold errno", "counted" };
+  struct ucb_vresult res;
+  struct ucb_kernel k = { 0 };
+  struct ucb_vctx ctx = { .kernel = &k, .uid_base = 0, .res = &res };
+  ucb_error_t err = NULL;
+
+  memset (&res, 0, sizeof res);
+  tap_check_int (
+      ucb_vscript (&ctx, actors, UCB_ARRAY_SIZE (actors), steps, UCB_ARRAY_SIZE (steps), &err), ==,
+      0);
+  tap_check (err == NULL);
+  ucb_error_free (&err);
+  tap_check_int (res.n, ==, UCB_ARRAY_SIZE (names));
+  for (size_t i = 0; i < res.n && i < UCB_ARRAY_SIZE (names); i++)
+    tap_check_str (res.items[i].name, names[i]);
+  if (res.n != UCB_ARRAY_SIZE (names))
+    return;
+  tap_check_int (res.items[0].observed, <=, 8);
+  tap_check_int (res.items[1].observed, ==, EAGAIN);
+  tap_check_int (res.items[1].kind, ==, UCB_VITEM_ERRNO);
+  tap_check_int (res.items[2].observed, >=, res.items[0].observed);
+  tap_check_int (res.items[2].kind, ==, UCB_VITEM_COUNTER);
+  tap_check_int (res.items[3].observed, ==, res.items[0].observed);
+  tap_check_int (res.items[5].observed, ==, 3);
+  tap_check_int (res.items[6].observed, ==, 0);
+  tap_check_int (res.items[7].observed, ==, 2);
+}
+
+/* A kernel that never refuses: the count stops at the safety cap and reads cap + 1, errno 0,
+ * and the verdict is over-admission (soft = hard: the hard limit must exceed the cap). */
+static void
+test_cap (void)
+{
+  static const struct ucb_vactor actors[]
+      = { { "the agent", 0, RLIMIT_SIGPENDING, RLIM_INFINITY, false } };
+  static const struct ucb_vstep steps[] = {
+    { 0, UCB_VOP_FILL, UCB_VTRIES (5), "queued", UCB_VITEM_ADMITTED, 5, "refused", EAGAIN },
+  };
+  struct ucb_vresult res;
+  struct ucb_kernel k = { 0 };
+  struct ucb_vctx ctx = { .kernel = &k, .uid_base = 0, .res = &res };
+  ucb_error_t err = NULL;
+  char why[UCB_VDETAIL_MAX];
+  struct rlimit rl;
+
+  if (getrlimit (RLIMIT_SIGPENDING, &rl) < 0
+      || (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < 2 * UCB_VTRIES (5)))
+    {
+      tap_skip ("hard RLIMIT_SIGPENDING below twice the cap");
+      return;
+    }
+  memset (&res, 0, sizeof res);
+  tap_check_int (ucb_vscript (&ctx, actors, 1, steps, 1, &err), ==, 0);
+  ucb_error_free (&err);
+  tap_check_int (res.n, ==, 2);
+  tap_check_int (res.items[0].observed, ==, UCB_VCOUNT_CAP (5) + 1);
+  tap_check_int (res.items[1].observed, ==, 0);
+  tap_check_int (ucb_vjudge (&res, why, sizeof why), ==, UCB_VERDICT_FAIL);
+  tap_check (strstr (why, "over-admission") != NULL);
+}
+
+/* An agent that fails (a soft limit above the hard one) ends the script with its error, named
+ * after it; a step that names no actor is refused before anything starts. */
+static void
+test_script_errors (void)
+{
+  static const struct ucb_vactor bad[]
+      = { { "the bad agent", 0, RLIMIT_SIGPENDING, (rlim_t) -3, false } };
+  static const struct ucb_vstep steps[] = {
+    { 0, UCB_VOP_FILL, 3, "queued", UCB_VITEM_ADMITTED, 3 },
+  };
+  static const struct ucb_vstep stray[] = {
+    { 1, UCB_VOP_FILL, 3, "queued", UCB_VITEM_ADMITTED, 3 },
+  };
+  struct ucb_vresult res;
+  struct ucb_kernel k = { 0 };
+  struct ucb_vctx ctx = { .kernel = &k, .uid_base = 0, .res = &res };
+  ucb_error_t err = NULL;
+
+  memset (&res, 0, sizeof res);
+  tap_check_int (ucb_vscript (&ctx, bad, 1, steps, 1, &err), <, 0);
+  tap_check (err != NULL && strstr (err->msg, "the bad agent") != NULL);
+  tap_check_int (res.n, ==, 0);
+  ucb_error_free (&err);
+  tap_check_int (ucb_vscript (&ctx, bad, 1, stray, 1, &err), <, 0);
+  tap_check (err != NULL && strstr (err->msg, "names actor 1 of 1") != NULL);
+  ucb_error_free (&err);
+}
+
 static const struct tap_test tests[] = {
   { "a probe's values and errno come back", test_values },
   { "a child's error comes back with its message and code", test_child_error },
@@ -203,6 +315,9 @@ static const struct tap_test tests[] = {
     test_silent_ends },
   { "reports and orders cross both ways; an error instead of a report", test_dialogue },
   { "a setup failure (rlimit, uid change) comes back as the child's error", test_setup_error },
+  { "a script's steps run in order and become its observations, in order", test_script },
+  { "a count that reaches the safety cap reads cap + 1 and is judged over-admission", test_cap },
+  { "a failing agent ends its script with its error; a stray step is refused", test_script_errors },
 };
 
 TAP_MAIN (tests)

@@ -7,55 +7,25 @@
 #include "config.h"
 
 #include <errno.h>
-#include <signal.h>
-#include <unistd.h>
 
 #include "verify/verify.h"
 #include "verify/vprobe.h"
+#include "verify/vscript.h"
 
-enum
-{
-  QUEUED,
-  REFUSED,
-  SIGQ_FULL,
-  DRAINED,
-  SIGQ_DRAINED,
-  AGAIN,
+static const struct ucb_vactor actors[] = {
+  { NULL, 0, RLIMIT_SIGPENDING, 5, false },
 };
 
-static int
-fill_drain_fill (void *arg, struct ucb_probe_out *o, ucb_error_t *err)
-{
-  int refused, again;
+static const struct ucb_vstep steps[] = {
+  { 0, UCB_VOP_FILL, UCB_VTRIES (5), "queued before the refusal", UCB_VITEM_ADMITTED, 5,
+    "errno of the 6th sigqueue", EAGAIN },
+  { 0, UCB_VOP_SIGQ, 0, "SigQ when full", UCB_VITEM_COUNTER, 5 },
+  { 0, UCB_VOP_DRAIN, 0, "signals drained", UCB_VITEM_EXACT, 5 },
+  { 0, UCB_VOP_SIGQ, 0, "SigQ after the drain", UCB_VITEM_COUNTER, 0 },
+  { 0, UCB_VOP_FILL, UCB_VTRIES (5), "queued again after the drain", UCB_VITEM_ADMITTED, 5 },
+};
 
-  (void) arg, (void) err;
-  o->v[QUEUED] = ucb_vfill_rt (100, &refused);
-  o->v[REFUSED] = refused;
-  o->v[SIGQ_FULL] = ucb_vsigq (getpid ());
-  o->v[DRAINED] = ucb_vdrain_rt ();
-  o->v[SIGQ_DRAINED] = ucb_vsigq (getpid ());
-  o->v[AGAIN] = ucb_vfill_rt (100, &again);
-  ucb_vdrain_rt ();
-  return 0;
-}
-
-static int
-ulim01_run (struct ucb_vctx *ctx, ucb_error_t *err)
-{
-  struct ucb_probe_spec spec = { .uid = ctx->uid_base, .resource = RLIMIT_SIGPENDING, .soft = 5 };
-  struct ucb_vresult *r = ctx->res;
-  struct ucb_probe_out o;
-
-  if (ucb_probe_run (&spec, fill_drain_fill, NULL, &o, err) < 0)
-    return -1;
-  ucb_vobserve (r, "queued before the refusal", UCB_VITEM_ADMITTED, 5, o.v[QUEUED]);
-  ucb_vobserve (r, "errno of the 6th sigqueue", UCB_VITEM_ERRNO, EAGAIN, o.v[REFUSED]);
-  ucb_vobserve (r, "SigQ when full", UCB_VITEM_COUNTER, 5, o.v[SIGQ_FULL]);
-  ucb_vobserve (r, "signals drained", UCB_VITEM_EXACT, 5, o.v[DRAINED]);
-  ucb_vobserve (r, "SigQ after the drain", UCB_VITEM_COUNTER, 0, o.v[SIGQ_DRAINED]);
-  ucb_vobserve (r, "queued again after the drain", UCB_VITEM_ADMITTED, 5, o.v[AGAIN]);
-  return 0;
-}
+UCB_VSCRIPT_RUN (ulim01_run, actors, steps)
 
 const struct ucb_vcase ucb_vcase_ulim01 = {
   .id = "ULIM-01",

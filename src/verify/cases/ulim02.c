@@ -8,63 +8,33 @@
 #include "config.h"
 
 #include <errno.h>
-#include <sched.h>
-#include <signal.h>
-#include <unistd.h>
 
 #include "verify/verify.h"
 #include "verify/vprobe.h"
+#include "verify/vscript.h"
 
 enum
 {
-  QUEUED,
-  REFUSED,
-  SIGQ_INSIDE,
-  SIGQ_OBSERVER,
-  SIGQ_INSIDE_DRAINED,
-  SIGQ_OBSERVER_DRAINED,
+  OBSERVER, /* U in the initial namespace: level 1 */
+  PROBE,    /* U's container */
 };
 
-static int
-fill_and_read (void *arg, struct ucb_probe_out *o, ucb_error_t *err)
-{
-  pid_t obs = *(const pid_t *) arg;
-  int refused;
+static const struct ucb_vactor actors[] = {
+  [OBSERVER] = { "the observer", 0, 0, 0, false },
+  [PROBE] = { NULL, 0, RLIMIT_SIGPENDING, 5, true },
+};
 
-  (void) err;
-  o->v[QUEUED] = ucb_vfill_rt (1000, &refused);
-  o->v[REFUSED] = refused;
-  o->v[SIGQ_INSIDE] = ucb_vsigq (getpid ());
-  o->v[SIGQ_OBSERVER] = ucb_vsigq (obs);
-  ucb_vdrain_rt ();
-  o->v[SIGQ_INSIDE_DRAINED] = ucb_vsigq (getpid ());
-  o->v[SIGQ_OBSERVER_DRAINED] = ucb_vsigq (obs);
-  return 0;
-}
+static const struct ucb_vstep steps[] = {
+  { PROBE, UCB_VOP_FILL, UCB_VTRIES (5), "queued in the container", UCB_VITEM_ADMITTED, 5,
+    "errno at the parent bound", EAGAIN },
+  { PROBE, UCB_VOP_SIGQ, 0, "SigQ inside (level 0)", UCB_VITEM_COUNTER, 5 },
+  { OBSERVER, UCB_VOP_SIGQ, 0, "observer SigQ (level 1)", UCB_VITEM_COUNTER, 5 },
+  { PROBE, UCB_VOP_DRAIN, 0, NULL, UCB_VITEM_EXACT, 0 },
+  { PROBE, UCB_VOP_SIGQ, 0, "SigQ inside after the drain", UCB_VITEM_COUNTER, 0 },
+  { OBSERVER, UCB_VOP_SIGQ, 0, "observer SigQ after the drain", UCB_VITEM_COUNTER, 0 },
+};
 
-static int
-ulim02_run (struct ucb_vctx *ctx, ucb_error_t *err)
-{
-  struct ucb_probe_spec spec = { .uid = ctx->uid_base,
-                                 .resource = RLIMIT_SIGPENDING,
-                                 .soft = 5,
-                                 .userns = CLONE_NEWUSER,
-                                 .soft_inside = RLIM_INFINITY };
-  struct ucb_vresult *r = ctx->res;
-  struct ucb_probe_out o;
-  pid_t obs;
-
-  if (ucb_probe_run_observed (ctx->uid_base, &obs, &spec, fill_and_read, &obs, &o, err) < 0)
-    return -1;
-  ucb_vobserve (r, "queued in the container", UCB_VITEM_ADMITTED, 5, o.v[QUEUED]);
-  ucb_vobserve (r, "errno at the parent bound", UCB_VITEM_ERRNO, EAGAIN, o.v[REFUSED]);
-  ucb_vobserve (r, "SigQ inside (level 0)", UCB_VITEM_COUNTER, 5, o.v[SIGQ_INSIDE]);
-  ucb_vobserve (r, "observer SigQ (level 1)", UCB_VITEM_COUNTER, 5, o.v[SIGQ_OBSERVER]);
-  ucb_vobserve (r, "SigQ inside after the drain", UCB_VITEM_COUNTER, 0, o.v[SIGQ_INSIDE_DRAINED]);
-  ucb_vobserve (r, "observer SigQ after the drain", UCB_VITEM_COUNTER, 0,
-                o.v[SIGQ_OBSERVER_DRAINED]);
-  return 0;
-}
+UCB_VSCRIPT_RUN (ulim02_run, actors, steps)
 
 const struct ucb_vcase ucb_vcase_ulim02 = {
   .id = "ULIM-02",

@@ -6,57 +6,30 @@
  * suggested runtimes use; contrast ULIM-04, same owner). */
 #include "config.h"
 
-#include <errno.h>
-#include <sched.h>
-#include <signal.h>
-#include <stdbool.h>
-#include <unistd.h>
-
 #include "verify/verify.h"
 #include "verify/vprobe.h"
+#include "verify/vscript.h"
 
-/* Fill the container; with `hold`, report and keep the signals until ordered. */
-static int
-fill (void *arg, struct ucb_probe_out *o, ucb_error_t *err)
+enum
 {
-  bool hold = arg != NULL;
-  int refused;
+  A,
+  B,
+};
 
-  o->v[0] = ucb_vfill_rt (1000, &refused);
-  if (hold && (ucb_probe_report (o, err) < 0 || ucb_probe_await (NULL, err) < 0))
-    return -1;
-  ucb_vdrain_rt ();
-  return 0;
-}
+static const struct ucb_vactor actors[] = {
+  [A] = { "container A", 0, RLIMIT_SIGPENDING, 10, true },
+  [B] = { "container B", 1, RLIMIT_SIGPENDING, 10, true },
+};
 
-static int
-ulim05_run (struct ucb_vctx *ctx, ucb_error_t *err)
-{
-  struct ucb_probe_spec spec = { .what = "container A",
-                                 .uid = ctx->uid_base,
-                                 .resource = RLIMIT_SIGPENDING,
-                                 .soft = 10,
-                                 .userns = CLONE_NEWUSER,
-                                 .soft_inside = RLIM_INFINITY };
-  struct ucb_probe a = UCB_PROBE_NONE;
-  struct ucb_probe_out full, ob;
-  static bool hold = true;
+/* B starts once A is full. */
+static const struct ucb_vstep steps[] = {
+  { A, UCB_VOP_FILL, UCB_VTRIES (10), "queued in A (owner U1)", UCB_VITEM_ADMITTED, 10 },
+  { B, UCB_VOP_START },
+  { B, UCB_VOP_FILL, UCB_VTRIES (10), "queued in B (owner U2) while A is full", UCB_VITEM_ADMITTED,
+    10 },
+};
 
-  if (ucb_probe_start (&a, &spec, fill, &hold, err) < 0)
-    return -1;
-  spec.what = "container B";
-  spec.uid = ctx->uid_base + 1;
-  if (ucb_probe_next (&a, &full, err) < 0 || ucb_probe_run (&spec, fill, NULL, &ob, err) < 0
-      || ucb_probe_order (&a, &full, err) < 0 || ucb_probe_finish (&a, NULL, err) < 0)
-    {
-      ucb_probe_kill (&a);
-      return -1;
-    }
-  ucb_vobserve (ctx->res, "queued in A (owner U1)", UCB_VITEM_ADMITTED, 10, full.v[0]);
-  ucb_vobserve (ctx->res, "queued in B (owner U2) while A is full", UCB_VITEM_ADMITTED, 10,
-                ob.v[0]);
-  return 0;
-}
+UCB_VSCRIPT_RUN (ulim05_run, actors, steps)
 
 const struct ucb_vcase ucb_vcase_ulim05 = {
   .id = "ULIM-05",

@@ -10,62 +10,42 @@
 #include "config.h"
 
 #include <errno.h>
-#include <signal.h>
-#include <unistd.h>
 
 #include "verify/verify.h"
 #include "verify/vprobe.h"
+#include "verify/vscript.h"
 
-static int
-probe (struct ucb_vresult *r, struct ucb_vagent *h, struct ucb_vagent *c, ucb_error_t *err)
+enum
 {
-  int eh, ec, eh2, ec2, ec3, ed;
-  long nh, nc, qh, qc, nh2, qh2, nc2, dh, nc3, dc, qh0, qc0;
+  H, /* U's host task, soft 1000 */
+  C, /* U's container, created with 10 */
+};
 
-  nh = ucb_vagent_do (h, 'f', 8, &eh, err);
-  nc = ucb_vagent_do (c, 'f', 1000, &ec, err);
-  qh = ucb_vsigq (h->p.pid);
-  qc = ucb_vsigq (c->p.pid);
-  nh2 = ucb_vagent_do (h, 'f', 5000, &eh2, err);
-  qh2 = ucb_vsigq (h->p.pid);
-  nc2 = ucb_vagent_do (c, 'f', 1000, &ec2, err);
-  dh = ucb_vagent_do (h, 'd', 0, &ed, err);
-  nc3 = ucb_vagent_do (c, 'f', 1000, &ec3, err);
-  dc = ucb_vagent_do (c, 'd', 0, &ed, err);
-  if (dc < 0)
-    return -1;
-  qh0 = ucb_vsigq (h->p.pid);
-  qc0 = ucb_vsigq (c->p.pid);
-  ucb_vobserve (r, "queued by the host task (soft 1000)", UCB_VITEM_EXACT, 8, nh);
-  ucb_vobserve (r, "queued in the container (created with 10)", UCB_VITEM_ADMITTED, 2, nc);
-  ucb_vobserve (r, "errno at the container's parent bound", UCB_VITEM_ERRNO, EAGAIN, ec);
-  ucb_vobserve (r, "host SigQ: host 8 + container 2", UCB_VITEM_COUNTER, 10, qh);
-  ucb_vobserve (r, "SigQ inside the container", UCB_VITEM_COUNTER, 2, qc);
-  ucb_vobserve (r, "queued by the host task after that", UCB_VITEM_ADMITTED, 990, nh2);
-  ucb_vobserve (r, "errno at the host's own limit", UCB_VITEM_ERRNO, EAGAIN, eh2);
-  ucb_vobserve (r, "host SigQ at its own limit", UCB_VITEM_COUNTER, 1000, qh2);
-  ucb_vobserve (r, "queued in the container, host full", UCB_VITEM_ADMITTED, 0, nc2);
-  ucb_vobserve (r, "errno in the container, host full", UCB_VITEM_ERRNO, EAGAIN, ec2);
-  ucb_vobserve (r, "drained by the host task", UCB_VITEM_EXACT, 998, dh);
-  ucb_vobserve (r, "queued in the container after the host drained", UCB_VITEM_ADMITTED, 8, nc3);
-  ucb_vobserve (r, "drained in the container", UCB_VITEM_EXACT, 10, dc);
-  ucb_vobserve (r, "host SigQ after the drains", UCB_VITEM_COUNTER, 0, qh0);
-  ucb_vobserve (r, "SigQ inside the container after the drain", UCB_VITEM_COUNTER, 0, qc0);
-  return 0;
-}
+static const struct ucb_vactor actors[] = {
+  [H] = { "the host task", 0, RLIMIT_SIGPENDING, 1000, false },
+  [C] = { "the container", 0, RLIMIT_SIGPENDING, 10, true },
+};
 
-static int
-ulim06_run (struct ucb_vctx *ctx, ucb_error_t *err)
-{
-  struct ucb_vagent h = UCB_VAGENT_NONE, c = UCB_VAGENT_NONE;
+static const struct ucb_vstep steps[] = {
+  { H, UCB_VOP_FILL, 8, "queued by the host task (soft 1000)", UCB_VITEM_EXACT, 8 },
+  { C, UCB_VOP_FILL, UCB_VTRIES (2), "queued in the container (created with 10)",
+    UCB_VITEM_ADMITTED, 2, "errno at the container's parent bound", EAGAIN },
+  { H, UCB_VOP_SIGQ, 0, "host SigQ: host 8 + container 2", UCB_VITEM_COUNTER, 10 },
+  { C, UCB_VOP_SIGQ, 0, "SigQ inside the container", UCB_VITEM_COUNTER, 2 },
+  { H, UCB_VOP_FILL, UCB_VTRIES (990), "queued by the host task after that", UCB_VITEM_ADMITTED,
+    990, "errno at the host's own limit", EAGAIN },
+  { H, UCB_VOP_SIGQ, 0, "host SigQ at its own limit", UCB_VITEM_COUNTER, 1000 },
+  { C, UCB_VOP_FILL, UCB_VTRIES (0), "queued in the container, host full", UCB_VITEM_ADMITTED, 0,
+    "errno in the container, host full", EAGAIN },
+  { H, UCB_VOP_DRAIN, 0, "drained by the host task", UCB_VITEM_EXACT, 998 },
+  { C, UCB_VOP_FILL, UCB_VTRIES (8), "queued in the container after the host drained",
+    UCB_VITEM_ADMITTED, 8 },
+  { C, UCB_VOP_DRAIN, 0, "drained in the container", UCB_VITEM_EXACT, 10 },
+  { H, UCB_VOP_SIGQ, 0, "host SigQ after the drains", UCB_VITEM_COUNTER, 0 },
+  { C, UCB_VOP_SIGQ, 0, "SigQ inside the container after the drain", UCB_VITEM_COUNTER, 0 },
+};
 
-  if (ucb_vagent_start (&h, "the host task", ctx->uid_base, 1000, false, err) == 0
-      && ucb_vagent_start (&c, "the container", ctx->uid_base, 10, true, err) == 0)
-    (void) probe (ctx->res, &h, &c, err);
-  ucb_vagent_stop (&h, err);
-  ucb_vagent_stop (&c, err);
-  return *err ? -1 : 0;
-}
+UCB_VSCRIPT_RUN (ulim06_run, actors, steps)
 
 const struct ucb_vcase ucb_vcase_ulim06 = {
   .id = "ULIM-06",

@@ -43,36 +43,20 @@ enum
   SIGQ_OBSERVER,
 };
 
-struct phase_arg
-{
-  pid_t obs;
-  size_t p;
-};
-
+/* Beside an observer *arg of the container's owner. */
 static int
 rounds (void *arg, struct ucb_probe_out *o, ucb_error_t *err)
 {
-  const struct phase_arg *a = arg;
-  long min = -1, max = -1, refused_eagain = 0;
+  pid_t obs = *(const pid_t *) arg;
+  struct ucb_vrange range;
 
-  (void) err;
-  for (int round = 0; round < ROUNDS; round++)
-    {
-      int refused;
-      long n = ucb_vfill_rt (1000, &refused);
-
-      if (min < 0 || n < min)
-        min = n;
-      if (n > max)
-        max = n;
-      refused_eagain += refused == EAGAIN;
-      ucb_vdrain_rt ();
-    }
-  o->v[MIN] = min;
-  o->v[MAX] = max;
-  o->v[EAGAIN_ROUNDS] = refused_eagain;
+  if (ucb_vrounds (ROUNDS, ucb_vfill_drain_rt, UCB_VTRIES (5), &range, err) < 0)
+    return -1;
+  o->v[MIN] = range.lo;
+  o->v[MAX] = range.hi;
+  o->v[EAGAIN_ROUNDS] = range.eagain;
   o->v[SIGQ] = ucb_vsigq (getpid ());
-  o->v[SIGQ_OBSERVER] = ucb_vsigq (a->obs);
+  o->v[SIGQ_OBSERVER] = ucb_vsigq (obs);
   return 0;
 }
 
@@ -106,7 +90,7 @@ ulim07_run (struct ucb_vctx *ctx, ucb_error_t *err)
 {
   for (size_t p = 0; p < sizeof phases / sizeof phases[0]; p++)
     {
-      struct phase_arg a = { .p = p };
+      pid_t obs;
       struct ucb_probe_spec spec = { .uid = ctx->uid_base + (uid_t) p,
                                      .resource = RLIMIT_SIGPENDING,
                                      .soft = phases[p].created,
@@ -114,7 +98,7 @@ ulim07_run (struct ucb_vctx *ctx, ucb_error_t *err)
                                      .soft_inside = phases[p].inside };
       struct ucb_probe_out o;
 
-      if (ucb_probe_run_observed (spec.uid, &a.obs, &spec, rounds, &a, &o, err) < 0)
+      if (ucb_probe_run_observed (spec.uid, &obs, &spec, rounds, &obs, &o, err) < 0)
         return ucb_error_wrap (err, "%s", phases[p].label);
       observe_phase (ctx->res, p, &o);
     }

@@ -137,7 +137,7 @@ matrix (void *arg, struct ucb_probe_out *o, ucb_error_t *err)
 
   (void) arg, (void) err;
   block_all (&set);
-  o->v[QUEUED] = ucb_vfill_rt (100, &refused);
+  o->v[QUEUED] = ucb_vfill_rt (UCB_VTRIES (5), &refused);
   o->v[REFUSED] = refused;
   o->v[R_KILL] = rc (kill (self, SIGUSR1));
   o->v[Q_KILL] = ucb_vsigq (self);

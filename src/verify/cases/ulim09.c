@@ -22,7 +22,7 @@
 #include "verify/verify.h"
 #include "verify/vprobe.h"
 
-#define MAX_TIMERS 32
+#define MAX_TIMERS UCB_VTRIES (5) /* the timers count, up to the safety cap */
 
 /* The receiver (SIGRTMIN blocked): reports ready; on each order drains, reads its SigQ and
  * reports again.  Its values: drained and SigQ after each of the two orders. */
@@ -52,7 +52,7 @@ send_until_refused (pid_t pid, int *errnum)
   long n = 0;
 
   *errnum = 0;
-  for (; n < 100; n++)
+  for (; n < UCB_VTRIES (3); n++)
     if (sigqueue (pid, SIGRTMIN, v) < 0)
       {
         *errnum = errno;
@@ -61,21 +61,12 @@ send_until_refused (pid_t pid, int *errnum)
   return n;
 }
 
-struct sender_arg
-{
-  uid_t u2;
-  pid_t to;
-};
-
-/* The second sender: ruid U2, euid 0 (capabilities kept), soft 1. */
+/* The second sender (the spec: ruid U2, euid 0, soft 1) sends to *arg. */
 static int
 sender_u2 (void *arg, struct ucb_probe_out *o, ucb_error_t *err)
 {
-  const struct sender_arg *a = arg;
-
-  if (setresuid (a->u2, 0, 0) < 0)
-    return ucb_make_error (err, errno, "setresuid(%u, 0, 0)", (unsigned) a->u2);
-  o->v[0] = send_until_refused (a->to, &o->errnum);
+  (void) err;
+  o->v[0] = send_until_refused (*(const pid_t *) arg, &o->errnum);
   o->v[1] = ucb_vsigq (getpid ());
   return 0;
 }
@@ -84,9 +75,10 @@ sender_u2 (void *arg, struct ucb_probe_out *o, ucb_error_t *err)
 static int
 sends (struct ucb_vctx *ctx, struct ucb_probe *rcv, ucb_error_t *err)
 {
-  struct ucb_probe_spec spec
-      = { .what = "the ruid U2 sender", .resource = RLIMIT_SIGPENDING, .soft = 1 };
-  struct sender_arg sa = { .u2 = ctx->uid_base + 1, .to = rcv->pid };
+  struct ucb_probe_spec spec = { .what = "the ruid U2 sender",
+                                 .ruid = ctx->uid_base + 1,
+                                 .resource = RLIMIT_SIGPENDING,
+                                 .soft = 1 };
   struct ucb_vresult *r = ctx->res;
   struct ucb_probe_out o, u2;
   int refused;
@@ -99,7 +91,7 @@ sends (struct ucb_vctx *ctx, struct ucb_probe *rcv, ucb_error_t *err)
   ucb_vobserve (r, "errno of root's 4th sigqueue", UCB_VITEM_ERRNO, EAGAIN, refused);
   ucb_vobserve (r, "R SigQ after root's sends", UCB_VITEM_COUNTER, 3, ucb_vsigq (rcv->pid));
   if (ucb_probe_order (rcv, &o, err) < 0 || ucb_probe_next (rcv, &o, err) < 0
-      || ucb_probe_run (&spec, sender_u2, &sa, &u2, err) < 0)
+      || ucb_probe_run (&spec, sender_u2, &rcv->pid, &u2, err) < 0)
     return -1;
   ucb_vobserve (r, "R drained after root's sends", UCB_VITEM_EXACT, 3, o.v[0]);
   ucb_vobserve (r, "R SigQ after that drain", UCB_VITEM_COUNTER, 0, o.v[1]);

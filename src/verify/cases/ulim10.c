@@ -17,84 +17,41 @@
 #include "config.h"
 
 #include <errno.h>
+#include <linux/capability.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
-#include <stdio.h>
 #include <unistd.h>
 
 #include "core/util.h"
 #include "verify/verify.h"
 #include "verify/vprobe.h"
+#include "verify/vscript.h"
 
-#define CAP_SYS_ADMIN_BIT 21
 #define ATTEMPTS 20
 
-/* Whether `bit` is in our effective capabilities (CapEff of /proc/self/status). */
-static int
-has_cap (int bit)
-{
-  cleanup_file FILE *f = fopen ("/proc/self/status", "re");
-  unsigned long long eff = 0;
-  char line[256];
-
-  while (f && fgets (line, sizeof line, f))
-    if (sscanf (line, "CapEff: %llx", &eff) == 1)
-      break;
-  return (int) ((eff >> bit) & 1);
-}
-
+/* (a) ruid U / euid 0 (capabilities kept), soft 5, beside an observer of U. */
 enum
 {
-  ADMIN,
-  QUEUED,
-  SIGQ,
-  SIGQ_OBSERVER,
-  SIGQ_OBSERVER_DRAINED,
+  OBS,
+  EUID0,
 };
 
-struct euid0_arg
-{
-  uid_t uid;
-  pid_t obs;
+static const struct ucb_vactor euid0_actors[] = {
+  [OBS] = { "the observer", 0, 0, 0, false, false },
+  [EUID0] = { "the ruid U/euid 0 probe", 0, RLIMIT_SIGPENDING, 5, false, true },
 };
 
-static int
-euid0 (void *arg, struct ucb_probe_out *o, ucb_error_t *err)
-{
-  const struct euid0_arg *a = arg;
-
-  if (setresuid (a->uid, 0, 0) < 0)
-    return ucb_make_error (err, errno, "setresuid(%u, 0, 0)", (unsigned) a->uid);
-  o->v[ADMIN] = has_cap (CAP_SYS_ADMIN_BIT);
-  o->v[QUEUED] = ucb_vfill_rt (100, &o->errnum);
-  o->v[SIGQ] = ucb_vsigq (getpid ());
-  o->v[SIGQ_OBSERVER] = ucb_vsigq (a->obs);
-  ucb_vdrain_rt ();
-  o->v[SIGQ_OBSERVER_DRAINED] = ucb_vsigq (a->obs);
-  return 0;
-}
-
-static int
-euid0_part (struct ucb_vctx *ctx, ucb_error_t *err)
-{
-  struct ucb_probe_spec spec
-      = { .what = "the ruid U/euid 0 probe", .resource = RLIMIT_SIGPENDING, .soft = 5 };
-  struct euid0_arg a = { .uid = ctx->uid_base };
-  struct ucb_vresult *r = ctx->res;
-  struct ucb_probe_out o;
-
-  if (ucb_probe_run_observed (a.uid, &a.obs, &spec, euid0, &a, &o, err) < 0)
-    return -1;
-  ucb_vobserve (r, "ruid U/euid 0: CAP_SYS_ADMIN effective", UCB_VITEM_EXACT, 1, o.v[ADMIN]);
-  ucb_vobserve (r, "ruid U/euid 0: queued at soft 5", UCB_VITEM_ADMITTED, 5, o.v[QUEUED]);
-  ucb_vobserve (r, "ruid U/euid 0: errno of the 6th", UCB_VITEM_ERRNO, EAGAIN, o.errnum);
-  ucb_vobserve (r, "ruid U/euid 0: its SigQ", UCB_VITEM_COUNTER, 5, o.v[SIGQ]);
-  ucb_vobserve (r, "ruid U/euid 0: observer U SigQ", UCB_VITEM_COUNTER, 5, o.v[SIGQ_OBSERVER]);
-  ucb_vobserve (r, "ruid U/euid 0: observer SigQ after drain", UCB_VITEM_COUNTER, 0,
-                o.v[SIGQ_OBSERVER_DRAINED]);
-  return 0;
-}
+static const struct ucb_vstep euid0_steps[] = {
+  { EUID0, UCB_VOP_CAP, CAP_SYS_ADMIN, "ruid U/euid 0: CAP_SYS_ADMIN effective", UCB_VITEM_EXACT,
+    1 },
+  { EUID0, UCB_VOP_FILL, UCB_VTRIES (5), "ruid U/euid 0: queued at soft 5", UCB_VITEM_ADMITTED, 5,
+    "ruid U/euid 0: errno of the 6th", EAGAIN },
+  { EUID0, UCB_VOP_SIGQ, 0, "ruid U/euid 0: its SigQ", UCB_VITEM_COUNTER, 5 },
+  { OBS, UCB_VOP_SIGQ, 0, "ruid U/euid 0: observer U SigQ", UCB_VITEM_COUNTER, 5 },
+  { EUID0, UCB_VOP_DRAIN, 0, NULL, UCB_VITEM_EXACT, 0 },
+  { OBS, UCB_VOP_SIGQ, 0, "ruid U/euid 0: observer SigQ after drain", UCB_VITEM_COUNTER, 0 },
+};
 
 enum
 {
@@ -126,7 +83,7 @@ root_container (void *arg, struct ucb_probe_out *o, ucb_error_t *err)
     {
       long before = ucb_vsigq (a->root), with, after, n;
 
-      n = ucb_vfill_rt (1000, &o->errnum);
+      n = ucb_vfill_rt (UCB_VTRIES (5), &o->errnum);
       o->v[C_SIGQ] = ucb_vsigq (getpid ());
       with = ucb_vsigq (a->root);
       ucb_vdrain_rt ();
@@ -156,7 +113,10 @@ ulim10_run (struct ucb_vctx *ctx, ucb_error_t *err)
   struct ucb_probe_out o;
   long noise;
 
-  if (euid0_part (ctx, err) < 0 || ucb_probe_run (&spec, root_container, &a, &o, err) < 0)
+  if (ucb_vscript (ctx, euid0_actors, UCB_ARRAY_SIZE (euid0_actors), euid0_steps,
+                   UCB_ARRAY_SIZE (euid0_steps), err)
+          < 0
+      || ucb_probe_run (&spec, root_container, &a, &o, err) < 0)
     return -1;
   noise = (long) o.v[NOISE];
   ucb_vobserve (r, "root container: root SigQ = host + queued", UCB_VITEM_EXACT, 1, o.v[STEADY]);

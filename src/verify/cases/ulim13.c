@@ -7,159 +7,54 @@
  * against each namespace's snapshot (59ec71575ab4).  A and its 5 children hold 6; B itself is
  * the 7th, so B forks 3 (10 - 6 - 1) and then gets EAGAIN; while B is full A cannot fork either;
  * once B is gone A forks 4 (10 - 6).  Distinct owners U1 and U2, each creating a container with
- * soft 10: while U1's container holds 9 children, U2's still forks 9. */
+ * soft 10: while U1's container holds 9 children, U2's still forks 9.
+ *
+ * Every fork count goes on until refused, up to the safety cap (vprobe.h), not to a fixed 64:
+ * cap + 1 reads "> cap", a bypass, never a count. */
 #include "config.h"
 
 #include <errno.h>
-#include <sched.h>
-#include <stdbool.h>
-#include <stdio.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "verify/verify.h"
 #include "verify/vprobe.h"
-
-#define MAXKIDS 64
+#include "verify/vscript.h"
 
 enum
 {
-  HELD,    /* A: children forked of 5; a filler: children forked */
-  REFUSED, /* the errno that ended the fill */
-  BLOCKED, /* A: errno of the fork while B is full */
-  MORE,    /* A: children once B is gone */
+  A, /* same owner U */
+  B,
+  C, /* owner U1 */
+  D, /* owner U2 */
 };
 
-/* Same owner, container A: 5 children; on the 1st order (B full) one fork; on the 2nd (B
- * gone) fork until refused. */
-static int
-container_a (void *arg, struct ucb_probe_out *o, ucb_error_t *err)
-{
-  pid_t kids[MAXKIDS];
-  long held, more;
-  int refused, blocked;
+/* Containers created with soft NPROC 10, soft raised inside. */
+static const struct ucb_vactor actors[] = {
+  [A] = { "container A", 0, RLIMIT_NPROC, 10, true },
+  [B] = { "container B", 0, RLIMIT_NPROC, 10, true },
+  [C] = { "the container of U1", 1, RLIMIT_NPROC, 10, true },
+  [D] = { "the container of U2", 2, RLIMIT_NPROC, 10, true },
+};
 
-  (void) arg;
-  held = ucb_vfork_sleepers (kids, 5, &refused);
-  o->v[HELD] = held;
-  if (ucb_probe_report (o, err) < 0 || ucb_probe_await (NULL, err) < 0)
-    return -1;
-  more = ucb_vfork_sleepers (kids + held, 1, &blocked);
-  ucb_vkill_reap (kids + held, more);
-  o->v[BLOCKED] = blocked;
-  if (ucb_probe_report (o, err) < 0 || ucb_probe_await (NULL, err) < 0)
-    return -1;
-  more = ucb_vfork_sleepers (kids + held, MAXKIDS - held, &refused);
-  ucb_vkill_reap (kids, held + more);
-  o->v[MORE] = more;
-  o->v[REFUSED] = refused;
-  return 0;
-}
+/* Each starts once the one before it holds its children; A and B are gone before C starts. */
+static const struct ucb_vstep steps[] = {
+  { A, UCB_VOP_HOLD, 5, "A: children forked of 5", UCB_VITEM_ADMITTED, 5 },
+  { B, UCB_VOP_START },
+  { B, UCB_VOP_HOLD, UCB_VTRIES (3), "B: children forked", UCB_VITEM_ADMITTED, 3,
+    "B: errno at the parent bound", EAGAIN },
+  { A, UCB_VOP_COUNT, 1, NULL, UCB_VITEM_EXACT, 0, "A: fork while B is full", EAGAIN },
+  { B, UCB_VOP_STOP },
+  { A, UCB_VOP_COUNT, UCB_VTRIES (4), "A: more children once B is gone", UCB_VITEM_ADMITTED, 4,
+    "A: errno at the shared bound", EAGAIN },
+  { A, UCB_VOP_STOP },
+  { C, UCB_VOP_START },
+  { C, UCB_VOP_HOLD, UCB_VTRIES (9), "owner U1: children forked", UCB_VITEM_ADMITTED, 9,
+    "owner U1: errno at the parent bound", EAGAIN },
+  { D, UCB_VOP_START },
+  { D, UCB_VOP_HOLD, UCB_VTRIES (9), "owner U2 (U1 full): children forked", UCB_VITEM_ADMITTED, 9,
+    "owner U2 (U1 full): errno at the parent bound", EAGAIN },
+};
 
-/* Fill a container: fork until refused, report, hold until ordered. */
-static int
-container_fill (void *arg, struct ucb_probe_out *o, ucb_error_t *err)
-{
-  pid_t kids[MAXKIDS];
-  int refused;
-  long n;
-
-  (void) arg;
-  n = ucb_vfork_sleepers (kids, MAXKIDS, &refused);
-  o->v[HELD] = n;
-  o->v[REFUSED] = refused;
-  if (ucb_probe_report (o, err) < 0 || ucb_probe_await (NULL, err) < 0)
-    {
-      ucb_vkill_reap (kids, n);
-      return -1;
-    }
-  ucb_vkill_reap (kids, n);
-  return 0;
-}
-
-/* A container of `uid` created with soft NPROC 10, soft raised inside. */
-static int
-start (struct ucb_probe *p, const char *what, uid_t uid, ucb_probe_fn fn, ucb_error_t *err)
-{
-  struct ucb_probe_spec spec = { .what = what,
-                                 .uid = uid,
-                                 .resource = RLIMIT_NPROC,
-                                 .soft = 10,
-                                 .userns = CLONE_NEWUSER,
-                                 .soft_inside = RLIM_INFINITY };
-
-  return ucb_probe_start (p, &spec, fn, NULL, err);
-}
-
-static void
-observe_fill (struct ucb_vresult *r, const char *who, long expect, const struct ucb_probe_out *o)
-{
-  char name[UCB_VNAME_MAX];
-
-  snprintf (name, sizeof name, "%s: children forked", who);
-  ucb_vobserve (r, name, UCB_VITEM_ADMITTED, expect, o->v[HELD]);
-  snprintf (name, sizeof name, "%s: errno at the parent bound", who);
-  ucb_vobserve (r, name, UCB_VITEM_ERRNO, EAGAIN, o->v[REFUSED]);
-}
-
-static int
-same_owner (struct ucb_vctx *ctx, ucb_error_t *err)
-{
-  struct ucb_probe a = UCB_PROBE_NONE, b = UCB_PROBE_NONE;
-  struct ucb_probe_out oa, ob;
-  struct ucb_vresult *r = ctx->res;
-
-  if (start (&a, "container A", ctx->uid_base, container_a, err) < 0
-      || ucb_probe_next (&a, &oa, err) < 0
-      || start (&b, "container B", ctx->uid_base, container_fill, err) < 0
-      || ucb_probe_next (&b, &ob, err) < 0
-      || ucb_probe_order (&a, &oa, err) < 0 /* A: fork while B is full */
-      || ucb_probe_next (&a, &oa, err) < 0
-      || ucb_probe_order (&b, &ob, err) < 0 /* B reaps its children and ends */
-      || ucb_probe_finish (&b, NULL, err) < 0 || ucb_probe_order (&a, &oa, err) < 0 /* A: refill */
-      || ucb_probe_finish (&a, &oa, err) < 0)
-    {
-      ucb_probe_kill (&b);
-      ucb_probe_kill (&a);
-      return -1;
-    }
-  ucb_vobserve (r, "A: children forked of 5", UCB_VITEM_ADMITTED, 5, oa.v[HELD]);
-  observe_fill (r, "B", 3, &ob);
-  ucb_vobserve (r, "A: fork while B is full", UCB_VITEM_ERRNO, EAGAIN, oa.v[BLOCKED]);
-  ucb_vobserve (r, "A: more children once B is gone", UCB_VITEM_ADMITTED, 4, oa.v[MORE]);
-  ucb_vobserve (r, "A: errno at the shared bound", UCB_VITEM_ERRNO, EAGAIN, oa.v[REFUSED]);
-  return 0;
-}
-
-static int
-distinct_owners (struct ucb_vctx *ctx, ucb_error_t *err)
-{
-  struct ucb_probe c = UCB_PROBE_NONE, d = UCB_PROBE_NONE;
-  struct ucb_probe_out oc, od;
-
-  if (start (&c, "the container of U1", ctx->uid_base + 1, container_fill, err) < 0
-      || ucb_probe_next (&c, &oc, err) < 0
-      || start (&d, "the container of U2", ctx->uid_base + 2, container_fill, err) < 0
-      || ucb_probe_next (&d, &od, err) < 0 || ucb_probe_order (&d, &od, err) < 0
-      || ucb_probe_finish (&d, NULL, err) < 0 || ucb_probe_order (&c, &oc, err) < 0
-      || ucb_probe_finish (&c, NULL, err) < 0)
-    {
-      ucb_probe_kill (&d);
-      ucb_probe_kill (&c);
-      return -1;
-    }
-  observe_fill (ctx->res, "owner U1", 9, &oc);
-  observe_fill (ctx->res, "owner U2 (U1 full)", 9, &od);
-  return 0;
-}
-
-static int
-ulim13_run (struct ucb_vctx *ctx, ucb_error_t *err)
-{
-  if (same_owner (ctx, err) < 0)
-    return -1;
-  return distinct_owners (ctx, err);
-}
+UCB_VSCRIPT_RUN (ulim13_run, actors, steps)
 
 const struct ucb_vcase ucb_vcase_ulim13 = {
   .id = "ULIM-13",

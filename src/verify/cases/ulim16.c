@@ -8,8 +8,6 @@
 #include "config.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <mqueue.h>
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
@@ -32,35 +30,6 @@ cost (long maxmsg, long msgsize)
   return maxmsg * (msgsize + 48 + 48); /* sizeof msg_msg, posix_msg_tree_node: x86_64 */
 }
 
-/* Create queues until refused; unlink them all. */
-static long
-create_until_refused (long maxmsg, long msgsize, int *refused)
-{
-  struct mq_attr attr = { .mq_maxmsg = maxmsg, .mq_msgsize = msgsize };
-  char name[64];
-  long n = 0;
-
-  *refused = 0;
-  for (; n < 16; n++)
-    {
-      mqd_t q;
-      snprintf (name, sizeof name, "/ulim16.%ld", n);
-      q = mq_open (name, O_CREAT | O_EXCL | O_RDWR, 0600, maxmsg ? &attr : NULL);
-      if (q == (mqd_t) -1)
-        {
-          *refused = errno;
-          break;
-        }
-      mq_close (q);
-    }
-  for (long i = 0; i < n; i++)
-    {
-      snprintf (name, sizeof name, "/ulim16.%ld", i);
-      mq_unlink (name);
-    }
-  return n;
-}
-
 static int
 fill_shape (void *arg, struct ucb_probe_out *o, ucb_error_t *err)
 {
@@ -68,8 +37,10 @@ fill_shape (void *arg, struct ucb_probe_out *o, ucb_error_t *err)
   int refused;
 
   (void) err;
-  o->v[0] = create_until_refused (shapes[sh].maxmsg, shapes[sh].msgsize, &refused);
+  o->v[0]
+      = ucb_vmq_fill ("ulim16", shapes[sh].maxmsg, shapes[sh].msgsize, UCB_VTRIES (2), &refused);
   o->errnum = refused;
+  ucb_vmq_drop ("ulim16", o->v[0]);
   return 0;
 }
 

@@ -32,42 +32,12 @@
 #include "verify/vprobe.h"
 
 #define COST 1120L /* 1 x 1024: 1024 + 48 (msg_msg) + 48 (posix_msg_tree_node), x86_64 */
-#define MAXQ 16
 
-/* Create 1 x 1024 queues /<tag>.<i> (closed, still linked) until refused or `max`. */
+/* 1 x 1024 queues /<tag>.<i> (closed, still linked) until refused or `max`. */
 static long
 fill (const char *tag, long max, int *refused)
 {
-  struct mq_attr attr = { .mq_maxmsg = 1, .mq_msgsize = 1024 };
-  char name[64];
-  long n = 0;
-
-  *refused = 0;
-  for (; n < max; n++)
-    {
-      mqd_t q;
-      snprintf (name, sizeof name, "/%s.%ld", tag, n);
-      q = mq_open (name, O_CREAT | O_EXCL | O_RDWR, 0600, &attr);
-      if (q == (mqd_t) -1)
-        {
-          *refused = errno;
-          break;
-        }
-      mq_close (q);
-    }
-  return n;
-}
-
-static void
-drop (const char *tag, long n)
-{
-  char name[64];
-
-  for (long i = 0; i < n; i++)
-    {
-      snprintf (name, sizeof name, "/%s.%ld", tag, i);
-      mq_unlink (name);
-    }
+  return ucb_vmq_fill (tag, 1, 1024, max, refused);
 }
 
 /* As `uid` (or root with uid 0), with soft MSGQUEUE `creator_soft`: a container with an IPC
@@ -91,10 +61,10 @@ part_a (void *arg, struct ucb_probe_out *o, ucb_error_t *err)
   long n, again;
 
   (void) arg, (void) err;
-  n = fill ("a", MAXQ, &refused);
-  drop ("a", n);
-  again = fill ("a", MAXQ, &refused2);
-  drop ("a", again);
+  n = fill ("a", UCB_VTRIES (2), &refused);
+  ucb_vmq_drop ("a", n);
+  again = fill ("a", UCB_VTRIES (2), &refused2);
+  ucb_vmq_drop ("a", again);
   o->v[0] = n;
   o->v[1] = refused;
   o->v[2] = again;
@@ -118,7 +88,7 @@ holder (void *arg, struct ucb_probe_out *o, ucb_error_t *err)
   (void) arg;
   o->v[0] = fill ("h", 2, &refused);
   r = ucb_probe_report (o, err) < 0 || ucb_probe_await (NULL, err) < 0 ? -1 : 0;
-  drop ("h", o->v[0]);
+  ucb_vmq_drop ("h", o->v[0]);
   return r;
 }
 
@@ -127,8 +97,8 @@ static int
 sibling (void *arg, struct ucb_probe_out *o, ucb_error_t *err)
 {
   (void) arg, (void) err;
-  o->v[0] = fill ("s", MAXQ, &o->errnum);
-  drop ("s", o->v[0]);
+  o->v[0] = fill ("s", UCB_VTRIES (1), &o->errnum);
+  ucb_vmq_drop ("s", o->v[0]);
   return 0;
 }
 
@@ -143,11 +113,11 @@ run_pair (struct pair *p, const char *part, uid_t uid, rlim_t creator_soft, ucb_
 
   snprintf (a_what, sizeof a_what, "%s container A", part);
   snprintf (b_what, sizeof b_what, "%s container B", part);
-  if (ucb_probe_start (&a, &spec, holder, NULL, err) < 0)
+  if (ucb_probe_start_report (&a, &spec, holder, NULL, &oa, err) < 0)
     return -1;
   spec.what = b_what;
-  if (ucb_probe_next (&a, &oa, err) < 0 || ucb_probe_run (&spec, sibling, NULL, &ob, err) < 0
-      || ucb_probe_order (&a, &oa, err) < 0 || ucb_probe_finish (&a, NULL, err) < 0)
+  if (ucb_probe_run (&spec, sibling, NULL, &ob, err) < 0 || ucb_probe_order (&a, &oa, err) < 0
+      || ucb_probe_finish (&a, NULL, err) < 0)
     {
       ucb_probe_kill (&a);
       return -1;
@@ -198,8 +168,8 @@ part_c (void *arg, struct ucb_probe_out *o, ucb_error_t *err)
   if (q != (mqd_t) -1)
     mq_close (q);
   /* closed and unlinked */
-  n = fill ("c", MAXQ, &refused);
-  drop ("c", n);
+  n = fill ("c", UCB_VTRIES (1), &refused);
+  ucb_vmq_drop ("c", n);
   o->v[C_AGAIN] = n;
   return 0;
 }
@@ -214,7 +184,7 @@ fits_under (long soft, ucb_error_t *err)
     return -1;
   if (fill ("base", 1, &refused) == 1)
     {
-      drop ("base", 1);
+      ucb_vmq_drop ("base", 1);
       return 1;
     }
   if (refused != EMFILE)

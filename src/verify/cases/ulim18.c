@@ -29,7 +29,10 @@
 #include "verify/verify.h"
 #include "verify/vprobe.h"
 
-#define NSEG 8
+/* The own-level fills are counted up to the safety cap (UCB_VTRIES); the "again" fill uses
+ * the segments from AGAIN_FIRST on. */
+#define AGAIN_FIRST 5
+#define NSEG (AGAIN_FIRST + UCB_VTRIES (2))
 
 /* A segment of `size` bytes; -1 with `err` set. */
 static int
@@ -55,41 +58,6 @@ rmid (int id)
     shmctl (id, IPC_RMID, NULL);
 }
 
-static void
-rmid_all (const int *ids, int n)
-{
-  for (int i = 0; i < n; i++)
-    rmid (ids[i]);
-}
-
-/* n segments of `size` bytes in ids[] (-1 where none); -1 with `err` set (all removed). */
-static int
-segs (int *ids, int n, size_t size, ucb_error_t *err)
-{
-  for (int i = 0; i < n; i++)
-    ids[i] = -1;
-  for (int i = 0; i < n; i++)
-    if ((ids[i] = seg (size, err)) < 0)
-      {
-        rmid_all (ids, i);
-        return -1;
-      }
-  return 0;
-}
-
-/* SHM_LOCK ids[0..n) until refused; how many were locked. */
-static long
-lock_until_refused (const int *ids, long n, int *refused)
-{
-  long k = 0;
-
-  *refused = 0;
-  for (; k < n; k++)
-    if ((*refused = lock (ids[k])) != 0)
-      break;
-  return k;
-}
-
 enum
 {
   N,
@@ -109,7 +77,7 @@ release (int *ids, struct ucb_probe_out *o)
 {
   int refused;
 
-  o->v[N] = lock_until_refused (ids, NSEG, &refused);
+  o->v[N] = ucb_vshm_lock_fill (ids, UCB_VTRIES (2), &refused);
   o->v[REFUSED] = refused;
   for (int i = 0; i < NSEG; i++)
     shmctl (ids[i], SHM_UNLOCK, NULL);
@@ -133,7 +101,7 @@ part_own (void *arg, struct ucb_probe_out *o, ucb_error_t *err)
   long page = *(const long *) arg;
   int ids[NSEG], big, again_err;
 
-  if (segs (ids, NSEG, (size_t) page, err) < 0)
+  if (ucb_vshm_segs (ids, NSEG, (size_t) page, err) < 0)
     return -1;
   release (ids, o);
   /* rounding: PAGE_SIZE + 1 bytes are 2 pages */
@@ -152,11 +120,11 @@ part_own (void *arg, struct ucb_probe_out *o, ucb_error_t *err)
   /* all unlocked or removed: the full headroom again */
   if (ucb_vsoft (RLIMIT_MEMLOCK, (rlim_t) (2 * page), err) < 0)
     goto fail;
-  o->v[AGAIN] = lock_until_refused (ids + 5, 3, &again_err);
-  rmid_all (ids, NSEG);
+  o->v[AGAIN] = ucb_vshm_lock_fill (ids + AGAIN_FIRST, UCB_VTRIES (2), &again_err);
+  ucb_vshm_rmid_all (ids, NSEG);
   return 0;
 fail:
-  rmid_all (ids, NSEG);
+  ucb_vshm_rmid_all (ids, NSEG);
   return -1;
 }
 
@@ -194,29 +162,21 @@ lock_one (void *arg, struct ucb_probe_out *o, ucb_error_t *err)
   return 0;
 }
 
-struct bypass_arg
-{
-  uid_t uid;
-  long page;
-};
-
 /* ruid U / euid 0 with CAP_IPC_LOCK, soft 1 page: 3 locks charged; a probe without the
  * capability (all ids U: a segment U owns passes the shmctl pre-check) is then refused. */
 static int
 part_bypass (void *arg, struct ucb_probe_out *o, ucb_error_t *err)
 {
-  const struct bypass_arg *a = arg;
-  struct ucb_probe_spec spec = { .what = "the probe without CAP_IPC_LOCK", .uid = a->uid };
+  long page = *(const long *) arg;
+  struct ucb_probe_spec spec = { .what = "the probe without CAP_IPC_LOCK", .uid = getuid () };
   struct ucb_probe_out dropped;
   int ids[3], refused, r;
 
-  if (setresuid (a->uid, 0, 0) < 0)
-    return ucb_make_error (err, errno, "setresuid(%u, 0, 0)", (unsigned) a->uid);
-  if (segs (ids, 3, (size_t) a->page, err) < 0)
+  if (ucb_vshm_segs (ids, 3, (size_t) page, err) < 0)
     return -1;
-  o->v[0] = lock_until_refused (ids, 3, &refused);
-  r = ucb_probe_run (&spec, lock_one, (void *) &a->page, &dropped, err);
-  rmid_all (ids, 3);
+  o->v[0] = ucb_vshm_lock_fill (ids, 3, &refused);
+  r = ucb_probe_run (&spec, lock_one, &page, &dropped, err);
+  ucb_vshm_rmid_all (ids, 3);
   o->v[1] = dropped.errnum;
   return r < 0 ? -1 : 0;
 }
@@ -226,19 +186,18 @@ static int
 part_bypass_release (void *arg, struct ucb_probe_out *o, ucb_error_t *err)
 {
   long page = *(const long *) arg;
-  int ids[3], refused;
+  int ids[UCB_VTRIES (1)], refused;
 
-  if (segs (ids, 3, (size_t) page, err) < 0)
+  if (ucb_vshm_segs (ids, UCB_VTRIES (1), (size_t) page, err) < 0)
     return -1;
-  o->v[0] = lock_until_refused (ids, 3, &refused);
-  rmid_all (ids, 3);
+  o->v[0] = ucb_vshm_lock_fill (ids, UCB_VTRIES (1), &refused);
+  ucb_vshm_rmid_all (ids, UCB_VTRIES (1));
   return 0;
 }
 
 static int
 parts (struct ucb_vctx *ctx, long page, ucb_error_t *err)
 {
-  struct bypass_arg ba = { .uid = ctx->uid_base + 2, .page = page };
   struct ucb_vresult *r = ctx->res;
   struct ucb_probe_out o;
   /* U runs in a private IPC namespace that root creates (owned by init_user_ns: the host's
@@ -260,18 +219,19 @@ parts (struct ucb_vctx *ctx, long page, ucb_error_t *err)
   if (ucb_probe_run (&spec, lock_one, &page, &o, err) < 0)
     return -1;
   ucb_vobserve (r, "SHM_LOCK at soft 0, own IPC ns as root", UCB_VITEM_ERRNO, ENOMEM, o.errnum);
-  spec = (struct ucb_probe_spec){
-    .what = "part 3", .unshare = CLONE_NEWIPC, .resource = RLIMIT_MEMLOCK, .soft = (rlim_t) page
-  };
-  if (ucb_probe_run (&spec, part_bypass, &ba, &o, err) < 0)
+  spec = (struct ucb_probe_spec){ .what = "part 3",
+                                  .unshare = CLONE_NEWIPC,
+                                  .ruid = ctx->uid_base + 2,
+                                  .resource = RLIMIT_MEMLOCK,
+                                  .soft = (rlim_t) page };
+  if (ucb_probe_run (&spec, part_bypass, &page, &o, err) < 0)
     return -1;
   ucb_vobserve (r, "SHM_LOCK after dropping CAP_IPC_LOCK", UCB_VITEM_ERRNO, ENOMEM, o.v[1]);
   ucb_vobserve (r, "SHM_LOCKs with CAP_IPC_LOCK at 1 page", UCB_VITEM_ADMITTED, 3, o.v[0]);
-  spec = (struct ucb_probe_spec){ .what = "part 4",
-                                  .unshare = CLONE_NEWIPC,
-                                  .uid = ctx->uid_base + 2,
-                                  .resource = RLIMIT_MEMLOCK,
-                                  .soft = (rlim_t) page };
+  /* part 3's, as U itself: no capability left */
+  spec.what = "part 4";
+  spec.uid = spec.ruid;
+  spec.ruid = 0;
   if (ucb_probe_run (&spec, part_bypass_release, &page, &o, err) < 0)
     return -1;
   ucb_vobserve (r, "1-page locks at 1 page after the bypass", UCB_VITEM_ADMITTED, 1, o.v[0]);

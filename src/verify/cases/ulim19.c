@@ -10,42 +10,28 @@
 
 #include <errno.h>
 #include <sched.h>
-#include <sys/ipc.h>
-#include <sys/shm.h>
 #include <unistd.h>
 
 #include "verify/verify.h"
 #include "verify/vprobe.h"
 
 #define SOFT_BYTES 16
-#define MAX_LOCKS 64
+/* The count is capped far above the known bug's 16 (UCB_VTRIES). */
+#define LOCKS UCB_VTRIES (SOFT_BYTES)
 
 static int
 lock_pages (void *arg, struct ucb_probe_out *o, ucb_error_t *err)
 {
-  long page = *(const long *) arg, n = 0;
-  int ids[MAX_LOCKS + 1];
+  long page = *(const long *) arg;
+  int ids[LOCKS];
 
-  (void) err;
-  for (; n < MAX_LOCKS; n++)
-    {
-      ids[n] = shmget (IPC_PRIVATE, (size_t) page, IPC_CREAT | 0600);
-      if (ids[n] < 0 || shmctl (ids[n], SHM_LOCK, NULL) < 0)
-        {
-          o->errnum = errno;
-          if (ids[n] >= 0)
-            shmctl (ids[n], IPC_RMID, NULL);
-          break;
-        }
-    }
-  /* Unlock and remove now: the IPC namespace would destroy them too, but asynchronously,
-   * and until then their pages stay charged to U, which a repeat of the case reuses. */
-  for (long i = 0; i < n; i++)
-    {
-      shmctl (ids[i], SHM_UNLOCK, NULL);
-      shmctl (ids[i], IPC_RMID, NULL);
-    }
-  o->v[0] = n;
+  if (ucb_vshm_segs (ids, LOCKS, (size_t) page, err) < 0)
+    return -1;
+  o->v[0] = ucb_vshm_lock_fill (ids, LOCKS, &o->errnum);
+  /* Remove now: the IPC namespace would destroy them too, but asynchronously, and until then
+   * their pages stay charged to U, which a repeat of the case reuses.  IPC_RMID of a locked,
+   * unattached segment destroys it at once (shm_destroy unlocks it). */
+  ucb_vshm_rmid_all (ids, LOCKS);
   return 0;
 }
 

@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/inotify.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -144,10 +145,10 @@ nested_userns (struct ucb_probe_out *o, ucb_error_t *err)
   uint64_t deadline;
   int rc;
 
-  if (ucb_probe_start (&holder, &spec, make_userns, &hold, err) < 0)
+  if (ucb_probe_start_report (&holder, &spec, make_userns, &hold, &held, err) < 0)
     return -1;
-  if (ucb_probe_next (&holder, &held, err) < 0 || (rc = try_userns (err)) < 0
-      || ucb_probe_order (&holder, &held, err) < 0 || ucb_probe_finish (&holder, NULL, err) < 0)
+  if ((rc = try_userns (err)) < 0 || ucb_probe_order (&holder, &held, err) < 0
+      || ucb_probe_finish (&holder, NULL, err) < 0)
     {
       ucb_probe_kill (&holder);
       return -1;
@@ -163,13 +164,14 @@ nested_userns (struct ucb_probe_out *o, ucb_error_t *err)
   return 0;
 }
 
-/* inotify: instances, then watches on one instance. */
+/* inotify: instances, then watches on one instance, each counted up to the safety cap.  A
+ * watch needs an inode of its own (a second one on the same inode charges nothing): each is
+ * on a memfd of ours, by its /proc/self/fd path. */
 static void
 inotify_limits (struct ucb_probe_out *o)
 {
-  static const char *const watch_paths[] = { "/", "/dev/null", "/proc", "/dev" };
-  int fds[8], refused = 0, werr = 0;
-  long nfd = 0, nw = 0;
+  int fds[UCB_VTRIES (2)], files[UCB_VTRIES (1)], refused = 0, werr = 0;
+  long nfd = 0, nw = 0, nfiles = 0;
 
   for (; nfd < (long) UCB_ARRAY_SIZE (fds); nfd++)
     if ((fds[nfd] = inotify_init1 (IN_CLOEXEC)) < 0)
@@ -177,15 +179,26 @@ inotify_limits (struct ucb_probe_out *o)
         refused = errno;
         break;
       }
-  if (nfd > 0)
-    for (; nw < (long) UCB_ARRAY_SIZE (watch_paths); nw++)
-      if (inotify_add_watch (fds[0], watch_paths[nw], IN_ATTRIB) < 0)
+  for (; nfd > 0 && nw < (long) UCB_ARRAY_SIZE (files); nw++)
+    {
+      char path[64];
+
+      if ((files[nfiles] = memfd_create ("ulim20", MFD_CLOEXEC)) < 0)
         {
           werr = errno;
           break;
         }
+      snprintf (path, sizeof path, "/proc/self/fd/%d", files[nfiles++]);
+      if (inotify_add_watch (fds[0], path, IN_ATTRIB) < 0)
+        {
+          werr = errno;
+          break;
+        }
+    }
   for (long i = 0; i < nfd; i++)
     close (fds[i]);
+  for (long i = 0; i < nfiles; i++)
+    close (files[i]);
   o->v[INSTANCES] = nfd;
   o->v[INSTANCES_ERR] = refused;
   o->v[WATCHES] = nw;
