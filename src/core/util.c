@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <math.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -221,29 +222,16 @@ ucb_now_ns (void)
 void
 ucb_xml_puts (FILE *f, const char *s)
 {
+  /* '\n' kept in attribute values too (JUnit messages). */
+  static const char *const ref[UCHAR_MAX + 1] = {
+    ['&'] = "&amp;",  ['<'] = "&lt;",   ['>'] = "&gt;",
+    ['"'] = "&quot;", ['\''] = "&#39;", ['\n'] = "&#10;",
+  };
+
   for (; s && *s; s++)
-    switch (*s)
-      {
-      case '&':
-        fputs ("&amp;", f);
-        break;
-      case '<':
-        fputs ("&lt;", f);
-        break;
-      case '>':
-        fputs ("&gt;", f);
-        break;
-      case '"':
-        fputs ("&quot;", f);
-        break;
-      case '\'':
-        fputs ("&#39;", f);
-        break;
-      case '\n': /* kept in attribute values too (JUnit messages) */
-        fputs ("&#10;", f);
-        break;
-      default:
-        /* Control characters are not allowed in XML 1.0, not even as references. */
-        fputc ((unsigned char) *s < 0x20 && *s != '\t' ? '?' : *s, f);
-      }
+    if (ref[(unsigned char) *s])
+      fputs (ref[(unsigned char) *s], f);
+    else
+      /* Control characters are not allowed in XML 1.0, not even as references. */
+      fputc ((unsigned char) *s < 0x20 && *s != '\t' ? '?' : *s, f);
 }
