@@ -261,8 +261,7 @@ ucb_parse_duration_opt (const char *name, const char *arg, double min, double ma
 /* `list` and `info`: --format and --help alone. */
 static const struct option format_longopts[] = {
   { "format", required_argument, NULL, 'f' },
-  { "help", no_argument, NULL, 'h' },
-  { NULL, 0, NULL, 0 },
+  { NULL, 0, NULL, 0 }, /* and -h/--help: ucb_getopt_each adds it */
 };
 
 struct format_only
@@ -286,16 +285,12 @@ ucb_parse_format_only (int argc, char **argv, const char *usage, bool csv, enum 
                        ucb_error_t *err)
 {
   struct format_only fo = { csv, format };
-  bool help;
+  int r;
 
   *format = UCB_FORMAT_TEXT;
-  if (ucb_getopt_each (argc, argv, "+f:", format_longopts, format_only_opt, &fo, &help, err) < 0)
-    return -1;
-  if (help)
-    {
-      fputs (usage, stdout);
-      return 1;
-    }
+  r = ucb_getopt_command (argc, argv, usage, "+f:", format_longopts, format_only_opt, &fo, err);
+  if (r != 0)
+    return r;
   if (optind < argc)
     return ucb_usage_error (err, "unexpected argument `%s`", argv[optind]);
   return 0;
@@ -319,13 +314,22 @@ is_long_form (const char *tok, int letter, const struct option *longopts)
 }
 
 int
-ucb_getopt_each (int argc, char **argv, const char *shortopts, const struct option *longopts,
+ucb_getopt_each (int argc, char **argv, const char *shortopts, const struct option *command_opts,
                  ucb_opt_fn fn, void *ctx, bool *help, ucb_error_t *err)
 {
   bool in_order = shortopts[0] == '+';
   /* ':' first: a missing value is reported as ':', not printed by getopt (opterr = 0). */
   cleanup_free char *opts = xasprintf ("%s:h%s", in_order ? "+" : "", shortopts + in_order);
+  cleanup_free struct option *longopts = NULL;
+  size_t n = 0;
   int c;
+
+  /* -h/--help is every command's: added here, not written into each command's table. */
+  while (command_opts[n].name)
+    n++;
+  longopts = xcalloc (n + 2, sizeof *longopts);
+  memcpy (longopts, command_opts, n * sizeof *longopts);
+  longopts[n] = (struct option){ "help", no_argument, NULL, 'h' };
 
   *help = false;
   optind = 0; /* full re-initialisation: argv may be parsed more than once per process */
@@ -350,6 +354,19 @@ ucb_getopt_each (int argc, char **argv, const char *shortopts, const struct opti
         return -1;
     }
   return 0;
+}
+
+int
+ucb_getopt_command (int argc, char **argv, const char *usage, const char *shortopts,
+                    const struct option *longopts, ucb_opt_fn fn, void *ctx, ucb_error_t *err)
+{
+  bool help;
+
+  if (ucb_getopt_each (argc, argv, shortopts, longopts, fn, ctx, &help, err) < 0)
+    return -1;
+  if (help)
+    fputs (usage, stdout);
+  return help;
 }
 
 int

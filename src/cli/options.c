@@ -144,8 +144,7 @@ static const struct option run_longopts[] = {
   { "seccomp-optimize", required_argument, NULL, UCB_OPT_SECCOMP_OPTIMIZE },
   { "caps", required_argument, NULL, UCB_OPT_CAPS },
   { "perf", no_argument, NULL, UCB_OPT_PERF },
-  { "help", no_argument, NULL, 'h' },
-  { NULL, 0, NULL, 0 },
+  { NULL, 0, NULL, 0 }, /* and -h/--help: ucb_getopt_each adds it */
 };
 
 static int
