@@ -24,32 +24,23 @@ parse_distinct (const char *s, const char *what, const char *dup_what, size_t si
                 bool (*same) (const void *a, const void *b), const void *ctx, void **out, size_t *n,
                 ucb_error_t *err)
 {
-  char **items = NULL;
-  size_t count = 0;
-  char *v;
+  cleanup_items struct ucb_items items = { NULL, 0 };
+  cleanup_free char *v = NULL;
 
-  if (ucb_split_list (s, what, &items, &count, err) < 0)
+  if (ucb_split_list (s, what, &items, err) < 0)
     return -1;
-  v = xcalloc (count, size);
-  for (size_t i = 0; i < count; i++)
+  v = xcalloc (items.n, size);
+  for (size_t i = 0; i < items.n; i++)
     {
-      if (parse (items[i], v + i * size, ctx, err) < 0)
-        goto fail;
+      if (parse (items.v[i], v + i * size, ctx, err) < 0)
+        return -1;
       for (size_t j = 0; j < i; j++)
         if (same (v + j * size, v + i * size))
-          {
-            ucb_usage_error (err, "duplicate %s `%s`", dup_what, items[i]);
-            goto fail;
-          }
+          return ucb_usage_error (err, "duplicate %s `%s`", dup_what, items.v[i]);
     }
-  ucb_free_items (items, count);
-  *out = v;
-  *n = count;
+  *out = steal_pointer (&v);
+  *n = items.n;
   return 0;
-fail:
-  ucb_free_items (items, count);
-  free (v);
-  return -1;
 }
 
 struct uint_range
@@ -384,46 +375,40 @@ ucb_getopt_error (int c, char **argv, ucb_error_t *err)
 int
 ucb_parse_limits (const char *s, struct ucb_limit *limits, ucb_error_t *err)
 {
-  char **items = NULL;
-  size_t count = 0;
+  cleanup_items struct ucb_items items = { NULL, 0 };
 
-  if (ucb_split_list (s, "limit", &items, &count, err) < 0)
+  if (ucb_split_list (s, "limit", &items, err) < 0)
     return -1;
-  for (size_t i = 0; i < count; i++)
+  for (size_t i = 0; i < items.n; i++)
     {
-      char *eq = strchr (items[i], '=');
+      char *item = items.v[i], *eq = strchr (item, '=');
       unsigned b = UCB_NLIMITS;
       uint64_t v = 0;
 
       if (eq)
         *eq = '\0';
       for (unsigned k = 0; k < UCB_NLIMITS && eq; k++)
-        if (strcasecmp (items[i], ucb_rlimit_name (1u << k)) == 0)
+        if (strcasecmp (item, ucb_rlimit_name (1u << k)) == 0)
           b = k;
       if (b == UCB_NLIMITS)
         {
           if (eq)
             *eq = '=';
-          ucb_usage_error (err,
-                           "invalid --limit `%s`: expected RLIMIT=VALUE with RLIMIT one of "
-                           "SIGPENDING, MSGQUEUE, MEMLOCK, NPROC",
-                           items[i]);
-          ucb_free_items (items, count);
-          return -1;
+          return ucb_usage_error (err,
+                                  "invalid --limit `%s`: expected RLIMIT=VALUE with RLIMIT one of "
+                                  "SIGPENDING, MSGQUEUE, MEMLOCK, NPROC",
+                                  item);
         }
       if (strcmp (eq + 1, "unlimited") == 0)
         v = UCB_LIMIT_UNLIMITED;
       else if (ucb_parse_u64 (eq + 1, 0, UCB_LIMIT_UNLIMITED - 1, &v) < 0)
         {
           *eq = '=';
-          ucb_usage_error (err, "invalid --limit `%s`: the value must be a number or `unlimited`",
-                           items[i]);
-          ucb_free_items (items, count);
-          return -1;
+          return ucb_usage_error (
+              err, "invalid --limit `%s`: the value must be a number or `unlimited`", item);
         }
       limits[b].set = true;
       limits[b].value = v;
     }
-  ucb_free_items (items, count);
   return 0;
 }

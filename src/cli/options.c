@@ -150,33 +150,23 @@ static const struct option run_longopts[] = {
 static int
 parse_workloads (struct ucb_plan *p, const char *s, ucb_error_t *err)
 {
-  char **items = NULL;
-  size_t count = 0;
+  cleanup_items struct ucb_items items = { NULL, 0 };
 
-  if (ucb_split_list (s, "workload", &items, &count, err) < 0)
+  if (ucb_split_list (s, "workload", &items, err) < 0)
     return -1;
   free (p->workloads);
-  p->workloads = xcalloc (count, sizeof *p->workloads);
+  p->workloads = xcalloc (items.n, sizeof *p->workloads);
   p->n_workloads = 0;
-  for (size_t i = 0; i < count; i++)
+  for (size_t i = 0; i < items.n; i++)
     {
-      const struct ucb_workload *w = ucb_workload_find (items[i]);
+      const struct ucb_workload *w = ucb_workload_find (items.v[i]);
       if (w == NULL)
-        {
-          ucb_usage_error (err, "unknown workload `%s` (see `ucbench list`)", items[i]);
-          ucb_free_items (items, count);
-          return -1;
-        }
+        return ucb_usage_error (err, "unknown workload `%s` (see `ucbench list`)", items.v[i]);
       for (size_t j = 0; j < p->n_workloads; j++)
         if (p->workloads[j] == w)
-          {
-            ucb_usage_error (err, "duplicate workload `%s`", items[i]);
-            ucb_free_items (items, count);
-            return -1;
-          }
+          return ucb_usage_error (err, "duplicate workload `%s`", items.v[i]);
       p->workloads[p->n_workloads++] = w;
     }
-  ucb_free_items (items, count);
   return 0;
 }
 

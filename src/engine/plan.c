@@ -43,29 +43,23 @@ static const struct
 int
 ucb_parse_isolate (const char *s, int *flags, ucb_error_t *err)
 {
-  char **items = NULL;
-  size_t count = 0;
+  cleanup_items struct ucb_items items = { NULL, 0 };
 
-  if (ucb_split_list (s, "namespace", &items, &count, err) < 0)
+  if (ucb_split_list (s, "namespace", &items, err) < 0)
     return -1;
   *flags = 0;
-  for (size_t i = 0; i < count; i++)
+  for (size_t i = 0; i < items.n; i++)
     {
       size_t k = 0;
-      while (k < UCB_ARRAY_SIZE (isolate_names) && strcmp (items[i], isolate_names[k].name) != 0)
+      while (k < UCB_ARRAY_SIZE (isolate_names) && strcmp (items.v[i], isolate_names[k].name) != 0)
         k++;
       if (k == UCB_ARRAY_SIZE (isolate_names))
-        {
-          ucb_usage_error (err,
-                           "unknown namespace `%s` in --isolate (expected user, ipc, pid, "
-                           "mnt, uts or net)",
-                           items[i]);
-          ucb_free_items (items, count);
-          return -1;
-        }
+        return ucb_usage_error (err,
+                                "unknown namespace `%s` in --isolate (expected user, ipc, pid, "
+                                "mnt, uts or net)",
+                                items.v[i]);
       *flags |= isolate_names[k].flag;
     }
-  ucb_free_items (items, count);
   return 0;
 }
 
