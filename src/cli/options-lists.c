@@ -106,27 +106,13 @@ parse_owner_range (char *it, char *dash, struct ucb_owner_mode *m, ucb_error_t *
 static int
 parse_owner_item (char *it, void *elem, const void *ctx, ucb_error_t *err)
 {
-  static const struct
-  {
-    const char *name;
-    enum ucb_owner_kind kind;
-  } named[] = {
-    { "shared", UCB_OWNER_SHARED },
-    { "distinct", UCB_OWNER_DISTINCT },
-    { "root", UCB_OWNER_ROOT },
-    { "self", UCB_OWNER_SELF },
-  };
   struct ucb_owner_mode *m = elem;
   char *dash = strchr (it, '-');
   uint64_t lo;
 
   (void) ctx;
-  for (size_t i = 0; i < UCB_ARRAY_SIZE (named); i++)
-    if (strcmp (it, named[i].name) == 0)
-      {
-        m->kind = named[i].kind;
-        return 0;
-      }
+  if (ucb_owner_kind_named (it, &m->kind))
+    return 0;
   if (dash == NULL && ucb_parse_u64 (it, 1, UCB_MAX_UID, &lo) == 0)
     {
       m->kind = UCB_OWNER_UID;

@@ -8,26 +8,41 @@
 #include "core/util.h"
 #include "engine/plan.h"
 
+/* The owner kinds with a name of their own; the others are written as their uids. */
+static const struct
+{
+  const char *name;
+  enum ucb_owner_kind kind;
+} owner_names[] = {
+  { "shared", UCB_OWNER_SHARED },
+  { "distinct", UCB_OWNER_DISTINCT },
+  { "root", UCB_OWNER_ROOT },
+  { "self", UCB_OWNER_SELF },
+};
+
 char *
 ucb_owner_mode_name (const struct ucb_owner_mode *m)
 {
-  switch (m->kind)
-    {
-    case UCB_OWNER_SHARED:
-      return xstrdup ("shared");
-    case UCB_OWNER_DISTINCT:
-      return xstrdup ("distinct");
-    case UCB_OWNER_ROOT:
-      return xstrdup ("root");
-    case UCB_OWNER_SELF:
-      return xstrdup ("self");
-    case UCB_OWNER_UID:
-      return xasprintf ("%u", m->lo);
-    case UCB_OWNER_RANGE:
-      return xasprintf ("%u-%u", m->lo, m->hi);
-    default:
-      return xstrdup ("?");
-    }
+  for (size_t i = 0; i < UCB_ARRAY_SIZE (owner_names); i++)
+    if (owner_names[i].kind == m->kind)
+      return xstrdup (owner_names[i].name);
+  if (m->kind == UCB_OWNER_UID)
+    return xasprintf ("%u", m->lo);
+  if (m->kind == UCB_OWNER_RANGE)
+    return xasprintf ("%u-%u", m->lo, m->hi);
+  return xstrdup ("?");
+}
+
+bool
+ucb_owner_kind_named (const char *name, enum ucb_owner_kind *kind)
+{
+  for (size_t i = 0; i < UCB_ARRAY_SIZE (owner_names); i++)
+    if (strcmp (name, owner_names[i].name) == 0)
+      {
+        *kind = owner_names[i].kind;
+        return true;
+      }
+  return false;
 }
 
 static const struct

@@ -131,6 +131,9 @@ struct ucb_plan
 
 /* "shared", "distinct", "root", "self", "1000" or "1000-1010". */
 char *ucb_owner_mode_name (const struct ucb_owner_mode *m);
+/* The kind named `name` ("shared", "distinct", "root", "self") into *kind; false for any other
+ * (a uid or a range). */
+bool ucb_owner_kind_named (const char *name, enum ucb_owner_kind *kind);
 /* --isolate "ipc,pid" into CLONE_NEW* flags ("user" is implied and adds none). */
 int ucb_parse_isolate (const char *s, int *flags, ucb_error_t *err)
     __attribute__ ((warn_unused_result));
