@@ -54,20 +54,17 @@ static int
 export_opt (void *ctx, int c, const char *arg, ucb_error_t *err)
 {
   struct xopts *o = ctx;
+  int k;
 
   switch (c)
     {
     case 't':
-      o->have_format = false;
-      for (size_t k = 0; k < UCB_EXPORT_N; k++)
-        if (strcmp (arg, ucb_export_format_names[k]) == 0)
-          {
-            o->format = (enum ucb_export_format) k;
-            o->have_format = true;
-          }
+      k = ucb_name_index (ucb_export_format_names, UCB_EXPORT_N, arg);
+      o->have_format = k >= 0;
       if (!o->have_format)
         return ucb_usage_error (err, "invalid --to `%s` (expected %s)", arg,
                                 ucb_export_format_list);
+      o->format = (enum ucb_export_format) k;
       return 0;
     case 'O':
       o->x.origin = arg;

@@ -97,17 +97,16 @@ verify_opt (void *ctx, int c, const char *arg, ucb_error_t *err)
       = { [VF_TAP] = "tap", [VF_JSON] = "json", [VF_JUNIT] = "junit" };
   struct vopts *o = ctx;
   uint64_t v;
+  int k;
 
   switch (c)
     {
     case 'f':
-      for (size_t k = 0; k < UCB_ARRAY_SIZE (formats); k++)
-        if (strcmp (arg, formats[k]) == 0)
-          {
-            o->format = (enum vformat) k;
-            return 0;
-          }
-      return ucb_usage_error (err, "invalid --format `%s` (expected tap, json or junit)", arg);
+      k = ucb_name_index (formats, UCB_ARRAY_SIZE (formats), arg);
+      if (k < 0)
+        return ucb_usage_error (err, "invalid --format `%s` (expected tap, json or junit)", arg);
+      o->format = (enum vformat) k;
+      return 0;
     case 'o':
       free (o->output);
       o->output = xstrdup (arg);

@@ -147,18 +147,21 @@ ucb_parse_owner_list (const char *s, struct ucb_owner_mode **out, size_t *n, ucb
   return 0;
 }
 
+static const char *const format_names[] = {
+  [UCB_FORMAT_TEXT] = "text",
+  [UCB_FORMAT_JSON] = "json",
+  [UCB_FORMAT_CSV] = "csv",
+};
+
 int
 ucb_parse_format_as (const char *arg, bool csv, enum ucb_format *out, ucb_error_t *err)
 {
-  if (strcmp (arg, "json") == 0)
-    *out = UCB_FORMAT_JSON;
-  else if (strcmp (arg, "text") == 0)
-    *out = UCB_FORMAT_TEXT;
-  else if (csv && strcmp (arg, "csv") == 0)
-    *out = UCB_FORMAT_CSV;
-  else
+  int k = ucb_name_index (format_names, UCB_ARRAY_SIZE (format_names), arg);
+
+  if (k < 0 || (k == UCB_FORMAT_CSV && !csv))
     return ucb_usage_error (err, "invalid --format `%s` (expected %s)", arg,
                             csv ? "json, text or csv" : "json or text");
+  *out = (enum ucb_format) k;
   return 0;
 }
 
@@ -171,16 +174,7 @@ ucb_parse_format (const char *arg, enum ucb_format *out, ucb_error_t *err)
 const char *
 ucb_format_name (enum ucb_format f)
 {
-  switch (f)
-    {
-    case UCB_FORMAT_JSON:
-      return "json";
-    case UCB_FORMAT_CSV:
-      return "csv";
-    case UCB_FORMAT_TEXT:
-    default:
-      return "text";
-    }
+  return (size_t) f < UCB_ARRAY_SIZE (format_names) ? format_names[f] : "text";
 }
 
 /* The units a duration may carry, and what each is in seconds. */

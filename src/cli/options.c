@@ -243,36 +243,23 @@ parse_uints (const char *arg, unsigned min, unsigned max, unsigned **list, size_
 static int
 parse_headroom (struct ucb_plan *p, const char *arg, ucb_error_t *err)
 {
-  if (strcmp (arg, "near") == 0)
-    p->headroom = UCB_HEADROOM_NEAR;
-  else if (strcmp (arg, "far") == 0)
-    p->headroom = UCB_HEADROOM_FAR;
-  else
+  enum ucb_headroom h;
+
+  /* host is the default, not a choice: it is what no --headroom means */
+  if (!ucb_headroom_named (arg, &h) || h == UCB_HEADROOM_HOST)
     return ucb_usage_error (err, "invalid --headroom `%s` (expected near or far)", arg);
+  p->headroom = h;
   return 0;
 }
 
 static int
 parse_pin (struct ucb_plan *p, const char *arg, ucb_error_t *err)
 {
-  static const struct
-  {
-    const char *name;
-    enum ucb_pin_mode mode;
-  } modes[] = {
-    { "auto", UCB_PIN_AUTO },       { "none", UCB_PIN_NONE }, { "spread", UCB_PIN_SPREAD },
-    { "compact", UCB_PIN_COMPACT }, { "l3", UCB_PIN_L3 },
-  };
-
   free (p->pin_cpus);
   p->pin_cpus = NULL;
   p->n_pin_cpus = 0;
-  for (size_t i = 0; i < UCB_ARRAY_SIZE (modes); i++)
-    if (strcmp (arg, modes[i].name) == 0)
-      {
-        p->pin = modes[i].mode;
-        return 0;
-      }
+  if (ucb_pin_mode_named (arg, &p->pin))
+    return 0;
   p->pin = UCB_PIN_LIST;
   if (ucb_parse_cpu_list (arg, &p->pin_cpus, &p->n_pin_cpus, err) < 0)
     return ucb_error_wrap (err, "--pin");

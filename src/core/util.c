@@ -219,6 +219,15 @@ ucb_now_ns (void)
   return (uint64_t) ts.tv_sec * 1000000000ull + (uint64_t) ts.tv_nsec;
 }
 
+int
+ucb_name_index (const char *const *names, size_t n, const char *name)
+{
+  for (size_t i = 0; i < n; i++)
+    if (names[i] && strcmp (names[i], name) == 0)
+      return (int) i;
+  return -1;
+}
+
 void
 ucb_xml_puts (FILE *f, const char *s)
 {

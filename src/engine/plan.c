@@ -8,41 +8,44 @@
 #include "core/util.h"
 #include "engine/plan.h"
 
-/* The owner kinds with a name of their own; the others are written as their uids. */
-static const struct
-{
-  const char *name;
-  enum ucb_owner_kind kind;
-} owner_names[] = {
-  { "shared", UCB_OWNER_SHARED },
-  { "distinct", UCB_OWNER_DISTINCT },
-  { "root", UCB_OWNER_ROOT },
-  { "self", UCB_OWNER_SELF },
+/* The names of the plan's enums, indexed by them. */
+static const char *const owner_names[] = {
+  /* UCB_OWNER_UID and UCB_OWNER_RANGE are written as their uids */
+  [UCB_OWNER_SHARED] = "shared",
+  [UCB_OWNER_DISTINCT] = "distinct",
+  [UCB_OWNER_ROOT] = "root",
+  [UCB_OWNER_SELF] = "self",
+};
+static const char *const pin_names[] = {
+  [UCB_PIN_AUTO] = "auto",     [UCB_PIN_NONE] = "none",       [UCB_PIN_LIST] = "list",
+  [UCB_PIN_SPREAD] = "spread", [UCB_PIN_COMPACT] = "compact", [UCB_PIN_L3] = "l3",
+};
+static const char *const headroom_names[] = {
+  [UCB_HEADROOM_HOST] = "host",
+  [UCB_HEADROOM_NEAR] = "near",
+  [UCB_HEADROOM_FAR] = "far",
 };
 
 char *
 ucb_owner_mode_name (const struct ucb_owner_mode *m)
 {
-  for (size_t i = 0; i < UCB_ARRAY_SIZE (owner_names); i++)
-    if (owner_names[i].kind == m->kind)
-      return xstrdup (owner_names[i].name);
   if (m->kind == UCB_OWNER_UID)
     return xasprintf ("%u", m->lo);
   if (m->kind == UCB_OWNER_RANGE)
     return xasprintf ("%u-%u", m->lo, m->hi);
+  if ((size_t) m->kind < UCB_ARRAY_SIZE (owner_names) && owner_names[m->kind])
+    return xstrdup (owner_names[m->kind]);
   return xstrdup ("?");
 }
 
 bool
 ucb_owner_kind_named (const char *name, enum ucb_owner_kind *kind)
 {
-  for (size_t i = 0; i < UCB_ARRAY_SIZE (owner_names); i++)
-    if (strcmp (name, owner_names[i].name) == 0)
-      {
-        *kind = owner_names[i].kind;
-        return true;
-      }
-  return false;
+  int k = ucb_name_index (owner_names, UCB_ARRAY_SIZE (owner_names), name);
+
+  if (k >= 0)
+    *kind = (enum ucb_owner_kind) k;
+  return k >= 0;
 }
 
 static const struct
@@ -96,21 +99,32 @@ ucb_isolate_name (int flags)
 const char *
 ucb_pin_mode_name (enum ucb_pin_mode m)
 {
-  switch (m)
-    {
-    case UCB_PIN_AUTO:
-      return "auto";
-    case UCB_PIN_NONE:
-      return "none";
-    case UCB_PIN_LIST:
-      return "list";
-    case UCB_PIN_SPREAD:
-      return "spread";
-    case UCB_PIN_COMPACT:
-      return "compact";
-    case UCB_PIN_L3:
-      return "l3";
-    default:
-      return "?";
-    }
+  return (size_t) m < UCB_ARRAY_SIZE (pin_names) ? pin_names[m] : "?";
+}
+
+bool
+ucb_pin_mode_named (const char *name, enum ucb_pin_mode *m)
+{
+  int k = ucb_name_index (pin_names, UCB_ARRAY_SIZE (pin_names), name);
+
+  /* "list" is what the document says of a CPU list; --pin takes the CPUs themselves */
+  if (k >= 0 && k != UCB_PIN_LIST)
+    *m = (enum ucb_pin_mode) k;
+  return k >= 0 && k != UCB_PIN_LIST;
+}
+
+const char *
+ucb_headroom_name (enum ucb_headroom h)
+{
+  return (size_t) h < UCB_ARRAY_SIZE (headroom_names) ? headroom_names[h] : "?";
+}
+
+bool
+ucb_headroom_named (const char *name, enum ucb_headroom *h)
+{
+  int k = ucb_name_index (headroom_names, UCB_ARRAY_SIZE (headroom_names), name);
+
+  if (k >= 0)
+    *h = (enum ucb_headroom) k;
+  return k >= 0;
 }

@@ -139,7 +139,13 @@ int ucb_parse_isolate (const char *s, int *flags, ucb_error_t *err)
     __attribute__ ((warn_unused_result));
 /* "ipc,pid" for CLONE_NEWIPC|CLONE_NEWPID ("" for none), in --isolate order. */
 char *ucb_isolate_name (int flags);
-/* "auto", "spread", ... as --pin takes them. */
+/* "auto", "spread", ... as --pin takes them ("list" for a CPU list). */
 const char *ucb_pin_mode_name (enum ucb_pin_mode m);
+/* The mode named `name` into *m; false for any other (and for "list": --pin takes the CPUs). */
+bool ucb_pin_mode_named (const char *name, enum ucb_pin_mode *m);
+/* "host", "near" or "far", as the document records --headroom. */
+const char *ucb_headroom_name (enum ucb_headroom h);
+/* The headroom named `name` into *h; false for any other. */
+bool ucb_headroom_named (const char *name, enum ucb_headroom *h);
 
 #endif

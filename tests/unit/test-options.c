@@ -219,6 +219,39 @@ test_owner_names (void)
 }
 
 static void
+test_pin_headroom_names (void)
+{
+  static const char *const pins[] = { "auto", "none", "spread", "compact", "l3" };
+  static const char *const headrooms[] = { "near", "far" };
+  struct ucb_run_options o;
+
+  for (size_t i = 0; i < UCB_ARRAY_SIZE (pins); i++)
+    {
+      char arg[32];
+      snprintf (arg, sizeof arg, "--pin %s", pins[i]);
+      if (parse_ok (&o, arg))
+        tap_check_str (ucb_pin_mode_name (o.plan.pin), pins[i]);
+      ucb_run_options_free (&o);
+    }
+  for (size_t i = 0; i < UCB_ARRAY_SIZE (headrooms); i++)
+    {
+      char arg[32];
+      snprintf (arg, sizeof arg, "--headroom %s", headrooms[i]);
+      if (parse_ok (&o, arg))
+        tap_check_str (ucb_headroom_name (o.plan.headroom), headrooms[i]);
+      ucb_run_options_free (&o);
+    }
+  if (parse_ok (&o, "--pin 0"))
+    tap_check_str (ucb_pin_mode_name (o.plan.pin), "list");
+  ucb_run_options_free (&o);
+  tap_check_str (ucb_headroom_name (UCB_HEADROOM_HOST), "host");
+  /* names the document writes that are not choices of an option */
+  expect_bad ("--pin list", "`list`");
+  expect_bad ("--headroom host", "`host`");
+  expect_bad ("--owner uid", "`uid`");
+}
+
+static void
 test_limits_isolate_headroom (void)
 {
   struct ucb_run_options o;
@@ -388,6 +421,8 @@ static const struct tap_test tests[] = {
   { "bad input is a usage error naming the value", test_bad_input },
   { "CPU list parse and format", test_cpu_list_roundtrip },
   { "owner mode names round-trip", test_owner_names },
+  { "--pin and --headroom names round-trip; list and host are not choices",
+    test_pin_headroom_names },
 };
 
 TAP_MAIN (tests)
