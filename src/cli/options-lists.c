@@ -109,10 +109,14 @@ parse_owner_item (char *it, void *elem, const void *ctx, ucb_error_t *err)
   struct ucb_owner_mode *m = elem;
   char *dash = strchr (it, '-');
   uint64_t lo;
+  int k = ucb_name_index (ucb_owner_kind_names, UCB_N_OWNER_KINDS, it);
 
   (void) ctx;
-  if (ucb_owner_kind_named (it, &m->kind))
-    return 0;
+  if (k >= 0)
+    {
+      m->kind = (enum ucb_owner_kind) k;
+      return 0;
+    }
   if (dash == NULL && ucb_parse_u64 (it, 1, UCB_MAX_UID, &lo) == 0)
     {
       m->kind = UCB_OWNER_UID;

@@ -243,23 +243,29 @@ parse_uints (const char *arg, unsigned min, unsigned max, unsigned **list, size_
 static int
 parse_headroom (struct ucb_plan *p, const char *arg, ucb_error_t *err)
 {
-  enum ucb_headroom h;
+  int k = ucb_name_index (ucb_headroom_names, UCB_N_HEADROOMS, arg);
 
   /* host is the default, not a choice: it is what no --headroom means */
-  if (!ucb_headroom_named (arg, &h) || h == UCB_HEADROOM_HOST)
+  if (k < 0 || k == UCB_HEADROOM_HOST)
     return ucb_usage_error (err, "invalid --headroom `%s` (expected near or far)", arg);
-  p->headroom = h;
+  p->headroom = (enum ucb_headroom) k;
   return 0;
 }
 
 static int
 parse_pin (struct ucb_plan *p, const char *arg, ucb_error_t *err)
 {
+  int k = ucb_name_index (ucb_pin_mode_names, UCB_N_PIN_MODES, arg);
+
   free (p->pin_cpus);
   p->pin_cpus = NULL;
   p->n_pin_cpus = 0;
-  if (ucb_pin_mode_named (arg, &p->pin))
-    return 0;
+  /* "list" is what the document says of a CPU list: --pin takes the CPUs themselves */
+  if (k >= 0 && k != UCB_PIN_LIST)
+    {
+      p->pin = (enum ucb_pin_mode) k;
+      return 0;
+    }
   p->pin = UCB_PIN_LIST;
   if (ucb_parse_cpu_list (arg, &p->pin_cpus, &p->n_pin_cpus, err) < 0)
     return ucb_error_wrap (err, "--pin");

@@ -8,19 +8,18 @@
 #include "core/util.h"
 #include "engine/plan.h"
 
-/* The names of the plan's enums, indexed by them. */
-static const char *const owner_names[] = {
+const char *const ucb_owner_kind_names[UCB_N_OWNER_KINDS] = {
   /* UCB_OWNER_UID and UCB_OWNER_RANGE are written as their uids */
   [UCB_OWNER_SHARED] = "shared",
   [UCB_OWNER_DISTINCT] = "distinct",
   [UCB_OWNER_ROOT] = "root",
   [UCB_OWNER_SELF] = "self",
 };
-static const char *const pin_names[] = {
+const char *const ucb_pin_mode_names[UCB_N_PIN_MODES] = {
   [UCB_PIN_AUTO] = "auto",     [UCB_PIN_NONE] = "none",       [UCB_PIN_LIST] = "list",
   [UCB_PIN_SPREAD] = "spread", [UCB_PIN_COMPACT] = "compact", [UCB_PIN_L3] = "l3",
 };
-static const char *const headroom_names[] = {
+const char *const ucb_headroom_names[UCB_N_HEADROOMS] = {
   [UCB_HEADROOM_HOST] = "host",
   [UCB_HEADROOM_NEAR] = "near",
   [UCB_HEADROOM_FAR] = "far",
@@ -33,19 +32,9 @@ ucb_owner_mode_name (const struct ucb_owner_mode *m)
     return xasprintf ("%u", m->lo);
   if (m->kind == UCB_OWNER_RANGE)
     return xasprintf ("%u-%u", m->lo, m->hi);
-  if ((size_t) m->kind < UCB_ARRAY_SIZE (owner_names) && owner_names[m->kind])
-    return xstrdup (owner_names[m->kind]);
+  if ((size_t) m->kind < UCB_N_OWNER_KINDS && ucb_owner_kind_names[m->kind])
+    return xstrdup (ucb_owner_kind_names[m->kind]);
   return xstrdup ("?");
-}
-
-bool
-ucb_owner_kind_named (const char *name, enum ucb_owner_kind *kind)
-{
-  int k = ucb_name_index (owner_names, UCB_ARRAY_SIZE (owner_names), name);
-
-  if (k >= 0)
-    *kind = (enum ucb_owner_kind) k;
-  return k >= 0;
 }
 
 static const struct
@@ -99,32 +88,5 @@ ucb_isolate_name (int flags)
 const char *
 ucb_pin_mode_name (enum ucb_pin_mode m)
 {
-  return (size_t) m < UCB_ARRAY_SIZE (pin_names) ? pin_names[m] : "?";
-}
-
-bool
-ucb_pin_mode_named (const char *name, enum ucb_pin_mode *m)
-{
-  int k = ucb_name_index (pin_names, UCB_ARRAY_SIZE (pin_names), name);
-
-  /* "list" is what the document says of a CPU list; --pin takes the CPUs themselves */
-  if (k >= 0 && k != UCB_PIN_LIST)
-    *m = (enum ucb_pin_mode) k;
-  return k >= 0 && k != UCB_PIN_LIST;
-}
-
-const char *
-ucb_headroom_name (enum ucb_headroom h)
-{
-  return (size_t) h < UCB_ARRAY_SIZE (headroom_names) ? headroom_names[h] : "?";
-}
-
-bool
-ucb_headroom_named (const char *name, enum ucb_headroom *h)
-{
-  int k = ucb_name_index (headroom_names, UCB_ARRAY_SIZE (headroom_names), name);
-
-  if (k >= 0)
-    *h = (enum ucb_headroom) k;
-  return k >= 0;
+  return (size_t) m < UCB_N_PIN_MODES ? ucb_pin_mode_names[m] : "?";
 }

@@ -221,30 +221,27 @@ test_owner_names (void)
 static void
 test_pin_headroom_names (void)
 {
-  static const char *const pins[] = { "auto", "none", "spread", "compact", "l3" };
-  static const char *const headrooms[] = { "near", "far" };
+  /* what the document records of each: ucb_pin_mode_name, ucb_headroom_names */
+  static const struct
+  {
+    const char *args, *pin, *headroom;
+  } cases[] = {
+    { "--pin auto", "auto", "host" },      { "--pin none", "none", "host" },
+    { "--pin spread", "spread", "host" },  { "--pin compact", "compact", "host" },
+    { "--pin l3", "l3", "host" },          { "--pin 0", "list", "host" },
+    { "--headroom near", "auto", "near" }, { "--headroom far --pin l3", "l3", "far" },
+  };
   struct ucb_run_options o;
 
-  for (size_t i = 0; i < UCB_ARRAY_SIZE (pins); i++)
+  for (size_t i = 0; i < UCB_ARRAY_SIZE (cases); i++)
     {
-      char arg[32];
-      snprintf (arg, sizeof arg, "--pin %s", pins[i]);
-      if (parse_ok (&o, arg))
-        tap_check_str (ucb_pin_mode_name (o.plan.pin), pins[i]);
+      if (parse_ok (&o, cases[i].args))
+        {
+          tap_check_str (ucb_pin_mode_name (o.plan.pin), cases[i].pin);
+          tap_check_str (ucb_headroom_names[o.plan.headroom], cases[i].headroom);
+        }
       ucb_run_options_free (&o);
     }
-  for (size_t i = 0; i < UCB_ARRAY_SIZE (headrooms); i++)
-    {
-      char arg[32];
-      snprintf (arg, sizeof arg, "--headroom %s", headrooms[i]);
-      if (parse_ok (&o, arg))
-        tap_check_str (ucb_headroom_name (o.plan.headroom), headrooms[i]);
-      ucb_run_options_free (&o);
-    }
-  if (parse_ok (&o, "--pin 0"))
-    tap_check_str (ucb_pin_mode_name (o.plan.pin), "list");
-  ucb_run_options_free (&o);
-  tap_check_str (ucb_headroom_name (UCB_HEADROOM_HOST), "host");
   /* names the document writes that are not choices of an option */
   expect_bad ("--pin list", "`list`");
   expect_bad ("--headroom host", "`host`");
