@@ -24,6 +24,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "host/userns.h"
+
 static int
 nsinfo (const char *pid)
 {
@@ -75,19 +77,19 @@ nsinfo (const char *pid)
   return 0;
 }
 
+/* The maps of the child's namespace (host/userns.c, as spawn.c writes them), or -1 with the
+ * reason in `why` (freed and replaced on each try). */
 static int
-write_map (pid_t pid, const char *file, const char *map)
+write_maps (pid_t pid, unsigned long base, unsigned long count, char **why)
 {
-  char path[64];
-  int fd, ok;
+  ucb_error_t err = NULL;
 
-  snprintf (path, sizeof path, "/proc/%d/%s", (int) pid, file);
-  fd = open (path, O_WRONLY | O_CLOEXEC);
-  if (fd < 0)
-    return -1;
-  ok = write (fd, map, strlen (map)) == (ssize_t) strlen (map);
-  close (fd);
-  return ok ? 0 : -1;
+  if (ucb_userns_write_maps (pid, (uid_t) base, (gid_t) base, (unsigned) count, false, &err) == 0)
+    return 0;
+  free (*why);
+  *why = strdup (err->msg);
+  ucb_error_free (&err);
+  return -1;
 }
 
 /* The child unshares and waits; we (privileged in the parent namespace) write its maps; it
@@ -95,11 +97,11 @@ write_map (pid_t pid, const char *file, const char *map)
 static int
 userns_root (const char *base, const char *count, char **cmd)
 {
-  int go[2], status;
-  char map[64], c = 0;
+  unsigned long b = strtoul (base, NULL, 10), n = strtoul (count, NULL, 10);
+  int go[2], status, r = -1;
+  char c = 0, *why = NULL;
   pid_t pid;
 
-  snprintf (map, sizeof map, "0 %s %s\n", base, count);
   if (pipe (go) < 0)
     return perror ("pipe"), 1;
   pid = fork ();
@@ -119,13 +121,14 @@ userns_root (const char *base, const char *count, char **cmd)
     }
   close (go[0]);
   /* The child's unshare() may not have happened yet: retry the maps until it has. */
-  for (int i = 0; i < 1000 && (write_map (pid, "uid_map", map) < 0); i++)
+  for (int i = 0; i < 1000 && (r = write_maps (pid, b, n, &why)) < 0; i++)
     usleep (2000);
-  if (write_map (pid, "gid_map", map) < 0 || write (go[1], "g", 1) != 1)
+  if (r < 0 || write (go[1], "g", 1) != 1)
     {
-      perror ("write the maps");
+      fprintf (stderr, "write the maps: %s\n", r < 0 && why ? why : strerror (errno));
       kill (pid, SIGKILL);
     }
+  free (why);
   close (go[1]);
   if (waitpid (pid, &status, 0) < 0)
     return perror ("waitpid"), 1;

@@ -18,6 +18,9 @@ static int tap_failed_checks;
 static const char *tap_skip_reason; /* set by a test that cannot run here */
 
 #define tap_skip(why) (tap_skip_reason = (why))
+/* Before tap_run: the program's own setup failed, so every test is a SKIP for `why`. */
+static const char *tap_skip_all_reason;
+#define tap_skip_all(why) (tap_skip_all_reason = (why))
 
 /* A failed check: "# FILE:LINE: what" and one more failure counted. */
 static inline void __attribute__ ((format (printf, 3, 4)))
@@ -79,8 +82,9 @@ tap_run (const struct tap_test *tests, size_t n)
   for (size_t i = 0; i < n; i++)
     {
       int before = tap_failed_checks;
-      tap_skip_reason = NULL;
-      tests[i].fn ();
+      tap_skip_reason = tap_skip_all_reason;
+      if (tap_skip_all_reason == NULL)
+        tests[i].fn ();
       if (tap_failed_checks == before && tap_skip_reason)
         printf ("ok %zu - %s # SKIP %s\n", i + 1, tests[i].name, tap_skip_reason);
       else if (tap_failed_checks == before)

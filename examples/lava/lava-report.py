@@ -58,10 +58,15 @@ def load(path):
         return None
 
 
-def report_verify(rep, doc, status):
-    rep.case("verify", "pass" if status == 0 else "fail")
-    if doc is None:
-        return
+def report(rep, step, path, status, cases):
+    """The step's own case (its exit status), then, when its document loads, `cases` of it."""
+    doc = load(path)
+    rep.case(step, "pass" if status == 0 else "fail")
+    if doc is not None:
+        cases(rep, doc)
+
+
+def verify_cases(rep, doc):
     worst = {}
     for c in doc.get("verify") or []:
         old = worst.get(c["id"])
@@ -75,10 +80,7 @@ def point_key(e):
     return (e["workload"], e["owner"], e["depth"], e["tasks"], e["mode"], e["containers"])
 
 
-def report_run(rep, doc, status):
-    rep.case("run", "pass" if status == 0 else "fail")
-    if doc is None:
-        return
+def run_cases(rep, doc):
     points = {}
     for e in doc.get("results") or []:
         points.setdefault(point_key(e), []).append(e)
@@ -104,9 +106,9 @@ def main():
     a = ap.parse_args()
     rep = Reporter(a.dry_run)
     if a.verify:
-        report_verify(rep, load(a.verify), a.verify_status)
+        report(rep, "verify", a.verify, a.verify_status, verify_cases)
     if a.run:
-        report_run(rep, load(a.run), a.run_status)
+        report(rep, "run", a.run, a.run_status, run_cases)
     return 1 if rep.failed_calls else 0
 
 

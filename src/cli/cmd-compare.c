@@ -45,7 +45,6 @@ struct copts
 {
   double threshold, drift;
   enum ucb_format format;
-  bool help;
   const char **base, **head;
   size_t n_base, n_head;
 };
@@ -95,16 +94,14 @@ parse (int argc, char **argv, struct copts *o, ucb_error_t *err)
     { "base", required_argument, NULL, 'b' },
     { "head", required_argument, NULL, 'H' },
     { "drift", required_argument, NULL, 'd' },
-    { "help", no_argument, NULL, 'h' },
-    { NULL, 0, NULL, 0 },
+    { NULL, 0, NULL, 0 }, /* and -h/--help: ucb_getopt_each adds it */
   };
-  int rest;
+  int rest, r;
 
   *o = (struct copts){ .threshold = 5, .drift = UCB_COMPARE_DRIFT_PCT, .format = UCB_FORMAT_TEXT };
-  if (ucb_getopt_each (argc, argv, "f:", longopts, compare_opt, o, &o->help, err) < 0)
-    return -1;
-  if (o->help)
-    return 0;
+  r = ucb_getopt_command (argc, argv, ucb_compare_usage, "f:", longopts, compare_opt, o, err);
+  if (r != 0)
+    return r;
   rest = argc - optind;
   if (o->n_base || o->n_head)
     {
@@ -132,13 +129,9 @@ ucb_cmd_compare (int argc, char **argv, ucb_error_t *err)
   struct ucb_compare_args a;
   int ret;
 
-  if (parse (argc, argv, &o, err) < 0)
-    ret = -1;
-  else if (o.help)
-    {
-      fputs (ucb_compare_usage, stdout);
-      ret = 0;
-    }
+  ret = parse (argc, argv, &o, err);
+  if (ret != 0)
+    ret = ret < 0 ? -1 : 0; /* 1: the help was shown */
   else
     {
       a = (struct ucb_compare_args){ .base = o.base,

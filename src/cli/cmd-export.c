@@ -45,7 +45,7 @@ const char ucb_export_usage[]
 struct xopts
 {
   enum ucb_export_format format;
-  bool have_format, help;
+  bool have_format;
   const char *output, *input;
   struct ucb_export_opts x;
 };
@@ -54,20 +54,17 @@ static int
 export_opt (void *ctx, int c, const char *arg, ucb_error_t *err)
 {
   struct xopts *o = ctx;
+  int k;
 
   switch (c)
     {
     case 't':
-      o->have_format = false;
-      for (size_t k = 0; k < UCB_EXPORT_N; k++)
-        if (strcmp (arg, ucb_export_format_names[k]) == 0)
-          {
-            o->format = (enum ucb_export_format) k;
-            o->have_format = true;
-          }
+      k = ucb_name_index (ucb_export_format_names, UCB_EXPORT_N, arg);
+      o->have_format = k >= 0;
       if (!o->have_format)
         return ucb_usage_error (err, "invalid --to `%s` (expected %s)", arg,
                                 ucb_export_format_list);
+      o->format = (enum ucb_export_format) k;
       return 0;
     case 'O':
       o->x.origin = arg;
@@ -87,15 +84,14 @@ parse (struct xopts *o, int argc, char **argv, ucb_error_t *err)
     { "to", required_argument, NULL, 't' },
     { "output", required_argument, NULL, 'o' },
     { "origin", required_argument, NULL, 'O' },
-    { "help", no_argument, NULL, 'h' },
-    { NULL, 0, NULL, 0 },
+    { NULL, 0, NULL, 0 }, /* and -h/--help: ucb_getopt_each adds it */
   };
+  int r;
 
   memset (o, 0, sizeof *o);
-  if (ucb_getopt_each (argc, argv, "t:o:", longopts, export_opt, o, &o->help, err) < 0)
-    return -1;
-  if (o->help)
-    return 0;
+  r = ucb_getopt_command (argc, argv, ucb_export_usage, "t:o:", longopts, export_opt, o, err);
+  if (r != 0)
+    return r;
   if (!o->have_format)
     return ucb_usage_error (err, "export needs --to FORMAT (%s)", ucb_export_format_list);
   if (o->x.origin && o->format != UCB_EXPORT_KCIDB)
@@ -113,13 +109,9 @@ ucb_cmd_export (int argc, char **argv, ucb_error_t *err)
   struct xopts o;
   int r;
 
-  if (parse (&o, argc, argv, err) < 0)
-    return -1;
-  if (o.help)
-    {
-      fputs (ucb_export_usage, stdout);
-      return 0;
-    }
+  r = parse (&o, argc, argv, err);
+  if (r != 0)
+    return r < 0 ? -1 : 0; /* 1: the help was shown */
   r = ucb_export (o.format, o.input, o.output, &o.x, err);
   if (ucb_interrupted ())
     {

@@ -33,19 +33,18 @@ plot_opt (void *ctx, int c, const char *arg, ucb_error_t *err)
 }
 
 static int
-parse (int argc, char **argv, const char **output, bool *help, ucb_error_t *err)
+parse (int argc, char **argv, const char **output, ucb_error_t *err)
 {
   static const struct option longopts[] = {
     { "output", required_argument, NULL, 'o' },
-    { "help", no_argument, NULL, 'h' },
-    { NULL, 0, NULL, 0 },
+    { NULL, 0, NULL, 0 }, /* and -h/--help: ucb_getopt_each adds it */
   };
+  int r;
 
   *output = NULL;
-  if (ucb_getopt_each (argc, argv, "o:", longopts, plot_opt, output, help, err) < 0)
-    return -1;
-  if (*help)
-    return 0;
+  r = ucb_getopt_command (argc, argv, ucb_plot_usage, "o:", longopts, plot_opt, output, err);
+  if (r != 0)
+    return r;
   if (argc - optind < 1)
     return ucb_usage_error (err, "plot needs at least one result document (FILE.json)");
   if (*output == NULL)
@@ -57,14 +56,9 @@ int
 ucb_cmd_plot (int argc, char **argv, ucb_error_t *err)
 {
   const char *output;
-  bool help;
+  int r = parse (argc, argv, &output, err);
 
-  if (parse (argc, argv, &output, &help, err) < 0)
-    return -1;
-  if (help)
-    {
-      fputs (ucb_plot_usage, stdout);
-      return 0;
-    }
+  if (r != 0)
+    return r < 0 ? -1 : 0; /* 1: the help was shown */
   return ucb_plot (argv + optind, (size_t) (argc - optind), output, err);
 }

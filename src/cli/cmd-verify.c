@@ -97,17 +97,16 @@ verify_opt (void *ctx, int c, const char *arg, ucb_error_t *err)
       = { [VF_TAP] = "tap", [VF_JSON] = "json", [VF_JUNIT] = "junit" };
   struct vopts *o = ctx;
   uint64_t v;
+  int k;
 
   switch (c)
     {
     case 'f':
-      for (size_t k = 0; k < UCB_ARRAY_SIZE (formats); k++)
-        if (strcmp (arg, formats[k]) == 0)
-          {
-            o->format = (enum vformat) k;
-            return 0;
-          }
-      return ucb_usage_error (err, "invalid --format `%s` (expected tap, json or junit)", arg);
+      k = ucb_name_index (formats, UCB_ARRAY_SIZE (formats), arg);
+      if (k < 0)
+        return ucb_usage_error (err, "invalid --format `%s` (expected tap, json or junit)", arg);
+      o->format = (enum vformat) k;
+      return 0;
     case 'o':
       free (o->output);
       o->output = xstrdup (arg);
@@ -138,7 +137,7 @@ verify_opt (void *ctx, int c, const char *arg, ucb_error_t *err)
 }
 
 /* The options; optind is left at the first case id.  No '+': case ids may come before or
- * after the options. */
+ * after the options.  1: the help was shown. */
 static int
 parse_options (struct vopts *o, int argc, char **argv, ucb_error_t *err)
 {
@@ -149,12 +148,11 @@ parse_options (struct vopts *o, int argc, char **argv, ucb_error_t *err)
     { "repeat", required_argument, NULL, 'r' },
     { "keep-going", no_argument, NULL, 'k' },
     { "fail-fast", no_argument, NULL, 'F' },
-    { "help", no_argument, NULL, 'h' },
     { "uid-base", required_argument, NULL, 'u' },
-    { NULL, 0, NULL, 0 },
+    { NULL, 0, NULL, 0 }, /* and -h/--help: ucb_getopt_each adds it */
   };
 
-  return ucb_getopt_each (argc, argv, "f:o:r:", longopts, verify_opt, o, &o->help, err);
+  return ucb_getopt_command (argc, argv, ucb_verify_usage, "f:o:r:", longopts, verify_opt, o, err);
 }
 
 /* The cases named by the arguments from optind on (ids, names, rlimits); all without any. */
@@ -187,15 +185,19 @@ select_cases (struct vopts *o, int argc, char **argv, ucb_error_t *err)
 static int
 parse (struct vopts *o, int argc, char **argv, ucb_error_t *err)
 {
+  int r;
+
   memset (o, 0, sizeof *o);
   o->repeat = 1;
   o->uid_base = UCB_VERIFY_UID_BASE;
   o->ncases = count_cases ();
   o->selected = xcalloc (o->ncases ? o->ncases : 1, sizeof *o->selected);
-  if (parse_options (o, argc, argv, err) < 0)
-    return -1;
-  if (o->help)
-    return 0;
+  r = parse_options (o, argc, argv, err);
+  if (r != 0)
+    {
+      o->help = r > 0;
+      return r < 0 ? -1 : 0;
+    }
   return select_cases (o, argc, argv, err);
 }
 
@@ -384,9 +386,7 @@ ucb_cmd_verify (int argc, char **argv, ucb_error_t *err)
     }
   if (o.help || o.list)
     {
-      if (o.help)
-        fputs (ucb_verify_usage, stdout);
-      else
+      if (!o.help) /* which parse() has shown */
         print_list ();
       vopts_free (&o);
       return 0;

@@ -24,32 +24,23 @@ parse_distinct (const char *s, const char *what, const char *dup_what, size_t si
                 bool (*same) (const void *a, const void *b), const void *ctx, void **out, size_t *n,
                 ucb_error_t *err)
 {
-  char **items = NULL;
-  size_t count = 0;
-  char *v;
+  cleanup_items struct ucb_items items = { NULL, 0 };
+  cleanup_free char *v = NULL;
 
-  if (ucb_split_list (s, what, &items, &count, err) < 0)
+  if (ucb_split_list (s, what, &items, err) < 0)
     return -1;
-  v = xcalloc (count, size);
-  for (size_t i = 0; i < count; i++)
+  v = xcalloc (items.n, size);
+  for (size_t i = 0; i < items.n; i++)
     {
-      if (parse (items[i], v + i * size, ctx, err) < 0)
-        goto fail;
+      if (parse (items.v[i], v + i * size, ctx, err) < 0)
+        return -1;
       for (size_t j = 0; j < i; j++)
         if (same (v + j * size, v + i * size))
-          {
-            ucb_usage_error (err, "duplicate %s `%s`", dup_what, items[i]);
-            goto fail;
-          }
+          return ucb_usage_error (err, "duplicate %s `%s`", dup_what, items.v[i]);
     }
-  ucb_free_items (items, count);
-  *out = v;
-  *n = count;
+  *out = steal_pointer (&v);
+  *n = items.n;
   return 0;
-fail:
-  ucb_free_items (items, count);
-  free (v);
-  return -1;
 }
 
 struct uint_range
@@ -115,27 +106,17 @@ parse_owner_range (char *it, char *dash, struct ucb_owner_mode *m, ucb_error_t *
 static int
 parse_owner_item (char *it, void *elem, const void *ctx, ucb_error_t *err)
 {
-  static const struct
-  {
-    const char *name;
-    enum ucb_owner_kind kind;
-  } named[] = {
-    { "shared", UCB_OWNER_SHARED },
-    { "distinct", UCB_OWNER_DISTINCT },
-    { "root", UCB_OWNER_ROOT },
-    { "self", UCB_OWNER_SELF },
-  };
   struct ucb_owner_mode *m = elem;
   char *dash = strchr (it, '-');
   uint64_t lo;
+  int k = ucb_name_index (ucb_owner_kind_names, UCB_N_OWNER_KINDS, it);
 
   (void) ctx;
-  for (size_t i = 0; i < UCB_ARRAY_SIZE (named); i++)
-    if (strcmp (it, named[i].name) == 0)
-      {
-        m->kind = named[i].kind;
-        return 0;
-      }
+  if (k >= 0)
+    {
+      m->kind = (enum ucb_owner_kind) k;
+      return 0;
+    }
   if (dash == NULL && ucb_parse_u64 (it, 1, UCB_MAX_UID, &lo) == 0)
     {
       m->kind = UCB_OWNER_UID;
@@ -170,18 +151,21 @@ ucb_parse_owner_list (const char *s, struct ucb_owner_mode **out, size_t *n, ucb
   return 0;
 }
 
+static const char *const format_names[] = {
+  [UCB_FORMAT_TEXT] = "text",
+  [UCB_FORMAT_JSON] = "json",
+  [UCB_FORMAT_CSV] = "csv",
+};
+
 int
 ucb_parse_format_as (const char *arg, bool csv, enum ucb_format *out, ucb_error_t *err)
 {
-  if (strcmp (arg, "json") == 0)
-    *out = UCB_FORMAT_JSON;
-  else if (strcmp (arg, "text") == 0)
-    *out = UCB_FORMAT_TEXT;
-  else if (csv && strcmp (arg, "csv") == 0)
-    *out = UCB_FORMAT_CSV;
-  else
+  int k = ucb_name_index (format_names, UCB_ARRAY_SIZE (format_names), arg);
+
+  if (k < 0 || (k == UCB_FORMAT_CSV && !csv))
     return ucb_usage_error (err, "invalid --format `%s` (expected %s)", arg,
                             csv ? "json, text or csv" : "json or text");
+  *out = (enum ucb_format) k;
   return 0;
 }
 
@@ -194,16 +178,7 @@ ucb_parse_format (const char *arg, enum ucb_format *out, ucb_error_t *err)
 const char *
 ucb_format_name (enum ucb_format f)
 {
-  switch (f)
-    {
-    case UCB_FORMAT_JSON:
-      return "json";
-    case UCB_FORMAT_CSV:
-      return "csv";
-    case UCB_FORMAT_TEXT:
-    default:
-      return "text";
-    }
+  return (size_t) f < UCB_ARRAY_SIZE (format_names) ? format_names[f] : "text";
 }
 
 /* The units a duration may carry, and what each is in seconds. */
@@ -261,8 +236,7 @@ ucb_parse_duration_opt (const char *name, const char *arg, double min, double ma
 /* `list` and `info`: --format and --help alone. */
 static const struct option format_longopts[] = {
   { "format", required_argument, NULL, 'f' },
-  { "help", no_argument, NULL, 'h' },
-  { NULL, 0, NULL, 0 },
+  { NULL, 0, NULL, 0 }, /* and -h/--help: ucb_getopt_each adds it */
 };
 
 struct format_only
@@ -286,16 +260,12 @@ ucb_parse_format_only (int argc, char **argv, const char *usage, bool csv, enum 
                        ucb_error_t *err)
 {
   struct format_only fo = { csv, format };
-  bool help;
+  int r;
 
   *format = UCB_FORMAT_TEXT;
-  if (ucb_getopt_each (argc, argv, "+f:", format_longopts, format_only_opt, &fo, &help, err) < 0)
-    return -1;
-  if (help)
-    {
-      fputs (usage, stdout);
-      return 1;
-    }
+  r = ucb_getopt_command (argc, argv, usage, "+f:", format_longopts, format_only_opt, &fo, err);
+  if (r != 0)
+    return r;
   if (optind < argc)
     return ucb_usage_error (err, "unexpected argument `%s`", argv[optind]);
   return 0;
@@ -319,13 +289,22 @@ is_long_form (const char *tok, int letter, const struct option *longopts)
 }
 
 int
-ucb_getopt_each (int argc, char **argv, const char *shortopts, const struct option *longopts,
+ucb_getopt_each (int argc, char **argv, const char *shortopts, const struct option *command_opts,
                  ucb_opt_fn fn, void *ctx, bool *help, ucb_error_t *err)
 {
   bool in_order = shortopts[0] == '+';
   /* ':' first: a missing value is reported as ':', not printed by getopt (opterr = 0). */
   cleanup_free char *opts = xasprintf ("%s:h%s", in_order ? "+" : "", shortopts + in_order);
+  cleanup_free struct option *longopts = NULL;
+  size_t n = 0;
   int c;
+
+  /* -h/--help is every command's: added here, not written into each command's table. */
+  while (command_opts[n].name)
+    n++;
+  longopts = xcalloc (n + 2, sizeof *longopts);
+  memcpy (longopts, command_opts, n * sizeof *longopts);
+  longopts[n] = (struct option){ "help", no_argument, NULL, 'h' };
 
   *help = false;
   optind = 0; /* full re-initialisation: argv may be parsed more than once per process */
@@ -353,6 +332,19 @@ ucb_getopt_each (int argc, char **argv, const char *shortopts, const struct opti
 }
 
 int
+ucb_getopt_command (int argc, char **argv, const char *usage, const char *shortopts,
+                    const struct option *longopts, ucb_opt_fn fn, void *ctx, ucb_error_t *err)
+{
+  bool help;
+
+  if (ucb_getopt_each (argc, argv, shortopts, longopts, fn, ctx, &help, err) < 0)
+    return -1;
+  if (help)
+    fputs (usage, stdout);
+  return help;
+}
+
+int
 ucb_getopt_error (int c, char **argv, ucb_error_t *err)
 {
   /* optstring starts with ':', so ':' is a missing value; optopt holds a short option's
@@ -367,46 +359,40 @@ ucb_getopt_error (int c, char **argv, ucb_error_t *err)
 int
 ucb_parse_limits (const char *s, struct ucb_limit *limits, ucb_error_t *err)
 {
-  char **items = NULL;
-  size_t count = 0;
+  cleanup_items struct ucb_items items = { NULL, 0 };
 
-  if (ucb_split_list (s, "limit", &items, &count, err) < 0)
+  if (ucb_split_list (s, "limit", &items, err) < 0)
     return -1;
-  for (size_t i = 0; i < count; i++)
+  for (size_t i = 0; i < items.n; i++)
     {
-      char *eq = strchr (items[i], '=');
+      char *item = items.v[i], *eq = strchr (item, '=');
       unsigned b = UCB_NLIMITS;
       uint64_t v = 0;
 
       if (eq)
         *eq = '\0';
       for (unsigned k = 0; k < UCB_NLIMITS && eq; k++)
-        if (strcasecmp (items[i], ucb_rlimit_name (1u << k)) == 0)
+        if (strcasecmp (item, ucb_rlimit_name (1u << k)) == 0)
           b = k;
       if (b == UCB_NLIMITS)
         {
           if (eq)
             *eq = '=';
-          ucb_usage_error (err,
-                           "invalid --limit `%s`: expected RLIMIT=VALUE with RLIMIT one of "
-                           "SIGPENDING, MSGQUEUE, MEMLOCK, NPROC",
-                           items[i]);
-          ucb_free_items (items, count);
-          return -1;
+          return ucb_usage_error (err,
+                                  "invalid --limit `%s`: expected RLIMIT=VALUE with RLIMIT one of "
+                                  "SIGPENDING, MSGQUEUE, MEMLOCK, NPROC",
+                                  item);
         }
       if (strcmp (eq + 1, "unlimited") == 0)
         v = UCB_LIMIT_UNLIMITED;
       else if (ucb_parse_u64 (eq + 1, 0, UCB_LIMIT_UNLIMITED - 1, &v) < 0)
         {
           *eq = '=';
-          ucb_usage_error (err, "invalid --limit `%s`: the value must be a number or `unlimited`",
-                           items[i]);
-          ucb_free_items (items, count);
-          return -1;
+          return ucb_usage_error (
+              err, "invalid --limit `%s`: the value must be a number or `unlimited`", item);
         }
       limits[b].set = true;
       limits[b].value = v;
     }
-  ucb_free_items (items, count);
   return 0;
 }

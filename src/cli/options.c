@@ -144,40 +144,29 @@ static const struct option run_longopts[] = {
   { "seccomp-optimize", required_argument, NULL, UCB_OPT_SECCOMP_OPTIMIZE },
   { "caps", required_argument, NULL, UCB_OPT_CAPS },
   { "perf", no_argument, NULL, UCB_OPT_PERF },
-  { "help", no_argument, NULL, 'h' },
-  { NULL, 0, NULL, 0 },
+  { NULL, 0, NULL, 0 }, /* and -h/--help: ucb_getopt_each adds it */
 };
 
 static int
 parse_workloads (struct ucb_plan *p, const char *s, ucb_error_t *err)
 {
-  char **items = NULL;
-  size_t count = 0;
+  cleanup_items struct ucb_items items = { NULL, 0 };
 
-  if (ucb_split_list (s, "workload", &items, &count, err) < 0)
+  if (ucb_split_list (s, "workload", &items, err) < 0)
     return -1;
   free (p->workloads);
-  p->workloads = xcalloc (count, sizeof *p->workloads);
+  p->workloads = xcalloc (items.n, sizeof *p->workloads);
   p->n_workloads = 0;
-  for (size_t i = 0; i < count; i++)
+  for (size_t i = 0; i < items.n; i++)
     {
-      const struct ucb_workload *w = ucb_workload_find (items[i]);
+      const struct ucb_workload *w = ucb_workload_find (items.v[i]);
       if (w == NULL)
-        {
-          ucb_usage_error (err, "unknown workload `%s` (see `ucbench list`)", items[i]);
-          ucb_free_items (items, count);
-          return -1;
-        }
+        return ucb_usage_error (err, "unknown workload `%s` (see `ucbench list`)", items.v[i]);
       for (size_t j = 0; j < p->n_workloads; j++)
         if (p->workloads[j] == w)
-          {
-            ucb_usage_error (err, "duplicate workload `%s`", items[i]);
-            ucb_free_items (items, count);
-            return -1;
-          }
+          return ucb_usage_error (err, "duplicate workload `%s`", items.v[i]);
       p->workloads[p->n_workloads++] = w;
     }
-  ucb_free_items (items, count);
   return 0;
 }
 
@@ -254,36 +243,29 @@ parse_uints (const char *arg, unsigned min, unsigned max, unsigned **list, size_
 static int
 parse_headroom (struct ucb_plan *p, const char *arg, ucb_error_t *err)
 {
-  if (strcmp (arg, "near") == 0)
-    p->headroom = UCB_HEADROOM_NEAR;
-  else if (strcmp (arg, "far") == 0)
-    p->headroom = UCB_HEADROOM_FAR;
-  else
+  int k = ucb_name_index (ucb_headroom_names, UCB_N_HEADROOMS, arg);
+
+  /* host is the default, not a choice: it is what no --headroom means */
+  if (k < 0 || k == UCB_HEADROOM_HOST)
     return ucb_usage_error (err, "invalid --headroom `%s` (expected near or far)", arg);
+  p->headroom = (enum ucb_headroom) k;
   return 0;
 }
 
 static int
 parse_pin (struct ucb_plan *p, const char *arg, ucb_error_t *err)
 {
-  static const struct
-  {
-    const char *name;
-    enum ucb_pin_mode mode;
-  } modes[] = {
-    { "auto", UCB_PIN_AUTO },       { "none", UCB_PIN_NONE }, { "spread", UCB_PIN_SPREAD },
-    { "compact", UCB_PIN_COMPACT }, { "l3", UCB_PIN_L3 },
-  };
+  int k = ucb_name_index (ucb_pin_mode_names, UCB_N_PIN_MODES, arg);
 
   free (p->pin_cpus);
   p->pin_cpus = NULL;
   p->n_pin_cpus = 0;
-  for (size_t i = 0; i < UCB_ARRAY_SIZE (modes); i++)
-    if (strcmp (arg, modes[i].name) == 0)
-      {
-        p->pin = modes[i].mode;
-        return 0;
-      }
+  /* "list" is what the document says of a CPU list: --pin takes the CPUs themselves */
+  if (k >= 0 && k != UCB_PIN_LIST)
+    {
+      p->pin = (enum ucb_pin_mode) k;
+      return 0;
+    }
   p->pin = UCB_PIN_LIST;
   if (ucb_parse_cpu_list (arg, &p->pin_cpus, &p->n_pin_cpus, err) < 0)
     return ucb_error_wrap (err, "--pin");

@@ -94,10 +94,17 @@ int ucb_getopt_error (int c, char **argv, ucb_error_t *err) __attribute__ ((warn
 typedef int (*ucb_opt_fn) (void *ctx, int c, const char *arg, ucb_error_t *err);
 struct option;
 /* The getopt_long loop of every command.  `shortopts` are the command's short options, with a
- * leading '+' to stop at the first operand (run, info, list); -h/--help sets *help and ends the
- * loop; a missing value or an unknown option is the usage error.  Operands start at optind. */
+ * leading '+' to stop at the first operand (run, info, list); -h/--help (added to `longopts`
+ * here) sets *help and ends the loop; a missing value or an unknown option is the usage error.
+ * Operands start at optind. */
 int ucb_getopt_each (int argc, char **argv, const char *shortopts, const struct option *longopts,
                      ucb_opt_fn fn, void *ctx, bool *help, ucb_error_t *err)
+    __attribute__ ((warn_unused_result));
+/* ucb_getopt_each for a command whose help is just its `usage`: printed on stdout here.
+ * Returns 1 when it was (the command is done), 0 with the operands from optind on, < 0 on a
+ * usage error. */
+int ucb_getopt_command (int argc, char **argv, const char *usage, const char *shortopts,
+                        const struct option *longopts, ucb_opt_fn fn, void *ctx, ucb_error_t *err)
     __attribute__ ((warn_unused_result));
 
 extern const char ucb_run_usage[];

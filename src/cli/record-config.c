@@ -32,7 +32,6 @@ ucb_record_config (const struct ucb_run_options *o, const struct ucb_placement *
   {
     json_t *t = ucb_json_arr (), *lim = ucb_json_obj ();
     cleanup_free char *iso = ucb_isolate_name (o->plan.isolate);
-    static const char *const headroom[] = { "host", "near", "far" };
 
     for (size_t i = 0; i < o->plan.n_tasks; i++)
       ucb_json_push (t, ucb_json_int (o->plan.tasks[i]));
@@ -45,7 +44,7 @@ ucb_record_config (const struct ucb_run_options *o, const struct ucb_placement *
     ucb_json_set (c, "tasks", t);
     ucb_json_set (c, "mode", ucb_json_str (o->plan.threads ? "thread" : "process"));
     ucb_json_set (c, "limits", lim);
-    ucb_json_set (c, "headroom", ucb_json_str (headroom[o->plan.headroom]));
+    ucb_json_set (c, "headroom", ucb_json_str (ucb_headroom_names[o->plan.headroom]));
     ucb_json_set (c, "isolate", ucb_json_checked (json_sprintf ("user%s%s", *iso ? "," : "", iso)));
   }
   ucb_json_set (c, "duration_s", ucb_json_real (o->plan.duration));

@@ -9,11 +9,10 @@
 
 /* Split a comma list; empty items ("4,,8", ",4", "4,") are errors. */
 int
-ucb_split_list (const char *s, const char *what, char ***items, size_t *n, ucb_error_t *err)
+ucb_split_list (const char *s, const char *what, struct ucb_items *out, ucb_error_t *err)
 {
   cleanup_free char *copy = NULL;
-  char **v = NULL;
-  size_t count = 0;
+  cleanup_items struct ucb_items l = { NULL, 0 };
   char *p, *q;
 
   if (s == NULL || *s == '\0')
@@ -25,19 +24,14 @@ ucb_split_list (const char *s, const char *what, char ***items, size_t *n, ucb_e
       if (q)
         *q = '\0';
       if (*p == '\0')
-        {
-          for (size_t i = 0; i < count; i++)
-            free (v[i]);
-          free (v);
-          return ucb_usage_error (err, "malformed %s list `%s`: empty item", what, s);
-        }
-      v = xrealloc (v, (count + 1) * sizeof *v);
-      v[count++] = xstrdup (p);
+        return ucb_usage_error (err, "malformed %s list `%s`: empty item", what, s);
+      l.v = xrealloc (l.v, (l.n + 1) * sizeof *l.v);
+      l.v[l.n++] = xstrdup (p);
       if (q == NULL)
         break;
     }
-  *items = v;
-  *n = count;
+  *out = l;
+  l = (struct ucb_items){ NULL, 0 };
   return 0;
 }
 
@@ -47,6 +41,13 @@ ucb_free_items (char **items, size_t n)
   for (size_t i = 0; i < n; i++)
     free (items[i]);
   free (items);
+}
+
+void
+ucb_items_free (struct ucb_items *l)
+{
+  ucb_free_items (l->v, l->n);
+  *l = (struct ucb_items){ NULL, 0 };
 }
 
 int
@@ -59,35 +60,33 @@ ucb_cmp_int (const void *a, const void *b)
 int
 ucb_parse_cpu_list (const char *s, int **out, size_t *n, ucb_error_t *err)
 {
-  char **items = NULL;
-  size_t count = 0, ncpus = 0;
-  int *cpus = NULL;
+  cleanup_items struct ucb_items items = { NULL, 0 };
+  cleanup_free int *cpus = NULL;
+  size_t ncpus = 0;
 
-  if (ucb_split_list (s, "CPU", &items, &count, err) < 0)
+  if (ucb_split_list (s, "CPU", &items, err) < 0)
     return -1;
-  for (size_t i = 0; i < count; i++)
+  for (size_t i = 0; i < items.n; i++)
     {
-      char *dash = strchr (items[i], '-');
+      char *item = items.v[i], *dash = strchr (item, '-');
       uint64_t lo, hi;
 
       if (dash)
         *dash = '\0';
-      if (ucb_parse_u64 (items[i], 0, UCB_MAX_CPUS - 1, &lo) < 0
+      if (ucb_parse_u64 (item, 0, UCB_MAX_CPUS - 1, &lo) < 0
           || (dash && ucb_parse_u64 (dash + 1, 0, UCB_MAX_CPUS - 1, &hi) < 0))
         {
           if (dash)
             *dash = '-';
-          ucb_usage_error (err, "invalid CPU list item `%s` (expected N or N-M, N < %d)", items[i],
-                           UCB_MAX_CPUS);
-          goto fail;
+          return ucb_usage_error (err, "invalid CPU list item `%s` (expected N or N-M, N < %d)",
+                                  item, UCB_MAX_CPUS);
         }
       if (!dash)
         hi = lo;
       if (hi < lo)
         {
           *dash = '-';
-          ucb_usage_error (err, "invalid CPU range `%s`: end before start", items[i]);
-          goto fail;
+          return ucb_usage_error (err, "invalid CPU range `%s`: end before start", item);
         }
       for (uint64_t c = lo; c <= hi; c++)
         {
@@ -99,18 +98,10 @@ ucb_parse_cpu_list (const char *s, int **out, size_t *n, ucb_error_t *err)
     qsort (cpus, ncpus, sizeof *cpus, ucb_cmp_int);
   for (size_t i = 1; i < ncpus; i++)
     if (cpus[i] == cpus[i - 1])
-      {
-        ucb_usage_error (err, "CPU %d listed twice in `%s`", cpus[i], s);
-        goto fail;
-      }
-  ucb_free_items (items, count);
-  *out = cpus;
+      return ucb_usage_error (err, "CPU %d listed twice in `%s`", cpus[i], s);
+  *out = steal_pointer (&cpus);
   *n = ncpus;
   return 0;
-fail:
-  ucb_free_items (items, count);
-  free (cpus);
-  return -1;
 }
 
 char *

@@ -8,10 +8,20 @@
 
 #define UCB_MAX_CPUS 4096
 
-/* Split a comma list; empty items ("4,,8", ",4", "4,") are usage errors naming `what`. */
-int ucb_split_list (const char *s, const char *what, char ***items, size_t *n, ucb_error_t *err)
+/* The items of a comma list, each its own string. */
+struct ucb_items
+{
+  char **v;
+  size_t n;
+};
+/* Split a comma list into *out; empty items ("4,,8", ",4", "4,") are usage errors naming
+ * `what`. */
+int ucb_split_list (const char *s, const char *what, struct ucb_items *out, ucb_error_t *err)
     __attribute__ ((warn_unused_result));
 void ucb_free_items (char **items, size_t n);
+/* Free a list of ucb_split_list and empty it; `cleanup_items` does it at the end of a scope. */
+void ucb_items_free (struct ucb_items *l);
+#define cleanup_items __attribute__ ((cleanup (ucb_items_free)))
 /* qsort/bsearch comparator of ints. */
 int ucb_cmp_int (const void *a, const void *b);
 /* "0-3,8" into a sorted list without duplicates (usage errors otherwise). */

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <math.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -218,32 +219,28 @@ ucb_now_ns (void)
   return (uint64_t) ts.tv_sec * 1000000000ull + (uint64_t) ts.tv_nsec;
 }
 
+int
+ucb_name_index (const char *const *names, size_t n, const char *name)
+{
+  for (size_t i = 0; i < n; i++)
+    if (names[i] && strcmp (names[i], name) == 0)
+      return (int) i;
+  return -1;
+}
+
 void
 ucb_xml_puts (FILE *f, const char *s)
 {
+  /* '\n' kept in attribute values too (JUnit messages). */
+  static const char *const ref[UCHAR_MAX + 1] = {
+    ['&'] = "&amp;",  ['<'] = "&lt;",   ['>'] = "&gt;",
+    ['"'] = "&quot;", ['\''] = "&#39;", ['\n'] = "&#10;",
+  };
+
   for (; s && *s; s++)
-    switch (*s)
-      {
-      case '&':
-        fputs ("&amp;", f);
-        break;
-      case '<':
-        fputs ("&lt;", f);
-        break;
-      case '>':
-        fputs ("&gt;", f);
-        break;
-      case '"':
-        fputs ("&quot;", f);
-        break;
-      case '\'':
-        fputs ("&#39;", f);
-        break;
-      case '\n': /* kept in attribute values too (JUnit messages) */
-        fputs ("&#10;", f);
-        break;
-      default:
-        /* Control characters are not allowed in XML 1.0, not even as references. */
-        fputc ((unsigned char) *s < 0x20 && *s != '\t' ? '?' : *s, f);
-      }
+    if (ref[(unsigned char) *s])
+      fputs (ref[(unsigned char) *s], f);
+    else
+      /* Control characters are not allowed in XML 1.0, not even as references. */
+      fputc ((unsigned char) *s < 0x20 && *s != '\t' ? '?' : *s, f);
 }

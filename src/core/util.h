@@ -54,6 +54,10 @@ int ucb_parse_u64 (const char *s, uint64_t min, uint64_t max, uint64_t *out);
 /* Strict non-negative decimal (seconds, "1.5"): whole string, finite, within [min, max]. */
 int ucb_parse_seconds (const char *s, double min, double max, double *out);
 
+/* The index of `name` among names[0..n) (NULL entries never match), or -1: the parse of a value
+ * whose names are a table indexed by its enum. */
+int ucb_name_index (const char *const *names, size_t n, const char *name);
+
 /* Write `s` escaped for XML/HTML text and attribute values (SVG, HTML, JUnit). */
 void ucb_xml_puts (FILE *f, const char *s);
 

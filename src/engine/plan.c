@@ -8,26 +8,33 @@
 #include "core/util.h"
 #include "engine/plan.h"
 
+const char *const ucb_owner_kind_names[UCB_N_OWNER_KINDS] = {
+  /* UCB_OWNER_UID and UCB_OWNER_RANGE are written as their uids */
+  [UCB_OWNER_SHARED] = "shared",
+  [UCB_OWNER_DISTINCT] = "distinct",
+  [UCB_OWNER_ROOT] = "root",
+  [UCB_OWNER_SELF] = "self",
+};
+const char *const ucb_pin_mode_names[UCB_N_PIN_MODES] = {
+  [UCB_PIN_AUTO] = "auto",     [UCB_PIN_NONE] = "none",       [UCB_PIN_LIST] = "list",
+  [UCB_PIN_SPREAD] = "spread", [UCB_PIN_COMPACT] = "compact", [UCB_PIN_L3] = "l3",
+};
+const char *const ucb_headroom_names[UCB_N_HEADROOMS] = {
+  [UCB_HEADROOM_HOST] = "host",
+  [UCB_HEADROOM_NEAR] = "near",
+  [UCB_HEADROOM_FAR] = "far",
+};
+
 char *
 ucb_owner_mode_name (const struct ucb_owner_mode *m)
 {
-  switch (m->kind)
-    {
-    case UCB_OWNER_SHARED:
-      return xstrdup ("shared");
-    case UCB_OWNER_DISTINCT:
-      return xstrdup ("distinct");
-    case UCB_OWNER_ROOT:
-      return xstrdup ("root");
-    case UCB_OWNER_SELF:
-      return xstrdup ("self");
-    case UCB_OWNER_UID:
-      return xasprintf ("%u", m->lo);
-    case UCB_OWNER_RANGE:
-      return xasprintf ("%u-%u", m->lo, m->hi);
-    default:
-      return xstrdup ("?");
-    }
+  if (m->kind == UCB_OWNER_UID)
+    return xasprintf ("%u", m->lo);
+  if (m->kind == UCB_OWNER_RANGE)
+    return xasprintf ("%u-%u", m->lo, m->hi);
+  if ((size_t) m->kind < UCB_N_OWNER_KINDS && ucb_owner_kind_names[m->kind])
+    return xstrdup (ucb_owner_kind_names[m->kind]);
+  return xstrdup ("?");
 }
 
 static const struct
@@ -43,29 +50,23 @@ static const struct
 int
 ucb_parse_isolate (const char *s, int *flags, ucb_error_t *err)
 {
-  char **items = NULL;
-  size_t count = 0;
+  cleanup_items struct ucb_items items = { NULL, 0 };
 
-  if (ucb_split_list (s, "namespace", &items, &count, err) < 0)
+  if (ucb_split_list (s, "namespace", &items, err) < 0)
     return -1;
   *flags = 0;
-  for (size_t i = 0; i < count; i++)
+  for (size_t i = 0; i < items.n; i++)
     {
       size_t k = 0;
-      while (k < UCB_ARRAY_SIZE (isolate_names) && strcmp (items[i], isolate_names[k].name) != 0)
+      while (k < UCB_ARRAY_SIZE (isolate_names) && strcmp (items.v[i], isolate_names[k].name) != 0)
         k++;
       if (k == UCB_ARRAY_SIZE (isolate_names))
-        {
-          ucb_usage_error (err,
-                           "unknown namespace `%s` in --isolate (expected user, ipc, pid, "
-                           "mnt, uts or net)",
-                           items[i]);
-          ucb_free_items (items, count);
-          return -1;
-        }
+        return ucb_usage_error (err,
+                                "unknown namespace `%s` in --isolate (expected user, ipc, pid, "
+                                "mnt, uts or net)",
+                                items.v[i]);
       *flags |= isolate_names[k].flag;
     }
-  ucb_free_items (items, count);
   return 0;
 }
 
@@ -87,21 +88,5 @@ ucb_isolate_name (int flags)
 const char *
 ucb_pin_mode_name (enum ucb_pin_mode m)
 {
-  switch (m)
-    {
-    case UCB_PIN_AUTO:
-      return "auto";
-    case UCB_PIN_NONE:
-      return "none";
-    case UCB_PIN_LIST:
-      return "list";
-    case UCB_PIN_SPREAD:
-      return "spread";
-    case UCB_PIN_COMPACT:
-      return "compact";
-    case UCB_PIN_L3:
-      return "l3";
-    default:
-      return "?";
-    }
+  return (size_t) m < UCB_N_PIN_MODES ? ucb_pin_mode_names[m] : "?";
 }

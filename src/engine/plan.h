@@ -131,12 +131,20 @@ struct ucb_plan
 
 /* "shared", "distinct", "root", "self", "1000" or "1000-1010". */
 char *ucb_owner_mode_name (const struct ucb_owner_mode *m);
+/* The names of the plan's enums, indexed by them, as the options take them and the document
+ * records them (ucb_name_index() reads them the other way).  Sized by the last member. */
+#define UCB_N_OWNER_KINDS (UCB_OWNER_SELF + 1)
+extern const char *const ucb_owner_kind_names[UCB_N_OWNER_KINDS]; /* NULL: a uid or a range */
+#define UCB_N_PIN_MODES (UCB_PIN_L3 + 1)
+extern const char *const ucb_pin_mode_names[UCB_N_PIN_MODES];
+#define UCB_N_HEADROOMS (UCB_HEADROOM_FAR + 1)
+extern const char *const ucb_headroom_names[UCB_N_HEADROOMS];
 /* --isolate "ipc,pid" into CLONE_NEW* flags ("user" is implied and adds none). */
 int ucb_parse_isolate (const char *s, int *flags, ucb_error_t *err)
     __attribute__ ((warn_unused_result));
 /* "ipc,pid" for CLONE_NEWIPC|CLONE_NEWPID ("" for none), in --isolate order. */
 char *ucb_isolate_name (int flags);
-/* "auto", "spread", ... as --pin takes them. */
+/* "auto", "spread", ... as --pin takes them ("list" for a CPU list); "?" for no mode. */
 const char *ucb_pin_mode_name (enum ucb_pin_mode m);
 
 #endif

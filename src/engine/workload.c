@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <sys/resource.h>
@@ -64,6 +65,20 @@ ucb_op_child (struct ucb_wctx *ctx, pid_t pid)
       }
   ucb_op_done (ctx);
   return UCB_OK;
+}
+
+int
+ucb_op_handler (int sig, const char *name, void (*fn) (int, siginfo_t *, void *), ucb_error_t *err)
+{
+  struct sigaction sa;
+
+  memset (&sa, 0, sizeof sa);
+  sa.sa_sigaction = fn;
+  sa.sa_flags = SA_SIGINFO;
+  sigemptyset (&sa.sa_mask);
+  if (sigaction (sig, &sa, NULL) < 0)
+    return ucb_make_error (err, errno, "sigaction %s", name);
+  return 0;
 }
 
 static const struct

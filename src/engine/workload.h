@@ -2,6 +2,7 @@
 #ifndef UCB_WORKLOAD_H
 #define UCB_WORKLOAD_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -45,19 +46,25 @@ ucb_op_done (struct ucb_wctx *ctx)
 /* Count one failed op (not work), by errno.  Off the fast path: only refusals pay. */
 void ucb_op_failed (struct ucb_wctx *ctx, int errnum);
 
+/* Count one op by its outcome: 0 = done, an errno = failed (a refused charge: the loop goes
+ * on). */
+static inline void
+ucb_op_count (struct ucb_wctx *ctx, int errnum)
+{
+  if (errnum != 0)
+    ucb_op_failed (ctx, errnum);
+  else
+    ucb_op_done (ctx);
+}
+
 /* Finish an op whose charge was taken, by the result of releasing it: 0 = released, the op
  * counts; an errno = the charge may still be held, so every later op would measure something
  * else: the op failed and the workload must stop (UCB_FAIL). */
 static inline enum ucb_result
 ucb_op_release (struct ucb_wctx *ctx, int errnum)
 {
-  if (errnum != 0)
-    {
-      ucb_op_failed (ctx, errnum);
-      return UCB_FAIL;
-    }
-  ucb_op_done (ctx);
-  return UCB_OK;
+  ucb_op_count (ctx, errnum);
+  return errnum != 0 ? UCB_FAIL : UCB_OK;
 }
 
 /* Finish a fork-like op whose result was `pid`: a refusal (pid < 0, errno set) is a failed
@@ -100,6 +107,11 @@ ucb_child_loop (struct ucb_wctx *ctx, uint64_t iters, pid_t (*spawn) (struct ucb
       return UCB_FAIL;
   return UCB_OK;
 }
+
+/* Install `fn` as the SA_SIGINFO handler of `sig` (named `name` in the error), no signal
+ * masked while it runs: the setup() of a workload whose op is a signal delivery. */
+int ucb_op_handler (int sig, const char *name, void (*fn) (int, siginfo_t *, void *),
+                    ucb_error_t *err) __attribute__ ((warn_unused_result));
 
 #define UCB_RLIM_NONE 0u
 #define UCB_RLIM_SIGPENDING (1u << 0)

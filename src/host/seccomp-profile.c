@@ -116,6 +116,13 @@ locf (char *buf, const char *fmt, ...)
   return buf;
 }
 
+/* `v` (at `loc`) must be a JSON object. */
+static int
+want_object (const struct reader *r, const json_t *v, const char *loc, ucb_error_t *err)
+{
+  return json_is_object (v) ? 0 : bad (r, err, loc, "expected an object");
+}
+
 static const char *
 join (char *buf, const char *parent, const char *key)
 {
@@ -322,9 +329,7 @@ eval_filter (const struct reader *r, json_t *e, const char *parent, const char *
   if (f == NULL)
     return 0;
   join (loc, parent, key);
-  if (!json_is_object (f))
-    return bad (r, err, loc, "expected an object");
-  if (get_array (r, f, loc, "caps", true, &caps, err) < 0
+  if (want_object (r, f, loc, err) < 0 || get_array (r, f, loc, "caps", true, &caps, err) < 0
       || get_array (r, f, loc, "arches", true, &arches, err) < 0
       || get_string (r, f, loc, "minKernel", false, &mk, err) < 0)
     return -1;
@@ -400,9 +405,8 @@ add_arches (struct reader *r, json_t *doc, ucb_error_t *err)
     json_t *s;
 
     locf (loc, "archMap[%zu]", i);
-    if (!json_is_object (v))
-      return bad (r, err, loc, "expected an object");
-    if (get_string (r, v, loc, "architecture", true, &name, err) < 0
+    if (want_object (r, v, loc, err) < 0
+        || get_string (r, v, loc, "architecture", true, &name, err) < 0
         || get_array (r, v, loc, "subArchitectures", true, &s, err) < 0)
       return -1;
     if (scmp_arch (name, &a) < 0)
@@ -477,10 +481,9 @@ parse_args (const struct reader *r, json_t *e, const char *parent, struct scmp_a
     size_t k;
 
     locf (loc, "%s.args[%zu]", parent, i);
-    if (!json_is_object (a))
-      return bad (r, err, loc, "expected an object");
     /* JSON integers stop at 2^63 - 1 in jansson; no argument value of the profiles needs more */
-    if (get_int (r, a, loc, "index", 0, 5, &has_index, &index, err) < 0
+    if (want_object (r, a, loc, err) < 0
+        || get_int (r, a, loc, "index", 0, 5, &has_index, &index, err) < 0
         || get_int (r, a, loc, "value", 0, INT64_MAX, &has_value, &value, err) < 0
         || get_int (r, a, loc, "valueTwo", 0, INT64_MAX, NULL, &two, err) < 0
         || get_string (r, a, loc, "op", true, &op, err) < 0)
@@ -526,9 +529,7 @@ add_entry (struct reader *r, json_t *e, size_t idx, ucb_error_t *err)
   int e_ret;
 
   locf (loc, "syscalls[%zu]", idx);
-  if (!json_is_object (e))
-    return bad (r, err, loc, "expected an object");
-  if (get_array (r, e, loc, "names", true, &names, err) < 0
+  if (want_object (r, e, loc, err) < 0 || get_array (r, e, loc, "names", true, &names, err) < 0
       || get_string (r, e, loc, "name", false, &name, err) < 0)
     return -1;
   if (name != NULL && names != NULL)
@@ -639,8 +640,8 @@ ucb_seccomp_profile_read (const struct ucb_seccomp_opts *o, int optimize, void *
   *ctx = NULL;
   if (read_profile (o->profile, &doc, err) < 0)
     return -1;
-  if (!json_is_object (doc))
-    return bad (&r, err, "(top level)", "expected an object");
+  if (want_object (&r, doc, "(top level)", err) < 0)
+    return -1;
 
   base = strrchr (o->profile, '/');
   snprintf (st->profile, sizeof st->profile, "%s", base && base[1] ? base + 1 : o->profile);

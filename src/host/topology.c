@@ -61,13 +61,6 @@ closedirp (DIR **d)
 }
 
 static int
-cmp_long (const void *a, const void *b)
-{
-  long x = *(const long *) a, y = *(const long *) b;
-  return (x > y) - (x < y);
-}
-
-static int
 cmp_key (const struct rec *a, const struct rec *b)
 {
   for (size_t i = 0; i < UCB_ARRAY_SIZE (a->k); i++)
@@ -578,7 +571,7 @@ enum field
 static size_t
 count_distinct (const struct ucb_topology *t, const int *cpus, size_t n, enum field f)
 {
-  cleanup_free long *v = xcalloc (n, sizeof *v);
+  cleanup_free int *v = xcalloc (n, sizeof *v);
   size_t m = 0, distinct = 0;
 
   for (size_t i = 0; i < n; i++)
@@ -587,7 +580,7 @@ count_distinct (const struct ucb_topology *t, const int *cpus, size_t n, enum fi
       if (c)
         v[m++] = f == FIELD_L3 ? c->l3 : f == FIELD_CORE ? c->core : c->node;
     }
-  qsort (v, m, sizeof *v, cmp_long);
+  qsort (v, m, sizeof *v, ucb_cmp_int);
   for (size_t i = 0; i < m; i++)
     distinct += i == 0 || v[i] != v[i - 1];
   return distinct;

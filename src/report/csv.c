@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/lists.h"
 #include "core/util.h"
 #include "report/csv.h"
 
@@ -164,7 +165,5 @@ ucb_csv_write_rows (FILE *f, const json_t *rows)
       }
     fputs ("\r\n", f);
   }
-  for (size_t k = 0; k < h.n; k++)
-    free (h.name[k]);
-  free (h.name);
+  ucb_free_items (h.name, h.n);
 }

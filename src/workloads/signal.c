@@ -13,7 +13,6 @@
 
 #include <errno.h>
 #include <signal.h>
-#include <string.h>
 
 #include "engine/workload.h"
 
@@ -31,16 +30,8 @@ on_sigusr1 (int sig, siginfo_t *info, void *uc)
 static int
 signal_setup (struct ucb_wctx *ctx, ucb_error_t *err)
 {
-  struct sigaction sa;
-
   (void) ctx;
-  memset (&sa, 0, sizeof sa);
-  sa.sa_sigaction = on_sigusr1;
-  sa.sa_flags = SA_SIGINFO;
-  sigemptyset (&sa.sa_mask);
-  if (sigaction (SIGUSR1, &sa, NULL) < 0)
-    return ucb_make_error (err, errno, "sigaction SIGUSR1");
-  return 0;
+  return ucb_op_handler (SIGUSR1, "SIGUSR1", on_sigusr1, err);
 }
 
 static enum ucb_result
@@ -50,12 +41,7 @@ signal_loop (struct ucb_wctx *ctx, uint64_t iters)
     {
       /* The handler has run when raise() returns: delivery happens on the way out. */
       charged = 0;
-      if (raise (SIGUSR1) != 0)
-        ucb_op_failed (ctx, errno);
-      else if (charged)
-        ucb_op_done (ctx);
-      else
-        ucb_op_failed (ctx, EAGAIN);
+      ucb_op_count (ctx, raise (SIGUSR1) != 0 ? errno : charged ? 0 : EAGAIN);
     }
   return UCB_OK;
 }

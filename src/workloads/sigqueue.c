@@ -75,10 +75,7 @@ sigqueue_loop (struct ucb_wctx *ctx, uint64_t iters)
           continue;
         }
       /* Already pending, so a zero timeout never sleeps; no siginfo copy-out is needed. */
-      if (sigtimedwait (&s->set, NULL, &zero) == s->sig)
-        ucb_op_done (ctx);
-      else
-        ucb_op_failed (ctx, errno);
+      ucb_op_count (ctx, sigtimedwait (&s->set, NULL, &zero) == s->sig ? 0 : errno);
     }
   return UCB_OK;
 }

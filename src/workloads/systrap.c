@@ -16,7 +16,6 @@
 #include <pthread.h>
 #include <seccomp.h>
 #include <signal.h>
-#include <string.h>
 #include <sys/syscall.h>
 #include <ucontext.h>
 #include <unistd.h>
@@ -61,7 +60,6 @@ on_sigsys (int sig, siginfo_t *info, void *ucv)
 static int
 systrap_setup (struct ucb_wctx *ctx, ucb_error_t *err)
 {
-  struct sigaction sa;
   scmp_filter_ctx f;
   const char *what = "seccomp_init";
   int rc = -ENOMEM;
@@ -69,12 +67,8 @@ systrap_setup (struct ucb_wctx *ctx, ucb_error_t *err)
   (void) ctx;
   /* The handler first: a trap without one kills the task.  It is process-wide and the same
    * every time, so every thread task may install it. */
-  memset (&sa, 0, sizeof sa);
-  sa.sa_sigaction = on_sigsys;
-  sa.sa_flags = SA_SIGINFO;
-  sigemptyset (&sa.sa_mask);
-  if (sigaction (SIGSYS, &sa, NULL) < 0)
-    return ucb_make_error (err, errno, "sigaction SIGSYS");
+  if (ucb_op_handler (SIGSYS, "SIGSYS", on_sigsys, err) < 0)
+    return -1;
 
   pthread_mutex_lock (&seccomp_lock);
   f = seccomp_init (SCMP_ACT_ALLOW);
@@ -115,12 +109,9 @@ systrap_loop (struct ucb_wctx *ctx, uint64_t iters)
 
       trapped = 0;
       r = syscall (SYS_getpgid, (long) MAGIC);
-      if (trapped)
-        ucb_op_done (ctx);
-      else
-        /* Not trapped (ESRCH: no filter), or the siginfo was lost: no charge, as a refused
-         * sigqueue() would report it. */
-        ucb_op_failed (ctx, r < 0 ? errno : EAGAIN);
+      /* Not trapped (ESRCH: no filter), or the siginfo was lost: no charge, as a refused
+       * sigqueue() would report it. */
+      ucb_op_count (ctx, trapped ? 0 : r < 0 ? errno : EAGAIN);
     }
   return UCB_OK;
 }

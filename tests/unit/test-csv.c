@@ -1,4 +1,5 @@
-/* test-csv.c - JSON rows as CSV: RFC 4180 quoting, dotted headers, nulls, arrays. */
+/* test-csv.c - JSON rows as CSV: RFC 4180 quoting, dotted headers, nulls, arrays; and the XML
+ * escaping of the other text outputs (core/util.c). */
 #include "config.h"
 
 #include <jansson.h>
@@ -53,9 +54,24 @@ test_shape (void)
   free (s);
 }
 
+static void
+test_xml (void)
+{
+  char *out = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream (&out, &len);
+
+  ucb_xml_puts (f, "a&b <c> \"d\" 'e'\nf\tg\x01h\x7f");
+  ucb_xml_puts (f, NULL);
+  fclose (f);
+  tap_check_str (out, "a&amp;b &lt;c&gt; &quot;d&quot; &#39;e&#39;&#10;f\tg?h\x7f");
+  free (out);
+}
+
 static const struct tap_test tests[] = {
   { "RFC 4180: comma, quote, LF and CR quoted, quotes doubled", test_quoting },
   { "headers: dotted paths, union in order; null empty, arrays joined or left out", test_shape },
+  { "XML text: the five entities, LF as a reference, control characters as ?", test_xml },
 };
 
 TAP_MAIN (tests)

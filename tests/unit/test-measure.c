@@ -1,12 +1,14 @@
 /* test-measure.c - the counter arena (slot layout, zero fill, shared across fork), sampling
  * (one row per reading, growth keeps earlier rows) and the measured windows computed from the
  * samples: per task, per container and the summary, from readings whose numbers are chosen so
- * that every figure can be worked out by hand. */
+ * that every figure can be worked out by hand; and how a workload counts into its slot
+ * (engine/workload.h). */
 #include "config.h"
 
 #include <errno.h>
 #include <math.h>
 #include <sched.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -321,12 +323,54 @@ test_summary (void)
   json_decref (doc);
 }
 
+static volatile sig_atomic_t handled_code;
+
+static void
+on_usr2 (int sig, siginfo_t *info, void *uc)
+{
+  (void) sig;
+  (void) uc;
+  handled_code = info->si_code;
+}
+
+static void
+test_op_counts (void)
+{
+  struct ucb_slot slot;
+  struct ucb_wctx ctx = { .slot = &slot };
+  ucb_error_t err = NULL;
+
+  memset (&slot, 0, sizeof slot);
+  ucb_op_count (&ctx, 0);
+  ucb_op_count (&ctx, EAGAIN);
+  tap_check_int (slot.ops, ==, 1);
+  tap_check_int (slot.fails, ==, 1);
+  tap_check_int (slot.errs[0].err, ==, EAGAIN);
+  tap_check_int (slot.errs[0].count, ==, 1);
+  /* a release that failed stops the workload; one that worked counts the op */
+  tap_check_int (ucb_op_release (&ctx, EIO), ==, UCB_FAIL);
+  tap_check_int (ucb_op_release (&ctx, 0), ==, UCB_OK);
+  tap_check_int (slot.ops, ==, 2);
+  tap_check_int (slot.fails, ==, 2);
+  tap_check_int (slot.last_errno, ==, EIO);
+
+  /* the handler of a signal op gets its siginfo */
+  tap_check_int (ucb_op_handler (SIGUSR2, "SIGUSR2", on_usr2, &err), ==, 0);
+  raise (SIGUSR2);
+  tap_check_int (handled_code, ==, SI_TKILL);
+  signal (SIGUSR2, SIG_DFL);
+  tap_check_int (ucb_op_handler (SIGKILL, "SIGKILL", on_usr2, &err), <, 0);
+  tap_check (err && err->code == EINVAL && strcmp (err->msg, "sigaction SIGKILL") == 0);
+  ucb_error_free (&err);
+}
+
 static const struct tap_test tests[] = {
   { "arena: 256-byte slots after a control line, zeroed, shared across fork", test_arena },
   { "sampling: one row per reading, growth keeps the earlier rows", test_sampling },
   { "task windows: ops, rates per own interval, stats, CPU per op", test_task_windows },
   { "container windows: sums, rates summed, errnos end minus start", test_container_windows },
   { "summary: totals, fairness, cv, CPU per op, failures", test_summary },
+  { "a workload's op counts: done or failed by errno; its SA_SIGINFO handler", test_op_counts },
 };
 
 TAP_MAIN (tests)

@@ -58,24 +58,53 @@ expect_bad (const char *args, const char *needle)
   ucb_run_options_free (&o);
 }
 
+/* The sweep axes of a plan as one line, "workloads=signal containers=1,2,4 owners=shared
+ * depths=1 tasks=1", so that a test checks each whole list, not some of its items. */
+static const char *
+axes (const struct ucb_plan *p)
+{
+  static char buf[512];
+  FILE *f = fmemopen (buf, sizeof buf, "w");
+  const struct
+  {
+    const char *name;
+    const unsigned *v;
+    size_t n;
+  } lists[] = {
+    { "containers", p->containers, p->n_containers },
+    { "depths", p->depths, p->n_depths },
+    { "tasks", p->tasks, p->n_tasks },
+  };
+
+  fputs ("workloads=", f);
+  for (size_t i = 0; i < p->n_workloads; i++)
+    fprintf (f, "%s%s", i ? "," : "", p->workloads[i]->name);
+  fputs (" owners=", f);
+  for (size_t i = 0; i < p->n_owners; i++)
+    {
+      char *name = ucb_owner_mode_name (&p->owners[i]);
+      fprintf (f, "%s%s", i ? "," : "", name);
+      free (name);
+    }
+  for (size_t k = 0; k < UCB_ARRAY_SIZE (lists); k++)
+    {
+      fprintf (f, " %s=", lists[k].name);
+      for (size_t i = 0; i < lists[k].n; i++)
+        fprintf (f, "%s%u", i ? "," : "", lists[k].v[i]);
+    }
+  fclose (f);
+  return buf;
+}
+
 static void
 test_defaults (void)
 {
   struct ucb_run_options o;
 
   parse_ok (&o, "");
-  tap_check_int (o.plan.n_workloads, ==, 1);
-  tap_check_str (o.plan.workloads[0]->name, "signal");
-  /* nproc = 2: 1, 2, 4 */
-  tap_check_int (o.plan.n_containers, ==, 3);
-  tap_check_int (o.plan.containers[0], ==, 1);
-  tap_check_int (o.plan.containers[1], ==, 2);
-  tap_check_int (o.plan.containers[2], ==, 4);
-  tap_check_int (o.plan.n_owners, ==, 2);
-  tap_check_int (o.plan.owners[0].kind, ==, UCB_OWNER_SHARED);
-  tap_check_int (o.plan.owners[1].kind, ==, UCB_OWNER_DISTINCT);
-  tap_check_int (o.plan.n_depths, ==, 1);
-  tap_check_int (o.plan.depths[0], ==, 1);
+  /* nproc = 2: containers 1, 2, 4 */
+  tap_check_str (axes (&o.plan),
+                 "workloads=signal owners=shared,distinct containers=1,2,4 depths=1 tasks=1");
   tap_check_int (o.plan.repeat, ==, 1);
   tap_check_int (o.plan.pin, ==, UCB_PIN_AUTO);
   tap_check_int (o.format, ==, UCB_FORMAT_TEXT);
@@ -94,19 +123,10 @@ test_full_command_line (void)
                 "root,1000,2000-2003 --depth 0,3 --duration 2.5 --warmup 0 --interval "
                 "0.25 --repeat 3 --pin 0-1 --output /tmp/x.json --format json --quiet "
                 "--uid-base 3000000");
-  tap_check_int (o.plan.n_workloads, ==, 2);
-  tap_check_str (o.plan.workloads[0]->name, "getppid");
-  tap_check_int (o.plan.n_containers, ==, 3);
-  tap_check_int (o.plan.containers[2], ==, 64);
-  tap_check_int (o.plan.n_owners, ==, 3);
-  tap_check_int (o.plan.owners[0].kind, ==, UCB_OWNER_ROOT);
+  tap_check_str (axes (&o.plan), "workloads=getppid,signal owners=root,1000,2000-2003 "
+                                 "containers=1,4,64 depths=0,3 tasks=1");
   tap_check_int (o.plan.owners[1].kind, ==, UCB_OWNER_UID);
-  tap_check_int (o.plan.owners[1].lo, ==, 1000);
   tap_check_int (o.plan.owners[2].kind, ==, UCB_OWNER_RANGE);
-  tap_check_int (o.plan.owners[2].lo, ==, 2000);
-  tap_check_int (o.plan.owners[2].hi, ==, 2003);
-  tap_check_int (o.plan.n_depths, ==, 2);
-  tap_check_int (o.plan.depths[1], ==, 3);
   tap_check_near (o.plan.duration, 2.5, 1e-12);
   tap_check_near (o.plan.warmup, 0, 1e-12);
   tap_check_near (o.plan.interval, 0.25, 1e-12);
@@ -196,6 +216,36 @@ test_owner_names (void)
       free (s);
     }
   free (m);
+}
+
+static void
+test_pin_headroom_names (void)
+{
+  /* what the document records of each: ucb_pin_mode_name, ucb_headroom_names */
+  static const struct
+  {
+    const char *args, *pin, *headroom;
+  } cases[] = {
+    { "--pin auto", "auto", "host" },      { "--pin none", "none", "host" },
+    { "--pin spread", "spread", "host" },  { "--pin compact", "compact", "host" },
+    { "--pin l3", "l3", "host" },          { "--pin 0", "list", "host" },
+    { "--headroom near", "auto", "near" }, { "--headroom far --pin l3", "l3", "far" },
+  };
+  struct ucb_run_options o;
+
+  for (size_t i = 0; i < UCB_ARRAY_SIZE (cases); i++)
+    {
+      if (parse_ok (&o, cases[i].args))
+        {
+          tap_check_str (ucb_pin_mode_name (o.plan.pin), cases[i].pin);
+          tap_check_str (ucb_headroom_names[o.plan.headroom], cases[i].headroom);
+        }
+      ucb_run_options_free (&o);
+    }
+  /* names the document writes that are not choices of an option */
+  expect_bad ("--pin list", "`list`");
+  expect_bad ("--headroom host", "`host`");
+  expect_bad ("--owner uid", "`uid`");
 }
 
 static void
@@ -327,11 +377,8 @@ test_short_options (void)
   struct ucb_run_options o;
 
   parse_ok (&o, "-w getppid,fork -c 1,3 -t 2 -d 500ms -r 2 -o /tmp/y.json -f csv -q");
-  tap_check_int (o.plan.n_workloads, ==, 2);
-  tap_check_str (o.plan.workloads[1]->name, "fork");
-  tap_check_int (o.plan.n_containers, ==, 2);
-  tap_check_int (o.plan.containers[1], ==, 3);
-  tap_check_int (o.plan.tasks[0], ==, 2);
+  tap_check_str (axes (&o.plan), "workloads=getppid,fork owners=shared,distinct containers=1,3 "
+                                 "depths=1 tasks=2");
   tap_check_near (o.plan.duration, 0.5, 1e-12);
   tap_check_int (o.plan.repeat, ==, 2);
   tap_check_str (o.output, "/tmp/y.json");
@@ -341,6 +388,7 @@ test_short_options (void)
   /* getopt forms: the value attached, and flags bundled before an option with a value. */
   parse_ok (&o, "-d2s -c4 -qfjson");
   tap_check_near (o.plan.duration, 2, 1e-12);
+  tap_check_int (o.plan.n_containers, ==, 1);
   tap_check_int (o.plan.containers[0], ==, 4);
   tap_check (o.quiet);
   tap_check_int (o.format, ==, UCB_FORMAT_JSON);
@@ -370,6 +418,8 @@ static const struct tap_test tests[] = {
   { "bad input is a usage error naming the value", test_bad_input },
   { "CPU list parse and format", test_cpu_list_roundtrip },
   { "owner mode names round-trip", test_owner_names },
+  { "--pin and --headroom names round-trip; list and host are not choices",
+    test_pin_headroom_names },
 };
 
 TAP_MAIN (tests)

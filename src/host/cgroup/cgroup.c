@@ -227,9 +227,7 @@ ucb_cgroup_open (const struct ucb_cgroup_opts *o, struct ucb_cgroup **out, ucb_e
   *out = steal_pointer (&cg);
   rc = 0;
 out:
-  for (size_t i = 0; i < nneed; i++)
-    free (need[i]);
-  free (need);
+  ucb_free_items (need, nneed);
   ucb_cgroup_close (&cg);
   return rc;
 }
@@ -457,9 +455,7 @@ ucb_cgroup_close (struct ucb_cgroup **pcg)
   for (size_t i = 0; i < cg->nh; i++)
     {
       struct ucb_cg_hier *h = &cg->h[i];
-      for (size_t k = 0; k < h->nctrls; k++)
-        free (h->ctrls[k]);
-      free (h->ctrls);
+      ucb_free_items (h->ctrls, h->nctrls);
       free (h->name);
       free (h->mount);
       free (h->parent_rel);
@@ -475,13 +471,8 @@ ucb_cgroup_close (struct ucb_cgroup **pcg)
       free (cg->changes[i].ctrl);
     }
   free (cg->changes);
-  for (size_t i = 0; i < cg->nset; i++)
-    {
-      free (cg->set_file[i]);
-      free (cg->set_value[i]);
-    }
-  free (cg->set_file);
-  free (cg->set_value);
+  ucb_free_items (cg->set_file, cg->nset);
+  ucb_free_items (cg->set_value, cg->nset);
   free (cg->self_from);
   free (cg->self_leaf);
   free (cg->self_rel);
