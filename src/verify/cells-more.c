@@ -119,16 +119,17 @@ p5_own (struct ucb_vctx *ctx, const struct ucb_rlops *ops, struct ucb_rlagent *a
     ucb_vobserve (ctx->res, "observer SigQ: A's and B's", UCB_VITEM_COUNTER, 2 * CELL_N, both);
 }
 
-/* Two siblings below one bound of N at `level` (parent: both at depth 1 made with N;
- * grandparent: each at depth 2 in an N1 of its own made with N): A holds 2, B gets the rest;
- * the same after A's own limit is cut to 1; all of it once A released. */
+/* Two siblings below one bound of N + X at `level` (parent: both at depth 1 made with it;
+ * grandparent: each at depth 2 in an N1 of its own made with it): A holds 2, B gets the rest
+ * (N + X: some is left for B when both are tasks, NPROC); the same after A's own limit is cut
+ * to 1; all of it once A released. */
 static void
 p5_shared (struct ucb_vctx *ctx, const struct ucb_rlops *ops, enum ucb_vlevel level,
            struct ucb_rlagent *a, struct ucb_rlagent *b, const struct ucb_probe *obs,
            ucb_error_t *err)
 {
-  struct ucb_rlplace pl = ucb_vcell_place (ops, level, CELL_N);
-  struct ucb_vtwo bound = ucb_vsnap_bound (ops, CELL_N);
+  struct ucb_rlplace pl = ucb_vcell_place (ops, level, CELL_N + CELL_X);
+  struct ucb_vtwo bound = ucb_vsnap_bound (ops, CELL_N + CELL_X);
   struct ucb_vtwo held = ucb_vtwo_min (ucb_vtwo (2, 2), ucb_vtwo_add (bound, -ops->self));
   struct ucb_vtwo rest = ucb_vtwo_sub (bound, held, -2 * ops->self);
   struct ucb_rlans fa, fb, rel, tight, alone;
@@ -156,7 +157,8 @@ p5_shared (struct ucb_vctx *ctx, const struct ucb_rlops *ops, enum ucb_vlevel le
   ucb_vsee (ctx->res, "admitted to B once A released", UCB_VITEM_ADMITTED,
             ucb_vtwo_add (bound, -2 * ops->self), alone.count);
   if (obs->pid > 0)
-    ucb_vobserve (ctx->res, "observer SigQ: the sum of A and B", UCB_VITEM_COUNTER, CELL_N, sum);
+    ucb_vobserve (ctx->res, "observer SigQ: the sum of A and B", UCB_VITEM_COUNTER, CELL_N + CELL_X,
+                  sum);
 }
 
 int
