@@ -43,9 +43,12 @@ struct ucb_vtwo ucb_vtwo_sub (struct ucb_vtwo a, struct ucb_vtwo b, long d);
 struct ucb_vtwo ucb_vtwo_min (struct ucb_vtwo a, struct ucb_vtwo b);
 /* The bound a parent level gets from a creator whose soft limit was ops->snap(units). */
 struct ucb_vtwo ucb_vsnap_bound (const struct ucb_rlops *ops, long units);
-/* Record an observation expected as `e` (a known-bug one where e.want != e.bug). */
+/* Record an observation expected as `e`.  Where e.want != e.bug, the first such observation
+ * is a known-bug one (intended e.want, the bug's e.bug) and decides which kernel this is:
+ * every later one is expected as that kernel's value only.  ucb_vsee_reset() starts a cell. */
 void ucb_vsee (struct ucb_vresult *r, const char *name, enum ucb_vkind kind, struct ucb_vtwo e,
                long observed);
+void ucb_vsee_reset (void);
 
 /* The place whose tightest bound is N units at `level` (own: depth 0 with own soft N; parent:
  * created with N, own soft raised; grandparent: N1 created with N, N2 with the hard limit). */

@@ -176,7 +176,35 @@ test_list_matrix (void)
     tap_check (strncmp (parent, "\n  parent      02        07,22 ", 31) == 0);
 }
 
+/* Intended and stock values: the first observation that tells them apart decides, and the rest
+ * are held to that kernel (a leak on a stock kernel cannot pass as the fix item by item). */
+static void
+test_two_kernels (void)
+{
+  char why[UCB_VDETAIL_MAX];
+  struct ucb_vresult r;
+
+  memset (&r, 0, sizeof r);
+  ucb_vsee_reset ();
+  ucb_vsee (&r, "first", UCB_VITEM_ADMITTED, ucb_vtwo (0, 4), 4);
+  ucb_vsee (&r, "same", UCB_VITEM_ADMITTED, ucb_vtwo (3, 3), 3);
+  ucb_vsee (&r, "later", UCB_VITEM_ADMITTED, ucb_vtwo (0, 4), 4);
+  tap_check_int (ucb_vjudge (&r, why, sizeof why), ==, UCB_VERDICT_KNOWN_BUG);
+  r.items[2].observed = 0; /* the intended value, on a kernel that showed the bug first */
+  tap_check_int (ucb_vjudge (&r, why, sizeof why), ==, UCB_VERDICT_FAIL);
+  memset (&r, 0, sizeof r);
+  ucb_vsee_reset ();
+  ucb_vsee (&r, "first", UCB_VITEM_ADMITTED, ucb_vtwo (0, 4), 0); /* a fixed kernel */
+  ucb_vsee (&r, "later", UCB_VITEM_ADMITTED, ucb_vtwo (0, 4), 0);
+  tap_check_int (ucb_vjudge (&r, why, sizeof why), ==, UCB_VERDICT_PASS);
+  r.items[1].observed = 4; /* the bug's value, on a kernel that showed the fix first */
+  tap_check_int (ucb_vjudge (&r, why, sizeof why), ==, UCB_VERDICT_FAIL);
+  tap_check_int (ucb_vtwo_sub (ucb_vtwo (7, 7), ucb_vtwo (4, 9), -2).bug, ==, 0);
+  tap_check_int (ucb_vtwo_sub (ucb_vtwo (7, 7), ucb_vtwo (4, 9), -2).want, ==, 1);
+}
+
 static const struct tap_test tests[] = {
+  { "intended and stock values: the first telling one decides", test_two_kernels },
   { "every (rlimit, level, P1-P5) cell is covered by a case", test_every_cell_is_covered },
   { "descriptors: cells, rlimit, ids in order, generic params agree", test_descriptors },
   { "every case has its section in docs/verify.md", test_every_case_documented },

@@ -15,6 +15,7 @@ cell_run (struct ucb_vctx *ctx, ucb_error_t *err)
   const struct ucb_rlops *ops = &ucb_rlops[spec->rl];
   const char *why = ucb_rlops_unsupported (ops);
 
+  ucb_vsee_reset ();
   if (*why)
     {
       ucb_vskip (ctx->res, "%s", why);
