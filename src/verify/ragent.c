@@ -186,11 +186,24 @@ order (struct ucb_rlagent *a, int op, long arg, long arg2, struct ucb_rlans *ans
   return 0;
 }
 
+/* Fills of this case process that stopped at the cap, not at a refusal. */
+static long capped;
+
+long
+ucb_rlagent_capped (void)
+{
+  return capped;
+}
+
 int
 ucb_rlagent_fill (struct ucb_rlagent *a, long max, bool big, struct ucb_rlans *ans,
                   ucb_error_t *err)
 {
-  return order (a, 'f', max, big, ans, err);
+  int r = order (a, 'f', max, big, ans, err);
+
+  if (r == 0 && max == a->ops->cap && ans->errnum == 0)
+    capped++;
+  return r;
 }
 
 int

@@ -55,6 +55,9 @@ int ucb_rlagent_start (struct ucb_rlagent *a, const struct ucb_rlops *ops, const
 /* Charge until refused or `max` charges (big ones with `big`). */
 int ucb_rlagent_fill (struct ucb_rlagent *a, long max, bool big, struct ucb_rlans *ans,
                       ucb_error_t *err);
+/* How many fills of this process reached their max at ops->cap without a refusal: the
+ * kernel admitted at least the cap (a count "> cap"), far above every expectation. */
+long ucb_rlagent_capped (void);
 /* `k` more attempts, each kept if admitted: ans->count admitted, ans->refused refused with
  * `errnum`. */
 int ucb_rlagent_try (struct ucb_rlagent *a, long k, int errnum, struct ucb_rlans *ans,

@@ -14,6 +14,7 @@ cell_run (struct ucb_vctx *ctx, ucb_error_t *err)
   const struct ucb_vcellspec *spec = ctx->c->param;
   const struct ucb_rlops *ops = &ucb_rlops[spec->rl];
   const char *why = ucb_rlops_unsupported (ops);
+  int r;
 
   ucb_vsee_reset ();
   if (*why)
@@ -22,16 +23,22 @@ cell_run (struct ucb_vctx *ctx, ucb_error_t *err)
       return 0;
     }
   if (spec->prop == UCB_VPROP_P1)
-    return ucb_vcell_p1 (ctx, ops, spec->level, err);
-  if (spec->prop == UCB_VPROP_P2)
-    return ucb_vcell_p2 (ctx, ops, spec->level, err);
-  if (spec->prop == UCB_VPROP_P3)
-    return ucb_vcell_p3 (ctx, ops, spec->level, err);
-  if (spec->prop == UCB_VPROP_P4)
-    return ucb_vcell_p4 (ctx, ops, spec->level, err);
-  if (spec->prop == UCB_VPROP_P5)
-    return ucb_vcell_p5 (ctx, ops, spec->level, err);
-  return ucb_make_error (err, 0, "internal: %s is no generic cell", ctx->c->id);
+    r = ucb_vcell_p1 (ctx, ops, spec->level, err);
+  else if (spec->prop == UCB_VPROP_P2)
+    r = ucb_vcell_p2 (ctx, ops, spec->level, err);
+  else if (spec->prop == UCB_VPROP_P3)
+    r = ucb_vcell_p3 (ctx, ops, spec->level, err);
+  else if (spec->prop == UCB_VPROP_P4)
+    r = ucb_vcell_p4 (ctx, ops, spec->level, err);
+  else if (spec->prop == UCB_VPROP_P5)
+    r = ucb_vcell_p5 (ctx, ops, spec->level, err);
+  else
+    return ucb_make_error (err, 0, "internal: %s is no generic cell", ctx->c->id);
+  /* A count at the cap says "at least the cap": said apart from any count. */
+  if (r == 0 && !ctx->res->skip[0])
+    ucb_vobserve (ctx->res, "fills that reached the cap, unrefused", UCB_VITEM_EXACT, 0,
+                  ucb_rlagent_capped ());
+  return r;
 }
 
 #define LV_OWN "own"
