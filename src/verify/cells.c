@@ -156,6 +156,8 @@ p2_refusals (struct ucb_vctx *ctx, const struct ucb_rlops *ops, struct ucb_rlage
       ucb_vsee (ctx->res, "SigQ of the agent after the refusals", UCB_VITEM_COUNTER, full, t.sigq);
       ucb_vsee (ctx->res, "observer SigQ after the refusals", UCB_VITEM_COUNTER, full, seen);
     }
+  if (t.sigq_n1 >= 0)
+    ucb_vsee (ctx->res, "level-1 SigQ after the refusals", UCB_VITEM_COUNTER, full, t.sigq_n1);
   ucb_vsee (ctx->res, "admitted after releasing one", UCB_VITEM_ADMITTED,
             ucb_vtwo (full.want > 0, full.bug > 0), one.count);
 }
@@ -335,5 +337,8 @@ ucb_vcell_p3 (struct ucb_vctx *ctx, const struct ucb_rlops *ops, enum ucb_vlevel
       ucb_vobserve (ctx->res, "observer SigQ after the holder's exit", UCB_VITEM_COUNTER, 0,
                     sigq_gone);
     }
+  if (held.sigq_n1 >= 0)
+    ucb_vsee (ctx->res, "level-1 SigQ while the holder holds", UCB_VITEM_COUNTER, full,
+              held.sigq_n1);
   return 0;
 }

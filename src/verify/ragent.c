@@ -24,7 +24,12 @@ enum
   REFUSED, /* answer: try */
   SIGQ,    /* answer */
   HELD,    /* answer */
+  SIGQ_N1, /* answer: SigQ of the watcher in N1, -1 without one */
 };
+
+/* SIGPENDING at depth 2: a child left sleeping in N1 as its uid 0 before N2 is made shows the
+ * level-1 counter, (N1, 0), in its SigQ (kernel-ucounts.md §3).  Not for NPROC: a task. */
+static pid_t n1_watcher = -1;
 
 struct agent_arg
 {
@@ -40,9 +45,14 @@ take_place (const struct agent_arg *a, ucb_error_t *err)
   int res = a->ops->resource;
 
   for (int i = 0; i < a->pl.depth; i++)
-    if (ucb_vsoft (res, a->pl.snap[i], err) < 0
-        || ucb_userns_enter (i == a->pl.depth - 1 && a->ops->ipc ? CLONE_NEWIPC : 0, err) < 0)
-      return ucb_error_wrap (err, "creating user namespace %d of %d", i + 1, a->pl.depth);
+    {
+      if (i == 1 && res == RLIMIT_SIGPENDING && (n1_watcher = ucb_vfork ()) == 0)
+        for (;;)
+          pause ();
+      if (ucb_vsoft (res, a->pl.snap[i], err) < 0
+          || ucb_userns_enter (i == a->pl.depth - 1 && a->ops->ipc ? CLONE_NEWIPC : 0, err) < 0)
+        return ucb_error_wrap (err, "creating user namespace %d of %d", i + 1, a->pl.depth);
+    }
   if (ucb_vsoft (res, a->pl.own, err) < 0)
     return ucb_error_wrap (err, "the own soft limit");
   return 0;
@@ -110,6 +120,7 @@ agent_main (void *arg, struct ucb_probe_out *o, ucb_error_t *err)
     {
       o->v[SIGQ] = ucb_vsigq (getpid ());
       o->v[HELD] = h->n;
+      o->v[SIGQ_N1] = n1_watcher > 0 ? ucb_vsigq (n1_watcher) : -1;
       /* The first report says it is ready; every next one answers an order. */
       if (ucb_probe_report (o, err) < 0 || ucb_probe_await (o, err) < 0)
         return -1;
@@ -183,6 +194,7 @@ order (struct ucb_rlagent *a, int op, long arg, long arg2, struct ucb_rlans *ans
   ans->refused = (long) o.v[REFUSED];
   ans->sigq = (long) o.v[SIGQ];
   ans->held = (long) o.v[HELD];
+  ans->sigq_n1 = (long) o.v[SIGQ_N1];
   return 0;
 }
 

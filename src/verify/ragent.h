@@ -44,6 +44,7 @@ struct ucb_rlans
   long refused; /* try: attempts refused with the errno asked for */
   long sigq;    /* SigQ of the agent (its level-0 SIGPENDING counter) */
   long held;    /* charges it holds now */
+  long sigq_n1; /* SIGPENDING at depth 2: SigQ of (N1, 0), its level 1; else -1 */
 };
 
 int ucb_rlagent_start (struct ucb_rlagent *a, const struct ucb_rlops *ops, const char *what,
