@@ -26,6 +26,7 @@
 #include "host/users.h"
 #include "report/export.h"
 #include "report/report.h"
+#include "verify/matrix.h"
 #include "verify/verify.h"
 
 const char ucb_verify_usage[]
@@ -238,9 +239,27 @@ print_tap (FILE *f, const struct ucb_vrun *v, size_t n)
           break;
         }
     }
+  /* The property matrix, then the totals line last, as kselftest ends. */
+  ucb_vmatrix_verdicts (f, v, n);
   fprintf (f, "# Totals: pass:%u fail:%u xfail:%u xpass:0 skip:%u error:%u\n",
            tot[UCB_VERDICT_PASS], tot[UCB_VERDICT_FAIL], tot[UCB_VERDICT_KNOWN_BUG],
            tot[UCB_VERDICT_SKIP], tot[UCB_VERDICT_ERROR]);
+}
+
+/* The matrix cells of a case: [{"level", "property"}], its primary one first. */
+static json_t *
+cells_json (const struct ucb_vcase *c)
+{
+  json_t *arr = ucb_json_arr ();
+
+  for (size_t k = 0; k < ucb_vcase_ncells (c); k++)
+    {
+      json_t *o = ucb_json_obj ();
+      ucb_json_set (o, "level", ucb_json_str (ucb_vlevel_name (c->cells[k].level)));
+      ucb_json_set (o, "property", ucb_json_str (ucb_vprop_name (c->cells[k].prop)));
+      ucb_json_push (arr, o);
+    }
+  return arr;
 }
 
 static json_t *
@@ -260,6 +279,9 @@ verify_json (const struct ucb_vrun *v, size_t n)
       ucb_json_set (o, "name", ucb_json_str (v[i].c->name));
       ucb_json_set (o, "title", ucb_json_str (v[i].c->title));
       ucb_json_set (o, "rlimit", ucb_json_str (v[i].c->rlimit));
+      ucb_json_set (o, "level", ucb_json_str (ucb_vlevel_name (v[i].c->cells[0].level)));
+      ucb_json_set (o, "property", ucb_json_str (ucb_vprop_name (v[i].c->cells[0].prop)));
+      ucb_json_set (o, "cells", cells_json (v[i].c));
       ucb_json_set (o, "checks", ucb_json_str (v[i].c->checks));
       ucb_json_set (o, "depends_on", ucb_json_str (v[i].c->depends));
       ucb_json_set (o, "status", ucb_json_str (ucb_verdict_name (v[i].verdict)));
@@ -272,13 +294,21 @@ verify_json (const struct ucb_vrun *v, size_t n)
   return arr;
 }
 
+/* Every case (its cells: "parent P2, own P2"), then the matrix of the cases per cell. */
 static void
 print_list (void)
 {
-  printf ("%-8s %-28s %-10s %s\n", "ID", "NAME", "RLIMIT", "TITLE");
+  printf ("%-8s %-40s %-10s %s\n", "ID", "NAME", "RLIMIT", "TITLE");
   for (size_t k = 0; ucb_vcases[k]; k++)
-    printf ("%-8s %-28s %-10s %s\n%49s depends on: %s\n", ucb_vcases[k]->id, ucb_vcases[k]->name,
-            ucb_vcases[k]->rlimit, ucb_vcases[k]->title, "", ucb_vcases[k]->depends);
+    {
+      const struct ucb_vcase *c = ucb_vcases[k];
+      printf ("%-8s %-40s %-10s %s\n%9scells:", c->id, c->name, c->rlimit, c->title, "");
+      for (size_t i = 0; i < ucb_vcase_ncells (c); i++)
+        printf ("%s %s %s", i ? "," : "", ucb_vlevel_name (c->cells[i].level),
+                ucb_vprop_name (c->cells[i].prop));
+      printf ("; depends on: %s\n", c->depends);
+    }
+  ucb_vmatrix_list (stdout, ucb_vcases);
 }
 
 /* Run every selected case, `repeat` times: their outcomes in *out (n of them), one per

@@ -47,6 +47,26 @@ observation (FILE *f, const char *name, json_t *want, json_t *got)
   free (g);
 }
 
+/* The matrix cells a case covers, "cells: parent P2, own P2" (verify.md "The matrix"); nothing
+ * for a document written before cells were recorded. */
+static void
+cells_line (FILE *f, json_t *cells)
+{
+  size_t i;
+  json_t *c;
+
+  if (!json_is_array (cells) || json_array_size (cells) == 0)
+    return;
+  fputs ("cells:", f);
+  json_array_foreach (cells, i, c)
+  {
+    const char *lv = json_string_value (json_object_get (c, "level"));
+    const char *p = json_string_value (json_object_get (c, "property"));
+    fprintf (f, "%s %s %s", i ? "," : "", lv ? lv : "?", p ? p : "?");
+  }
+  fputc ('\n', f);
+}
+
 static void
 case_text (FILE *f, const struct ucb_doc *d, size_t i)
 {
@@ -62,6 +82,7 @@ case_text (FILE *f, const struct ucb_doc *d, size_t i)
     fprintf (f, "checks: %s\n", c->checks);
   if (json_is_string (json_object_get (o, "depends_on")))
     fprintf (f, "depends on: %s\n", json_string_value (json_object_get (o, "depends_on")));
+  cells_line (f, json_object_get (o, "cells"));
   json_object_foreach (exp, name, v) observation (f, name, v, json_object_get (obs, name));
 }
 

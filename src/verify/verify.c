@@ -41,6 +41,46 @@ ucb_vcase_find (const char *id)
   return NULL;
 }
 
+const char *
+ucb_vlevel_name (enum ucb_vlevel l)
+{
+  static const char *const names[] = { "none", "own", "parent", "grandparent" };
+  return (size_t) l < UCB_ARRAY_SIZE (names) ? names[l] : "none";
+}
+
+static const char *const prop_names[][2] = {
+  { "none", "none" },
+  { "P1", "exact bound" },
+  { "P2", "refusal has no side effects" },
+  { "P3", "release restores" },
+  { "P4", "unlimited is unlimited" },
+  { "P5", "levels are independent" },
+  { "P6", "owners are separate" },
+  { "P7", "exemptions and overrides" },
+};
+
+const char *
+ucb_vprop_name (enum ucb_vprop p)
+{
+  return prop_names[(size_t) p < UCB_ARRAY_SIZE (prop_names) ? p : 0][0];
+}
+
+const char *
+ucb_vprop_title (enum ucb_vprop p)
+{
+  return prop_names[(size_t) p < UCB_ARRAY_SIZE (prop_names) ? p : 0][1];
+}
+
+size_t
+ucb_vcase_ncells (const struct ucb_vcase *c)
+{
+  size_t n = 0;
+
+  while (n < UCB_VCELLS_MAX && (c->cells[n].level || c->cells[n].prop))
+    n++;
+  return n;
+}
+
 static struct ucb_vitem *
 add_item (struct ucb_vresult *r, const char *name, enum ucb_vkind kind, long long expected,
           long long observed)
@@ -286,7 +326,7 @@ static __attribute__ ((noreturn)) void
 case_child (const struct ucb_vcase *c, uid_t base, const struct ucb_kernel *k,
             struct ucb_vresult *res)
 {
-  struct ucb_vctx ctx = { .kernel = k, .uid_base = base, .res = res };
+  struct ucb_vctx ctx = { .c = c, .kernel = k, .uid_base = base, .res = res };
   ucb_error_t err = NULL;
 
   setpgid (0, 0);

@@ -62,12 +62,52 @@ struct ucb_kernel
   bool cap_sys_resource; /* raising a hard limit possible */
 };
 
+struct ucb_vcase;
+
 struct ucb_vctx
 {
+  const struct ucb_vcase *c; /* the case being run (a generic cell reads its `param`) */
   const struct ucb_kernel *kernel;
   uid_t uid_base; /* fresh uids for this case: uid_base .. uid_base + 99 */
   struct ucb_vresult *res;
 };
+
+/* The property matrix (docs/verify.md "The matrix"): a case covers one or more cells, each a
+ * level of the ucounts chain and a property checked there; the rlimit is the case's. */
+enum ucb_vlevel
+{
+  UCB_VLEVEL_NONE,        /* not an rlimit level (ULIM-20: the non-rlimit ucounts) */
+  UCB_VLEVEL_OWN,         /* level 0: the task's own (user ns, ruid) object, its soft limit */
+  UCB_VLEVEL_PARENT,      /* level 1: bound by the snapshot of the namespace below it */
+  UCB_VLEVEL_GRANDPARENT, /* level >= 2 */
+};
+#define UCB_VLEVELS 4
+
+enum ucb_vprop
+{
+  UCB_VPROP_NONE,
+  UCB_VPROP_P1, /* exact bound: n charges succeed, the n+1st is refused with the errno */
+  UCB_VPROP_P2, /* a refusal has no side effects */
+  UCB_VPROP_P3, /* release restores (rounds, a holder's exit) */
+  UCB_VPROP_P4, /* unlimited is unlimited */
+  UCB_VPROP_P5, /* levels are independent */
+  UCB_VPROP_P6, /* owners are separate */
+  UCB_VPROP_P7, /* exemptions and overrides */
+};
+#define UCB_VPROPS 8
+
+#define UCB_VCELLS_MAX 4
+struct ucb_vcell
+{
+  enum ucb_vlevel level; /* {0, 0}: no cell (the end of the list) */
+  enum ucb_vprop prop;
+};
+
+const char *ucb_vlevel_name (enum ucb_vlevel l); /* "own", "parent", "grandparent", "none" */
+const char *ucb_vprop_name (enum ucb_vprop p);   /* "P1" ... "P7", "none" */
+const char *ucb_vprop_title (enum ucb_vprop p);  /* "exact bound" ... */
+/* How many cells `c` lists (the first is its primary one). */
+size_t ucb_vcase_ncells (const struct ucb_vcase *c);
 
 struct ucb_vcase
 {
@@ -86,6 +126,10 @@ struct ucb_vcase
   /* Runs in a forked child as root, in a process group of its own; records observations
    * with ucb_vobserve().  Returns 0, or < 0 with `err` set (a harness error). */
   int (*run) (struct ucb_vctx *ctx, ucb_error_t *err);
+  /* The matrix cells it covers, the primary one first (see enum ucb_vprop). */
+  struct ucb_vcell cells[UCB_VCELLS_MAX];
+  /* A generic cell's parameters (src/verify/cells.h), read by its run(); NULL for the others. */
+  const void *param;
 };
 
 #define UCB_VCAP(cap) (1ull << (cap))

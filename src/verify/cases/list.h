@@ -1,4 +1,5 @@
-/* list.h - every verify case, once, in ID order (docs/verify.md has one section each). */
+/* list.h - every verify case, once, in ID order (docs/verify.md has one section each);
+ * ULIM-21 ... ULIM-71 are the generic matrix cells of cases/cells.c. */
 #define UCB_VCASES(X)                                                                              \
   X (ulim01)                                                                                       \
   X (ulim02)                                                                                       \
@@ -19,4 +20,55 @@
   X (ulim17)                                                                                       \
   X (ulim18)                                                                                       \
   X (ulim19)                                                                                       \
-  X (ulim20)
+  X (ulim20)                                                                                       \
+  X (ulim21)                                                                                       \
+  X (ulim22)                                                                                       \
+  X (ulim23)                                                                                       \
+  X (ulim24)                                                                                       \
+  X (ulim25)                                                                                       \
+  X (ulim26)                                                                                       \
+  X (ulim27)                                                                                       \
+  X (ulim28)                                                                                       \
+  X (ulim29)                                                                                       \
+  X (ulim30)                                                                                       \
+  X (ulim31)                                                                                       \
+  X (ulim32)                                                                                       \
+  X (ulim33)                                                                                       \
+  X (ulim34)                                                                                       \
+  X (ulim35)                                                                                       \
+  X (ulim36)                                                                                       \
+  X (ulim37)                                                                                       \
+  X (ulim38)                                                                                       \
+  X (ulim39)                                                                                       \
+  X (ulim40)                                                                                       \
+  X (ulim41)                                                                                       \
+  X (ulim42)                                                                                       \
+  X (ulim43)                                                                                       \
+  X (ulim44)                                                                                       \
+  X (ulim45)                                                                                       \
+  X (ulim46)                                                                                       \
+  X (ulim47)                                                                                       \
+  X (ulim48)                                                                                       \
+  X (ulim49)                                                                                       \
+  X (ulim50)                                                                                       \
+  X (ulim51)                                                                                       \
+  X (ulim52)                                                                                       \
+  X (ulim53)                                                                                       \
+  X (ulim54)                                                                                       \
+  X (ulim55)                                                                                       \
+  X (ulim56)                                                                                       \
+  X (ulim57)                                                                                       \
+  X (ulim58)                                                                                       \
+  X (ulim59)                                                                                       \
+  X (ulim60)                                                                                       \
+  X (ulim61)                                                                                       \
+  X (ulim62)                                                                                       \
+  X (ulim63)                                                                                       \
+  X (ulim64)                                                                                       \
+  X (ulim65)                                                                                       \
+  X (ulim66)                                                                                       \
+  X (ulim67)                                                                                       \
+  X (ulim68)                                                                                       \
+  X (ulim69)                                                                                       \
+  X (ulim70)                                                                                       \
+  X (ulim71)

@@ -37,4 +37,5 @@ const struct ucb_vcase ucb_vcase_ulim01 = {
             "dec_rlimit_put_ucounts on dequeue",
   .needs_caps = UCB_VNEEDS_PROBES,
   .run = ulim01_run,
+  .cells = { { UCB_VLEVEL_OWN, UCB_VPROP_P1 } },
 };

@@ -47,4 +47,5 @@ const struct ucb_vcase ucb_vcase_ulim02 = {
             "vs get_userns_rlimit_max (59ec71575ab4)",
   .needs_caps = UCB_VNEEDS_PROBES,
   .run = ulim02_run,
+  .cells = { { UCB_VLEVEL_PARENT, UCB_VPROP_P1 } },
 };

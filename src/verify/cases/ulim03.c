@@ -75,4 +75,5 @@ const struct ucb_vcase ucb_vcase_ulim03 = {
   .checks = "inc_rlimit_get_ucounts walks iter->ns->ucounts, max = rlimit_max of the child ns",
   .needs_caps = UCB_VNEEDS_PROBES,
   .run = ulim03_run,
+  .cells = { { UCB_VLEVEL_GRANDPARENT, UCB_VPROP_P1 }, { UCB_VLEVEL_OWN, UCB_VPROP_P1 } },
 };

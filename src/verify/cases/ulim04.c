@@ -82,4 +82,5 @@ const struct ucb_vcase ucb_vcase_ulim04 = {
             "level 1 vs each child's rlimit_max (59ec71575ab4)",
   .needs_caps = UCB_VNEEDS_PROBES,
   .run = ulim04_run,
+  .cells = { { UCB_VLEVEL_PARENT, UCB_VPROP_P6 }, { UCB_VLEVEL_PARENT, UCB_VPROP_P5 } },
 };

@@ -40,4 +40,5 @@ const struct ucb_vcase ucb_vcase_ulim05 = {
   .checks = "ns->ucounts = (parent ns, creator euid): distinct owners, distinct level-1 counters",
   .needs_caps = UCB_VNEEDS_PROBES,
   .run = ulim05_run,
+  .cells = { { UCB_VLEVEL_PARENT, UCB_VPROP_P6 } },
 };

@@ -57,4 +57,5 @@ const struct ucb_vcase ucb_vcase_ulim06 = {
             "(ns->ucounts); inc_rlimit_get_ucounts vs rlimit_max (59ec71575ab4)",
   .needs_caps = UCB_VNEEDS_PROBES,
   .run = ulim06_run,
+  .cells = { { UCB_VLEVEL_PARENT, UCB_VPROP_P6 }, { UCB_VLEVEL_PARENT, UCB_VPROP_P5 } },
 };

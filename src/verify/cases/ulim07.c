@@ -116,4 +116,7 @@ const struct ucb_vcase ucb_vcase_ulim07 = {
             "sig_get_ucounts level-0 refusal -> dec_rlimit_put_ucounts over all levels",
   .needs_caps = UCB_VNEEDS_PROBES,
   .run = ulim07_run,
+  .cells = { { UCB_VLEVEL_PARENT, UCB_VPROP_P2 },
+             { UCB_VLEVEL_PARENT, UCB_VPROP_P3 },
+             { UCB_VLEVEL_OWN, UCB_VPROP_P2 } },
 };

@@ -304,4 +304,5 @@ const struct ucb_vcase ucb_vcase_ulim08 = {
             "OVERFLOW_FAIL (EAGAIN); override skips parent levels (9e05e5c7ee87)",
   .needs_caps = UCB_VNEEDS_PROBES,
   .run = ulim08_run,
+  .cells = { { UCB_VLEVEL_OWN, UCB_VPROP_P7 }, { UCB_VLEVEL_PARENT, UCB_VPROP_P7 } },
 };

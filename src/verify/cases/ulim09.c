@@ -219,4 +219,5 @@ const struct ucb_vcase ucb_vcase_ulim09 = {
             "posixtimer_init_sigqueue charge for the timer's lifetime, timer_delete uncharge",
   .needs_caps = UCB_VNEEDS_PROBES,
   .run = ulim09_run,
+  .cells = { { UCB_VLEVEL_OWN, UCB_VPROP_P7 }, { UCB_VLEVEL_OWN, UCB_VPROP_P1 } },
 };

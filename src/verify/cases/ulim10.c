@@ -143,4 +143,5 @@ const struct ucb_vcase ucb_vcase_ulim10 = {
   .needs_caps = UCB_VNEEDS_PROBES | UCB_VCAP (CAP_SYS_ADMIN) | UCB_VCAP (CAP_SETFCAP),
   .needs_init_root = true,
   .run = ulim10_run,
+  .cells = { { UCB_VLEVEL_OWN, UCB_VPROP_P7 }, { UCB_VLEVEL_PARENT, UCB_VPROP_P7 } },
 };

@@ -125,4 +125,5 @@ const struct ucb_vcase ucb_vcase_ulim11 = {
             "release_task uncharge",
   .needs_caps = UCB_VNEEDS_PROBES,
   .run = ulim11_run,
+  .cells = { { UCB_VLEVEL_OWN, UCB_VPROP_P1 } },
 };

@@ -82,4 +82,5 @@ const struct ucb_vcase ucb_vcase_ulim12 = {
             "and release_task uncharge",
   .needs_caps = UCB_VNEEDS_PROBES,
   .run = ulim12_run,
+  .cells = { { UCB_VLEVEL_PARENT, UCB_VPROP_P1 }, { UCB_VLEVEL_PARENT, UCB_VPROP_P3 } },
 };

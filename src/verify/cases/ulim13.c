@@ -66,4 +66,5 @@ const struct ucb_vcase ucb_vcase_ulim13 = {
             "is_rlimit_overlimit level 1 vs each namespace's rlimit_max (59ec71575ab4)",
   .needs_caps = UCB_VNEEDS_PROBES,
   .run = ulim13_run,
+  .cells = { { UCB_VLEVEL_PARENT, UCB_VPROP_P6 }, { UCB_VLEVEL_PARENT, UCB_VPROP_P5 } },
 };

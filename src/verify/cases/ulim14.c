@@ -147,4 +147,5 @@ const struct ucb_vcase ucb_vcase_ulim14 = {
   .needs_caps = UCB_VNEEDS_PROBES | UCB_VCAP (CAP_SYS_ADMIN) | UCB_VCAP (CAP_SETFCAP),
   .needs_init_root = true,
   .run = ulim14_run,
+  .cells = { { UCB_VLEVEL_OWN, UCB_VPROP_P7 } },
 };

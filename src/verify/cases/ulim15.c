@@ -146,4 +146,5 @@ const struct ucb_vcase ucb_vcase_ulim15 = {
   .needs_caps = UCB_VNEEDS_PROBES,
   .needs_init_root = true,
   .run = ulim15_run,
+  .cells = { { UCB_VLEVEL_PARENT, UCB_VPROP_P7 }, { UCB_VLEVEL_OWN, UCB_VPROP_P7 } },
 };

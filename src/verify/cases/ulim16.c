@@ -88,4 +88,5 @@ const struct ucb_vcase ucb_vcase_ulim16 = {
   .checks = "mqueue_get_inode: inc_rlimit_ucounts(MSGQUEUE, mq_bytes) under mq_lock, EMFILE",
   .needs_caps = UCB_VNEEDS_PROBES,
   .run = ulim16_run,
+  .cells = { { UCB_VLEVEL_OWN, UCB_VPROP_P1 } },
 };

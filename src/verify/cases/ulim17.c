@@ -338,4 +338,5 @@ const struct ucb_vcase ucb_vcase_ulim17 = {
   .needs_caps = UCB_VNEEDS_PROBES | UCB_VCAP (CAP_SYS_ADMIN) | UCB_VCAP (CAP_SETFCAP),
   .needs_init_root = true,
   .run = ulim17_run,
+  .cells = { { UCB_VLEVEL_PARENT, UCB_VPROP_P1 }, { UCB_VLEVEL_PARENT, UCB_VPROP_P6 } },
 };

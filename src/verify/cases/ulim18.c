@@ -268,4 +268,5 @@ const struct ucb_vcase ucb_vcase_ulim18 = {
   .needs_caps = UCB_VNEEDS_PROBES | UCB_VCAP (CAP_IPC_LOCK) | UCB_VCAP (CAP_SYS_ADMIN),
   .needs_init_root = true,
   .run = ulim18_run,
+  .cells = { { UCB_VLEVEL_OWN, UCB_VPROP_P1 }, { UCB_VLEVEL_OWN, UCB_VPROP_P7 } },
 };

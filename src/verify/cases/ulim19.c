@@ -65,4 +65,5 @@ const struct ucb_vcase ucb_vcase_ulim19 = {
             "inc_rlimit_ucounts(MEMLOCK, pages): known bug, intended bound in pages",
   .needs_caps = UCB_VNEEDS_PROBES,
   .run = ulim19_run,
+  .cells = { { UCB_VLEVEL_PARENT, UCB_VPROP_P1 } },
 };

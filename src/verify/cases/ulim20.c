@@ -296,4 +296,5 @@ const struct ucb_vcase ucb_vcase_ulim20 = {
             "(/proc/sys/user); free_user_ns workqueue -> dec_user_namespaces",
   .needs_caps = UCB_VNEEDS_PROBES,
   .run = ulim20_run,
+  .cells = { { UCB_VLEVEL_NONE, UCB_VPROP_P1 }, { UCB_VLEVEL_NONE, UCB_VPROP_P3 } },
 };

@@ -1,0 +1,132 @@
+/* cells.c - ULIM-21 ... ULIM-71: the generic cells of the property matrix, one case per
+ * (rlimit, level, property) among P1-P5 that no hand-written case covers (docs/verify.md
+ * "The matrix").  Each is a table entry: the runners are src/verify/cells.c and
+ * cells-more.c, the rlimits' charge and release src/verify/rlops.c. */
+#include "config.h"
+
+#include "core/error.h"
+#include "verify/cells.h"
+
+/* The run() of every generic cell: its runner, by the property of its `param`. */
+static int
+cell_run (struct ucb_vctx *ctx, ucb_error_t *err)
+{
+  const struct ucb_vcellspec *spec = ctx->c->param;
+  const struct ucb_rlops *ops = &ucb_rlops[spec->rl];
+  const char *why = ucb_rlops_unsupported (ops);
+  int r;
+
+  ucb_vsee_reset ();
+  if (*why)
+    {
+      ucb_vskip (ctx->res, "%s", why);
+      return 0;
+    }
+  if (spec->prop == UCB_VPROP_P1)
+    r = ucb_vcell_p1 (ctx, ops, spec->level, err);
+  else if (spec->prop == UCB_VPROP_P2)
+    r = ucb_vcell_p2 (ctx, ops, spec->level, err);
+  else if (spec->prop == UCB_VPROP_P3)
+    r = ucb_vcell_p3 (ctx, ops, spec->level, err);
+  else if (spec->prop == UCB_VPROP_P4)
+    r = ucb_vcell_p4 (ctx, ops, spec->level, err);
+  else if (spec->prop == UCB_VPROP_P5)
+    r = ucb_vcell_p5 (ctx, ops, spec->level, err);
+  else
+    return ucb_make_error (err, 0, "internal: %s is no generic cell", ctx->c->id);
+  /* A count at the cap says "at least the cap": said apart from any count. */
+  if (r == 0 && !ctx->res->skip[0])
+    ucb_vobserve (ctx->res, "fills that reached the cap, unrefused", UCB_VITEM_EXACT, 0,
+                  ucb_rlagent_capped ());
+  return r;
+}
+
+#define LV_OWN "own"
+#define LV_PARENT "parent"
+#define LV_GRANDPARENT "grandparent"
+
+#define SLUG_P1 "exact-bound"
+#define SLUG_P2 "refusal-clean"
+#define SLUG_P3 "release-restores"
+#define SLUG_P4 "unlimited"
+#define SLUG_P5 "independent"
+
+#define TITLE_P1 "exactly the bound admitted, then the refusal's errno"
+#define TITLE_P2 "after a refusal 8 more are refused, counts unchanged, one released = one more"
+#define TITLE_P3 "8 fill/release rounds identical; a holder's exit releases everything"
+#define TITLE_P4 "RLIM_INFINITY admits a large count; the finite bound beside it holds"
+#define TITLE_P5 "siblings: own limits apart, the shared bound binds the sum"
+
+#define CHECKS_SIGPENDING                                                                          \
+  "sig_get_ucounts -> inc_rlimit_get_ucounts (walk up iter->ns->ucounts, max = rlimit_max of "     \
+  "the child ns, level 0 vs task_rlimit), dec_rlimit_put_ucounts at dequeue and exit"
+#define CHECKS_MSGQUEUE                                                                            \
+  "mqueue_get_inode inc_rlimit_ucounts(MSGQUEUE, bytes) vs own soft and rlimit_max, EMFILE; "      \
+  "dec_rlimit_ucounts in mqueue_evict_inode (unlink + last close)"
+#define CHECKS_MEMLOCK                                                                             \
+  "user_shm_lock inc_rlimit_ucounts(MEMLOCK, pages) vs soft >> PAGE_SHIFT and rlimit_max "         \
+  "(bytes: ULIM-19), ENOMEM; user_shm_unlock at shm_destroy"
+#define CHECKS_NPROC                                                                               \
+  "copy_creds inc_rlimit_ucounts + copy_process is_rlimit_overlimit on every level, EAGAIN; "      \
+  "bad_fork_cleanup_count, release_task"
+
+#define CHECKS_P1 "the bound is exact at that level (new > max fails)"
+#define CHECKS_P2 "a refusal undoes exactly what it charged, on every level"
+#define CHECKS_P3 "every release path uncharges every level"
+#define CHECKS_P4 "RLIM_INFINITY (own soft, or rlimit_max clamped to LONG_MAX) never refuses"
+#define CHECKS_P5 "each level is compared with its own bound only"
+
+#define DEPENDS_P1 "59ec71575ab4 (5.16-rc7) for parent levels; 8f2f9c4d82f2 (5.17-rc5) for NPROC"
+#define DEPENDS_P2                                                                                 \
+  "432dc0654c61 (6.12-rc7, and stable backports) for SIGPENDING parent refusals; 59ec71575ab4"
+#define DEPENDS_P3 "ucounts rlimits (5.14+); 59ec71575ab4"
+#define DEPENDS_P4                                                                                 \
+  "set_userns_rlimit_max clamps to LONG_MAX (de399236e240, 6.1); 5c2a956c3eea (5.18) MEMLOCK"
+#define DEPENDS_P5 "59ec71575ab4 (5.16-rc7): parent levels use the child ns's snapshot"
+
+/* Private IPC namespaces of init_user_ns (an agent at depth 0) need CAP_SYS_ADMIN. */
+#define NEEDS_SIGPENDING UCB_VNEEDS_PROBES
+#define NEEDS_NPROC UCB_VNEEDS_PROBES
+#define NEEDS_MSGQUEUE (UCB_VNEEDS_PROBES | UCB_VCAP (CAP_SYS_ADMIN))
+#define NEEDS_MEMLOCK (UCB_VNEEDS_PROBES | UCB_VCAP (CAP_SYS_ADMIN))
+
+#define CELL(num, rl, RL, LV, PR)                                                                  \
+  static const struct ucb_vcellspec spec_##num = { UCB_RL_##RL, UCB_VLEVEL_##LV, UCB_VPROP_##PR }; \
+  const struct ucb_vcase ucb_vcase_ulim##num = {                                                   \
+    .id = "ULIM-" #num,                                                                            \
+    .name = rl "-" LV_##LV "-" SLUG_##PR,                                                          \
+    .title = #RL ", " LV_##LV " level: " TITLE_##PR,                                               \
+    .rlimit = #RL,                                                                                 \
+    .checks = CHECKS_##RL "; " CHECKS_##PR,                                                        \
+    .depends = DEPENDS_##PR,                                                                       \
+    .needs_caps = NEEDS_##RL,                                                                      \
+    .run = cell_run,                                                                               \
+    .cells = { { UCB_VLEVEL_##LV, UCB_VPROP_##PR } },                                              \
+    .param = &spec_##num,                                                                          \
+  };
+#define CELLS3(a, b, c, rl, RL, PR)                                                                \
+  CELL (a, rl, RL, OWN, PR) CELL (b, rl, RL, PARENT, PR) CELL (c, rl, RL, GRANDPARENT, PR)
+
+/* SIGPENDING: P1 is ULIM-01, 02, 03. */
+CELLS3 (21, 22, 23, "sigpending", SIGPENDING, P2)
+CELLS3 (24, 25, 26, "sigpending", SIGPENDING, P3)
+CELLS3 (27, 28, 29, "sigpending", SIGPENDING, P4)
+CELLS3 (30, 31, 32, "sigpending", SIGPENDING, P5)
+/* MSGQUEUE: P1 own is ULIM-16, parent ULIM-17. */
+CELL (33, "msgqueue", MSGQUEUE, GRANDPARENT, P1)
+CELLS3 (34, 35, 36, "msgqueue", MSGQUEUE, P2)
+CELLS3 (37, 38, 39, "msgqueue", MSGQUEUE, P3)
+CELLS3 (40, 41, 42, "msgqueue", MSGQUEUE, P4)
+CELLS3 (43, 44, 45, "msgqueue", MSGQUEUE, P5)
+/* MEMLOCK: P1 own is ULIM-18, parent ULIM-19. */
+CELL (46, "memlock", MEMLOCK, GRANDPARENT, P1)
+CELLS3 (47, 48, 49, "memlock", MEMLOCK, P2)
+CELLS3 (50, 51, 52, "memlock", MEMLOCK, P3)
+CELLS3 (53, 54, 55, "memlock", MEMLOCK, P4)
+CELLS3 (56, 57, 58, "memlock", MEMLOCK, P5)
+/* NPROC: P1 own is ULIM-11, parent ULIM-12. */
+CELL (59, "nproc", NPROC, GRANDPARENT, P1)
+CELLS3 (60, 61, 62, "nproc", NPROC, P2)
+CELLS3 (63, 64, 65, "nproc", NPROC, P3)
+CELLS3 (66, 67, 68, "nproc", NPROC, P4)
+CELLS3 (69, 70, 71, "nproc", NPROC, P5)

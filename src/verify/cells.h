@@ -1,0 +1,76 @@
+/* cells.h - the generic cells of the property matrix (docs/verify.md "The matrix"): one
+ * runner per property, parameterized by the rlimit (rlops.h) and the level, so that a new cell
+ * is a table entry (src/verify/cases/cells.c), not a copied case. */
+#ifndef UCB_CELLS_H
+#define UCB_CELLS_H
+
+#include "verify/ragent.h"
+#include "verify/rlops.h"
+#include "verify/verify.h"
+
+/* A generic cell: its case's `param`. */
+struct ucb_vcellspec
+{
+  enum ucb_rl rl;
+  enum ucb_vlevel level;
+  enum ucb_vprop prop;
+};
+
+/* ---- shared by the runners (cells.c, cells-more.c) ---- */
+
+/* The bound unit counts: N at the level checked, N + X at a looser level above it, M a
+ * tighter own limit set later, K further attempts after a refusal, R fill/drain rounds. */
+enum
+{
+  CELL_N = 4,
+  CELL_X = 3,
+  CELL_M = 3,
+  CELL_K = 8,
+  CELL_R = 8,
+};
+
+/* An expectation on an intended kernel and on a stock one (they differ only where a known
+ * bug is in the way: MEMLOCK's parent bounds, ULIM-19). */
+struct ucb_vtwo
+{
+  long want, bug;
+};
+
+struct ucb_vtwo ucb_vtwo (long want, long bug);
+struct ucb_vtwo ucb_vtwo_add (struct ucb_vtwo a, long d); /* + d, at least 0 */
+/* a - b + d, each at least 0 */
+struct ucb_vtwo ucb_vtwo_sub (struct ucb_vtwo a, struct ucb_vtwo b, long d);
+struct ucb_vtwo ucb_vtwo_min (struct ucb_vtwo a, struct ucb_vtwo b);
+/* The bound a parent level gets from a creator whose soft limit was ops->snap(units). */
+struct ucb_vtwo ucb_vsnap_bound (const struct ucb_rlops *ops, long units);
+/* Record an observation expected as `e`.  Where e.want != e.bug, the first such observation
+ * is a known-bug one (intended e.want, the bug's e.bug) and decides which kernel this is:
+ * every later one is expected as that kernel's value only.  ucb_vsee_reset() starts a cell. */
+void ucb_vsee (struct ucb_vresult *r, const char *name, enum ucb_vkind kind, struct ucb_vtwo e,
+               long observed);
+void ucb_vsee_reset (void);
+
+/* The place whose tightest bound is N units at `level` (own: depth 0 with own soft N; parent:
+ * created with N, own soft raised; grandparent: N1 created with N, N2 with the hard limit). */
+struct ucb_rlplace ucb_vcell_place (const struct ucb_rlops *ops, enum ucb_vlevel level, long n);
+/* Its bound in units (the own level's, or the snapshot's). */
+struct ucb_vtwo ucb_vcell_bound (const struct ucb_rlops *ops, enum ucb_vlevel level, long n);
+
+/* An observer of the (initial namespace, uid) SIGPENDING counter: started only for
+ * SIGPENDING (for NPROC it would be a task of uid); its SigQ, or -1 when none. */
+int ucb_vcell_observer (const struct ucb_rlops *ops, struct ucb_probe *obs, uid_t uid,
+                        ucb_error_t *err);
+long ucb_vcell_sigq (const struct ucb_probe *obs);
+
+int ucb_vcell_p1 (struct ucb_vctx *ctx, const struct ucb_rlops *ops, enum ucb_vlevel level,
+                  ucb_error_t *err);
+int ucb_vcell_p2 (struct ucb_vctx *ctx, const struct ucb_rlops *ops, enum ucb_vlevel level,
+                  ucb_error_t *err);
+int ucb_vcell_p3 (struct ucb_vctx *ctx, const struct ucb_rlops *ops, enum ucb_vlevel level,
+                  ucb_error_t *err);
+int ucb_vcell_p4 (struct ucb_vctx *ctx, const struct ucb_rlops *ops, enum ucb_vlevel level,
+                  ucb_error_t *err);
+int ucb_vcell_p5 (struct ucb_vctx *ctx, const struct ucb_rlops *ops, enum ucb_vlevel level,
+                  ucb_error_t *err);
+
+#endif

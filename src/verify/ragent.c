@@ -1,0 +1,297 @@
+/* ragent.c - the generic rlimit agent of the matrix cells (ragent.h). */
+#include "config.h"
+
+#include <errno.h>
+#include <sched.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/process.h"
+#include "core/util.h"
+#include "host/userns.h"
+#include "verify/ragent.h"
+#include "verify/vprobe.h"
+
+enum
+{
+  OP,      /* order: 'f' fill, 't' try, 'r' release, 's' soft, 'e' for exit, 'q' quit */
+  ARG,     /* order: max / k / soft */
+  ARG2,    /* order: fill: big; try: the errno */
+  COUNT,   /* answer */
+  REFUSED, /* answer: try */
+  SIGQ,    /* answer */
+  HELD,    /* answer */
+  SIGQ_N1, /* answer: SigQ of the watcher in N1, -1 without one */
+};
+
+/* SIGPENDING at depth 2: a child left sleeping in N1 as its uid 0 before N2 is made shows the
+ * level-1 counter, (N1, 0), in its SigQ (kernel-ucounts.md §3).  Not for NPROC: a task. */
+static pid_t n1_watcher = -1;
+
+struct agent_arg
+{
+  const struct ucb_rlops *ops;
+  struct ucb_rlplace pl;
+};
+
+/* The place: each namespace created with its soft limit, the innermost with an IPC namespace
+ * of its own where the charges live in one (at depth 0 the case's root made it). */
+static int
+take_place (const struct agent_arg *a, ucb_error_t *err)
+{
+  int res = a->ops->resource;
+
+  for (int i = 0; i < a->pl.depth; i++)
+    {
+      if (i == 1 && res == RLIMIT_SIGPENDING && (n1_watcher = ucb_vfork ()) == 0)
+        for (;;)
+          pause ();
+      if (ucb_vsoft (res, a->pl.snap[i], err) < 0
+          || ucb_userns_enter (i == a->pl.depth - 1 && a->ops->ipc ? CLONE_NEWIPC : 0, err) < 0)
+        return ucb_error_wrap (err, "creating user namespace %d of %d", i + 1, a->pl.depth);
+    }
+  if (ucb_vsoft (res, a->pl.own, err) < 0)
+    return ucb_error_wrap (err, "the own soft limit");
+  return 0;
+}
+
+/* Room for `want` more charges in the held table (SIGPENDING keeps a count only). */
+static long
+room (const struct ucb_rlops *ops, const struct ucb_rlheld *h, long want)
+{
+  long left = UCB_RL_HELD_MAX - h->n;
+
+  if (ops->resource == RLIMIT_SIGPENDING || want <= left)
+    return want;
+  return left > 0 ? left : 0;
+}
+
+static void
+do_fill (const struct ucb_rlops *ops, struct ucb_rlheld *h, struct ucb_probe_out *o)
+{
+  long max = room (ops, h, (long) o->v[ARG]), n = 0;
+
+  o->errnum = 0;
+  while (n < max && (o->errnum = ops->charge (h, o->v[ARG2] != 0)) == 0)
+    n++;
+  o->v[COUNT] = n;
+}
+
+static void
+do_try (const struct ucb_rlops *ops, struct ucb_rlheld *h, struct ucb_probe_out *o)
+{
+  long k = room (ops, h, (long) o->v[ARG]);
+  int e;
+
+  o->v[COUNT] = o->v[REFUSED] = 0;
+  for (long i = 0; i < k; i++)
+    if ((e = ops->charge (h, false)) == 0)
+      o->v[COUNT]++;
+    else if (e == (int) o->v[ARG2])
+      o->v[REFUSED]++;
+}
+
+static void
+do_release (const struct ucb_rlops *ops, struct ucb_rlheld *h, long k, struct ucb_probe_out *o)
+{
+  long n = 0;
+
+  while (h->n > 0 && (k < 0 || n < k))
+    {
+      ops->release (h);
+      n++;
+    }
+  o->v[COUNT] = n;
+}
+
+static int
+agent_main (void *arg, struct ucb_probe_out *o, ucb_error_t *err)
+{
+  const struct agent_arg *a = arg;
+  const struct ucb_rlops *ops = a->ops;
+  cleanup_free struct ucb_rlheld *h = xcalloc (1, sizeof *h);
+
+  if (take_place (a, err) < 0)
+    return -1;
+  for (;;)
+    {
+      o->v[SIGQ] = ucb_vsigq (getpid ());
+      o->v[HELD] = h->n;
+      o->v[SIGQ_N1] = n1_watcher > 0 ? ucb_vsigq (n1_watcher) : -1;
+      /* The first report says it is ready; every next one answers an order. */
+      if (ucb_probe_report (o, err) < 0 || ucb_probe_await (o, err) < 0)
+        return -1;
+      o->errnum = 0;
+      switch ((int) o->v[OP])
+        {
+        case 'f':
+          do_fill (ops, h, o);
+          break;
+        case 't':
+          do_try (ops, h, o);
+          break;
+        case 'r':
+          do_release (ops, h, (long) o->v[ARG], o);
+          break;
+        case 's':
+          if (ucb_vsoft (ops->resource, (rlim_t) o->v[ARG], err) < 0)
+            return -1;
+          break;
+        case 'e':
+          ops->for_exit (h);
+          break;
+        default: /* 'q' */
+          do_release (ops, h, -1, o);
+          return 0;
+        }
+    }
+}
+
+int
+ucb_rlagent_start (struct ucb_rlagent *a, const struct ucb_rlops *ops, const char *what, uid_t uid,
+                   const struct ucb_rlplace *pl, ucb_error_t *err)
+{
+  struct agent_arg arg = { .ops = ops, .pl = *pl };
+  struct ucb_probe_spec spec = {
+    .what = what,
+    .uid = uid,
+    .block_rt = true,
+    /* At depth 0 the charges live in an IPC namespace that root makes (of init_user_ns). */
+    .unshare = pl->depth == 0 && ops->ipc ? CLONE_NEWIPC : 0,
+  };
+  struct ucb_probe_out ready;
+
+  a->ops = ops;
+  if (ucb_probe_start (&a->p, &spec, agent_main, &arg, err) < 0)
+    return -1;
+  if (ucb_probe_next (&a->p, &ready, err) < 0)
+    {
+      ucb_probe_kill (&a->p);
+      return -1;
+    }
+  return 0;
+}
+
+static int
+order (struct ucb_rlagent *a, int op, long arg, long arg2, struct ucb_rlans *ans, ucb_error_t *err)
+{
+  struct ucb_probe_out o;
+
+  memset (ans, 0, sizeof *ans);
+  if (*err)
+    return -1;
+  memset (&o, 0, sizeof o);
+  o.v[OP] = op;
+  o.v[ARG] = arg;
+  o.v[ARG2] = arg2;
+  if (ucb_probe_order (&a->p, &o, err) < 0 || ucb_probe_next (&a->p, &o, err) < 0)
+    return -1;
+  ans->count = (long) o.v[COUNT];
+  ans->errnum = o.errnum;
+  ans->refused = (long) o.v[REFUSED];
+  ans->sigq = (long) o.v[SIGQ];
+  ans->held = (long) o.v[HELD];
+  ans->sigq_n1 = (long) o.v[SIGQ_N1];
+  return 0;
+}
+
+/* Fills of this case process that stopped at the cap, not at a refusal. */
+static long capped;
+
+long
+ucb_rlagent_capped (void)
+{
+  return capped;
+}
+
+int
+ucb_rlagent_fill (struct ucb_rlagent *a, long max, bool big, struct ucb_rlans *ans,
+                  ucb_error_t *err)
+{
+  int r = order (a, 'f', max, big, ans, err);
+
+  if (r == 0 && max == a->ops->cap && ans->errnum == 0)
+    capped++;
+  return r;
+}
+
+int
+ucb_rlagent_try (struct ucb_rlagent *a, long k, int errnum, struct ucb_rlans *ans, ucb_error_t *err)
+{
+  return order (a, 't', k, errnum, ans, err);
+}
+
+int
+ucb_rlagent_release (struct ucb_rlagent *a, long k, struct ucb_rlans *ans, ucb_error_t *err)
+{
+  return order (a, 'r', k, 0, ans, err);
+}
+
+int
+ucb_rlagent_soft (struct ucb_rlagent *a, rlim_t soft, struct ucb_rlans *ans, ucb_error_t *err)
+{
+  return order (a, 's', (long) soft, 0, ans, err);
+}
+
+/* Reap `n` children of ours that are not probes we know (the orphans of a killed agent). */
+static long
+reap_orphans (long n, uint64_t ns)
+{
+  uint64_t deadline = ucb_now_ns () + ns;
+  long got = 0;
+
+  while (got < n && ucb_now_ns () < deadline)
+    {
+      pid_t r = waitpid (-1, NULL, WNOHANG);
+      struct timespec ts = { 0, 500000 };
+
+      if (r > 0)
+        got++;
+      else if (r < 0 && errno != EINTR)
+        break;
+      else
+        nanosleep (&ts, NULL);
+    }
+  return got;
+}
+
+int
+ucb_rlagent_exit_holding (struct ucb_rlagent *a, ucb_error_t *err)
+{
+  struct ucb_rlans ans;
+  long children;
+
+  if (order (a, 'e', 0, 0, &ans, err) < 0)
+    return -1;
+  children = a->ops->self ? ans.held : 0;
+  ucb_probe_kill (&a->p);
+  if (reap_orphans (children, 2000000000ull) < children)
+    return ucb_make_error (err, 0, "the %ld children of %s were not all reaped within 2 s",
+                           children, a->p.name);
+  return 0;
+}
+
+int
+ucb_rlagent_stop (struct ucb_rlagent *a, ucb_error_t *err)
+{
+  struct ucb_probe_out o;
+
+  if (a->p.fd < 0)
+    return 0; /* never started, or already gone */
+  if (*err)
+    {
+      ucb_probe_kill (&a->p);
+      return -1;
+    }
+  memset (&o, 0, sizeof o);
+  o.v[OP] = 'q';
+  if (ucb_probe_order (&a->p, &o, err) < 0)
+    {
+      ucb_probe_kill (&a->p);
+      return -1;
+    }
+  return ucb_probe_finish (&a->p, NULL, err);
+}

@@ -1,0 +1,265 @@
+/* rlops.c - charge, release and hold-until-exit for each ucounts rlimit (rlops.h). */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <mqueue.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ipc.h>
+#include <sys/shm.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "verify/probe.h"
+#include "verify/rlops.h"
+
+/* A charge taken: remember it (the caller keeps within UCB_RL_HELD_MAX via ops->cap). */
+static void
+held_push (struct ucb_rlheld *h, bool big, int id, int name)
+{
+  if (h->n < UCB_RL_HELD_MAX)
+    {
+      h->big[h->n] = big;
+      h->id[h->n] = id;
+      h->name[h->n] = name;
+    }
+  h->n++;
+}
+
+/* ---- SIGPENDING: one RT signal queued to ourselves (SIGRTMIN is blocked) ---- */
+
+static rlim_t
+units_as_is (long units)
+{
+  return (rlim_t) units;
+}
+
+static long
+intended_as_is (long units)
+{
+  return units;
+}
+
+static int
+sig_charge (struct ucb_rlheld *h, bool big)
+{
+  union sigval v = { .sival_int = 0 };
+
+  (void) big;
+  if (sigqueue (getpid (), SIGRTMIN, v) < 0)
+    return errno;
+  h->n++;
+  return 0;
+}
+
+static void
+sig_release (struct ucb_rlheld *h)
+{
+  sigset_t set;
+  struct timespec zero = { 0, 0 };
+
+  sigemptyset (&set);
+  sigaddset (&set, SIGRTMIN);
+  if (sigtimedwait (&set, NULL, &zero) >= 0)
+    h->n--;
+  else
+    h->n = 0; /* nothing was queued after all: the count would only mislead */
+}
+
+static void
+nothing_for_exit (struct ucb_rlheld *h)
+{
+  h->for_exit = true;
+}
+
+/* ---- NPROC: one child sleeping until killed (it dies with us: PR_SET_PDEATHSIG) ---- */
+
+static int
+nproc_charge (struct ucb_rlheld *h, bool big)
+{
+  pid_t pid = ucb_vfork ();
+
+  if (pid < 0)
+    return errno;
+  if (pid == 0)
+    for (;;)
+      pause ();
+  held_push (h, big, (int) pid, 0);
+  return 0;
+}
+
+static void
+nproc_release (struct ucb_rlheld *h)
+{
+  pid_t pid = (pid_t) h->id[h->n - 1];
+
+  /* Only release_task (in the wait) uncharges NPROC. */
+  kill (pid, SIGKILL);
+  ucb_vwait (pid);
+  h->n--;
+}
+
+/* ---- MSGQUEUE: one 1 x 1024 queue, maxmsg * (msgsize + 96) = 1120 B on x86_64 (ULIM-16);
+ * a big charge is a 10 x 8192 queue (82880 B) ---- */
+
+#define MQ_COST 1120
+
+static rlim_t
+mq_soft (long units)
+{
+  /* Half a queue of slack: the count does not depend on a few bytes of struct layout. */
+  return (rlim_t) (units * MQ_COST + MQ_COST / 2);
+}
+
+static void
+mq_name (char *buf, size_t len, int name)
+{
+  snprintf (buf, len, "/ucbench-rl.%d.%d", (int) getpid (), name);
+}
+
+static int
+mq_charge (struct ucb_rlheld *h, bool big)
+{
+  struct mq_attr attr = { .mq_maxmsg = big ? 10 : 1, .mq_msgsize = big ? 8192 : 1024 };
+  char name[64];
+  mqd_t q;
+
+  mq_name (name, sizeof name, h->next_name);
+  q = mq_open (name, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0600, &attr);
+  if (q == (mqd_t) -1)
+    return errno;
+  held_push (h, big, (int) q, h->next_name++);
+  return 0;
+}
+
+static void
+mq_release (struct ucb_rlheld *h)
+{
+  char name[64];
+
+  /* The charge goes when the inode dies: after the unlink and the last close. */
+  mq_name (name, sizeof name, h->name[h->n - 1]);
+  if (!h->for_exit)
+    mq_unlink (name);
+  mq_close ((mqd_t) h->id[h->n - 1]);
+  h->n--;
+}
+
+static void
+mq_for_exit (struct ucb_rlheld *h)
+{
+  char name[64];
+
+  for (long i = 0; i < h->n && i < UCB_RL_HELD_MAX; i++)
+    {
+      mq_name (name, sizeof name, h->name[i]);
+      mq_unlink (name);
+    }
+  h->for_exit = true;
+}
+
+/* ---- MEMLOCK: SHM_LOCK of a one-page segment; a big charge is 64 pages ---- */
+
+#define SHM_BIG_PAGES 64
+
+static long
+page_size (void)
+{
+  return sysconf (_SC_PAGESIZE);
+}
+
+static rlim_t
+shm_soft (long units)
+{
+  return (rlim_t) (units * page_size ());
+}
+
+static long
+shm_snap_intended (long units)
+{
+  /* The snapshot is `units` bytes: by intent units / PAGE_SIZE pages (rounded down, as
+   * user_shm_lock shifts the own limit). */
+  return units / page_size ();
+}
+
+static int
+shm_charge (struct ucb_rlheld *h, bool big)
+{
+  size_t size = (size_t) page_size () * (big ? SHM_BIG_PAGES : 1);
+  int id = shmget (IPC_PRIVATE, size, IPC_CREAT | 0600);
+  int e;
+
+  if (id < 0)
+    return errno;
+  if (shmctl (id, SHM_LOCK, NULL) < 0)
+    {
+      e = errno;
+      shmctl (id, IPC_RMID, NULL);
+      return e;
+    }
+  held_push (h, big, id, 0);
+  return 0;
+}
+
+static void
+shm_release (struct ucb_rlheld *h)
+{
+  /* Locked and not attached: IPC_RMID destroys it now, and shm_destroy uncharges. */
+  shmctl (h->id[h->n - 1], IPC_RMID, NULL);
+  h->n--;
+}
+
+static void
+shm_for_exit (struct ucb_rlheld *h)
+{
+  /* Attached and marked for removal: the exit's detach destroys it (synchronously, in
+   * exit_mm), unlike an IPC namespace's teardown (a workqueue). */
+  for (long i = 0; i < h->n && i < UCB_RL_HELD_MAX; i++)
+    if (shmat (h->id[i], NULL, SHM_RDONLY) != (void *) -1)
+      shmctl (h->id[i], IPC_RMID, NULL);
+  h->for_exit = true;
+}
+
+const struct ucb_rlops ucb_rlops[UCB_RLS] = {
+  [UCB_RL_SIGPENDING] = {
+    .name = "SIGPENDING", .resource = RLIMIT_SIGPENDING, .refusal = EAGAIN,
+    .unit = "one queued RT signal (sigqueue SIGRTMIN, SI_QUEUE: no override)",
+    .cap = 1000, .large = 8192, .big_units = 1,
+    .soft = units_as_is, .snap = units_as_is, .snap_intended = intended_as_is,
+    .charge = sig_charge, .release = sig_release, .for_exit = nothing_for_exit,
+  },
+  [UCB_RL_MSGQUEUE] = {
+    .name = "MSGQUEUE", .resource = RLIMIT_MSGQUEUE, .refusal = EMFILE,
+    .unit = "one 1 x 1024 queue, 1120 B (big: 10 x 8192, 82880 B)", .ipc = true,
+    .cap = 200, .large = 100, .big_units = 74,
+    .soft = mq_soft, .snap = mq_soft, .snap_intended = intended_as_is,
+    .charge = mq_charge, .release = mq_release, .for_exit = mq_for_exit,
+  },
+  [UCB_RL_MEMLOCK] = {
+    .name = "MEMLOCK", .resource = RLIMIT_MEMLOCK, .refusal = ENOMEM,
+    .unit = "one SHM_LOCKed page (big: a 64-page segment)", .ipc = true,
+    .cap = 400, .large = 64, .big_units = SHM_BIG_PAGES,
+    .soft = shm_soft, .snap = units_as_is, .snap_intended = shm_snap_intended,
+    .charge = shm_charge, .release = shm_release, .for_exit = shm_for_exit,
+  },
+  [UCB_RL_NPROC] = {
+    .name = "NPROC", .resource = RLIMIT_NPROC, .refusal = EAGAIN,
+    .unit = "one task (a sleeping child; the probe itself is one)", .self = 1,
+    .cap = 200, .large = 300, .big_units = 1,
+    .soft = units_as_is, .snap = units_as_is, .snap_intended = intended_as_is,
+    .charge = nproc_charge, .release = nproc_release, .for_exit = nothing_for_exit,
+  },
+};
+
+const char *
+ucb_rlops_unsupported (const struct ucb_rlops *ops)
+{
+  struct utsname u;
+
+  if (ops->resource == RLIMIT_MSGQUEUE && uname (&u) == 0 && strcmp (u.machine, "x86_64") != 0)
+    return "the queue cost formula is known for x86_64 only (struct sizes, as ULIM-16)";
+  return "";
+}

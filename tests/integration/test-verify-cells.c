@@ -1,0 +1,183 @@
+/* test-verify-cells.c - the generic matrix cells notice a kernel that breaks their property:
+ * the SIGPENDING operations are sabotaged in userspace the ways a kernel mutant would break
+ * them (a refusal that also uncharges, a release that forgets, a charge that ignores the
+ * bound), and the cells of that property must turn `fail`, while the real operations pass.
+ * Needs root and user namespaces (`ok 1 # SKIP why` without them).  That every observation
+ * of every case can fail is test-verify-cases.c. */
+#include "config.h"
+
+#include <errno.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../tap.h"
+#include "verify/cells.h"
+#include "verify/rlops.h"
+#include "verify/verify.h"
+
+static bool
+can_run_cases (void)
+{
+  pid_t pid;
+  int st;
+
+  if (geteuid () != 0)
+    return false;
+  pid = fork ();
+  if (pid == 0)
+    _exit (unshare (CLONE_NEWUSER) == 0 ? 0 : 1);
+  return pid > 0 && waitpid (pid, &st, 0) == pid && WIFEXITED (st) && WEXITSTATUS (st) == 0;
+}
+
+static const struct ucb_rlops *real = &ucb_rlops[UCB_RL_SIGPENDING];
+
+/* Take one queued SIGRTMIN without telling the books: a unit uncharged behind our back. */
+static void
+take_one (void)
+{
+  sigset_t set;
+  struct timespec zero = { 0, 0 };
+
+  sigemptyset (&set);
+  sigaddset (&set, SIGRTMIN);
+  sigtimedwait (&set, NULL, &zero);
+}
+
+/* A refusal that also uncharges a unit (as a refusal uncharging a level it never charged). */
+static int
+charge_refusal_uncharges (struct ucb_rlheld *h, bool big)
+{
+  int e = real->charge (h, big);
+
+  if (e == EAGAIN && h->n > 0)
+    {
+      take_one ();
+      h->n--;
+    }
+  return e;
+}
+
+/* A release that forgets every other unit: it stays charged (pending). */
+static void
+release_forgets (struct ucb_rlheld *h)
+{
+  static unsigned calls;
+
+  if (calls++ % 2)
+    real->release (h);
+  else
+    h->n--;
+}
+
+/* A charge that takes a unit and then frees one: the bound never binds (a level skipped). */
+static int
+charge_ignores_bound (struct ucb_rlheld *h, bool big)
+{
+  int e = real->charge (h, big);
+
+  if (e == 0 && h->n >= 3)
+    take_one ();
+  return e;
+}
+
+static struct ucb_rlops sabotaged;
+static int prop;
+static enum ucb_vlevel level;
+
+static int
+run_sabotaged (struct ucb_vctx *ctx, ucb_error_t *err)
+{
+  ucb_vsee_reset ();
+  if (prop == 1)
+    return ucb_vcell_p1 (ctx, &sabotaged, level, err);
+  if (prop == 2)
+    return ucb_vcell_p2 (ctx, &sabotaged, level, err);
+  if (prop == 3)
+    return ucb_vcell_p3 (ctx, &sabotaged, level, err);
+  return ucb_vcell_p5 (ctx, &sabotaged, level, err);
+}
+
+static const struct ucb_vcase fake = {
+  .id = "TEST-1",
+  .name = "sabotaged",
+  .title = "sabotaged SIGPENDING operations",
+  .rlimit = "SIGPENDING",
+  .checks = "",
+  .depends = "",
+  .needs_caps = UCB_VNEEDS_PROBES,
+  .run = run_sabotaged,
+  .cells = { { UCB_VLEVEL_OWN, UCB_VPROP_P1 } },
+};
+
+/* The verdict of property p at level l with the operations `ops`. */
+static enum ucb_verdict
+verdict (const struct ucb_rlops *ops, int p, enum ucb_vlevel l, uid_t base, char *why)
+{
+  struct ucb_kernel k;
+  struct ucb_vrun v;
+  ucb_error_t err = NULL;
+
+  sabotaged = *ops;
+  prop = p;
+  level = l;
+  if (ucb_kernel_probe (&k, &err) < 0)
+    return UCB_VERDICT_ERROR;
+  ucb_verify_run (&fake, base, &k, &v);
+  snprintf (why, UCB_VDETAIL_MAX, "%s", v.why);
+  return v.verdict;
+}
+
+static void
+test_sabotage_fails (void)
+{
+  static const enum ucb_vlevel levels[]
+      = { UCB_VLEVEL_OWN, UCB_VLEVEL_PARENT, UCB_VLEVEL_GRANDPARENT };
+  struct ucb_rlops refusal = *real, leak = *real, unbound = *real;
+  char why[UCB_VDETAIL_MAX];
+  uid_t base = 2103000000u;
+
+  if (!can_run_cases ())
+    {
+      tap_skip ("needs root and user namespaces to run the cells");
+      return;
+    }
+  refusal.charge = charge_refusal_uncharges;
+  leak.release = release_forgets;
+  unbound.charge = charge_ignores_bound;
+  for (size_t l = 0; l < sizeof levels / sizeof levels[0]; l++, base += 1000)
+    {
+      struct
+      {
+        const struct ucb_rlops *ops;
+        int prop;
+        enum ucb_verdict want;
+        const char *what;
+      } runs[] = {
+        { real, 2, UCB_VERDICT_PASS, "real operations, P2" },
+        { real, 3, UCB_VERDICT_PASS, "real operations, P3" },
+        { &refusal, 2, UCB_VERDICT_FAIL, "a refusal that uncharges, P2" },
+        { &leak, 3, UCB_VERDICT_FAIL, "a release that forgets, P3" },
+        { &unbound, 1, UCB_VERDICT_FAIL, "a bound that does not bind, P1" },
+        { &unbound, 5, UCB_VERDICT_FAIL, "a bound that does not bind, P5" },
+      };
+      for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++)
+        {
+          enum ucb_verdict got
+              = verdict (runs[i].ops, runs[i].prop, levels[l], base + (uid_t) i * 100, why);
+          if (got != runs[i].want)
+            printf ("# %s at the %s level: %s (%s), expected %s\n", runs[i].what,
+                    ucb_vlevel_name (levels[l]), ucb_verdict_name (got), why,
+                    ucb_verdict_name (runs[i].want));
+          tap_check_int (got, ==, runs[i].want);
+        }
+    }
+}
+
+static const struct tap_test tests[] = {
+  { "sabotaged SIGPENDING operations fail the cells of their property", test_sabotage_fails },
+};
+
+TAP_MAIN (tests)

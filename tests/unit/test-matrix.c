@@ -1,0 +1,215 @@
+/* test-matrix.c - the property matrix of `ucbench verify` (docs/verify.md "The matrix"):
+ * every (rlimit, level, P1-P5) cell is covered by a case; the generic cells' parameters agree
+ * with their descriptors; every case has its section in docs/verify.md; the --list matrix and
+ * the verdict table render what the cases cover and the worst verdict of each cell. */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../tap.h"
+#include "core/util.h"
+#include "verify/cells.h"
+#include "verify/matrix.h"
+#include "verify/verify.h"
+
+static const enum ucb_vlevel levels[]
+    = { UCB_VLEVEL_OWN, UCB_VLEVEL_PARENT, UCB_VLEVEL_GRANDPARENT };
+
+static void
+test_every_cell_is_covered (void)
+{
+  for (size_t r = 0; r < 4; r++)
+    for (size_t l = 0; l < UCB_ARRAY_SIZE (levels); l++)
+      for (int p = UCB_VPROP_P1; p <= UCB_VPROP_P5; p++)
+        {
+          bool hit = false;
+          for (size_t k = 0; ucb_vcases[k] && !hit; k++)
+            hit = ucb_vcase_covers (ucb_vcases[k], ucb_vmatrix_rows[r], levels[l],
+                                    (enum ucb_vprop) p);
+          if (!hit)
+            printf ("# no case covers %s %s %s\n", ucb_vmatrix_rows[r], ucb_vlevel_name (levels[l]),
+                    ucb_vprop_name ((enum ucb_vprop) p));
+          tap_check (hit);
+        }
+}
+
+static void
+test_descriptors (void)
+{
+  for (size_t k = 0; ucb_vcases[k]; k++)
+    {
+      const struct ucb_vcase *c = ucb_vcases[k];
+      bool row = false;
+
+      tap_check (ucb_vcase_ncells (c) >= 1);
+      for (size_t r = 0; r < UCB_VMATRIX_ROWS; r++)
+        row = row || strcmp (c->rlimit, ucb_vmatrix_rows[r]) == 0;
+      tap_check (row);
+      for (size_t j = 0; j < k; j++)
+        {
+          tap_check (strcmp (ucb_vcases[j]->id, c->id) < 0); /* ids unique, in order */
+          tap_check (strcmp (ucb_vcases[j]->name, c->name) != 0);
+        }
+      if (c->param)
+        {
+          const struct ucb_vcellspec *s = c->param;
+          tap_check_int (ucb_vcase_ncells (c), ==, 1);
+          tap_check_int (s->level, ==, c->cells[0].level);
+          tap_check_int (s->prop, ==, c->cells[0].prop);
+          tap_check_str (ucb_rlops[s->rl].name, c->rlimit);
+        }
+    }
+}
+
+static char *
+read_all (const char *path)
+{
+  FILE *f = fopen (path, "re");
+  char *buf;
+  long n;
+
+  if (f == NULL)
+    return NULL;
+  fseek (f, 0, SEEK_END);
+  n = ftell (f);
+  fseek (f, 0, SEEK_SET);
+  buf = xcalloc ((size_t) n + 1, 1);
+  if (fread (buf, 1, (size_t) n, f) != (size_t) n)
+    buf[0] = '\0';
+  fclose (f);
+  return buf;
+}
+
+/* docs/verify.md has "## ULIM-NN name" for every case. */
+static void
+test_every_case_documented (void)
+{
+  const char *top = getenv ("top_srcdir");
+  cleanup_free char *path = xasprintf ("%s/docs/verify.md", top ? top : ".");
+  cleanup_free char *doc = read_all (path);
+
+  if (doc == NULL)
+    {
+      tap_skip ("docs/verify.md not found (top_srcdir unset)");
+      return;
+    }
+  for (size_t k = 0; ucb_vcases[k]; k++)
+    {
+      cleanup_free char *head = xasprintf ("\n## %s %s\n", ucb_vcases[k]->id, ucb_vcases[k]->name);
+      if (strstr (doc, head) == NULL)
+        printf ("# docs/verify.md lacks `## %s %s`\n", ucb_vcases[k]->id, ucb_vcases[k]->name);
+      tap_check (strstr (doc, head) != NULL);
+    }
+}
+
+/* The line of `text` that starts with `start`, or NULL. */
+static const char *
+line_of (const char *text, const char *start)
+{
+  for (const char *p = text; p && *p; p = strchr (p, '\n') ? strchr (p, '\n') + 1 : NULL)
+    if (strncmp (p, start, strlen (start)) == 0)
+      return p;
+  return NULL;
+}
+
+/* What `fn` writes, into *text (the caller's: open_memstream updates it at fclose). */
+static void
+render (void (*fn) (FILE *, const struct ucb_vrun *, size_t), const struct ucb_vrun *v, size_t n,
+        char **text)
+{
+  size_t len = 0;
+  FILE *m = open_memstream (text, &len);
+
+  if (m == NULL)
+    abort ();
+  fn (m, v, n);
+  fclose (m);
+}
+
+static void
+test_verdict_table (void)
+{
+  struct ucb_vrun v[4];
+  cleanup_free char *text = NULL;
+  const char *sig, *mem, *none;
+
+  memset (v, 0, sizeof v);
+  v[0] = (struct ucb_vrun){ .c = ucb_vcase_find ("ULIM-01"), .verdict = UCB_VERDICT_PASS };
+  v[1] = (struct ucb_vrun){ .c = ucb_vcase_find ("ULIM-07"), .verdict = UCB_VERDICT_PASS };
+  v[2] = (struct ucb_vrun){ .c = ucb_vcase_find ("ULIM-22"), .verdict = UCB_VERDICT_FAIL };
+  v[3] = (struct ucb_vrun){ .c = ucb_vcase_find ("ULIM-19"), .verdict = UCB_VERDICT_KNOWN_BUG };
+  render (ucb_vmatrix_verdicts, v, 4, &text);
+  sig = line_of (text, "# SIGPENDING ");
+  mem = line_of (text, "# MEMLOCK ");
+  none = line_of (text, "# none ");
+  tap_check (sig && mem && none);
+  if (!sig || !mem || !none)
+    return;
+  /* P1: own pass; P2: own pass (07), parent the worst of pass (07) and fail (22); P3: parent
+   * pass (07); nothing else ran. */
+  tap_check (strncmp (sig, "# SIGPENDING  +..  +F.  .+.  ...  ...  ...  ...\n", 48) == 0);
+  tap_check (strncmp (mem, "# MEMLOCK     .x.  ...  ...  ...  ...  ...  ...\n", 48) == 0);
+  tap_check (strncmp (none, "# none        .    .    .    .    .    .    .\n", 46) == 0);
+}
+
+static void
+list_to (FILE *f, const struct ucb_vrun *v, size_t n)
+{
+  (void) v, (void) n;
+  ucb_vmatrix_list (f, ucb_vcases);
+}
+
+static void
+test_list_matrix (void)
+{
+  cleanup_free char *text = NULL;
+  const char *sig, *parent;
+
+  render (list_to, NULL, 0, &text);
+  sig = strstr (text, "\nSIGPENDING ");
+  parent = sig ? strstr (sig, "\n  parent") : NULL;
+  tap_check (parent != NULL);
+  /* parent P1 is ULIM-02, parent P2 ULIM-07 and ULIM-22 */
+  if (parent)
+    tap_check (strncmp (parent, "\n  parent      02        07,22 ", 31) == 0);
+}
+
+/* Intended and stock values: the first observation that tells them apart decides, and the rest
+ * are held to that kernel (a leak on a stock kernel cannot pass as the fix item by item). */
+static void
+test_two_kernels (void)
+{
+  char why[UCB_VDETAIL_MAX];
+  struct ucb_vresult r;
+
+  memset (&r, 0, sizeof r);
+  ucb_vsee_reset ();
+  ucb_vsee (&r, "first", UCB_VITEM_ADMITTED, ucb_vtwo (0, 4), 4);
+  ucb_vsee (&r, "same", UCB_VITEM_ADMITTED, ucb_vtwo (3, 3), 3);
+  ucb_vsee (&r, "later", UCB_VITEM_ADMITTED, ucb_vtwo (0, 4), 4);
+  tap_check_int (ucb_vjudge (&r, why, sizeof why), ==, UCB_VERDICT_KNOWN_BUG);
+  r.items[2].observed = 0; /* the intended value, on a kernel that showed the bug first */
+  tap_check_int (ucb_vjudge (&r, why, sizeof why), ==, UCB_VERDICT_FAIL);
+  memset (&r, 0, sizeof r);
+  ucb_vsee_reset ();
+  ucb_vsee (&r, "first", UCB_VITEM_ADMITTED, ucb_vtwo (0, 4), 0); /* a fixed kernel */
+  ucb_vsee (&r, "later", UCB_VITEM_ADMITTED, ucb_vtwo (0, 4), 0);
+  tap_check_int (ucb_vjudge (&r, why, sizeof why), ==, UCB_VERDICT_PASS);
+  r.items[1].observed = 4; /* the bug's value, on a kernel that showed the fix first */
+  tap_check_int (ucb_vjudge (&r, why, sizeof why), ==, UCB_VERDICT_FAIL);
+  tap_check_int (ucb_vtwo_sub (ucb_vtwo (7, 7), ucb_vtwo (4, 9), -2).bug, ==, 0);
+  tap_check_int (ucb_vtwo_sub (ucb_vtwo (7, 7), ucb_vtwo (4, 9), -2).want, ==, 1);
+}
+
+static const struct tap_test tests[] = {
+  { "intended and stock values: the first telling one decides", test_two_kernels },
+  { "every (rlimit, level, P1-P5) cell is covered by a case", test_every_cell_is_covered },
+  { "descriptors: cells, rlimit, ids in order, generic params agree", test_descriptors },
+  { "every case has its section in docs/verify.md", test_every_case_documented },
+  { "the verdict table: the worst verdict per cell and level", test_verdict_table },
+  { "--list: the cases per cell", test_list_matrix },
+};
+
+TAP_MAIN (tests)
