@@ -234,8 +234,12 @@ print_tap (FILE *f, const struct ucb_vrun *v, size_t n)
           fprintf (f, "not ok %zu %s %s\n# %s\n# checks: %s\n# depends on: %s\n", i + 1, x->c->id,
                    x->c->name, x->why, x->c->checks, x->c->depends);
           for (size_t k = 0; k < x->res.n; k++)
-            fprintf (f, "#   %-48s expected %lld, observed %lld\n", x->res.items[k].name,
-                     x->res.items[k].expected, x->res.items[k].observed);
+            {
+              char seen[32];
+              fprintf (f, "#   %-48s expected %lld, observed %s\n", x->res.items[k].name,
+                       x->res.items[k].expected,
+                       ucb_vitem_observed_text (&x->res.items[k], seen, sizeof seen));
+            }
           break;
         }
     }
@@ -270,10 +274,18 @@ verify_json (const struct ucb_vrun *v, size_t n)
   for (size_t i = 0; i < n; i++)
     {
       json_t *o = ucb_json_obj (), *exp = ucb_json_obj (), *obs = ucb_json_obj ();
+      json_t *capped = NULL;
       for (size_t k = 0; k < v[i].res.n; k++)
         {
-          ucb_json_set (exp, v[i].res.items[k].name, ucb_json_int (v[i].res.items[k].expected));
-          ucb_json_set (obs, v[i].res.items[k].name, ucb_json_int (v[i].res.items[k].observed));
+          const struct ucb_vitem *it = &v[i].res.items[k];
+          ucb_json_set (exp, it->name, ucb_json_int (it->expected));
+          ucb_json_set (obs, it->name, ucb_json_int (it->observed));
+          if (ucb_vitem_capped (it))
+            {
+              if (!capped)
+                capped = ucb_json_obj ();
+              ucb_json_set (capped, it->name, ucb_json_int (it->tries - 1));
+            }
         }
       ucb_json_set (o, "id", ucb_json_str (v[i].c->id));
       ucb_json_set (o, "name", ucb_json_str (v[i].c->name));
@@ -287,6 +299,8 @@ verify_json (const struct ucb_vrun *v, size_t n)
       ucb_json_set (o, "status", ucb_json_str (ucb_verdict_name (v[i].verdict)));
       ucb_json_set (o, "expected", exp);
       ucb_json_set (o, "observed", obs);
+      if (capped) /* those observed values are "more than the cap", not counts */
+        ucb_json_set (o, "capped", capped);
       ucb_json_set (o, "detail", ucb_json_str (v[i].why));
       ucb_json_set (o, "duration_s", ucb_json_real (v[i].duration_s));
       ucb_json_push (arr, o);

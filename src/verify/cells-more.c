@@ -79,8 +79,8 @@ ucb_vcell_p4 (struct ucb_vctx *ctx, const struct ucb_rlops *ops, enum ucb_vlevel
   ucb_vobserve (ctx->res, "charges admitted under RLIM_INFINITY", UCB_VITEM_ADMITTED, ops->large,
                 big.count);
   ucb_vobserve (ctx->res, "errno under RLIM_INFINITY (none)", UCB_VITEM_ERRNO, 0, big.errnum);
-  ucb_vsee (ctx->res, "admitted at the finite bound beside it", UCB_VITEM_ADMITTED,
-            ucb_vtwo_add (bound, -ops->self), f.count);
+  ucb_vsee_fill (ctx->res, "admitted at the finite bound beside it",
+                 ucb_vtwo_add (bound, -ops->self), &f);
   ucb_vobserve (ctx->res, "errno at the finite bound", UCB_VITEM_ERRNO, ops->refusal, f.errnum);
   return 0;
 }
@@ -110,11 +110,10 @@ p5_own (struct ucb_vctx *ctx, const struct ucb_rlops *ops, struct ucb_rlagent *a
   ucb_rlagent_fill (b, ops->cap, false, &again, err);
   if (*err)
     return;
-  ucb_vsee (ctx->res, "admitted to A at its own N", UCB_VITEM_ADMITTED, full, fa.count);
-  ucb_vsee (ctx->res, "admitted to B while A holds N", UCB_VITEM_ADMITTED, full, fb.count);
+  ucb_vsee_fill (ctx->res, "admitted to A at its own N", full, &fa);
+  ucb_vsee_fill (ctx->res, "admitted to B while A holds N", full, &fb);
   ucb_vobserve (ctx->res, "errno of B's refusal", UCB_VITEM_ERRNO, ops->refusal, fb.errnum);
-  ucb_vsee (ctx->res, "admitted to B after A's own limit fell", UCB_VITEM_ADMITTED, full,
-            again.count);
+  ucb_vsee_fill (ctx->res, "admitted to B after A's own limit fell", full, &again);
   if (obs->pid > 0)
     ucb_vobserve (ctx->res, "observer SigQ: A's and B's", UCB_VITEM_COUNTER, 2 * CELL_N, both);
 }
@@ -149,13 +148,12 @@ p5_shared (struct ucb_vctx *ctx, const struct ucb_rlops *ops, enum ucb_vlevel le
   ucb_rlagent_fill (b, ops->cap, false, &alone, err);
   if (*err)
     return;
-  ucb_vsee (ctx->res, "admitted to A (at most 2)", UCB_VITEM_ADMITTED, held, fa.count);
-  ucb_vsee (ctx->res, "admitted to B while A holds them", UCB_VITEM_ADMITTED, rest, fb.count);
+  ucb_vsee_fill (ctx->res, "admitted to A (at most 2)", held, &fa);
+  ucb_vsee_fill (ctx->res, "admitted to B while A holds them", rest, &fb);
   ucb_vobserve (ctx->res, "errno of B's refusal", UCB_VITEM_ERRNO, ops->refusal, fb.errnum);
-  ucb_vsee (ctx->res, "admitted to B after A's own limit fell", UCB_VITEM_ADMITTED, rest,
-            tight.count);
-  ucb_vsee (ctx->res, "admitted to B once A released", UCB_VITEM_ADMITTED,
-            ucb_vtwo_add (bound, -2 * ops->self), alone.count);
+  ucb_vsee_fill (ctx->res, "admitted to B after A's own limit fell", rest, &tight);
+  ucb_vsee_fill (ctx->res, "admitted to B once A released", ucb_vtwo_add (bound, -2 * ops->self),
+                 &alone);
   if (obs->pid > 0)
     ucb_vobserve (ctx->res, "observer SigQ: the sum of A and B", UCB_VITEM_COUNTER, CELL_N + CELL_X,
                   sum);

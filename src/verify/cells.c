@@ -51,21 +51,37 @@ ucb_vsee_reset (void)
   seen_kernel = UNDECIDED;
 }
 
-void
-ucb_vsee (struct ucb_vresult *r, const char *name, enum ucb_vkind kind, struct ucb_vtwo e,
-          long observed)
+static void
+see (struct ucb_vresult *r, const char *name, enum ucb_vkind kind, struct ucb_vtwo e, long observed,
+     long tries)
 {
   if (e.want == e.bug)
-    ucb_vobserve (r, name, kind, e.want, observed);
+    ucb_vobserve_count (r, name, kind, e.want, observed, tries);
   else if (seen_kernel == STOCK)
-    ucb_vobserve (r, name, kind, e.bug, observed);
+    ucb_vobserve_count (r, name, kind, e.bug, observed, tries);
   else if (seen_kernel == INTENDED)
-    ucb_vobserve (r, name, kind, e.want, observed);
+    ucb_vobserve_count (r, name, kind, e.want, observed, tries);
   else
     {
       seen_kernel = observed == e.bug ? STOCK : INTENDED;
       ucb_vobserve_bug (r, name, kind, e.want, observed, e.bug);
+      if (r->n > 0 && strcmp (r->items[r->n - 1].name, name) == 0)
+        r->items[r->n - 1].tries = tries;
     }
+}
+
+void
+ucb_vsee (struct ucb_vresult *r, const char *name, enum ucb_vkind kind, struct ucb_vtwo e,
+          long observed)
+{
+  see (r, name, kind, e, observed, 0);
+}
+
+void
+ucb_vsee_fill (struct ucb_vresult *r, const char *name, struct ucb_vtwo e,
+               const struct ucb_rlans *fill)
+{
+  see (r, name, UCB_VITEM_ADMITTED, e, fill->count, fill->tries);
 }
 
 struct ucb_rlplace
@@ -122,7 +138,7 @@ ucb_vcell_p1 (struct ucb_vctx *ctx, const struct ucb_rlops *ops, enum ucb_vlevel
   snprintf (name, sizeof name, "admitted at the %s bound", ucb_vlevel_name (level));
   ucb_vsee (ctx->res, name, UCB_VITEM_ADMITTED, b, f.count);
   ucb_vobserve (ctx->res, "errno of the refusal", UCB_VITEM_ERRNO, ops->refusal, f.errnum);
-  ucb_vsee (ctx->res, "admitted again after the release", UCB_VITEM_ADMITTED, b, again.count);
+  ucb_vsee_fill (ctx->res, "admitted again after the release", b, &again);
   return 0;
 }
 
@@ -145,7 +161,7 @@ p2_refusals (struct ucb_vctx *ctx, const struct ucb_rlops *ops, struct ucb_rlage
   ucb_rlagent_fill (a, ops->cap, false, &one, err);
   if (*err)
     return;
-  ucb_vsee (ctx->res, "admitted before the refusal", UCB_VITEM_ADMITTED, full, f.count);
+  ucb_vsee_fill (ctx->res, "admitted before the refusal", full, &f);
   ucb_vobserve (ctx->res, "errno of the refusal", UCB_VITEM_ERRNO, ops->refusal, f.errnum);
   ucb_vobserve (ctx->res, "admitted of 8 attempts after the refusal", UCB_VITEM_ADMITTED, 0,
                 t.count);
@@ -158,8 +174,8 @@ p2_refusals (struct ucb_vctx *ctx, const struct ucb_rlops *ops, struct ucb_rlage
     }
   if (t.sigq_n1 >= 0)
     ucb_vsee (ctx->res, "level-1 SigQ after the refusals", UCB_VITEM_COUNTER, full, t.sigq_n1);
-  ucb_vsee (ctx->res, "admitted after releasing one", UCB_VITEM_ADMITTED,
-            ucb_vtwo (full.want > 0, full.bug > 0), one.count);
+  ucb_vsee_fill (ctx->res, "admitted after releasing one", ucb_vtwo (full.want > 0, full.bug > 0),
+                 &one);
 }
 
 /* Everything released: a fill with the own limit set to `soft` must admit `e` (the count of
@@ -225,8 +241,8 @@ p2_parent (struct ucb_vctx *ctx, const struct ucb_rlops *ops, struct ucb_rlagent
   if (ucb_rlagent_stop (&b, err) < 0)
     return;
   /* The agent holds `full` again (one released, one more admitted); both are tasks (NPROC). */
-  ucb_vsee (ctx->res, "level 2 after: admitted to a sibling", UCB_VITEM_ADMITTED,
-            ucb_vtwo_sub (top, full, -2 * ops->self), f.count);
+  ucb_vsee_fill (ctx->res, "level 2 after: admitted to a sibling",
+                 ucb_vtwo_sub (top, full, -2 * ops->self), &f);
   p2_next_bound (ctx, a, "level 0 after: admitted at own M", ops->soft (CELL_M),
                  ucb_vtwo_add (ucb_vtwo_min (ucb_vtwo (CELL_M, CELL_M), tight), -ops->self), err);
 }
@@ -326,9 +342,8 @@ ucb_vcell_p3 (struct ucb_vctx *ctx, const struct ucb_rlops *ops, enum ucb_vlevel
   ucb_probe_kill (&obs);
   if (*err)
     return -1;
-  ucb_vsee (ctx->res, "admitted to the holder before its exit", UCB_VITEM_ADMITTED, full,
-            held.count);
-  ucb_vsee (ctx->res, "admitted after the holder's exit", UCB_VITEM_ADMITTED, full, f.count);
+  ucb_vsee_fill (ctx->res, "admitted to the holder before its exit", full, &held);
+  ucb_vsee_fill (ctx->res, "admitted after the holder's exit", full, &f);
   ucb_vobserve (ctx->res, "errno after the holder's exit", UCB_VITEM_ERRNO, ops->refusal, f.errnum);
   if (obs.pid > 0 || sigq_held >= 0)
     {

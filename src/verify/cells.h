@@ -48,6 +48,9 @@ struct ucb_vtwo ucb_vsnap_bound (const struct ucb_rlops *ops, long units);
  * every later one is expected as that kernel's value only.  ucb_vsee_reset() starts a cell. */
 void ucb_vsee (struct ucb_vresult *r, const char *name, enum ucb_vkind kind, struct ucb_vtwo e,
                long observed);
+/* The same for the count of a fill (admitted, capped at the fill's tries: "> cap"). */
+void ucb_vsee_fill (struct ucb_vresult *r, const char *name, struct ucb_vtwo e,
+                    const struct ucb_rlans *fill);
 void ucb_vsee_reset (void);
 
 /* The place whose tightest bound is N units at `level` (own: depth 0 with own soft N; parent:

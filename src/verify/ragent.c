@@ -213,6 +213,7 @@ ucb_rlagent_fill (struct ucb_rlagent *a, long max, bool big, struct ucb_rlans *a
 {
   int r = order (a, 'f', max, big, ans, err);
 
+  ans->tries = max;
   if (r == 0 && max == a->ops->cap && ans->errnum == 0)
     capped++;
   return r;

@@ -44,6 +44,7 @@ struct ucb_rlans
   long refused; /* try: attempts refused with the errno asked for */
   long sigq;    /* SigQ of the agent (its level-0 SIGPENDING counter) */
   long held;    /* charges it holds now */
+  long tries;   /* fill: the most it tried (its max): a count that reached it is capped */
   long sigq_n1; /* SIGPENDING at depth 2: SigQ of (N1, 0), its level 1; else -1 */
 };
 

@@ -116,6 +116,33 @@ ucb_vobserve (struct ucb_vresult *r, const char *name, enum ucb_vkind kind, long
 }
 
 void
+ucb_vobserve_count (struct ucb_vresult *r, const char *name, enum ucb_vkind kind,
+                    long long expected, long long observed, long long tries)
+{
+  struct ucb_vitem *it = add_item (r, name, kind, expected, observed);
+  if (it)
+    it->tries = tries;
+}
+
+bool
+ucb_vitem_capped (const struct ucb_vitem *it)
+{
+  /* A fill of exactly the expected load (tries == expected) that is all admitted is the
+   * expectation, not a cap. */
+  return it->tries > it->expected && it->observed >= it->tries;
+}
+
+const char *
+ucb_vitem_observed_text (const struct ucb_vitem *it, char *buf, size_t len)
+{
+  if (ucb_vitem_capped (it))
+    snprintf (buf, len, "> %lld", it->tries - 1);
+  else
+    snprintf (buf, len, "%lld", it->observed);
+  return buf;
+}
+
+void
 ucb_vobserve_bug (struct ucb_vresult *r, const char *name, enum ucb_vkind kind, long long expected,
                   long long observed, long long bug_value)
 {
@@ -189,8 +216,9 @@ ucb_vjudge (const struct ucb_vresult *r, char *why, size_t whylen)
             bug = it;
             continue;
           }
-        snprintf (why, whylen, "%s: expected %lld, observed %lld: %s", it->name, it->expected,
-                  it->observed, mismatch_kind (it));
+        char seen[32];
+        snprintf (why, whylen, "%s: expected %lld, observed %s: %s", it->name, it->expected,
+                  ucb_vitem_observed_text (it, seen, sizeof seen), mismatch_kind (it));
         return UCB_VERDICT_FAIL;
       }
   if (bug)

@@ -44,6 +44,10 @@ struct ucb_vitem
   /* A value the kernel gives when it has the case's known bug (ULIM-19); valid if set. */
   bool has_bug_value;
   long long bug_value;
+  /* A count made with at most `tries` attempts (0: not such a count), more than expected:
+   * observed == tries means every attempt was admitted, so the kernel's true count is
+   * unknown and reads "> tries - 1" (the case's stated cap), never as a count. */
+  long long tries;
 };
 
 /* Filled by a case's run() in a forked child: lives in shared memory, so it must be flat. */
@@ -147,6 +151,13 @@ bool ucb_vcase_unmet (const struct ucb_vcase *c, uint64_t have, bool init_root, 
 /* Record one observation (from a case's run()). */
 void ucb_vobserve (struct ucb_vresult *r, const char *name, enum ucb_vkind kind, long long expected,
                    long long observed);
+/* A count of admissions made with at most `tries` attempts (see ucb_vitem.tries). */
+void ucb_vobserve_count (struct ucb_vresult *r, const char *name, enum ucb_vkind kind,
+                         long long expected, long long observed, long long tries);
+/* Whether `it` is a count that reached its cap: its observed value then means "> cap". */
+bool ucb_vitem_capped (const struct ucb_vitem *it);
+/* "260" or "> 260" (a capped count), for messages. */
+const char *ucb_vitem_observed_text (const struct ucb_vitem *it, char *buf, size_t len);
 /* The same, with the value a kernel with the case's known bug gives. */
 void ucb_vobserve_bug (struct ucb_vresult *r, const char *name, enum ucb_vkind kind,
                        long long expected, long long observed, long long bug_value);

@@ -10,11 +10,11 @@
 
 void
 ucb_vobserve_fill (struct ucb_vresult *r, const char *name, enum ucb_vkind kind, long long expected,
-                   long long count, const char *errno_name, long long errno_expected,
-                   long long errnum)
+                   long long count, long long tries, const char *errno_name,
+                   long long errno_expected, long long errnum)
 {
   if (name)
-    ucb_vobserve (r, name, kind, expected, count);
+    ucb_vobserve_count (r, name, kind, expected, count, tries);
   if (errno_name)
     ucb_vobserve (r, errno_name, UCB_VITEM_ERRNO, errno_expected, errnum);
 }
@@ -172,8 +172,9 @@ script_step (struct ucb_vctx *ctx, struct ucb_probe *p, const struct ucb_vactor 
         return -1;
       break;
     }
-  ucb_vobserve_fill (ctx->res, s->name, s->kind, s->expected, n, s->errno_name, s->errno_expected,
-                     errnum);
+  ucb_vobserve_fill (ctx->res, s->name, s->kind, s->expected, n,
+                     s->op == UCB_VOP_FILL || s->op == UCB_VOP_COUNT ? s->max : 0, s->errno_name,
+                     s->errno_expected, errnum);
   return 0;
 }
 

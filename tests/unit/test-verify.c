@@ -46,6 +46,30 @@ test_judge (void)
   tap_check (strstr (why, "over-admission") != NULL);
 }
 
+/* A count whose every try was admitted is "> cap", never a count; a fill of exactly the
+ * expected load is not capped. */
+static void
+test_capped_count (void)
+{
+  char why[UCB_VDETAIL_MAX], seen[32];
+  struct ucb_vresult r;
+
+  memset (&r, 0, sizeof r);
+  ucb_vobserve_count (&r, "admitted", UCB_VITEM_ADMITTED, 5, 262, 262);
+  tap_check (ucb_vitem_capped (&r.items[0]));
+  tap_check_str (ucb_vitem_observed_text (&r.items[0], seen, sizeof seen), "> 261");
+  tap_check_int (ucb_vjudge (&r, why, sizeof why), ==, UCB_VERDICT_FAIL);
+  tap_check (strstr (why, "observed > 261: over-admission") != NULL);
+  memset (&r, 0, sizeof r);
+  ucb_vobserve_count (&r, "admitted", UCB_VITEM_ADMITTED, 5, 7, 262); /* refused at 8 */
+  tap_check (!ucb_vitem_capped (&r.items[0]));
+  tap_check_str (ucb_vitem_observed_text (&r.items[0], seen, sizeof seen), "7");
+  memset (&r, 0, sizeof r);
+  ucb_vobserve_count (&r, "held", UCB_VITEM_ADMITTED, 3, 3, 3); /* an exact load, all taken */
+  tap_check (!ucb_vitem_capped (&r.items[0]));
+  tap_check_int (ucb_vjudge (&r, why, sizeof why), ==, UCB_VERDICT_PASS);
+}
+
 static void
 test_known_bug_and_others (void)
 {
@@ -106,6 +130,7 @@ test_registry_needs (void)
 
 static const struct tap_test tests[] = {
   { "verdict: match, over-admission, early denial, wrong errno, leak", test_judge },
+  { "verdict: a count that reached its cap reads \"> cap\", over-admission", test_capped_count },
   { "verdict: known bug vs fixed vs other, skip, error", test_known_bug_and_others },
   { "needs: missing capabilities and uid 0 of the initial user namespace named", test_needs },
   { "needs: every case declares the probes' capabilities", test_registry_needs },

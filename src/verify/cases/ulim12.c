@@ -63,9 +63,10 @@ ulim12_run (struct ucb_vctx *ctx, ucb_error_t *err)
   if (ucb_probe_run (&spec, probe, NULL, &o, err) < 0)
     return -1;
   ucb_vobserve_fill (r, "children forked in the container", UCB_VITEM_ADMITTED, 4, o.v[FORKED],
-                     "errno at the parent bound", EAGAIN, o.v[REFUSED]);
+                     UCB_VTRIES (4), "errno at the parent bound", EAGAIN, o.v[REFUSED]);
   ucb_vobserve (r, "fewest children in 50 refork rounds", UCB_VITEM_ADMITTED, 4, o.v[LO]);
-  ucb_vobserve (r, "most children in 50 refork rounds", UCB_VITEM_ADMITTED, 4, o.v[HI]);
+  ucb_vobserve_count (r, "most children in 50 refork rounds", UCB_VITEM_ADMITTED, 4, o.v[HI],
+                      UCB_VTRIES (4));
   ucb_vobserve (r, "refork rounds refused with EAGAIN", UCB_VITEM_EXACT, ROUNDS,
                 o.v[EAGAIN_ROUNDS]);
   return 0;

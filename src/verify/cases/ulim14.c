@@ -118,7 +118,7 @@ ulim14_run (struct ucb_vctx *ctx, ucb_error_t *err)
                                   .soft = 2 };
   if (ucb_probe_run (&spec, sub_cap_admin, NULL, &o, err) < 0)
     return -1;
-  ucb_vobserve_fill (r, "(c) ruid U/euid 0, soft 2: forks of 10", UCB_VITEM_ADMITTED, 10, o.v[0],
+  ucb_vobserve_fill (r, "(c) ruid U/euid 0, soft 2: forks of 10", UCB_VITEM_ADMITTED, 10, o.v[0], 0,
                      "(c) fork after dropping euid 0", EAGAIN, o.errnum);
 
   /* (d) container root with kuid U */
@@ -130,7 +130,7 @@ ulim14_run (struct ucb_vctx *ctx, ucb_error_t *err)
                                   .soft_inside = 2 };
   if (ucb_probe_run (&spec, sub_count, &all, &o, err) < 0)
     return -1;
-  ucb_vobserve_fill (r, "(d) container root kuid U, soft 2", UCB_VITEM_ADMITTED, 1, o.v[0],
+  ucb_vobserve_fill (r, "(d) container root kuid U, soft 2", UCB_VITEM_ADMITTED, 1, o.v[0], all,
                      "(d) errno of the 2nd fork", EAGAIN, o.errnum);
   return 0;
 }

@@ -129,7 +129,7 @@ ulim15_run (struct ucb_vctx *ctx, ucb_error_t *err)
   if (ucb_probe_run (&spec, count_forks, NULL, &o, err) < 0)
     return -1;
   ucb_vobserve_fill (ctx->res, "(a) root-created ns (creator soft 3), own 50", UCB_VITEM_ADMITTED,
-                     49, o.v[0], "(a) errno at the own limit", EAGAIN, o.errnum);
+                     49, o.v[0], UCB_VTRIES (49), "(a) errno at the own limit", EAGAIN, o.errnum);
   return sub_execve (ctx, err);
 }
 
