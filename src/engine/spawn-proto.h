@@ -10,6 +10,9 @@ enum
 {
   UCB_MSG_READY = 1,
   UCB_MSG_ERROR = 2,
+  /* Spawner to ucbench: container `task` has owner `pid`; its sync socket rides along
+   * (SCM_RIGHTS).  An ERROR from the spawner names the container in `task`. */
+  UCB_MSG_SPAWNED = 3,
 };
 
 struct ucb_sync_msg

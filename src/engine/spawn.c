@@ -37,9 +37,11 @@
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -140,15 +142,37 @@ set_name (const char *prefix, unsigned a)
   prctl (PR_SET_NAME, name, 0, 0, 0);
 }
 
-/* Wait for `pid` and exit the way it did: intermediate levels only keep the chain alive. */
+/* A task that the filter killed (SIGSYS) or that crashed says nothing itself: its waiting
+ * parent says it, naming the profile when one is loaded. */
+static void
+report_task_signal (int sync_fd, int status)
+{
+  ucb_error_t err = NULL;
+  const char *sig;
+
+  if (!WIFSIGNALED (status) || WTERMSIG (status) == SIGKILL || !ucb_seccomp_active ())
+    return;
+  sig = sigabbrev_np (WTERMSIG (status));
+  ucb_make_error (&err, 0,
+                  "a task was killed by SIG%s after loading the seccomp profile %s: the "
+                  "profile may block a call the task needs",
+                  sig ? sig : "?", ucb_seccomp_active ());
+  send_error (sync_fd, &err);
+}
+
+/* Wait for `pid` and exit the way it did: intermediate levels only keep the chain alive.  The
+ * creator of a container whose one task is its init (task_is_init) reports that task's death
+ * by a signal, as the init would. */
 __attribute__ ((noreturn)) static void
-wait_and_exit_like (pid_t pid)
+wait_and_exit_like (const struct ucb_task_env *env, pid_t pid, bool child_is_task)
 {
   int status;
 
   while (waitpid (pid, &status, 0) < 0)
     if (errno != EINTR)
       _exit (UCB_EXIT_FAILURE);
+  if (child_is_task)
+    report_task_signal (env->sync_fd, status);
   if (WIFEXITED (status))
     _exit (WEXITSTATUS (status));
   _exit (128 + WTERMSIG (status));
@@ -170,21 +194,49 @@ pin_self (const struct ucb_container_spec *spec, unsigned task, ucb_error_t *err
   return 0;
 }
 
-/* One task as a process: dies with the container init, runs `fn`, exits with its status. */
+/* One task in the calling process: pinned, named, runs `fn`, exits with its status. */
 __attribute__ ((noreturn)) static void
-task_process (const struct ucb_task_env *env, pid_t init, unsigned task, ucb_task_main_fn fn,
-              void *arg)
+run_task (const struct ucb_task_env *env, unsigned task, ucb_task_main_fn fn, void *arg)
 {
   ucb_error_t err = NULL;
   int r;
 
-  if (ucb_arm_pdeathsig (init, "parent", &err) < 0 || pin_self (env->spec, task, &err) < 0)
+  if (pin_self (env->spec, task, &err) < 0)
     child_fail_noreturn (env->sync_fd, &err);
   set_name ("ucb-task", env->spec->index);
   r = fn (arg, env, task, &err);
   if (r < 0)
     child_fail_noreturn (env->sync_fd, &err);
   _exit (r);
+}
+
+/* One task as a process: dies with the container init. */
+__attribute__ ((noreturn)) static void
+task_process (const struct ucb_task_env *env, pid_t init, unsigned task, ucb_task_main_fn fn,
+              void *arg)
+{
+  ucb_error_t err = NULL;
+
+  if (ucb_arm_pdeathsig (init, "parent", &err) < 0)
+    child_fail_noreturn (env->sync_fd, &err);
+  run_task (env, task, fn, arg);
+}
+
+/* A container of one task process needs no init of its own: the innermost level runs the task
+ * itself, one fork and one process fewer per container (at thousands of containers, the forks
+ * are most of the setup).  Not in a new pid namespace, where the task would be its pid 1 (which
+ * the kernel shields from its own signals), nor at depth 0, where it would be the owner. */
+static bool
+task_is_init (const struct ucb_container_spec *spec)
+{
+  return !spec->threads && spec->tasks == 1 && spec->depth > 0
+         && !(spec->clone_flags & CLONE_NEWPID);
+}
+
+bool
+ucb_spec_owner_is_task (const struct ucb_container_spec *spec)
+{
+  return task_is_init (spec) && spec->depth == 1;
 }
 
 struct task_thread
@@ -227,6 +279,8 @@ container_main (const struct ucb_task_env *env, ucb_task_main_fn fn, void *arg)
       ucb_error_wrap (&err, "container %u init", spec->index);
       child_fail_noreturn (env->sync_fd, &err);
     }
+  if (task_is_init (spec))
+    run_task (env, 0, fn, arg);
   if (spec->threads)
     {
       cleanup_free struct task_thread *t = xcalloc (spec->tasks, sizeof *t);
@@ -285,29 +339,22 @@ container_main (const struct ucb_task_env *env, ucb_task_main_fn fn, void *arg)
           if (pid < 0)
             break;
           failed |= !WIFEXITED (status) || WEXITSTATUS (status) != 0;
-          /* A task that the filter killed (SIGSYS) or that crashed says nothing itself. */
-          if (WIFSIGNALED (status) && WTERMSIG (status) != SIGKILL && ucb_seccomp_active ())
-            {
-              const char *sig = sigabbrev_np (WTERMSIG (status));
-              ucb_make_error (&err, 0,
-                              "a task was killed by SIG%s after loading the seccomp profile "
-                              "%s: the profile may block a call the task needs",
-                              sig ? sig : "?", ucb_seccomp_active ());
-              send_error (env->sync_fd, &err);
-            }
+          report_task_signal (env->sync_fd, status);
         }
       _exit (failed ? UCB_EXIT_FAILURE : 0);
     }
 }
 
-/* Build levels `level`..depth below the calling process, then become the container init. */
+/* Build levels `level`..depth below the calling process, then become the container init.
+ * Each new level writes its own id maps: one id, mapped to the one its creator has (which the
+ * kernel lets a namespace's first process map without privilege), so no creator has to write
+ * them and release the child: no round trip per level. */
 __attribute__ ((noreturn)) static void
 build_level (const struct ucb_task_env *env, unsigned level, uid_t map_uid, gid_t map_gid,
              ucb_task_main_fn fn, void *arg)
 {
   const struct ucb_container_spec *spec = env->spec;
   ucb_error_t err = NULL;
-  int gate[2];
   pid_t self = getpid ();
   pid_t child;
   /* The innermost level also gets the container's other namespaces, owned by its userns. */
@@ -316,11 +363,6 @@ build_level (const struct ucb_task_env *env, unsigned level, uid_t map_uid, gid_
   if (level > spec->depth)
     container_main (env, fn, arg);
 
-  if (pipe2 (gate, O_CLOEXEC) < 0)
-    {
-      ucb_make_error (&err, errno, "pipe for level %u", level);
-      child_fail_noreturn (env->sync_fd, &err);
-    }
   child = (pid_t) syscall (SYS_clone, flags | SIGCHLD, NULL, NULL, NULL, NULL);
   if (child < 0)
     {
@@ -336,39 +378,19 @@ build_level (const struct ucb_task_env *env, unsigned level, uid_t map_uid, gid_
     }
   if (child == 0)
     {
-      char c;
-      ssize_t n;
-
-      close (gate[1]);
-      do
-        n = read (gate[0], &c, 1);
-      while (n < 0 && errno == EINTR);
-      if (n != 1)
-        _exit (UCB_EXIT_FAILURE); /* the creator failed and already reported why */
-      close (gate[0]);
       /* In a new pid namespace our parent is outside it: getppid() reads 0. */
       if (ucb_arm_pdeathsig ((flags & CLONE_NEWPID) ? 0 : self, "parent", &err) < 0)
         child_fail_noreturn (env->sync_fd, &err);
+      if (ucb_userns_write_maps (0, map_uid, map_gid, 1, true, &err) < 0)
+        {
+          ucb_error_wrap (&err, "nesting level %u", level);
+          child_fail_noreturn (env->sync_fd, &err);
+        }
       set_name ("ucb-ns", level);
       /* Inside, we are uid 0 and map our children's 0 to it. */
       build_level (env, level + 1, 0, 0, fn, arg);
     }
-
-  close (gate[0]);
-  if (ucb_userns_write_maps (child, map_uid, map_gid, 1, true, &err) < 0)
-    {
-      ucb_error_wrap (&err, "nesting level %u", level);
-      kill (child, SIGKILL);
-      child_fail_noreturn (env->sync_fd, &err);
-    }
-  if (ucb_write_all (gate[1], "g", 1) < 0)
-    {
-      ucb_make_error (&err, errno, "release nesting level %u", level);
-      kill (child, SIGKILL);
-      child_fail_noreturn (env->sync_fd, &err);
-    }
-  close (gate[1]);
-  wait_and_exit_like (child);
+  wait_and_exit_like (env, child, level == spec->depth && task_is_init (spec));
 }
 
 static bool
@@ -415,6 +437,39 @@ become_owner (const struct ucb_container_spec *spec, pid_t parent, ucb_error_t *
   return ucb_arm_pdeathsig (parent, "parent", err);
 }
 
+/* Depth 1, one task: the owner enters the container's namespaces itself (unshare, then its own
+ * maps) and runs the task, so a container is one fork, as in the bare loop.  The namespaces
+ * are the same as a clone() would make: owned by the owner uid, its soft limits recorded. */
+__attribute__ ((noreturn)) static void
+owner_becomes_task (const struct ucb_task_env *env, pid_t parent, ucb_task_main_fn fn, void *arg)
+{
+  const struct ucb_container_spec *spec = env->spec;
+  int flags = CLONE_NEWUSER | spec->clone_flags;
+  ucb_error_t err = NULL;
+
+  if (unshare (flags) < 0)
+    {
+      int e = errno;
+      const char *hint = ucb_clone_hint (e);
+      if (hint)
+        ucb_make_error (&err, 0, "unshare(CLONE_NEWUSER%s) for nesting level 1: %s; %s",
+                        flags != CLONE_NEWUSER ? "|..." : "", strerror (e), hint);
+      else
+        ucb_make_error (&err, e, "unshare(CLONE_NEWUSER%s) for nesting level 1",
+                        flags != CLONE_NEWUSER ? "|..." : "");
+      child_fail_noreturn (env->sync_fd, &err);
+    }
+  if (ucb_userns_write_maps (0, spec->owner_uid, spec->owner_gid, 1, true, &err) < 0)
+    {
+      ucb_error_wrap (&err, "nesting level 1");
+      child_fail_noreturn (env->sync_fd, &err);
+    }
+  /* A capability change could have cleared the parent-death signal. */
+  if (ucb_arm_pdeathsig (parent, "parent", &err) < 0)
+    child_fail_noreturn (env->sync_fd, &err);
+  container_main (env, fn, arg);
+}
+
 __attribute__ ((noreturn)) static void
 owner_main (const struct ucb_task_env *env, pid_t parent, ucb_task_main_fn fn, void *arg)
 {
@@ -424,15 +479,7 @@ owner_main (const struct ucb_task_env *env, pid_t parent, ucb_task_main_fn fn, v
   close_all_but (keep, 2);
   if (ucb_arm_pdeathsig (parent, "parent", &err) < 0)
     child_fail_noreturn (env->sync_fd, &err);
-  if (setpgid (0, 0) < 0 && errno != EACCES)
-    {
-      ucb_make_error (&err, errno, "setpgid");
-      child_fail_noreturn (env->sync_fd, &err);
-    }
-  /* Terminal signals go to ucbench, which stops us in order. */
-  signal (SIGINT, SIG_IGN);
-  signal (SIGTERM, SIG_DFL);
-  signal (SIGHUP, SIG_IGN);
+  /* The spawner's process group and signal dispositions are already ours. */
   set_name ("ucb-owner", env->spec->index);
   if (env->spec->owner_hook && env->spec->owner_hook (env->spec->hook_arg, env->spec, &err) < 0)
     {
@@ -444,34 +491,164 @@ owner_main (const struct ucb_task_env *env, pid_t parent, ucb_task_main_fn fn, v
       ucb_error_wrap (&err, "owner uid %u", (unsigned) env->spec->owner_uid);
       child_fail_noreturn (env->sync_fd, &err);
     }
+  if (ucb_spec_owner_is_task (env->spec))
+    owner_becomes_task (env, parent, fn, arg);
   build_level (env, 1, env->spec->owner_uid, env->spec->owner_gid, fn, arg);
+}
+
+/* ---- the spawner ------------------------------------------------------------------------ */
+
+/* Hand ucbench container `index`'s end of its sync socket, with the owner's pid (pid < 0:
+ * `err` says why there is none). */
+static int
+send_spawned (int ctl, unsigned index, pid_t pid, int sock, ucb_error_t *err)
+{
+  union
+  {
+    char buf[CMSG_SPACE (sizeof (int))];
+    struct cmsghdr align;
+  } ctl_buf;
+  struct ucb_sync_msg m;
+  struct iovec iov = { .iov_base = &m, .iov_len = sizeof m };
+  struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+  ssize_t n;
+
+  memset (&m, 0, sizeof m);
+  m.type = pid > 0 ? UCB_MSG_SPAWNED : UCB_MSG_ERROR;
+  m.task = index;
+  m.pid = (int32_t) pid;
+  if (pid > 0)
+    {
+      struct cmsghdr *cm;
+      memset (&ctl_buf, 0, sizeof ctl_buf);
+      mh.msg_control = ctl_buf.buf;
+      mh.msg_controllen = sizeof ctl_buf.buf;
+      cm = CMSG_FIRSTHDR (&mh);
+      cm->cmsg_level = SOL_SOCKET;
+      cm->cmsg_type = SCM_RIGHTS;
+      cm->cmsg_len = CMSG_LEN (sizeof (int));
+      memcpy (CMSG_DATA (cm), &sock, sizeof sock);
+    }
+  else
+    ucb_error_to_wire (err, &m.err);
+  do
+    n = sendmsg (ctl, &mh, MSG_NOSIGNAL);
+  while (n < 0 && errno == EINTR);
+  return n == (ssize_t) sizeof m ? 0 : -1;
+}
+
+/* One container: its sync socket and its owner, a child of ucbench (CLONE_PARENT), so that
+ * ucbench reaps it and its PR_SET_PDEATHSIG follows ucbench.  Returns the owner's pid, or -1
+ * with `err` set; sv[0] is ucbench's end. */
+static pid_t
+spawn_owner (const struct ucb_container_spec *spec, pid_t parent, int start_fd, int sv[2],
+             ucb_task_main_fn fn, void *arg, ucb_error_t *err)
+{
+  int one = 1;
+  pid_t pid;
+
+  if (socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+    return ucb_make_error (err, errno, "socketpair for container %u%s", spec->index,
+                           errno == EMFILE ? " (raise `ulimit -n`)" : "");
+  /* Credentials of every message: the task's pid and uid as seen from ucbench. */
+  if (setsockopt (sv[0], SOL_SOCKET, SO_PASSCRED, &one, sizeof one) < 0)
+    return ucb_make_error (err, errno, "setsockopt(SO_PASSCRED)");
+  pid = (pid_t) syscall (SYS_clone, CLONE_PARENT | SIGCHLD, NULL, NULL, NULL, NULL);
+  if (pid < 0)
+    {
+      int e = errno;
+      const char *hint = ucb_clone_hint (e);
+      if (hint)
+        return ucb_make_error (err, 0, "fork for container %u: %s; %s", spec->index,
+                               strerror (e), hint);
+      return ucb_make_error (err, e, "fork for container %u", spec->index);
+    }
+  if (pid == 0)
+    {
+      struct ucb_task_env env = { .spec = spec, .sync_fd = sv[1], .start_fd = start_fd };
+      owner_main (&env, parent, fn, arg);
+    }
+  return pid;
+}
+
+/* Drop the pages wholly inside [p, p + len) from this process (a copy: the parent keeps its
+ * own); malloc's headers around them stay. */
+static void
+drop_pages (void *p, size_t len)
+{
+  uintptr_t page = (uintptr_t) sysconf (_SC_PAGESIZE);
+  uintptr_t lo = ((uintptr_t) p + page - 1) & ~(page - 1);
+  uintptr_t hi = ((uintptr_t) p + len) & ~(page - 1);
+
+  if (p && hi > lo)
+    (void) madvise ((void *) lo, hi - lo, MADV_DONTNEED);
+}
+
+/* The spawner: forks every owner, so that neither the cost of a fork (its copy of the parent's
+ * page tables and file table, the copy-on-write faults it leaves behind) nor the parent's
+ * thousands of sync sockets weigh on ucbench, and ucbench waits for READY meanwhile.  It leads
+ * the process group of every container (the owners start in it and stay), and lives until
+ * ucbench closes its control socket or kills the group. */
+__attribute__ ((noreturn)) static void
+spawner_main (const struct ucb_container_spec *specs, size_t n, pid_t parent, int ctl,
+              int start_fd, ucb_task_main_fn fn, void *arg)
+{
+  ucb_error_t err = NULL;
+  int keep[2] = { ctl, start_fd };
+  char c;
+
+  close_all_but (keep, 2);
+  if (ucb_arm_pdeathsig (parent, "parent", &err) < 0)
+    _exit (UCB_EXIT_FAILURE);
+  (void) setpgid (0, 0);
+  /* Terminal signals go to ucbench, which stops us in order. */
+  signal (SIGINT, SIG_IGN);
+  signal (SIGTERM, SIG_DFL);
+  signal (SIGHUP, SIG_IGN);
+  prctl (PR_SET_NAME, "ucb-spawner", 0, 0, 0);
+  for (size_t i = 0; i < n; i++)
+    {
+      int sv[2] = { -1, -1 };
+      pid_t pid = spawn_owner (&specs[i], parent, start_fd, sv, fn, arg, &err);
+      int r = send_spawned (ctl, specs[i].index, pid, sv[0], &err);
+
+      if (sv[0] >= 0)
+        close (sv[0]);
+      if (sv[1] >= 0)
+        close (sv[1]);
+      if (pid < 0 || r < 0)
+        _exit (UCB_EXIT_FAILURE);
+    }
+  while (read (ctl, &c, 1) < 0 && errno == EINTR)
+    ;
+  _exit (0);
 }
 
 /* ---- the parent's side of the fork ------------------------------------------------------ */
 
 int
-ucb_fleet_spawn (struct ucb_fleet *f, const struct ucb_container_spec *spec, ucb_task_main_fn fn,
-                 void *arg, ucb_error_t *err)
+ucb_fleet_spawn_all (struct ucb_fleet *f, const struct ucb_container_spec *specs, size_t n,
+                     ucb_task_main_fn fn, void *arg, ucb_error_t *err)
 {
-  struct ucb_container *c;
-  int sv[2];
-  int one = 1;
   pid_t parent = getpid ();
+  int sv[2];
   pid_t pid;
 
-  if (f->n >= f->cap)
-    return ucb_make_error (err, 0, "internal: fleet is full (%zu)", f->cap);
-  if (socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
-    return ucb_make_error (err, errno, "socketpair for container %u%s", spec->index,
-                           errno == EMFILE ? " (raise `ulimit -n`)" : "");
-  /* Credentials of every message: the task's pid and uid as seen from here. */
-  if (setsockopt (sv[0], SOL_SOCKET, SO_PASSCRED, &one, sizeof one) < 0)
+  if (n > f->cap || f->spawner > 0)
+    return ucb_make_error (err, 0, "internal: fleet of %zu spawned again or too big", f->cap);
+  for (size_t i = 0; i < n; i++)
     {
-      int e = errno;
-      close (sv[0]);
-      close (sv[1]);
-      return ucb_make_error (err, e, "setsockopt(SO_PASSCRED)");
+      struct ucb_container *c = &f->c[i];
+      memset (c, 0, sizeof *c);
+      c->sock = -1;
+      c->owner_is_task = ucb_spec_owner_is_task (&specs[i]);
+      c->tasks = specs[i].tasks;
+      c->task_pid = xcalloc (specs[i].tasks, sizeof *c->task_pid);
+      c->task_uid = (uid_t) -1;
     }
+  f->n = n;
+  if (socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+    return ucb_make_error (err, errno, "socketpair for the spawner");
   fflush (NULL); /* no buffered output may be written twice */
   pid = fork ();
   if (pid < 0)
@@ -481,25 +658,19 @@ ucb_fleet_spawn (struct ucb_fleet *f, const struct ucb_container_spec *spec, ucb
       close (sv[0]);
       close (sv[1]);
       if (hint)
-        return ucb_make_error (err, 0, "fork for container %u: %s; %s", spec->index, strerror (e),
-                               hint);
-      return ucb_make_error (err, e, "fork for container %u", spec->index);
+        return ucb_make_error (err, 0, "fork for the spawner: %s; %s", strerror (e), hint);
+      return ucb_make_error (err, e, "fork for the spawner");
     }
   if (pid == 0)
     {
-      struct ucb_task_env env = { .spec = spec, .sync_fd = sv[1], .start_fd = f->start_rd };
-      close (sv[0]);
-      owner_main (&env, parent, fn, arg);
+      drop_pages (f->spare, f->spare_len);
+      drop_pages (f->c, f->cap * sizeof *f->c);
+      spawner_main (specs, n, parent, sv[1], f->start_rd, fn, arg);
     }
   close (sv[1]);
   /* Both sides set the group: a kill right after fork must not miss it. */
   (void) setpgid (pid, pid);
-  c = &f->c[f->n++];
-  memset (c, 0, sizeof *c);
-  c->pid = pid;
-  c->sock = sv[0];
-  c->tasks = spec->tasks;
-  c->task_pid = xcalloc (spec->tasks, sizeof *c->task_pid);
-  c->task_uid = (uid_t) -1;
+  f->spawner = pid;
+  f->ctl = sv[0];
   return 0;
 }
