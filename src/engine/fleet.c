@@ -154,9 +154,11 @@ spawner_ended (struct ucb_fleet *f, ucb_error_t *err)
 
   f->spawner_gone = true;
   if (waitid (P_PID, (id_t) f->spawner, &si, WEXITED | WNOWAIT) == 0 && si.si_code != CLD_EXITED)
-    return ucb_make_error (err, 0, "the spawner was killed by signal %d after %zu of %zu containers",
+    return ucb_make_error (err, 0,
+                           "the spawner was killed by signal %d after %zu of %zu containers",
                            si.si_status, f->spawned, f->n);
-  return ucb_make_error (err, 0, "the spawner exited after %zu of %zu containers", f->spawned, f->n);
+  return ucb_make_error (err, 0, "the spawner exited after %zu of %zu containers", f->spawned,
+                         f->n);
 }
 
 /* One report of the spawner: a container's owner pid and sync socket (added to `ep`), or why

@@ -559,8 +559,8 @@ spawn_owner (const struct ucb_container_spec *spec, pid_t parent, int start_fd, 
       int e = errno;
       const char *hint = ucb_clone_hint (e);
       if (hint)
-        return ucb_make_error (err, 0, "fork for container %u: %s; %s", spec->index,
-                               strerror (e), hint);
+        return ucb_make_error (err, 0, "fork for container %u: %s; %s", spec->index, strerror (e),
+                               hint);
       return ucb_make_error (err, e, "fork for container %u", spec->index);
     }
   if (pid == 0)
@@ -590,8 +590,8 @@ drop_pages (void *p, size_t len)
  * the process group of every container (the owners start in it and stay), and lives until
  * ucbench closes its control socket or kills the group. */
 __attribute__ ((noreturn)) static void
-spawner_main (const struct ucb_container_spec *specs, size_t n, pid_t parent, int ctl,
-              int start_fd, ucb_task_main_fn fn, void *arg)
+spawner_main (const struct ucb_container_spec *specs, size_t n, pid_t parent, int ctl, int start_fd,
+              ucb_task_main_fn fn, void *arg)
 {
   ucb_error_t err = NULL;
   int keep[2] = { ctl, start_fd };
