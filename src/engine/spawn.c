@@ -1,31 +1,36 @@
-/* spawn.c - the only caller of clone(): owner processes, nested user namespaces, id maps and
- * the child side of the sync protocol (fleet.c has the parent side).
+/* spawn.c - the only caller of clone(): the spawner, owner processes, nested user namespaces,
+ * id maps and the child side of the sync protocol (fleet.c has the parent side).
  *
- * Protocol, per container (parent = ucbench, single-threaded while spawning):
- *  1. The parent makes a SOCK_SEQPACKET|SOCK_CLOEXEC socketpair and fork()s the owner process,
- *     which becomes its own process-group leader (the parent also calls setpgid, so there is
- *     no window where a group kill misses it).
+ * Protocol, per point (parent = ucbench, single-threaded while spawning):
+ *  0. The parent forks one spawner, which leads the process group of every container and forks
+ *     the owners at SCHED_FIFO, so that no fork copies ucbench's thousands of sockets and the
+ *     point's result table (dropped in the spawner), and ucbench only waits meanwhile.
+ *  1. Per container the spawner makes a SOCK_SEQPACKET|SOCK_CLOEXEC socketpair and clones the
+ *     owner with CLONE_PARENT: a child of ucbench, which reaps it and whose death its
+ *     PR_SET_PDEATHSIG follows; then it sends ucbench the owner's pid and its end of the socket
+ *     (SCM_RIGHTS).  The owner stays in the spawner's group, so one kill reaches every container.
  *  2. The owner process closes every inherited fd except its sync socket and the start
  *     barrier, runs the spec's owner_hook with ucbench's credentials (joining its cgroup, so
  *     every later process starts inside), drops to the owner uid (setgroups(0), setresgid,
  *     setresuid), marks itself dumpable and re-arms PR_SET_PDEATHSIG (a credential change
  *     clears it).
- *  3. For each nesting level: raw clone(CLONE_NEWUSER|SIGCHLD).  The child blocks on a pipe;
- *     the creating process writes, through a /proc/<pid> dirfd, `setgroups` = deny, then
- *     `gid_map`, then `uid_map` (inside 0 -> its own ids: the owner's at level 1, 0 deeper),
- *     then releases the child.  The creator stays as a waiting parent, so the death of any
- *     ancestor reaches every descendant through PR_SET_PDEATHSIG.
+ *  3. For each nesting level: raw clone(CLONE_NEWUSER|SIGCHLD).  The child writes its own
+ *     `setgroups` = deny, `gid_map` and `uid_map` (inside 0 -> the one id its creator has: the
+ *     owner's at level 1, 0 deeper; no privilege needed and no round trip).  The creator stays
+ *     as a waiting parent, so the death of any ancestor reaches every descendant through
+ *     PR_SET_PDEATHSIG.  At depth 1 with one task process and no new pid namespace, the owner
+ *     unshare()s the namespaces itself instead and is the init and the task: one process.
  *  4. The innermost process, the container's init, runs the spec's init_hook (capabilities,
- *     no-new-privs, seccomp: inherited by every task), then starts the tasks, each of which
- *     runs the task function, which sends READY {task, pid} (the
- *     parent reads pid and uid from SCM_CREDENTIALS, translated to its namespaces) and then
- *     blocks on the start barrier: a pipe the parent writes one byte to, never read, so POLLIN
- *     stays set and every task starts together.
+ *     no-new-privs, seccomp: inherited by every task), then starts the tasks (with one task
+ *     process, it is the task), each of which runs the task function, which sends READY
+ *     {task, pid} (the parent reads pid and uid from SCM_CREDENTIALS, translated to its
+ *     namespaces) and then blocks on the start barrier: a pipe the parent writes one byte to,
+ *     never read, so POLLIN stays set and every task starts together.
  *  5. Any failure in any process of the container is sent as ERROR {code, status, msg} on the
  *     same socket, and that process _exits; the parent turns it into a normal ucb_error_t.
- *  Teardown: after the final reading the parent kills each container's process group with
- *  SIGKILL (nothing is measured any more, so no task need see a stop flag) and reaps the
- *  owners and their orphans; PR_SET_PDEATHSIG covers the case where the parent itself is
+ *  Teardown: after the final reading the parent kills the spawner's process group with SIGKILL
+ *  (nothing is measured any more, so no task need see a stop flag) and reaps the owners, the
+ *  spawner and the orphans; PR_SET_PDEATHSIG covers the case where the parent itself is
  *  SIGKILLed.
  */
 #include "config.h"
