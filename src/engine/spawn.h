@@ -44,6 +44,9 @@ struct ucb_container_spec
 /* Whether the owner process of `spec` is also its init and its one task (depth 1, one task
  * process, no new pid namespace): it unshares the namespaces instead of cloning a child. */
 bool ucb_spec_owner_is_task (const struct ucb_container_spec *spec);
+/* The tasks (processes and threads) a container is, all charged to RLIMIT_NPROC of its owner
+ * uid: for --headroom near, and for anyone counting processes. */
+unsigned ucb_container_processes (unsigned depth, unsigned tasks, bool threads, int clone_flags);
 
 /* Runs in every task (a process or a thread of the container init) once the namespaces and
  * maps exist, pinned to its CPU.  It reports readiness with ucb_task_ready() and returns 0;
