@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """density.py - container density: for each N, ucbench's setup, measured-window error, teardown
 and wall time beside a bare clone(CLONE_NEWUSER)/map/kill loop of the same N (bench/bare-density),
-interleaved in one run, plus the private memory per container (owner + namespace levels + init +
+interleaved in one run (each row also records the tasks runnable just before it and the one-minute
+load average then, which includes the previous rows' own tasks), plus the private memory per container (owner + namespace levels + init +
 task, from /proc/PID/smaps_rollup while the window of a second, untimed run is open) and how many tasks were runnable on the
 machine just before. A program that
 prints numbers, not a test: run it as root on a quiet machine.
@@ -136,14 +137,14 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         for rnd in range(args.rounds):
             for n in (int(x) for x in args.containers.split(",")):
-                load = runnable()
+                load, load1 = runnable(), os.getloadavg()[0]
                 bare = run_bare(args, n)
                 u = run_ucbench(args, n, os.path.join(tmp, "out.json"))
                 m = run_ucbench(args, n, os.path.join(tmp, "mem.json"), memory=True)
                 u.update(private_kib_per_container=m["private_kib_per_container"],
                          processes_per_container=m["processes_per_container"])
                 u.update(n=n, round=rnd + 1, runnable=load, isolate=args.isolate,
-                         loadavg=os.getloadavg()[0], bare_create_s=bare["create_s"],
+                         loadavg=load1, bare_create_s=bare["create_s"],
                          bare_teardown_s=bare["teardown_s"])
                 rows.append(u)
                 print(f"N={n:5d} runnable={load:3d} load1={u['loadavg']:.1f}  setup {u['setup_s']:.3f} s"
