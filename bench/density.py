@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 """density.py - container density: for each N, ucbench's setup, measured-window error, teardown
 and wall time beside a bare clone(CLONE_NEWUSER)/map/kill loop of the same N (bench/bare-density),
-interleaved in one run (each row also records the tasks runnable just before it and the one-minute
-load average then, which includes the previous rows' own tasks), plus the private memory per container (owner + namespace levels + init +
-task, from /proc/PID/smaps_rollup while the window of a second, untimed run is open) and how many tasks were runnable on the
-machine just before. A program that
-prints numbers, not a test: run it as root on a quiet machine.
+interleaved in one run, plus the private memory per container (owner + namespace levels + init +
+task, from /proc/PID/smaps_rollup while the window of a second, untimed run is open), how many
+tasks were runnable on the machine just before each row, and the one-minute load average then
+(which includes the previous rows' own tasks). A program that prints numbers, not a test: run it
+as root on a quiet machine.
 
   bench/density.py [--ucbench PATH] [--bare PATH] [--containers 1,64,256,1024,4096]
                    [--duration 2] [--rounds 1] [--uid-base 2230000000] [--isolate user,ipc]
