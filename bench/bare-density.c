@@ -1,9 +1,12 @@
 /* bare-density.c - the kernel's own cost of N containers, without ucbench: N children made
  * with clone(CLONE_NEWUSER), setgroups/uid_map/gid_map written by the parent, all N held
- * alive, then killed and reaped.  The reference bench/density.sh puts beside ucbench's
+ * alive, then killed and reaped.  The reference bench/density.py puts beside ucbench's
  * setup_s and teardown_s.  A program that prints numbers, not a test.
  *
- *   bare-density N [OWNER_UID]   prints: create_s=... teardown_s=...
+ *   bare-density N [OWNER_UID [NAMESPACES]]   prints: create_s=... teardown_s=...
+ *
+ * NAMESPACES is a comma list like ucbench's --isolate (user, ipc, pid, mnt, uts, net; default
+ * user): the same namespaces as ucbench's containers, for a like-for-like reference.
  */
 #include "config.h"
 
@@ -42,19 +45,48 @@ write_file (pid_t pid, const char *name, const char *text)
   return ok ? 0 : -1;
 }
 
+static int
+clone_flags (const char *list)
+{
+  static const struct
+  {
+    const char *name;
+    int flag;
+  } ns[] = { { "user", CLONE_NEWUSER }, { "ipc", CLONE_NEWIPC }, { "pid", CLONE_NEWPID },
+             { "mnt", CLONE_NEWNS },    { "uts", CLONE_NEWUTS }, { "net", CLONE_NEWNET } };
+  char *copy = strdup (list), *save = NULL;
+  int flags = CLONE_NEWUSER;
+
+  for (char *t = strtok_r (copy, ",", &save); t; t = strtok_r (NULL, ",", &save))
+    {
+      size_t i = 0;
+      while (i < sizeof ns / sizeof *ns && strcmp (ns[i].name, t) != 0)
+        i++;
+      if (i == sizeof ns / sizeof *ns)
+        {
+          free (copy);
+          return -1;
+        }
+      flags |= ns[i].flag;
+    }
+  free (copy);
+  return flags;
+}
+
 int
 main (int argc, char **argv)
 {
   long n = argc > 1 ? strtol (argv[1], NULL, 10) : 0;
   unsigned long owner = argc > 2 ? strtoul (argv[2], NULL, 10) : 0;
+  int flags = clone_flags (argc > 3 ? argv[3] : "user");
   pid_t *pid;
   int hold[2]; /* one pipe for all: a child's read returns only if the parent died */
   double t0, t1, t2;
   char map[64];
 
-  if (n <= 0)
+  if (n <= 0 || flags < 0)
     {
-      fprintf (stderr, "usage: bare-density N [OWNER_UID]\n");
+      fprintf (stderr, "usage: bare-density N [OWNER_UID [NAMESPACES]]\n");
       return 2;
     }
   pid = calloc ((size_t) n, sizeof *pid);
@@ -65,7 +97,7 @@ main (int argc, char **argv)
   for (long i = 0; i < n; i++)
     {
       char c;
-      pid[i] = (pid_t) syscall (SYS_clone, CLONE_NEWUSER | SIGCHLD, NULL, NULL, NULL, NULL);
+      pid[i] = (pid_t) syscall (SYS_clone, flags | SIGCHLD, NULL, NULL, NULL, NULL);
       if (pid[i] < 0)
         {
           perror ("clone(CLONE_NEWUSER)");

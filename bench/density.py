@@ -2,12 +2,18 @@
 """density.py - container density: for each N, ucbench's setup, measured-window error, teardown
 and wall time beside a bare clone(CLONE_NEWUSER)/map/kill loop of the same N (bench/bare-density),
 interleaved in one run, plus the private memory per container (owner + namespace levels + init +
-task, from /proc/PID/smaps_rollup while the window of a second, untimed run is open) and how many tasks were runnable on the
-machine just before. A program that
-prints numbers, not a test: run it as root on a quiet machine.
+task, from /proc/PID/smaps_rollup while the window of a second, untimed run is open), how many
+tasks were runnable on the machine just before each row, and the one-minute load average then
+(which includes the previous rows' own tasks). A program that prints numbers, not a test: run it
+as root on a quiet machine.
 
   bench/density.py [--ucbench PATH] [--bare PATH] [--containers 1,64,256,1024,4096]
-                   [--duration 2] [--rounds 1] [--uid-base 2230000000] [--json FILE]
+                   [--duration 2] [--rounds 1] [--uid-base 2230000000] [--isolate user,ipc]
+                   [--json FILE]
+
+--isolate is given to both: ucbench's containers and the bare loop's children get the same
+namespaces (ucbench's default, user,ipc: an IPC namespace costs the kernel about half as much
+again as the user namespace).
 """
 import argparse
 import json
@@ -17,7 +23,7 @@ import sys
 import tempfile
 import time
 
-NAMES = ("ucb-owner", "ucb-ns", "ucb-init", "ucb-task")
+NAMES = ("ucb-owner", "ucb-ns", "ucb-init", "ucb-task")  # not ucb-spawner: one per run
 
 
 def runnable():
@@ -83,7 +89,7 @@ def memory_per_container(proc, n, deadline):
 def run_ucbench(args, n, out, memory=False):
     cmd = [args.ucbench, "run", "--workload", "getppid", "--containers", str(n), "--owner",
            "shared", "--duration", str(args.duration), "--warmup", "0", "--uid-base",
-           str(args.uid_base), "--quiet", "--output", out]
+           str(args.uid_base), "--isolate", args.isolate, "--quiet", "--output", out]
     t0 = time.monotonic()
     proc = subprocess.Popen(cmd)
     mem = per = None
@@ -111,8 +117,8 @@ def run_ucbench(args, n, out, memory=False):
 
 
 def run_bare(args, n):
-    out = subprocess.run([args.bare, str(n), str(args.uid_base)], capture_output=True, text=True,
-                         check=True).stdout
+    out = subprocess.run([args.bare, str(n), str(args.uid_base), args.isolate],
+                         capture_output=True, text=True, check=True).stdout
     return {k: float(v) for k, v in (kv.split("=") for kv in out.split())}
 
 
@@ -124,22 +130,24 @@ def main():
     ap.add_argument("--duration", type=float, default=2.0)
     ap.add_argument("--rounds", type=int, default=1)
     ap.add_argument("--uid-base", type=int, default=2230000000)
+    ap.add_argument("--isolate", default="user,ipc")
     ap.add_argument("--json")
     args = ap.parse_args()
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for rnd in range(args.rounds):
             for n in (int(x) for x in args.containers.split(",")):
-                load = runnable()
+                load, load1 = runnable(), os.getloadavg()[0]
                 bare = run_bare(args, n)
                 u = run_ucbench(args, n, os.path.join(tmp, "out.json"))
                 m = run_ucbench(args, n, os.path.join(tmp, "mem.json"), memory=True)
                 u.update(private_kib_per_container=m["private_kib_per_container"],
                          processes_per_container=m["processes_per_container"])
-                u.update(n=n, round=rnd + 1, runnable=load, bare_create_s=bare["create_s"],
+                u.update(n=n, round=rnd + 1, runnable=load, isolate=args.isolate,
+                         loadavg=load1, bare_create_s=bare["create_s"],
                          bare_teardown_s=bare["teardown_s"])
                 rows.append(u)
-                print(f"N={n:5d} runnable={load:3d}  setup {u['setup_s']:.3f} s"
+                print(f"N={n:5d} runnable={load:3d} load1={u['loadavg']:.1f}  setup {u['setup_s']:.3f} s"
                       f" (bare {bare['create_s']:.3f}, x{u['setup_s'] / bare['create_s']:.1f})"
                       f"  window {u['measured_s']:.4f} s ({u['window_error_pct']:+.2f} %)"
                       f"  teardown {u['teardown_s']:.3f} s (bare {bare['teardown_s']:.3f})"

@@ -27,7 +27,7 @@ ucb_fleet_init (struct ucb_fleet *f, size_t cap, ucb_error_t *err)
   int p[2];
 
   memset (f, 0, sizeof *f);
-  f->start_rd = f->start_wr = -1;
+  f->start_rd = f->start_wr = f->ctl = -1;
   f->cap = cap;
   f->c = xcalloc (cap, sizeof *f->c);
   if (pipe2 (p, O_CLOEXEC) < 0)
@@ -83,6 +83,12 @@ describe_exit (struct ucb_container *c, unsigned idx, const char *when, ucb_erro
   const char *abbrev = sig ? sigabbrev_np (sig) : NULL;
   char how[64];
 
+  /* The owner that is the task (ucb_spec_owner_is_task) has no init to say how it died. */
+  if (profile && sig && sig != SIGKILL && c->owner_is_task && WIFSIGNALED (c->status))
+    return ucb_make_error (err, 0,
+                           "container %u: a task was killed by SIG%s after loading the seccomp "
+                           "profile %s: the profile may block a call the task needs",
+                           idx, abbrev ? abbrev : "?", profile);
   if (profile == NULL || sig == SIGKILL)
     {
       if (WIFSIGNALED (c->status))
@@ -137,19 +143,95 @@ handle_message (struct ucb_fleet *f, size_t i, ucb_error_t *err)
     }
 }
 
-/* The sockets of every container not yet ready, in an epoll set: a poll() over all of them
- * per READY made waiting quadratic in the containers (4096 x 4096 fds). */
+#define CTL_KEY UINT64_MAX /* the spawner's socket in the epoll set */
+
+/* How the spawner ended, for the message: it is reaped only by ucb_fleet_destroy, so that its
+ * process group, every container's, stays ours until then. */
+static int
+spawner_ended (struct ucb_fleet *f, ucb_error_t *err)
+{
+  siginfo_t si = { 0 };
+
+  f->spawner_gone = true;
+  if (waitid (P_PID, (id_t) f->spawner, &si, WEXITED | WNOWAIT) == 0 && si.si_code != CLD_EXITED)
+    return ucb_make_error (err, 0,
+                           "the spawner was killed by signal %d after %zu of %zu containers",
+                           si.si_status, f->spawned, f->n);
+  return ucb_make_error (err, 0, "the spawner exited after %zu of %zu containers", f->spawned,
+                         f->n);
+}
+
+/* One report of the spawner: a container's owner pid and sync socket (added to `ep`), or why
+ * it could not make one. */
+static int
+handle_spawned (struct ucb_fleet *f, int ep, ucb_error_t *err)
+{
+  union
+  {
+    char buf[CMSG_SPACE (sizeof (int))];
+    struct cmsghdr align;
+  } ctl;
+  struct ucb_sync_msg m;
+  struct iovec iov = { .iov_base = &m, .iov_len = sizeof m };
+  struct msghdr mh = {
+    .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.buf, .msg_controllen = sizeof ctl.buf
+  };
+  struct cmsghdr *cm;
+  struct epoll_event ev = { .events = EPOLLIN };
+  int fd = -1;
+  ssize_t n;
+
+  do
+    n = recvmsg (f->ctl, &mh, MSG_CMSG_CLOEXEC);
+  while (n < 0 && errno == EINTR && !ucb_interrupted ());
+  if (n < 0)
+    return ucb_make_error (err, errno, "recvmsg on the spawner's socket");
+  if (n == 0)
+    return spawner_ended (f, err);
+  if ((cm = CMSG_FIRSTHDR (&mh)) && cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS)
+    memcpy (&fd, CMSG_DATA (cm), sizeof fd);
+  if ((size_t) n != sizeof m || m.task >= f->n || f->c[m.task].pid != 0)
+    {
+      if (fd >= 0)
+        close (fd);
+      return ucb_make_error (err, 0, "unexpected message from the spawner (%zd bytes)", n);
+    }
+  if (m.type == UCB_MSG_ERROR)
+    return ucb_error_from_wire (err, &m.err);
+  f->c[m.task].pid = m.pid;
+  f->c[m.task].sock = fd;
+  f->spawned++;
+  if (fd < 0)
+    return ucb_make_error (err, 0, "container %u: its sync socket did not arrive%s", m.task,
+                           (mh.msg_flags & MSG_CTRUNC) ? " (raise `ulimit -n`)" : "");
+  ev.data.u64 = m.task;
+  if (epoll_ctl (ep, EPOLL_CTL_ADD, fd, &ev) < 0)
+    return ucb_make_error (err, errno, "epoll_ctl container %u", m.task);
+  return 0;
+}
+
+/* The spawner's socket while it has containers to report, and the sockets of every
+ * container not yet ready, in an epoll set: a poll() over all of them per READY made waiting
+ * quadratic in the containers (4096 x 4096 fds). */
 static int
 ready_set (struct ucb_fleet *f, ucb_error_t *err)
 {
   int ep = epoll_create1 (EPOLL_CLOEXEC);
+  struct epoll_event ev = { .events = EPOLLIN, .data.u64 = CTL_KEY };
 
   if (ep < 0)
     return ucb_make_error (err, errno, "epoll_create1");
+  if (f->spawned < f->n && !f->spawner_gone && epoll_ctl (ep, EPOLL_CTL_ADD, f->ctl, &ev) < 0)
+    {
+      int e = errno;
+      close (ep);
+      return ucb_make_error (err, e, "epoll_ctl spawner");
+    }
   for (size_t i = 0; i < f->n; i++)
     {
-      struct epoll_event ev = { .events = EPOLLIN, .data.u64 = i };
-      if (f->c[i].ready < f->c[i].tasks && epoll_ctl (ep, EPOLL_CTL_ADD, f->c[i].sock, &ev) < 0)
+      ev.data.u64 = i;
+      if (f->c[i].sock >= 0 && f->c[i].ready < f->c[i].tasks
+          && epoll_ctl (ep, EPOLL_CTL_ADD, f->c[i].sock, &ev) < 0)
         {
           int e = errno;
           close (ep);
@@ -196,7 +278,17 @@ ucb_fleet_wait_ready (struct ucb_fleet *f, double timeout_s, ucb_error_t *err)
       for (int k = 0; k < r; k++)
         {
           size_t i = (size_t) ev[k].data.u64;
-          unsigned before = f->c[i].ready;
+          unsigned before;
+
+          if (ev[k].data.u64 == CTL_KEY)
+            {
+              if (handle_spawned (f, ep, err) < 0)
+                return -1;
+              if (f->spawned == f->n)
+                (void) epoll_ctl (ep, EPOLL_CTL_DEL, f->ctl, NULL);
+              continue;
+            }
+          before = f->c[i].ready;
           if (handle_message (f, i, err) < 0)
             return -1;
           pending -= f->c[i].ready - before;
@@ -257,24 +349,42 @@ ucb_fleet_check (struct ucb_fleet *f, ucb_error_t *err)
   return 0;
 }
 
+/* Reap what is left of the group: the orphans of killed owners (as a child subreaper,
+ * ucb_become_subreaper, we inherit them) and any owner the spawner had not reported; they are in
+ * the spawner's group, which tells them from our other children (the cgroup janitor). */
+static void
+reap_group (pid_t pgid)
+{
+  uint64_t deadline = ucb_now_ns () + 5000000000ull;
+  int status;
+
+  for (;;)
+    {
+      pid_t pid = waitpid (-pgid, &status, WNOHANG);
+      if (pid < 0 && errno == EINTR)
+        continue;
+      if (pid < 0 || ucb_now_ns () >= deadline)
+        break; /* ECHILD: nothing of the group left */
+      if (pid == 0)
+        {
+          struct timespec ts = { 0, 1000000 };
+          nanosleep (&ts, NULL);
+        }
+    }
+}
+
 void
 ucb_fleet_destroy (struct ucb_fleet *f)
 {
-  uint64_t deadline;
-  pid_t pid;
-  int status;
-
   if (f->c == NULL)
     return;
-  /* Kill every live group first, then reap: a group's members die in parallel.  A reaped
-   * owner's group is skipped: its number may already belong to someone else, and its
-   * descendants are dying anyway through PR_SET_PDEATHSIG. */
-  for (size_t i = 0; i < f->n; i++)
-    if (f->c[i].pid > 0 && !f->c[i].reaped)
-      kill (-f->c[i].pid, SIGKILL);
+  /* One kill for every container: they are all in the spawner's group, whose number stays ours
+   * while the spawner is unreaped (it is reaped only here).  Their members die in parallel. */
+  if (f->spawner > 0)
+    kill (-f->spawner, SIGKILL);
   for (size_t i = 0; i < f->n; i++)
     {
-      if (!f->c[i].reaped)
+      if (f->c[i].pid > 0 && !f->c[i].reaped)
         {
           while (waitpid (f->c[i].pid, &f->c[i].status, 0) < 0 && errno == EINTR)
             ;
@@ -284,29 +394,19 @@ ucb_fleet_destroy (struct ucb_fleet *f)
         close (f->c[i].sock);
       free (f->c[i].task_pid);
     }
-  /* As a child subreaper (ucb_become_subreaper) we inherit the orphans of killed owners:
-   * reap them too, so no zombie of ours outlives the point.  They keep their container's
-   * process group, which tells them from our other children (the cgroup janitor). */
-  deadline = ucb_now_ns () + 5000000000ull;
-  for (size_t i = 0; i < f->n; i++)
-    while (f->c[i].pid > 0)
-      {
-        pid = waitpid (-f->c[i].pid, &status, WNOHANG);
-        if (pid < 0 && errno == EINTR)
-          continue;
-        if (pid < 0 || ucb_now_ns () >= deadline)
-          break; /* ECHILD: nothing of this group left */
-        if (pid == 0)
-          {
-            struct timespec ts = { 0, 1000000 };
-            nanosleep (&ts, NULL);
-          }
-      }
+  if (f->spawner > 0)
+    {
+      while (waitpid (f->spawner, NULL, 0) < 0 && errno == EINTR)
+        ;
+      reap_group (f->spawner);
+    }
+  if (f->ctl >= 0)
+    close (f->ctl);
   if (f->start_rd >= 0)
     close (f->start_rd);
   if (f->start_wr >= 0)
     close (f->start_wr);
   free (f->c);
   memset (f, 0, sizeof *f);
-  f->start_rd = f->start_wr = -1;
+  f->start_rd = f->start_wr = f->ctl = -1;
 }

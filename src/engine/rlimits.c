@@ -10,6 +10,7 @@
 #include "core/util.h"
 #include "engine/rlimits.h"
 #include "engine/runner.h"
+#include "engine/spawn.h"
 #include "engine/workload.h"
 
 static uint64_t
@@ -74,10 +75,11 @@ near_value (const struct ucb_point *pt, unsigned bit)
   uint64_t per_owner = containers_per_owner (pt);
   uint64_t v = per_owner * pt->tasks * pt->workload->peak;
 
-  /* NPROC also counts the container's own processes at that level: the owner, depth-1
-   * intermediate levels and the container init (one process at depth 0), plus its tasks. */
+  /* NPROC also counts the container's own processes at that level (spawn.c builds them). */
   if (bit == UCB_RLIM_NPROC)
-    v += per_owner * ((uint64_t) pt->depth + 1 + pt->tasks);
+    v += per_owner
+         * (uint64_t) ucb_container_processes (pt->depth, pt->tasks, pt->threads,
+                                               pt->depth > 0 ? pt->isolate : 0);
   return v;
 }
 

@@ -535,7 +535,8 @@ create_cgroup (struct ucb_runtime *rt, const struct ucb_placement *pl,
   return 0;
 }
 
-/* Build every container (its cgroup first) and fork it; the specs live only until the forks. */
+/* Describe every container and make its cgroup, then hand them all to the spawner; the specs
+ * live only until it is forked (it reads its own copy). */
 static int
 spawn_containers (const struct ucb_plan *o, const struct ucb_placement *pl, struct ucb_runtime *rt,
                   struct ucb_fleet *fleet, struct task_arg *targ, struct ucb_point_result *res,
@@ -549,13 +550,11 @@ spawn_containers (const struct ucb_plan *o, const struct ucb_placement *pl, stru
       describe_container (o, pl, rt, res, i, &specs[i]);
       if (rt && rt->cg && create_cgroup (rt, pl, &res->c[i], i, res->pt.tasks, err) < 0)
         return -1;
-      if (ucb_fleet_spawn (fleet, &specs[i], task_main, targ, err) < 0)
-        return -1;
       if (ucb_interrupted ())
         return ucb_make_error (err, EINTR, "interrupted by signal %d during setup",
                                ucb_interrupted ());
     }
-  return 0;
+  return ucb_fleet_spawn_all (fleet, specs, n, task_main, targ, err);
 }
 
 /* What the ready containers tell about themselves: task pids and uid, user namespace, and the
@@ -624,6 +623,8 @@ ucb_run_point (const struct ucb_plan *o, const struct ucb_placement *pl, struct 
     return -1;
   if (ucb_arena_create (&arena, n * pt->tasks, err) < 0 || ucb_fleet_init (&fleet, n, err) < 0)
     return -1;
+  fleet.spare = res->c;
+  fleet.spare_len = n * sizeof *res->c;
   fleet.on_ready = o->on_phase ? ready_tick : NULL;
   fleet.on_ready_arg = (void *) o;
   targ = (struct task_arg){ .w = pt->workload,

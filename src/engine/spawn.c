@@ -1,31 +1,36 @@
-/* spawn.c - the only caller of clone(): owner processes, nested user namespaces, id maps and
- * the child side of the sync protocol (fleet.c has the parent side).
+/* spawn.c - with spawner.c the only caller of clone(): owner processes, nested user namespaces,
+ * id maps and the child side of the sync protocol (fleet.c has the parent side).
  *
- * Protocol, per container (parent = ucbench, single-threaded while spawning):
- *  1. The parent makes a SOCK_SEQPACKET|SOCK_CLOEXEC socketpair and fork()s the owner process,
- *     which becomes its own process-group leader (the parent also calls setpgid, so there is
- *     no window where a group kill misses it).
+ * Protocol, per point (parent = ucbench, single-threaded while spawning):
+ *  0. The parent forks one spawner, which leads the process group of every container and forks
+ *     the owners at SCHED_FIFO, so that no fork copies ucbench's thousands of sockets and the
+ *     point's result table (dropped in the spawner), and ucbench only waits meanwhile.
+ *  1. Per container the spawner makes a SOCK_SEQPACKET|SOCK_CLOEXEC socketpair and clones the
+ *     owner with CLONE_PARENT: a child of ucbench, which reaps it and whose death its
+ *     PR_SET_PDEATHSIG follows; then it sends ucbench the owner's pid and its end of the socket
+ *     (SCM_RIGHTS).  The owner stays in the spawner's group, so one kill reaches every container.
  *  2. The owner process closes every inherited fd except its sync socket and the start
  *     barrier, runs the spec's owner_hook with ucbench's credentials (joining its cgroup, so
  *     every later process starts inside), drops to the owner uid (setgroups(0), setresgid,
  *     setresuid), marks itself dumpable and re-arms PR_SET_PDEATHSIG (a credential change
  *     clears it).
- *  3. For each nesting level: raw clone(CLONE_NEWUSER|SIGCHLD).  The child blocks on a pipe;
- *     the creating process writes, through a /proc/<pid> dirfd, `setgroups` = deny, then
- *     `gid_map`, then `uid_map` (inside 0 -> its own ids: the owner's at level 1, 0 deeper),
- *     then releases the child.  The creator stays as a waiting parent, so the death of any
- *     ancestor reaches every descendant through PR_SET_PDEATHSIG.
+ *  3. For each nesting level: raw clone(CLONE_NEWUSER|SIGCHLD).  The child writes its own
+ *     `setgroups` = deny, `gid_map` and `uid_map` (inside 0 -> the one id its creator has: the
+ *     owner's at level 1, 0 deeper; no privilege needed and no round trip).  The creator stays
+ *     as a waiting parent, so the death of any ancestor reaches every descendant through
+ *     PR_SET_PDEATHSIG.  At depth 1 with one task process and no new pid namespace, the owner
+ *     unshare()s the namespaces itself instead and is the init and the task: one process.
  *  4. The innermost process, the container's init, runs the spec's init_hook (capabilities,
- *     no-new-privs, seccomp: inherited by every task), then starts the tasks, each of which
- *     runs the task function, which sends READY {task, pid} (the
- *     parent reads pid and uid from SCM_CREDENTIALS, translated to its namespaces) and then
- *     blocks on the start barrier: a pipe the parent writes one byte to, never read, so POLLIN
- *     stays set and every task starts together.
+ *     no-new-privs, seccomp: inherited by every task), then starts the tasks (with one task
+ *     process, it is the task), each of which runs the task function, which sends READY
+ *     {task, pid} (the parent reads pid and uid from SCM_CREDENTIALS, translated to its
+ *     namespaces) and then blocks on the start barrier: a pipe the parent writes one byte to,
+ *     never read, so POLLIN stays set and every task starts together.
  *  5. Any failure in any process of the container is sent as ERROR {code, status, msg} on the
  *     same socket, and that process _exits; the parent turns it into a normal ucb_error_t.
- *  Teardown: after the final reading the parent kills each container's process group with
- *  SIGKILL (nothing is measured any more, so no task need see a stop flag) and reaps the
- *  owners and their orphans; PR_SET_PDEATHSIG covers the case where the parent itself is
+ *  Teardown: after the final reading the parent kills the spawner's process group with SIGKILL
+ *  (nothing is measured any more, so no task need see a stop flag) and reaps the owners, the
+ *  spawner and the orphans; PR_SET_PDEATHSIG covers the case where the parent itself is
  *  SIGKILLed.
  */
 #include "config.h"
@@ -114,8 +119,8 @@ ucb_task_wait_start (const struct ucb_task_env *env, ucb_error_t *err)
 /* Die with our parent; fail if it is already gone (it may have died before prctl). */
 /* Close every fd >= 3 except `keep`: siblings' sockets and the parent's files must not
  * leak into containers. */
-static void
-close_all_but (int *keep, size_t n)
+void
+ucb_close_all_but (int *keep, size_t n)
 {
   unsigned lo = 3;
 
@@ -140,15 +145,37 @@ set_name (const char *prefix, unsigned a)
   prctl (PR_SET_NAME, name, 0, 0, 0);
 }
 
-/* Wait for `pid` and exit the way it did: intermediate levels only keep the chain alive. */
+/* A task that the filter killed (SIGSYS) or that crashed says nothing itself: its waiting
+ * parent says it, naming the profile when one is loaded. */
+static void
+report_task_signal (int sync_fd, int status)
+{
+  ucb_error_t err = NULL;
+  const char *sig;
+
+  if (!WIFSIGNALED (status) || WTERMSIG (status) == SIGKILL || !ucb_seccomp_active ())
+    return;
+  sig = sigabbrev_np (WTERMSIG (status));
+  ucb_make_error (&err, 0,
+                  "a task was killed by SIG%s after loading the seccomp profile %s: the "
+                  "profile may block a call the task needs",
+                  sig ? sig : "?", ucb_seccomp_active ());
+  send_error (sync_fd, &err);
+}
+
+/* Wait for `pid` and exit the way it did: intermediate levels only keep the chain alive.  The
+ * creator of a container whose one task is its init (task_is_init) reports that task's death
+ * by a signal, as the init would. */
 __attribute__ ((noreturn)) static void
-wait_and_exit_like (pid_t pid)
+wait_and_exit_like (const struct ucb_task_env *env, pid_t pid, bool child_is_task)
 {
   int status;
 
   while (waitpid (pid, &status, 0) < 0)
     if (errno != EINTR)
       _exit (UCB_EXIT_FAILURE);
+  if (child_is_task)
+    report_task_signal (env->sync_fd, status);
   if (WIFEXITED (status))
     _exit (WEXITSTATUS (status));
   _exit (128 + WTERMSIG (status));
@@ -170,21 +197,64 @@ pin_self (const struct ucb_container_spec *spec, unsigned task, ucb_error_t *err
   return 0;
 }
 
-/* One task as a process: dies with the container init, runs `fn`, exits with its status. */
+/* One task in the calling process: pinned, named, runs `fn`, exits with its status. */
 __attribute__ ((noreturn)) static void
-task_process (const struct ucb_task_env *env, pid_t init, unsigned task, ucb_task_main_fn fn,
-              void *arg)
+run_task (const struct ucb_task_env *env, unsigned task, ucb_task_main_fn fn, void *arg)
 {
   ucb_error_t err = NULL;
   int r;
 
-  if (ucb_arm_pdeathsig (init, "parent", &err) < 0 || pin_self (env->spec, task, &err) < 0)
+  if (pin_self (env->spec, task, &err) < 0)
     child_fail_noreturn (env->sync_fd, &err);
   set_name ("ucb-task", env->spec->index);
   r = fn (arg, env, task, &err);
   if (r < 0)
     child_fail_noreturn (env->sync_fd, &err);
   _exit (r);
+}
+
+/* One task as a process: dies with the container init. */
+__attribute__ ((noreturn)) static void
+task_process (const struct ucb_task_env *env, pid_t init, unsigned task, ucb_task_main_fn fn,
+              void *arg)
+{
+  ucb_error_t err = NULL;
+
+  if (ucb_arm_pdeathsig (init, "parent", &err) < 0)
+    child_fail_noreturn (env->sync_fd, &err);
+  run_task (env, task, fn, arg);
+}
+
+/* A container of one task process needs no init of its own: the innermost level runs the task
+ * itself, one fork and one process fewer per container (at thousands of containers, the forks
+ * are most of the setup).  Not in a new pid namespace, where the task would be its pid 1 (which
+ * the kernel shields from its own signals), nor at depth 0, where it would be the owner. */
+static bool
+one_task_init (unsigned depth, unsigned tasks, bool threads, int clone_flags)
+{
+  return !threads && tasks == 1 && depth > 0 && !(clone_flags & CLONE_NEWPID);
+}
+
+static bool
+task_is_init (const struct ucb_container_spec *spec)
+{
+  return one_task_init (spec->depth, spec->tasks, spec->threads, spec->clone_flags);
+}
+
+bool
+ucb_spec_owner_is_task (const struct ucb_container_spec *spec)
+{
+  return task_is_init (spec) && spec->depth == 1;
+}
+
+unsigned
+ucb_container_processes (unsigned depth, unsigned tasks, bool threads, int clone_flags)
+{
+  /* The owner, depth - 1 levels and the init (at depth 0 the owner is the init), its tasks;
+   * the task is the init, and at depth 1 the owner too, when one_task_init. */
+  if (one_task_init (depth, tasks, threads, clone_flags))
+    return depth == 1 ? 1 : depth + 1;
+  return (depth ? depth + 1 : 1) + tasks;
 }
 
 struct task_thread
@@ -227,6 +297,8 @@ container_main (const struct ucb_task_env *env, ucb_task_main_fn fn, void *arg)
       ucb_error_wrap (&err, "container %u init", spec->index);
       child_fail_noreturn (env->sync_fd, &err);
     }
+  if (task_is_init (spec))
+    run_task (env, 0, fn, arg);
   if (spec->threads)
     {
       cleanup_free struct task_thread *t = xcalloc (spec->tasks, sizeof *t);
@@ -285,29 +357,22 @@ container_main (const struct ucb_task_env *env, ucb_task_main_fn fn, void *arg)
           if (pid < 0)
             break;
           failed |= !WIFEXITED (status) || WEXITSTATUS (status) != 0;
-          /* A task that the filter killed (SIGSYS) or that crashed says nothing itself. */
-          if (WIFSIGNALED (status) && WTERMSIG (status) != SIGKILL && ucb_seccomp_active ())
-            {
-              const char *sig = sigabbrev_np (WTERMSIG (status));
-              ucb_make_error (&err, 0,
-                              "a task was killed by SIG%s after loading the seccomp profile "
-                              "%s: the profile may block a call the task needs",
-                              sig ? sig : "?", ucb_seccomp_active ());
-              send_error (env->sync_fd, &err);
-            }
+          report_task_signal (env->sync_fd, status);
         }
       _exit (failed ? UCB_EXIT_FAILURE : 0);
     }
 }
 
-/* Build levels `level`..depth below the calling process, then become the container init. */
+/* Build levels `level`..depth below the calling process, then become the container init.
+ * Each new level writes its own id maps: one id, mapped to the one its creator has (which the
+ * kernel lets a namespace's first process map without privilege), so no creator has to write
+ * them and release the child: no round trip per level. */
 __attribute__ ((noreturn)) static void
 build_level (const struct ucb_task_env *env, unsigned level, uid_t map_uid, gid_t map_gid,
              ucb_task_main_fn fn, void *arg)
 {
   const struct ucb_container_spec *spec = env->spec;
   ucb_error_t err = NULL;
-  int gate[2];
   pid_t self = getpid ();
   pid_t child;
   /* The innermost level also gets the container's other namespaces, owned by its userns. */
@@ -316,11 +381,6 @@ build_level (const struct ucb_task_env *env, unsigned level, uid_t map_uid, gid_
   if (level > spec->depth)
     container_main (env, fn, arg);
 
-  if (pipe2 (gate, O_CLOEXEC) < 0)
-    {
-      ucb_make_error (&err, errno, "pipe for level %u", level);
-      child_fail_noreturn (env->sync_fd, &err);
-    }
   child = (pid_t) syscall (SYS_clone, flags | SIGCHLD, NULL, NULL, NULL, NULL);
   if (child < 0)
     {
@@ -336,39 +396,19 @@ build_level (const struct ucb_task_env *env, unsigned level, uid_t map_uid, gid_
     }
   if (child == 0)
     {
-      char c;
-      ssize_t n;
-
-      close (gate[1]);
-      do
-        n = read (gate[0], &c, 1);
-      while (n < 0 && errno == EINTR);
-      if (n != 1)
-        _exit (UCB_EXIT_FAILURE); /* the creator failed and already reported why */
-      close (gate[0]);
       /* In a new pid namespace our parent is outside it: getppid() reads 0. */
       if (ucb_arm_pdeathsig ((flags & CLONE_NEWPID) ? 0 : self, "parent", &err) < 0)
         child_fail_noreturn (env->sync_fd, &err);
+      if (ucb_userns_write_maps (0, map_uid, map_gid, 1, true, &err) < 0)
+        {
+          ucb_error_wrap (&err, "nesting level %u", level);
+          child_fail_noreturn (env->sync_fd, &err);
+        }
       set_name ("ucb-ns", level);
       /* Inside, we are uid 0 and map our children's 0 to it. */
       build_level (env, level + 1, 0, 0, fn, arg);
     }
-
-  close (gate[0]);
-  if (ucb_userns_write_maps (child, map_uid, map_gid, 1, true, &err) < 0)
-    {
-      ucb_error_wrap (&err, "nesting level %u", level);
-      kill (child, SIGKILL);
-      child_fail_noreturn (env->sync_fd, &err);
-    }
-  if (ucb_write_all (gate[1], "g", 1) < 0)
-    {
-      ucb_make_error (&err, errno, "release nesting level %u", level);
-      kill (child, SIGKILL);
-      child_fail_noreturn (env->sync_fd, &err);
-    }
-  close (gate[1]);
-  wait_and_exit_like (child);
+  wait_and_exit_like (env, child, level == spec->depth && task_is_init (spec));
 }
 
 static bool
@@ -415,24 +455,49 @@ become_owner (const struct ucb_container_spec *spec, pid_t parent, ucb_error_t *
   return ucb_arm_pdeathsig (parent, "parent", err);
 }
 
+/* Depth 1, one task: the owner enters the container's namespaces itself (unshare, then its own
+ * maps) and runs the task, so a container is one fork, as in the bare loop.  The namespaces
+ * are the same as a clone() would make: owned by the owner uid, its soft limits recorded. */
 __attribute__ ((noreturn)) static void
-owner_main (const struct ucb_task_env *env, pid_t parent, ucb_task_main_fn fn, void *arg)
+owner_becomes_task (const struct ucb_task_env *env, pid_t parent, ucb_task_main_fn fn, void *arg)
+{
+  const struct ucb_container_spec *spec = env->spec;
+  int flags = CLONE_NEWUSER | spec->clone_flags;
+  ucb_error_t err = NULL;
+
+  if (unshare (flags) < 0)
+    {
+      int e = errno;
+      const char *hint = ucb_clone_hint (e);
+      if (hint)
+        ucb_make_error (&err, 0, "unshare(CLONE_NEWUSER%s) for nesting level 1: %s; %s",
+                        flags != CLONE_NEWUSER ? "|..." : "", strerror (e), hint);
+      else
+        ucb_make_error (&err, e, "unshare(CLONE_NEWUSER%s) for nesting level 1",
+                        flags != CLONE_NEWUSER ? "|..." : "");
+      child_fail_noreturn (env->sync_fd, &err);
+    }
+  if (ucb_userns_write_maps (0, spec->owner_uid, spec->owner_gid, 1, true, &err) < 0)
+    {
+      ucb_error_wrap (&err, "nesting level 1");
+      child_fail_noreturn (env->sync_fd, &err);
+    }
+  /* A capability change could have cleared the parent-death signal. */
+  if (ucb_arm_pdeathsig (parent, "parent", &err) < 0)
+    child_fail_noreturn (env->sync_fd, &err);
+  container_main (env, fn, arg);
+}
+
+void
+ucb_owner_main (const struct ucb_task_env *env, pid_t parent, ucb_task_main_fn fn, void *arg)
 {
   ucb_error_t err = NULL;
   int keep[2] = { env->sync_fd, env->start_fd };
 
-  close_all_but (keep, 2);
+  ucb_close_all_but (keep, 2);
   if (ucb_arm_pdeathsig (parent, "parent", &err) < 0)
     child_fail_noreturn (env->sync_fd, &err);
-  if (setpgid (0, 0) < 0 && errno != EACCES)
-    {
-      ucb_make_error (&err, errno, "setpgid");
-      child_fail_noreturn (env->sync_fd, &err);
-    }
-  /* Terminal signals go to ucbench, which stops us in order. */
-  signal (SIGINT, SIG_IGN);
-  signal (SIGTERM, SIG_DFL);
-  signal (SIGHUP, SIG_IGN);
+  /* The spawner's process group and signal dispositions are already ours. */
   set_name ("ucb-owner", env->spec->index);
   if (env->spec->owner_hook && env->spec->owner_hook (env->spec->hook_arg, env->spec, &err) < 0)
     {
@@ -444,62 +509,7 @@ owner_main (const struct ucb_task_env *env, pid_t parent, ucb_task_main_fn fn, v
       ucb_error_wrap (&err, "owner uid %u", (unsigned) env->spec->owner_uid);
       child_fail_noreturn (env->sync_fd, &err);
     }
+  if (ucb_spec_owner_is_task (env->spec))
+    owner_becomes_task (env, parent, fn, arg);
   build_level (env, 1, env->spec->owner_uid, env->spec->owner_gid, fn, arg);
-}
-
-/* ---- the parent's side of the fork ------------------------------------------------------ */
-
-int
-ucb_fleet_spawn (struct ucb_fleet *f, const struct ucb_container_spec *spec, ucb_task_main_fn fn,
-                 void *arg, ucb_error_t *err)
-{
-  struct ucb_container *c;
-  int sv[2];
-  int one = 1;
-  pid_t parent = getpid ();
-  pid_t pid;
-
-  if (f->n >= f->cap)
-    return ucb_make_error (err, 0, "internal: fleet is full (%zu)", f->cap);
-  if (socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
-    return ucb_make_error (err, errno, "socketpair for container %u%s", spec->index,
-                           errno == EMFILE ? " (raise `ulimit -n`)" : "");
-  /* Credentials of every message: the task's pid and uid as seen from here. */
-  if (setsockopt (sv[0], SOL_SOCKET, SO_PASSCRED, &one, sizeof one) < 0)
-    {
-      int e = errno;
-      close (sv[0]);
-      close (sv[1]);
-      return ucb_make_error (err, e, "setsockopt(SO_PASSCRED)");
-    }
-  fflush (NULL); /* no buffered output may be written twice */
-  pid = fork ();
-  if (pid < 0)
-    {
-      int e = errno;
-      const char *hint = ucb_clone_hint (e);
-      close (sv[0]);
-      close (sv[1]);
-      if (hint)
-        return ucb_make_error (err, 0, "fork for container %u: %s; %s", spec->index, strerror (e),
-                               hint);
-      return ucb_make_error (err, e, "fork for container %u", spec->index);
-    }
-  if (pid == 0)
-    {
-      struct ucb_task_env env = { .spec = spec, .sync_fd = sv[1], .start_fd = f->start_rd };
-      close (sv[0]);
-      owner_main (&env, parent, fn, arg);
-    }
-  close (sv[1]);
-  /* Both sides set the group: a kill right after fork must not miss it. */
-  (void) setpgid (pid, pid);
-  c = &f->c[f->n++];
-  memset (c, 0, sizeof *c);
-  c->pid = pid;
-  c->sock = sv[0];
-  c->tasks = spec->tasks;
-  c->task_pid = xcalloc (spec->tasks, sizeof *c->task_pid);
-  c->task_uid = (uid_t) -1;
-  return 0;
 }

@@ -1,10 +1,12 @@
 /* test-rlimits.c - the soft limits a point's owners set: --limit, --headroom near|far against
  * this process's own (known) rlimits, the hard-limit refusals, and rlimit_max per level.
  * The expected numbers are worked out by hand from rlimits.h: near = owner containers x tasks x
- * the workload's peak, plus for NPROC the container's own processes (depth + 1 + tasks each). */
+ * the workload's peak, plus for NPROC the container's own processes (depth + 1 + tasks each, or
+ * depth + 1 when its one task is its init, 1 at depth 1). */
 #include "config.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -146,14 +148,20 @@ test_near_nproc (void)
   tap_check_int (soft_for (&o, &pt, NPROC, "headroom near"), ==, 45);
   pt.depth = 0; /* 24 + 3 x (0 + 1 + 4) */
   tap_check_int (soft_for (&o, &pt, NPROC, "headroom near"), ==, 39);
-  /* distinct, depth 1, one task: 1 x 1 x 2 + 1 x (1 + 1 + 1) */
+  /* distinct, depth 1, one task: 1 x 1 x 2 + 1 x 1 (the owner is the task) */
   pt = point (&wl_nproc, UCB_OWNER_DISTINCT, 8, 1, 1);
+  tap_check_int (soft_for (&o, &pt, NPROC, "headroom near"), ==, 3);
+  /* with a pid namespace the task is not the init: 1 x 1 x 2 + 1 x (1 + 1 + 1) */
+  pt.isolate = CLONE_NEWPID;
   tap_check_int (soft_for (&o, &pt, NPROC, "headroom near"), ==, 5);
-  /* the real fork workload (peak 1): 2 x 1 x 1 + 2 x (1 + 1 + 1) */
+  /* depth 3, one task, the init: 1 x 1 x 2 + 1 x (owner + 2 levels + task) */
+  pt = point (&wl_nproc, UCB_OWNER_DISTINCT, 8, 1, 3);
+  tap_check_int (soft_for (&o, &pt, NPROC, "headroom near"), ==, 6);
+  /* the real fork workload (peak 1): 2 x 1 x 1 + 2 x 1 */
   pt = point (ucb_workload_find ("fork"), UCB_OWNER_SHARED, 2, 1, 1);
   tap_check (pt.workload != NULL);
   if (pt.workload)
-    tap_check_int (soft_for (&o, &pt, NPROC, "headroom near"), ==, 8);
+    tap_check_int (soft_for (&o, &pt, NPROC, "headroom near"), ==, 4);
   /* SIGPENDING gets no process term */
   pt = point (&wl_sig, UCB_OWNER_SHARED, 3, 4, 2);
   tap_check_int (soft_for (&o, &pt, SIG, "headroom near"), ==, 36);
