@@ -4,15 +4,16 @@
 # regression or improvement is a false alarm), and S runs with Docker's seccomp profile (a
 # filter on every system call, +25-35 % CPU per call here) against the first S plain runs
 # (power: a regression is right, an improvement a wrong sign).  Runs are interleaved.
-#   usage: bench/compare-calibration.sh [UCBENCH] [N] [S] [HOGS] [DRIFT]
+#   usage: bench/compare-calibration.sh [UCBENCH] [N] [S] [HOGS] [DRIFT] [REPEAT]
 #   (run as root; N = 7 gives 21 A/A pairs; HOGS busy loops compete for the CPUs meanwhile;
-#   DRIFT is compare's --drift, default its own)   docs/statistics.md, docs/performance.md
+#   DRIFT is compare's --drift, default its own; REPEAT the --repeat of every run, default 3)   docs/statistics.md, docs/performance.md
 set -eu
 UCB=${1:-./ucbench}
 N=${2:-7}
 S=${3:-3}
 HOGS=${4:-0}
 DRIFT=${5:-}
+REPEAT=${6:-3}
 TMP=$(mktemp -d)
 HOG_PIDS=""
 cleanup() {
@@ -26,7 +27,7 @@ for h in $(seq "$HOGS"); do
 done
 run() {
   # shellcheck disable=SC2086
-  "$UCB" run --workload getppid --containers 1 --owner shared --repeat 3 --duration 0.5 \
+  "$UCB" run --workload getppid --containers 1 --owner shared --repeat "$REPEAT" --duration 0.5 \
     --warmup 0.2 --interval 0.1 --uid-base "${UCB_UID_BASE:-2150900000}" --quiet \
     --output "$TMP/$1.json" $2
 }
