@@ -106,6 +106,18 @@ if [[ $SERIES == *,* ]]; then
     fi
   done
   printf '%s\n' "${scores[@]}"
+  # the table across series (docs/results/kernels/mutants.txt is this file)
+  sums=()
+  for s in ${SERIES//,/ }; do
+    o=${OUT:-$CACHE/mutants-$s/results}
+    [ -z "$OUT" ] || o=$OUT/$s
+    [ ! -f "$o/summary.json" ] || sums+=("$o/summary.json")
+  done
+  if [ $PREPARE_ONLY -eq 0 ] && [ ${#sums[@]} -gt 0 ]; then
+    t=${OUT:-$CACHE}/mutants.txt
+    mkdir -p "$(dirname "$t")"
+    python3 "$HERE/mutants-table.py" "${sums[@]}" > "$t.tmp" && mv "$t.tmp" "$t" && log "table: $t"
+  fi
   exit $worst
 fi
 
