@@ -12,6 +12,7 @@
 # usage: tests/kernels/mutants.sh [--series 6.1|6.12|6.1,6.12] [--cache DIR] [--out DIR]
 #                                 [--ucbench STATIC] [--boot SCRIPT] [--timeout S] [--jobs N]
 #                                 [--only NAME[,NAME...]] [--rebuild] [--no-run] [--prepare-only]
+#                                 [--build-only]
 #   --series   the kernel series, comma-separated, run one after the other (default 6.1,6.12);
 #              each needs /usr/src/linux-source-SERIES.tar.xz (apt-get install linux-source-SERIES;
 #              installed here when missing and run as root)
@@ -30,6 +31,8 @@
 #              status then covers only them)
 #   --rebuild  ignore cached images
 #   --no-run   skip boot.sh's short `ucbench run` smoke in each guest (about 10 s a kernel)
+#   --prepare-only  build the baseline only;  --build-only  build every kernel, boot none
+#              (a later run boots the cached images)
 #
 # A kernel is rebuilt only when its key (sha256 of the patch, the .config and the tarball's
 # identity) differs from images/NAME.key.  The tree is never left patched: before any patch is
@@ -55,6 +58,7 @@ ONLY=
 REBUILD=0
 RUN=1
 PREPARE_ONLY=0
+BUILD_ONLY=0
 SERIES=6.1,6.12
 KSRC_DIR=${UCB_KSRC_DIR:-/usr/src}
 
@@ -76,6 +80,7 @@ while [ $# -gt 0 ]; do
     --run) RUN=1; shift ;;
     --no-run) RUN=0; shift ;;
     --prepare-only) PREPARE_ONLY=1; shift ;;
+    --build-only) BUILD_ONLY=1; shift ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) die "unknown option $1 (see --help)" ;;
   esac
@@ -99,7 +104,7 @@ if [[ $SERIES == *,* ]]; then
     [ $rc -ne 2 ] || log "series $s: setup error (exit status 2)"
     o=${OUT:-$CACHE/mutants-$s/results}
     [ -z "$OUT" ] || o=$OUT/$s
-    if [ $PREPARE_ONLY -eq 0 ] && [ -f "$o/summary.json" ] && [ "$o/summary.json" -nt "$o/times.tsv.start" ]; then
+    if [ $PREPARE_ONLY -eq 0 ] && [ $BUILD_ONLY -eq 0 ] && [ -f "$o/summary.json" ] && [ "$o/summary.json" -nt "$o/times.tsv.start" ]; then
       scores+=("$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(f"{d[\"kernel_version\"]}: mutation score {d[\"mutation_score\"][0]}/{d[\"mutation_score\"][1]}")' "$o/summary.json")")
     else
       scores+=("$s: no score (exit status $rc)")
@@ -113,7 +118,7 @@ if [[ $SERIES == *,* ]]; then
     [ -z "$OUT" ] || o=$OUT/$s
     [ ! -f "$o/summary.json" ] || sums+=("$o/summary.json")
   done
-  if [ $PREPARE_ONLY -eq 0 ] && [ ${#sums[@]} -gt 0 ]; then
+  if [ $PREPARE_ONLY -eq 0 ] && [ $BUILD_ONLY -eq 0 ] && [ ${#sums[@]} -gt 0 ]; then
     t=${OUT:-$CACHE}/mutants.txt
     mkdir -p "$(dirname "$t")"
     python3 "$HERE/mutants-table.py" "${sums[@]}" > "$t.tmp" && mv "$t.tmp" "$t" && log "table: $t"
@@ -147,9 +152,9 @@ for t in make gcc bison flex bc patch qemu-system-x86_64 python3 cpio flock; do
 done
 [ -x "$BOOT" ] || die "boot harness $BOOT missing"
 
-# one kernel build or boot at a time on this machine, whatever the series
-exec 9>"$TOP/.mutants.lock"
-flock -n 9 || die "another mutants.sh holds $TOP/.mutants.lock"
+# one mutants.sh per series (its tree, build directory and pristine copies)
+exec 9>"$CACHE/.mutants.lock"
+flock -n 9 || die "another mutants.sh holds $CACHE/.mutants.lock"
 
 : > "$TIMES.new"
 note_time() { printf '%s\t%s\t%s\n' "$1" "$2" "$3" >> "$TIMES.new"; }   # kernel step seconds
@@ -403,6 +408,11 @@ for p in "${PATCHES[@]}"; do
 done
 trap - EXIT
 restore_tree
+if [ $BUILD_ONLY -eq 1 ]; then
+  mv "$TIMES.new" "$TIMES"; cat "$TIMES"
+  [ ${#BUILD_FAILED[@]} -eq 0 ] || die "build failed: ${!BUILD_FAILED[*]}"
+  exit 0
+fi
 
 boot_kernel baseline || die "the unpatched kernel does not boot/run: see $OUT/baseline.serial.log"
 # /proc/self/ns/user in the guest (kernel-matrix.md pitfall 2): ucbench info reports it
