@@ -105,7 +105,10 @@ if [[ $SERIES == *,* ]]; then
     o=${OUT:-$CACHE/mutants-$s/results}
     [ -z "$OUT" ] || o=$OUT/$s
     if [ $PREPARE_ONLY -eq 0 ] && [ $BUILD_ONLY -eq 0 ] && [ -f "$o/summary.json" ] && [ "$o/summary.json" -nt "$o/times.tsv.start" ]; then
-      scores+=("$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(f"{d[\"kernel_version\"]}: mutation score {d[\"mutation_score\"][0]}/{d[\"mutation_score\"][1]}")' "$o/summary.json")")
+      scores+=("$(python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+print("%s: mutation score %d/%d" % (d["kernel_version"], *d["mutation_score"]))' "$o/summary.json" \
+        || echo "$s: unreadable $o/summary.json")")
     else
       scores+=("$s: no score (exit status $rc)")
     fi
