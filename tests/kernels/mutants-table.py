@@ -7,7 +7,30 @@ Prints one `VERSION: mutation score K/N` line per kernel, then one row per patch
 `Breaks:` line (property, rlimits, levels, direction) and, per series, the cases that caught
 it (`-` when it survived, `n/a` when the series has no such patch, `build/boot failed`)."""
 import json
+import os
 import sys
+
+
+def legend(paths, docs):
+    """Each case that caught a mutant: its name and cells, from the baseline's verify.json
+    beside each summary.json."""
+    used = sorted({c for d in docs for r in d["kernels"] for c in r.get("caught_by") or []})
+    info = {}
+    for p in paths:
+        try:
+            with open(os.path.join(os.path.dirname(p), "baseline.verify.json")) as f:
+                for c in json.load(f).get("verify", []):
+                    info.setdefault(c["id"], c)
+        except (OSError, ValueError, KeyError, TypeError):
+            pass
+    if not used or not info:
+        return
+    print("\ncases that caught a mutant:")
+    for cid in used:
+        c = info.get(cid, {})
+        cells = " ".join(f"{x.get('level', '?')} {x.get('property', '?')}" for x in c.get("cells") or [])
+        what = c.get("name", "?") + (f" ({cells})" if cells else "")
+        print(f"  {cid} {c.get('rlimit', '')} {what}: {c.get('title', '')}")
 
 
 def main():
@@ -44,6 +67,7 @@ def main():
             else:
                 cells.append(", ".join(r.get("caught_by") or []) or "- (survived)")
         print(f"| {name} | {breaks.get(name) or ''} | " + " | ".join(cells) + " |")
+    legend(sys.argv[1:], docs)
     survivors = [(d["kernel_version"], r) for d in docs for r in d["kernels"]
                  if r["caught"] == "NO (survived)"]
     if survivors:
