@@ -1,19 +1,27 @@
 #!/bin/bash
-# mutants.sh - does `ucbench verify` catch real kernel bugs?  Build Debian's linux-source-6.1
-# (tinyconfig + kvm_guest.config + the fragment below), then, one at a time, the same tree with
-# each patch of tests/kernels/patches/ applied: 0001-*.patch is the ULIM-19 fix, mutant-NN-*.patch
-# each re-introduce one ucounts bug class.  Every kernel is booted under QEMU/TCG with
-# tests/kernels/boot.sh (`ucbench info` + `ucbench verify` in the guest) and its verdicts are
-# compared with the unpatched build's.
+# mutants.sh - does `ucbench verify` catch real kernel bugs?  For each kernel series (Debian's
+# linux-source-6.1 and linux-source-6.12), build the tree (tinyconfig + kvm_guest.config + the
+# fragment below), then, one at a time, the same tree with each patch of tests/kernels/patches/
+# applied: 0001-*.patch is the ULIM-19 fix, mutant-NN-*.patch each re-introduce one ucounts bug
+# class (the header's `Breaks:` line says which property, rlimit and levels).  patches/NAME
+# applies to every series; patches/SERIES/NAME, where it exists, replaces it for that series
+# (the 6.12 tree differs around inc_rlimit_get_ucounts).  Every kernel is booted under QEMU/TCG
+# with tests/kernels/boot.sh (`ucbench info` + `ucbench verify` in the guest) and its verdicts
+# are compared with the unpatched build's of the same series.
 #
-# usage: tests/kernels/mutants.sh [--cache DIR] [--out DIR] [--ucbench STATIC] [--boot SCRIPT]
-#                                 [--timeout S] [--jobs N] [--only NAME[,NAME...]] [--rebuild]
-#                                 [--no-run] [--prepare-only]
-#   --cache    the build cache, outside the source tree (default ${UCB_KCACHE:-/var/cache/ucbench-kernels}):
-#              src/linux-source-6.1 (the one tree), build/ (O=), pristine/ (copies of every file a
-#              patch touched, taken before it was touched), images/NAME.bzImage (+ NAME.key),
-#              logs/, results/
-#   --out      where boot.sh writes NAME.{serial.log,info.json,verify.json} (default CACHE/results)
+# usage: tests/kernels/mutants.sh [--series 6.1|6.12|6.1,6.12] [--cache DIR] [--out DIR]
+#                                 [--ucbench STATIC] [--boot SCRIPT] [--timeout S] [--jobs N]
+#                                 [--only NAME[,NAME...]] [--rebuild] [--no-run] [--prepare-only]
+#                                 [--build-only]
+#   --series   the kernel series, comma-separated, run one after the other (default 6.1,6.12);
+#              each needs /usr/src/linux-source-SERIES.tar.xz (apt-get install linux-source-SERIES;
+#              installed here when missing and run as root)
+#   --cache    the build cache, outside the source tree (default ${UCB_KCACHE:-/var/cache/ucbench-kernels});
+#              per series, CACHE/mutants-SERIES/ holds src/linux-source-SERIES (the one tree),
+#              build/ (O=), pristine/ (copies of every file a patch touched, taken before it was
+#              touched), images/NAME.bzImage (+ NAME.key), logs/, results/
+#   --out      where boot.sh writes NAME.{serial.log,info.json,verify.json}, the times and
+#              summary.json: OUT/SERIES/ (default CACHE/mutants-SERIES/results)
 #   --ucbench  a static ucbench (or $UCBENCH_STATIC); default: build one (configure
 #              --enable-static-binary; make ucbench) from this checkout in
 #              CACHE/ucbench-static/<hash of the checkout's path>, so src/verify/cases edits are in it.
@@ -23,6 +31,8 @@
 #              status then covers only them)
 #   --rebuild  ignore cached images
 #   --no-run   skip boot.sh's short `ucbench run` smoke in each guest (about 10 s a kernel)
+#   --prepare-only  build the baseline only;  --build-only  build every kernel, boot none
+#              (a later run boots the cached images)
 #
 # A kernel is rebuilt only when its key (sha256 of the patch, the .config and the tarball's
 # identity) differs from images/NAME.key.  The tree is never left patched: before any patch is
@@ -31,8 +41,9 @@
 #
 # A mutant is caught when at least one case is `fail` or `error` where the baseline gives `pass`
 # or `known-bug`; the fix is good when ULIM-19 goes from `known-bug` to `pass` and no case
-# regresses.  Exit status 0 only if the fix is good and every mutant is caught; 1 otherwise;
-# 2 for usage or setup errors.
+# regresses.  Each series prints its table and `VERSION: mutation score K/N`.  Exit status 0
+# only if, in every series, the fix is good and every mutant is caught; 1 otherwise; 2 for
+# usage or setup errors.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -47,14 +58,17 @@ ONLY=
 REBUILD=0
 RUN=1
 PREPARE_ONLY=0
-TARBALL=${UCB_KSRC_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
-TREE_NAME=linux-source-6.1
+BUILD_ONLY=0
+SERIES=6.1,6.12
+KSRC_DIR=${UCB_KSRC_DIR:-/usr/src}
 
 die() { echo "mutants.sh: $*" >&2; exit 2; }
-log() { echo "[mutants $(date +%H:%M:%S)] $*" >&2; }
+log() { echo "[mutants${SERIES:+ $SERIES} $(date +%H:%M:%S)] $*" >&2; }
 
+ARGS=("$@")
 while [ $# -gt 0 ]; do
   case $1 in
+    --series) SERIES=$2; shift 2 ;;
     --cache) CACHE=$2; shift 2 ;;
     --out) OUT=$2; shift 2 ;;
     --ucbench) UCBENCH=$2; shift 2 ;;
@@ -66,30 +80,82 @@ while [ $# -gt 0 ]; do
     --run) RUN=1; shift ;;
     --no-run) RUN=0; shift ;;
     --prepare-only) PREPARE_ONLY=1; shift ;;
+    --build-only) BUILD_ONLY=1; shift ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) die "unknown option $1 (see --help)" ;;
   esac
 done
-CACHE=$(mkdir -p "$CACHE" && cd "$CACHE" && pwd)
+case ,$SERIES, in
+  *,,*) die "--series $SERIES: an empty series" ;;
+esac
+for s in ${SERIES//,/ }; do
+  [[ $s =~ ^[0-9]+\.[0-9]+$ ]] || die "--series $SERIES: '$s' is not a series such as 6.1 or 6.12"
+done
+
+# Several series: run this script once per series (each with its own tree, build and
+# pristine copies), then repeat every series' score line; exit with the worst status.
+if [[ $SERIES == *,* ]]; then
+  worst=0
+  scores=()
+  for s in ${SERIES//,/ }; do
+    rc=0
+    bash "$0" "${ARGS[@]}" --series "$s" || rc=$?
+    [ $rc -le $worst ] || worst=$rc
+    [ $rc -ne 2 ] || log "series $s: setup error (exit status 2)"
+    o=${OUT:-$CACHE/mutants-$s/results}
+    [ -z "$OUT" ] || o=$OUT/$s
+    if [ $PREPARE_ONLY -eq 0 ] && [ $BUILD_ONLY -eq 0 ] && [ -f "$o/summary.json" ] && [ "$o/summary.json" -nt "$o/times.tsv.start" ]; then
+      scores+=("$(python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+print("%s: mutation score %d/%d" % (d["kernel_version"], *d["mutation_score"]))' "$o/summary.json" \
+        || echo "$s: unreadable $o/summary.json")")
+    else
+      scores+=("$s: no score (exit status $rc)")
+    fi
+  done
+  printf '%s\n' "${scores[@]}"
+  # the table across series (docs/results/kernels/mutants.txt is this file)
+  sums=()
+  for s in ${SERIES//,/ }; do
+    o=${OUT:-$CACHE/mutants-$s/results}
+    [ -z "$OUT" ] || o=$OUT/$s
+    [ ! -f "$o/summary.json" ] || sums+=("$o/summary.json")
+  done
+  if [ $PREPARE_ONLY -eq 0 ] && [ $BUILD_ONLY -eq 0 ] && [ ${#sums[@]} -gt 0 ]; then
+    t=${OUT:-$CACHE}/mutants.txt
+    mkdir -p "$(dirname "$t")"
+    python3 "$HERE/mutants-table.py" "${sums[@]}" > "$t.tmp" && mv "$t.tmp" "$t" && log "table: $t"
+  fi
+  exit $worst
+fi
+
+TOP=$(mkdir -p "$CACHE" && cd "$CACHE" && pwd)
+CACHE=$TOP/mutants-$SERIES
+OUT=${OUT:+$OUT/$SERIES}
 OUT=${OUT:-$CACHE/results}
+TARBALL=$KSRC_DIR/linux-source-$SERIES.tar.xz
+TREE_NAME=linux-source-$SERIES
 mkdir -p "$OUT" "$CACHE/images" "$CACHE/logs" "$CACHE/pristine" "$CACHE/src"
+OUT=$(cd "$OUT" && pwd)
 SRC=$CACHE/src/$TREE_NAME
 B=$CACHE/build
 PRISTINE=$CACHE/pristine
 TIMES=$OUT/times.tsv
-export UCB_KCACHE=$CACHE   # boot.sh keeps its initramfs there too
+touch "$TIMES.start"
+export UCB_KCACHE=$TOP   # boot.sh keeps its initramfs there too
 
 if [ ! -f "$TARBALL" ] && [ "$(id -u)" -eq 0 ]; then
-  log "installing linux-source-6.1 and the kernel build tools (apt-get)"
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq linux-source-6.1 build-essential bc bison flex \
+  log "installing linux-source-$SERIES and the kernel build tools (apt-get)"
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "linux-source-$SERIES" build-essential bc bison flex \
     libelf-dev libssl-dev qemu-system-x86 busybox-static cpio >&2 || true
 fi
-[ -f "$TARBALL" ] || die "$TARBALL missing: apt-get install -y linux-source-6.1 build-essential bc bison flex libelf-dev libssl-dev"
+[ -f "$TARBALL" ] || die "$TARBALL missing: apt-get install -y linux-source-$SERIES build-essential bc bison flex libelf-dev libssl-dev"
 for t in make gcc bison flex bc patch qemu-system-x86_64 python3 cpio flock; do
   command -v "$t" >/dev/null || die "$t missing (see kernel-matrix.md, Packages)"
 done
 [ -x "$BOOT" ] || die "boot harness $BOOT missing"
 
+# one mutants.sh per series (its tree, build directory and pristine copies)
 exec 9>"$CACHE/.mutants.lock"
 flock -n 9 || die "another mutants.sh holds $CACHE/.mutants.lock"
 
@@ -262,7 +328,7 @@ static_ucbench() {
   else
     # one build directory per checkout (the cache outlives checkouts), configured from it
     local d t0=$SECONDS
-    d=$CACHE/ucbench-static/$(printf '%s' "$ROOT" | sha256sum | cut -c1-12)
+    d=$TOP/ucbench-static/$(printf '%s' "$ROOT" | sha256sum | cut -c1-12)
     mkdir -p "$d"
     [ -x "$ROOT/configure" ] || (cd "$ROOT" && ./autogen.sh) > "$CACHE/logs/autogen.log" 2>&1 \
       || die "$ROOT/configure missing and autogen.sh failed"
@@ -286,7 +352,7 @@ static_ucbench() {
     return
   fi
   local w hdr off
-  w=$CACHE/ucbench-keepgoing/$(sha256sum < "$UCBENCH" | cut -c1-16)
+  w=$TOP/ucbench-keepgoing/$(sha256sum < "$UCBENCH" | cut -c1-16)
   if [ ! -x "$w" ]; then
     mkdir -p "$(dirname "$w")"
     hdr='#!/bin/busybox sh
@@ -318,10 +384,13 @@ boot_kernel() {
 prepare_tree
 restore_tree
 configure_kernel
+# patches/NAME for every series, unless patches/SERIES/NAME replaces it; 0*-* (fixes) first
 PATCHES=()
-for p in "$HERE"/patches/0*.patch "$HERE"/patches/mutant-*.patch; do
-  [ -f "$p" ] || continue
-  n=$(basename "$p" .patch)
+for n in $( { ls "$HERE/patches" "$HERE/patches/$SERIES" 2>/dev/null || true; } \
+            | grep -E '^(0[0-9]*|mutant)-.*\.patch$' | sort -u); do
+  p=$HERE/patches/$SERIES/$n
+  [ -f "$p" ] || p=$HERE/patches/$n
+  n=${n%.patch}
   if [ -n "$ONLY" ] && ! printf ',%s,' "$ONLY" | grep -q ",$n,"; then continue; fi
   PATCHES+=("$p")
 done
@@ -342,6 +411,11 @@ for p in "${PATCHES[@]}"; do
 done
 trap - EXIT
 restore_tree
+if [ $BUILD_ONLY -eq 1 ]; then
+  mv "$TIMES.new" "$TIMES"; cat "$TIMES"
+  [ ${#BUILD_FAILED[@]} -eq 0 ] || die "build failed: ${!BUILD_FAILED[*]}"
+  exit 0
+fi
 
 boot_kernel baseline || die "the unpatched kernel does not boot/run: see $OUT/baseline.serial.log"
 # /proc/self/ns/user in the guest (kernel-matrix.md pitfall 2): ucbench info reports it
@@ -351,9 +425,16 @@ for n in "${KERNELS[@]:1}"; do
 done
 mv "$TIMES.new" "$TIMES"
 
-python3 - "$OUT" "$TIMES" "${KERNELS[@]}" <<'PYEOF'
+KVER=$(make -s -C "$SRC" kernelversion 2>/dev/null || echo "$SERIES")
+declare -A PATCH_OF=()
+for p in "${PATCHES[@]}"; do PATCH_OF[$(basename "$p" .patch)]=$p; done
+ARGV=()
+for k in "${KERNELS[@]}"; do ARGV+=("$k=${PATCH_OF[$k]:-}"); done
+python3 - "$OUT" "$TIMES" "$SERIES" "$KVER" "${ARGV[@]}" <<'PYEOF'
 import json, os, sys
-out, times, kernels = sys.argv[1], sys.argv[2], sys.argv[3:]
+out, times, series, kver = sys.argv[1:5]
+kernels = [a.split("=", 1)[0] for a in sys.argv[5:]]
+patch_of = dict(a.split("=", 1) for a in sys.argv[5:])
 T = {}
 for line in open(times):
     k, step, v = line.rstrip("\n").split("\t")
@@ -367,6 +448,19 @@ def load(k):
     except (OSError, ValueError, KeyError, TypeError):
         return None
 
+def breaks(k):
+    """The patch header's `Breaks: P<n> RLIMITS LEVELS DIRECTION` line."""
+    try:
+        with open(patch_of.get(k) or "/nonexistent") as f:
+            for line in f:
+                if line.startswith("Breaks:"):
+                    return line[len("Breaks:"):].strip()
+                if line.startswith("---"):
+                    break
+    except OSError:
+        pass
+    return ""
+
 base = load("baseline")
 if not base:
     sys.exit("mutants.sh: no usable baseline verify.json")
@@ -375,6 +469,7 @@ rows, ok_all, caught_n, mutants_n = [], True, 0, 0
 for k in kernels:
     v = load(k)
     is_fix = not k.startswith("mutant-") and k != "baseline"
+    hits = []
     if v is None:
         diff, verdict = "no verify.json (build/boot failed)", "no"
         ok = False
@@ -391,19 +486,24 @@ for k in kernels:
             ok = base.get("ULIM-19") == "known-bug" and v.get("ULIM-19") == "pass" and not regress
             verdict = "yes (ULIM-19 pass)" if ok else "NO"
         else:
-            hits = [c for c in v if base.get(c) in GOOD and v[c] in ("fail", "error")]
+            hits = sorted(c for c in v if base.get(c) in GOOD and v[c] in ("fail", "error"))
             ok = bool(hits)
             verdict = "yes" if ok else "NO (survived)"
     if k.startswith("mutant-"):
         mutants_n += 1
         caught_n += ok
     ok_all &= ok
-    rows.append((k, T.get((k, "build"), "?"), T.get((k, "boot"), "?"), diff, verdict))
+    rows.append({"kernel": k, "build_s": T.get((k, "build"), "?"), "boot_s": T.get((k, "boot"), "?"),
+                 "caught": verdict, "caught_by": hits, "differs": diff, "breaks": breaks(k)})
 
-w = max(len(r[0]) for r in rows)
-print(f"\n{'kernel':<{w}}  {'build s':>7}  {'boot s':>6}  caught               cases that differ from baseline")
-for k, b, t, diff, verdict in rows:
-    print(f"{k:<{w}}  {b:>7}  {t:>6}  {verdict:<20} {diff}")
+w = max(len(r["kernel"]) for r in rows)
+print(f"\nseries {series} (linux-source-{series}, {kver})")
+print(f"{'kernel':<{w}}  {'build s':>7}  {'boot s':>6}  caught               cases that differ from baseline")
+for r in rows:
+    print(f"{r['kernel']:<{w}}  {r['build_s']:>7}  {r['boot_s']:>6}  {r['caught']:<20} {r['differs']}")
+survivors = [r for r in rows if r["caught"] == "NO (survived)"]
+for r in survivors:
+    print(f"SURVIVED {r['kernel']}: no case observes {r['breaks'] or 'its bug'}")
 print("\nbaseline verdicts: " + " ".join(f"{c}={s}" for c, s in sorted(base.items())))
 # kernel-matrix.md pitfall 2: without CONFIG_USER_NS unshare(CLONE_NEWUSER) is EPERM on Debian
 # trees.  ULIM-20 stats /proc/self/ns/user (error when it is missing); info probes a userns.
@@ -416,12 +516,12 @@ userns_ok = can is True and base.get("ULIM-20") == "pass"
 print(f"guest user namespaces: info host.userns.can_create={can}, ULIM-20 (stats /proc/self/ns/user) "
       f"{base.get('ULIM-20')}: {'ok' if userns_ok else 'NOT OK'}")
 ok_all &= userns_ok
-other = [f"{k}={v}" for (k, s), v in T.items() if k in ("tree", "ucbench")]
-if other:
-    print("setup times (s): " + " ".join(f"{k}:{s}={v}" for (k, s), v in T.items() if k in ("tree", "ucbench")))
-print(f"mutation score: {caught_n}/{mutants_n}")
+setup = [f"{k}:{s}={v}" for (k, s), v in T.items() if k in ("tree", "ucbench")]
+if setup:
+    print("setup times (s): " + " ".join(setup))
+print(f"{kver}: mutation score {caught_n}/{mutants_n}")
 with open(os.path.join(out, "summary.json"), "w") as f:
-    json.dump({"kernels": [dict(zip(("kernel", "build_s", "boot_s", "differs", "caught"), r)) for r in rows],
-               "baseline": base, "mutation_score": [caught_n, mutants_n]}, f, indent=1)
+    json.dump({"series": series, "kernel_version": kver, "kernels": rows, "baseline": base,
+               "mutation_score": [caught_n, mutants_n]}, f, indent=1)
 sys.exit(0 if ok_all else 1)
 PYEOF
