@@ -88,12 +88,6 @@ ucb_runtime_validate (const struct ucb_plan *p, ucb_error_t *err)
   }
 }
 
-const char *
-ucb_runtime_seccomp_name (const struct ucb_runtime_options *rt)
-{
-  return rt->seccomp ? rt->seccomp : "none";
-}
-
 void
 ucb_runtime_options_free (struct ucb_runtime_options *rt)
 {

@@ -65,8 +65,6 @@ int ucb_runtime_option (struct ucb_runtime_options *rt, int opt, const char *arg
 int ucb_runtime_validate (const struct ucb_plan *p, ucb_error_t *err)
     __attribute__ ((warn_unused_result));
 void ucb_runtime_options_free (struct ucb_runtime_options *rt);
-/* "docker", "none" or the profile file, for the document. */
-const char *ucb_runtime_seccomp_name (const struct ucb_runtime_options *rt);
 
 /* Shared by every subcommand's parser: json or text, and csv too when `csv`. */
 int ucb_parse_format (const char *arg, enum ucb_format *out, ucb_error_t *err)

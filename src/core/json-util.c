@@ -47,13 +47,6 @@ ucb_json_int (long long v)
   return ucb_json_checked (json_integer (v));
 }
 
-const char *
-ucb_json_str_or (json_t *o, const char *key, const char *dflt)
-{
-  const char *v = json_string_value (json_object_get (o, key));
-  return v ? v : dflt;
-}
-
 json_t *
 ucb_json_int_array (const int *v, size_t n)
 {

@@ -18,8 +18,6 @@ json_t *ucb_json_arr (void);
 json_t *ucb_json_int (long long v);
 /* NULL, and strings jansson refuses (invalid UTF-8), become null. */
 json_t *ucb_json_str (const char *s);
-/* The string at `key` of `o`, or `dflt` when absent or not a string. */
-const char *ucb_json_str_or (json_t *o, const char *key, const char *dflt);
 json_t *ucb_json_int_array (const int *v, size_t n);
 /* A real, or null for NaN/inf (JSON has no NaN). */
 json_t *ucb_json_real (double v);

@@ -115,14 +115,6 @@ ucb_caps_free (struct ucb_caps *c)
   c->nkeep = 0;
 }
 
-bool
-ucb_caps_has (const struct ucb_caps *c, int cap)
-{
-  if (c->mode == UCB_CAPS_KEEP)
-    return true;
-  return c->nkeep && bsearch (&cap, c->keep, c->nkeep, sizeof cap, ucb_cmp_int) != NULL;
-}
-
 uint64_t
 ucb_caps_effective (void)
 {

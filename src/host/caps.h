@@ -30,7 +30,6 @@ int ucb_caps_parse (const char *s, struct ucb_caps *c, ucb_error_t *err)
 void ucb_caps_free (struct ucb_caps *c);
 /* "cap_chown,cap_kill" (libcap's names); "" for none. */
 char *ucb_caps_names (const int *caps, size_t n);
-bool ucb_caps_has (const struct ucb_caps *c, int cap);
 /* The caller's effective set, bit CAP_x for each held (in its own user namespace); 0 when
  * it cannot be read. */
 uint64_t ucb_caps_effective (void);

@@ -285,9 +285,3 @@ ucb_export_junit (FILE *f, json_t *doc)
 {
   export_built (f, doc, ucb_export_junit_doc);
 }
-
-void
-ucb_export_ktap (FILE *f, json_t *doc)
-{
-  export_built (f, doc, ucb_export_ktap_doc);
-}

@@ -74,6 +74,5 @@ void ucb_export_junit_doc (FILE *f, const struct ucb_doc *d);
 void ucb_export_ktap_doc (FILE *f, const struct ucb_doc *d);
 /* The same, for a document that ucbench has just built (`ucbench verify --format junit`). */
 void ucb_export_junit (FILE *f, json_t *doc);
-void ucb_export_ktap (FILE *f, json_t *doc);
 
 #endif
