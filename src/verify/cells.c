@@ -55,19 +55,17 @@ static void
 see (struct ucb_vresult *r, const char *name, enum ucb_vkind kind, struct ucb_vtwo e, long observed,
      long tries)
 {
-  if (e.want == e.bug)
-    ucb_vobserve_count (r, name, kind, e.want, observed, tries);
-  else if (seen_kernel == STOCK)
-    ucb_vobserve_count (r, name, kind, e.bug, observed, tries);
-  else if (seen_kernel == INTENDED)
-    ucb_vobserve_count (r, name, kind, e.want, observed, tries);
-  else
+  size_t n = r->n;
+
+  if (e.want != e.bug && seen_kernel == UNDECIDED)
     {
       seen_kernel = observed == e.bug ? STOCK : INTENDED;
       ucb_vobserve_bug (r, name, kind, e.want, observed, e.bug);
-      if (r->n > 0 && strcmp (r->items[r->n - 1].name, name) == 0)
-        r->items[r->n - 1].tries = tries;
     }
+  else
+    ucb_vobserve (r, name, kind, seen_kernel == STOCK ? e.bug : e.want, observed);
+  if (r->n > n) /* recorded (not past UCB_VITEMS_MAX) */
+    r->items[n].tries = tries;
 }
 
 void

@@ -34,6 +34,7 @@
  * busy host (a test suite running as root beside us) still leaves a steady moment.  On a quiet
  * host the first attempt is steady. */
 #define ATTEMPTS 500
+#define ROOT_SOFT 5 /* the root container's soft SIGPENDING */
 #define ATTEMPT_GAP_NS 10000000L
 
 /* (a) ruid U / euid 0 (capabilities kept), soft 5, beside an observer of U. */
@@ -74,6 +75,13 @@ struct root_arg
   int attempts;
 };
 
+/* What the root container may queue beside `host` pending signals of host root's. */
+static long
+root_room (long host)
+{
+  return host < ROOT_SOFT ? ROOT_SOFT - host : 0;
+}
+
 static int
 root_container (void *arg, struct ucb_probe_out *o, ucb_error_t *err)
 {
@@ -93,7 +101,7 @@ root_container (void *arg, struct ucb_probe_out *o, ucb_error_t *err)
         nanosleep (&(struct timespec){ .tv_nsec = ATTEMPT_GAP_NS }, NULL);
       before = ucb_vsigq (a->root);
 
-      n = ucb_vfill_rt (UCB_VTRIES (5), &o->errnum);
+      n = ucb_vfill_rt (UCB_VTRIES (ROOT_SOFT), &o->errnum);
       o->v[C_SIGQ] = ucb_vsigq (getpid ());
       with = ucb_vsigq (a->root);
       ucb_vdrain_rt ();
@@ -102,8 +110,7 @@ root_container (void *arg, struct ucb_probe_out *o, ucb_error_t *err)
       o->v[NOISE] = before;
       /* Steady: nothing else moved root's counter while we filled (a root signal pending
        * for a moment takes one of our five; seen as n != 5 - before with before == after). */
-      steady = before >= 0 && after == before && with == before + n
-               && n == (before < 5 ? 5 - before : 0);
+      steady = before >= 0 && after == before && with == before + n && n == root_room (before);
     }
   o->v[STEADY] = steady;
   o->v[C_SIGQ_DRAINED] = ucb_vsigq (getpid ());
@@ -118,7 +125,7 @@ ulim10_run (struct ucb_vctx *ctx, ucb_error_t *err)
   bool leak_fixed = k->major > 6 || (k->major == 6 && k->minor >= 12);
   struct ucb_probe_spec spec = { .what = "the root-owned container probe",
                                  .resource = RLIMIT_SIGPENDING,
-                                 .soft = 5,
+                                 .soft = ROOT_SOFT,
                                  .userns = CLONE_NEWUSER,
                                  .soft_inside = RLIM_INFINITY };
   struct root_arg a = { .root = getpid (), .attempts = leak_fixed ? ATTEMPTS : 1 };
@@ -133,8 +140,8 @@ ulim10_run (struct ucb_vctx *ctx, ucb_error_t *err)
     return -1;
   noise = (long) o.v[NOISE];
   ucb_vobserve (r, "root container: root SigQ = host + queued", UCB_VITEM_EXACT, 1, o.v[STEADY]);
-  ucb_vobserve (r, "root container: queued = 5 - host-root", UCB_VITEM_ADMITTED,
-                noise < 5 ? 5 - noise : 0, o.v[C_QUEUED]);
+  ucb_vobserve (r, "root container: queued = 5 - host-root", UCB_VITEM_ADMITTED, root_room (noise),
+                o.v[C_QUEUED]);
   ucb_vobserve (r, "root container: errno at the bound", UCB_VITEM_ERRNO, EAGAIN, o.errnum);
   ucb_vobserve (r, "root container: SigQ inside = queued", UCB_VITEM_COUNTER, o.v[C_QUEUED],
                 o.v[C_SIGQ]);
