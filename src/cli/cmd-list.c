@@ -8,6 +8,7 @@
 
 #include "cli/commands.h"
 #include "cli/options.h"
+#include "cli/record.h"
 #include "core/json-util.h"
 #include "core/util.h"
 #include "engine/workload.h"
@@ -32,19 +33,14 @@ or_none (const char *s)
 static json_t *
 workload_json (const struct ucb_workload *w)
 {
-  json_t *o = json_object (), *rl = json_array ();
+  json_t *o = ucb_json_obj ();
 
-  if (o == NULL || rl == NULL)
-    ucb_oom ();
   ucb_json_set (o, "name", ucb_json_str (w->name));
   ucb_json_set (o, "summary", ucb_json_str (w->summary));
   ucb_json_set (o, "op", ucb_json_str (w->op));
-  ucb_json_set (o, "counter", ucb_json_str (w->counter));
+  ucb_json_set (o, "counter", ucb_json_str (ucb_workload_counter (w)));
   ucb_json_set (o, "locks", ucb_json_str (w->locks));
-  for (unsigned bit = 1; bit <= UCB_RLIM_NPROC; bit <<= 1)
-    if (w->rlimits & bit)
-      ucb_json_push (rl, ucb_json_str (ucb_rlimit_name (bit)));
-  ucb_json_set (o, "rlimits", rl);
+  ucb_json_set (o, "rlimits", ucb_record_rlimits (w->rlimits));
   ucb_json_set (o, "supported", json_boolean (w->unsupported_reason == NULL));
   ucb_json_set (o, "unsupported_reason", ucb_json_str (w->unsupported_reason));
   return o;
@@ -79,15 +75,15 @@ print_text (void)
       const struct ucb_workload *w = ucb_workloads[i];
       if ((int) strlen (or_none (w->name)) > wname)
         wname = (int) strlen (or_none (w->name));
-      if ((int) strlen (or_none (w->counter)) > wcounter)
-        wcounter = (int) strlen (or_none (w->counter));
+      if ((int) strlen (ucb_workload_counter (w)) > wcounter)
+        wcounter = (int) strlen (ucb_workload_counter (w));
     }
   printf ("%-*s  %-*s  %s\n", wname, "NAME", wcounter, "COUNTER", "STATUS");
   for (size_t i = 0; ucb_workloads[i]; i++)
     {
       const struct ucb_workload *w = ucb_workloads[i];
 
-      printf ("%-*s  %-*s  ", wname, or_none (w->name), wcounter, or_none (w->counter));
+      printf ("%-*s  %-*s  ", wname, or_none (w->name), wcounter, ucb_workload_counter (w));
       if (w->unsupported_reason)
         printf ("unsupported: %s\n", w->unsupported_reason);
       else

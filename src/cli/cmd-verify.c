@@ -170,7 +170,7 @@ select_cases (struct vopts *o, int argc, char **argv, ucb_error_t *err)
       for (size_t k = 0; k < o->ncases; k++)
         if (strcasecmp (argv[i], ucb_vcases[k]->id) == 0
             || strcmp (argv[i], ucb_vcases[k]->name) == 0
-            || strcasecmp (argv[i], ucb_vcases[k]->rlimit) == 0)
+            || strcasecmp (argv[i], ucb_rl_name (ucb_vcases[k]->rlimit)) == 0)
           hit = o->selected[k] = true;
       if (!hit)
         return ucb_usage_error (err, "unknown case or rlimit `%s` (see `ucbench verify --list`)",
@@ -290,7 +290,7 @@ verify_json (const struct ucb_vrun *v, size_t n)
       ucb_json_set (o, "id", ucb_json_str (v[i].c->id));
       ucb_json_set (o, "name", ucb_json_str (v[i].c->name));
       ucb_json_set (o, "title", ucb_json_str (v[i].c->title));
-      ucb_json_set (o, "rlimit", ucb_json_str (v[i].c->rlimit));
+      ucb_json_set (o, "rlimit", ucb_json_str (ucb_rl_name (v[i].c->rlimit)));
       ucb_json_set (o, "level", ucb_json_str (ucb_vlevel_name (v[i].c->cells[0].level)));
       ucb_json_set (o, "property", ucb_json_str (ucb_vprop_name (v[i].c->cells[0].prop)));
       ucb_json_set (o, "cells", cells_json (v[i].c));
@@ -316,7 +316,8 @@ print_list (void)
   for (size_t k = 0; ucb_vcases[k]; k++)
     {
       const struct ucb_vcase *c = ucb_vcases[k];
-      printf ("%-8s %-40s %-10s %s\n%9scells:", c->id, c->name, c->rlimit, c->title, "");
+      printf ("%-8s %-40s %-10s %s\n%9scells:", c->id, c->name, ucb_rl_name (c->rlimit), c->title,
+              "");
       for (size_t i = 0; i < ucb_vcase_ncells (c); i++)
         printf ("%s %s %s", i ? "," : "", ucb_vlevel_name (c->cells[i].level),
                 ucb_vprop_name (c->cells[i].prop));

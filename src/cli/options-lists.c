@@ -366,15 +366,14 @@ ucb_parse_limits (const char *s, struct ucb_limit *limits, ucb_error_t *err)
   for (size_t i = 0; i < items.n; i++)
     {
       char *item = items.v[i], *eq = strchr (item, '=');
-      unsigned b = UCB_NLIMITS;
+      enum ucb_rl b = UCB_RL_NONE;
       uint64_t v = 0;
 
       if (eq)
         *eq = '\0';
-      for (unsigned k = 0; k < UCB_NLIMITS && eq; k++)
-        if (strcasecmp (item, ucb_rlimit_name (1u << k)) == 0)
-          b = k;
-      if (b == UCB_NLIMITS)
+      if (!eq || !ucb_rl_parse (item, &b))
+        b = UCB_RL_NONE;
+      if (b == UCB_RL_NONE)
         {
           if (eq)
             *eq = '=';

@@ -462,10 +462,10 @@ check_owners (const struct ucb_plan *p, ucb_error_t *err)
                                      "are shared with every root process");
   if (p->headroom != UCB_HEADROOM_HOST)
     for (size_t i = 0; i < p->n_workloads; i++)
-      for (unsigned b = 0; b < UCB_NLIMITS; b++)
-        if ((p->workloads[i]->rlimits & (1u << b)) && p->limits[b].set)
+      for (enum ucb_rl b = 0; b < UCB_RLS; b++)
+        if ((p->workloads[i]->rlimits & UCB_RLIM_BIT (b)) && p->limits[b].set)
           return ucb_usage_error (err, "--limit %s and --headroom both set the limit of `%s`",
-                                  ucb_rlimit_name (1u << b), p->workloads[i]->name);
+                                  ucb_rl_name (b), p->workloads[i]->name);
   /* distinct needs base..base+N-1; shared needs base alone (checked by the parser). */
   for (size_t i = 0; i < p->n_owners; i++)
     if (p->owners[i].kind == UCB_OWNER_DISTINCT)

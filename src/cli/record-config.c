@@ -35,9 +35,9 @@ ucb_record_config (const struct ucb_run_options *o, const struct ucb_placement *
 
     for (size_t i = 0; i < o->plan.n_tasks; i++)
       ucb_json_push (t, ucb_json_int (o->plan.tasks[i]));
-    for (unsigned b = 0; b < UCB_NLIMITS; b++)
+    for (enum ucb_rl b = 0; b < UCB_RLS; b++)
       if (o->plan.limits[b].set)
-        ucb_json_set (lim, ucb_rlimit_name (1u << b),
+        ucb_json_set (lim, ucb_rl_name (b),
                       o->plan.limits[b].value == UCB_LIMIT_UNLIMITED
                           ? ucb_json_str ("unlimited")
                           : ucb_json_int ((long long) o->plan.limits[b].value));

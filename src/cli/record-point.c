@@ -22,6 +22,17 @@ struct window
   double rate;   /* ops / span_s */
 };
 
+json_t *
+ucb_record_rlimits (unsigned bits)
+{
+  json_t *a = ucb_json_arr ();
+
+  for (enum ucb_rl rl = 0; rl < UCB_RLS; rl++)
+    if (bits & UCB_RLIM_BIT (rl))
+      ucb_json_push (a, ucb_json_str (ucb_rl_name (rl)));
+  return a;
+}
+
 static json_t *
 stats_json (const struct ucb_stats *s)
 {
@@ -345,17 +356,15 @@ point_header (json_t *o, const struct ucb_point *pt, const char *status)
   cleanup_free char *owner = ucb_owner_mode_name (&pt->owner);
   cleanup_free char *isolate = ucb_isolate_name (pt->depth > 0 ? pt->isolate : 0);
   const struct ucb_workload *w = pt->workload;
-  json_t *charges = ucb_json_obj (), *rl = ucb_json_arr ();
+  const char *counter = ucb_workload_counter (w);
+  json_t *charges = ucb_json_obj ();
 
-  for (unsigned bit = 1; bit <= UCB_RLIM_NPROC; bit <<= 1)
-    if (w->rlimits & bit)
-      ucb_json_push (rl, ucb_json_str (ucb_rlimit_name (bit)));
-  ucb_json_set (charges, "counter", ucb_json_str (w->counter));
-  ucb_json_set (charges, "rlimits", rl);
+  ucb_json_set (charges, "counter", ucb_json_str (counter));
+  ucb_json_set (charges, "rlimits", ucb_record_rlimits (w->rlimits));
   ucb_json_set (charges, "locks", ucb_json_str (w->locks));
   ucb_json_set (charges, "op", ucb_json_str (w->op));
   ucb_json_set (o, "workload", ucb_json_str (w->name));
-  ucb_json_set (o, "counter", ucb_json_str (w->counter));
+  ucb_json_set (o, "counter", ucb_json_str (counter));
   ucb_json_set (o, "charges", charges);
   ucb_json_set (o, "containers", ucb_json_int (pt->containers));
   ucb_json_set (o, "owner", ucb_json_str (owner));

@@ -15,6 +15,9 @@ json_t *ucb_record_skipped (const struct ucb_point *pt, const char *reason);
 /* `config`: every run option as resolved; `rt` (NULL: none) adds config.runtime. */
 json_t *ucb_record_config (const struct ucb_run_options *o, const struct ucb_placement *pl,
                            const struct ucb_runtime *rt);
+/* ["SIGPENDING", ...]: the rlimits of the set `bits` (UCB_RLIM_*), as `list` and results[]
+ * name what a workload charges. */
+json_t *ucb_record_rlimits (unsigned bits);
 /* record-runtime.c: what --pin, --cgroup, --seccomp, --caps and --perf add. */
 json_t *ucb_record_topology (const struct ucb_placement *pl);
 void ucb_record_task_topology (json_t *task, const struct ucb_placement *pl, int cpu);

@@ -12,6 +12,7 @@
 #include "core/error.h"
 #include "core/lists.h"
 #include "host/caps.h"
+#include "host/rlimit.h"
 #include "host/users.h"
 
 struct ucb_workload;
@@ -74,8 +75,7 @@ enum ucb_headroom
   UCB_HEADROOM_FAR,  /* soft = hard: as far from the limit as this host allows */
 };
 
-/* --limit: a soft limit for one of the four ucounts rlimits (index: log2 of UCB_RLIM_*). */
-#define UCB_NLIMITS 4
+/* --limit: a soft limit for one of the four ucounts rlimits (index: enum ucb_rl). */
 #define UCB_LIMIT_UNLIMITED UINT64_MAX
 struct ucb_limit
 {
@@ -106,7 +106,7 @@ struct ucb_plan
   unsigned *tasks; /* tasks per container (a sweep axis) */
   size_t n_tasks;
   bool threads; /* tasks are threads of one process per container */
-  struct ucb_limit limits[UCB_NLIMITS];
+  struct ucb_limit limits[UCB_RLS];
   enum ucb_headroom headroom;
   int isolate;        /* CLONE_NEW* flags besides CLONE_NEWUSER */
   bool isolate_given; /* explicit --isolate (else the default, which depth 0 drops) */

@@ -28,19 +28,19 @@ limit_json (uint64_t v)
 int
 ucb_limits_check (const struct ucb_plan *o, ucb_error_t *err)
 {
-  for (unsigned b = 0; b < UCB_NLIMITS; b++)
+  for (enum ucb_rl b = 0; b < UCB_RLS; b++)
     {
       struct rlimit rl;
       if (!o->limits[b].set)
         continue;
-      if (getrlimit (ucb_rlimit_resource (1u << b), &rl) < 0)
-        return ucb_make_error (err, errno, "getrlimit(%s)", ucb_rlimit_name (1u << b));
+      if (getrlimit (ucb_rl_resource (b), &rl) < 0)
+        return ucb_make_error (err, errno, "getrlimit(%s)", ucb_rl_name (b));
       if (o->limits[b].value > from_rlim (rl.rlim_max))
         return ucb_usage_error (err,
                                 "--limit %s=%llu is above the hard limit %llu: limits can only be "
                                 "lowered without CAP_SYS_RESOURCE (raise the hard limit first, "
                                 "e.g. with prlimit as root that has it)",
-                                ucb_rlimit_name (1u << b), (unsigned long long) o->limits[b].value,
+                                ucb_rl_name (b), (unsigned long long) o->limits[b].value,
                                 (unsigned long long) rl.rlim_max);
     }
   return 0;
@@ -70,13 +70,13 @@ containers_per_owner (const struct ucb_point *pt)
 
 /* Peak use of the workload's counter at the most shared level, for --headroom near. */
 static uint64_t
-near_value (const struct ucb_point *pt, unsigned bit)
+near_value (const struct ucb_point *pt, enum ucb_rl rl)
 {
   uint64_t per_owner = containers_per_owner (pt);
   uint64_t v = per_owner * pt->tasks * pt->workload->peak;
 
   /* NPROC also counts the container's own processes at that level (spawn.c builds them). */
-  if (bit == UCB_RLIM_NPROC)
+  if (rl == UCB_RL_NPROC)
     v += per_owner
          * (uint64_t) ucb_container_processes (pt->depth, pt->tasks, pt->threads,
                                                pt->depth > 0 ? pt->isolate : 0);
@@ -88,15 +88,15 @@ ucb_limits_for_point (const struct ucb_plan *o, const struct ucb_point *pt,
                       struct ucb_point_limits *pl, ucb_error_t *err)
 {
   memset (pl, 0, sizeof *pl);
-  for (unsigned b = 0; b < UCB_NLIMITS; b++)
+  for (enum ucb_rl b = 0; b < UCB_RLS; b++)
     {
-      unsigned bit = 1u << b;
+      unsigned bit = UCB_RLIM_BIT (b);
       struct rlimit rl;
       uint64_t soft;
       const char *source = "host";
 
-      if (getrlimit (ucb_rlimit_resource (bit), &rl) < 0)
-        return ucb_make_error (err, errno, "getrlimit(%s)", ucb_rlimit_name (bit));
+      if (getrlimit (ucb_rl_resource (b), &rl) < 0)
+        return ucb_make_error (err, errno, "getrlimit(%s)", ucb_rl_name (b));
       soft = from_rlim (rl.rlim_cur);
       if (o->limits[b].set)
         {
@@ -105,7 +105,7 @@ ucb_limits_for_point (const struct ucb_plan *o, const struct ucb_point *pt,
         }
       else if ((pt->workload->rlimits & bit) && o->headroom == UCB_HEADROOM_NEAR)
         {
-          soft = near_value (pt, bit);
+          soft = near_value (pt, b);
           source = "headroom near";
         }
       else if ((pt->workload->rlimits & bit) && o->headroom == UCB_HEADROOM_FAR)
@@ -117,15 +117,15 @@ ucb_limits_for_point (const struct ucb_plan *o, const struct ucb_point *pt,
         return ucb_make_error (err, 0,
                                "%s needs RLIMIT_%s=%llu for %u containers x %u tasks, above the "
                                "hard limit %llu; run fewer, or raise the hard limit",
-                               source, ucb_rlimit_name (bit), (unsigned long long) soft,
-                               pt->containers, pt->tasks, (unsigned long long) rl.rlim_max);
+                               source, ucb_rl_name (b), (unsigned long long) soft, pt->containers,
+                               pt->tasks, (unsigned long long) rl.rlim_max);
       pl->l[b].soft = soft;
       pl->l[b].hard = from_rlim (rl.rlim_max);
       pl->l[b].source = source;
       if (strcmp (source, "host") != 0) /* inherited limits need no setrlimit */
         pl->set[pl->nset++] = (struct ucb_soft_limit){
-          .resource = ucb_rlimit_resource (bit),
-          .name = ucb_rlimit_name (bit),
+          .resource = ucb_rl_resource (b),
+          .name = ucb_rl_name (b),
           .soft = soft == UCB_LIMIT_UNLIMITED ? RLIM_INFINITY : soft,
         };
     }
@@ -137,9 +137,8 @@ ucb_limits_json (const struct ucb_point_limits *pl, const struct ucb_point *pt, 
 {
   json_t *o = ucb_json_obj ();
 
-  for (unsigned b = 0; b < UCB_NLIMITS; b++)
+  for (enum ucb_rl b = 0; b < UCB_RLS; b++)
     {
-      unsigned bit = 1u << b;
       json_t *l = ucb_json_obj (), *max = ucb_json_arr ();
 
       /* Level 1's rlimit_max is the owner's soft limit at clone(); deeper levels are created
@@ -147,14 +146,14 @@ ucb_limits_json (const struct ucb_point_limits *pl, const struct ucb_point *pt, 
        * limit.  Only an NPROC snapshot taken by real uid 0 in the initial namespace is
        * infinite (enforced_nproc_rlimit). */
       for (unsigned level = 1; level <= pt->depth; level++)
-        ucb_json_push (max, limit_json (bit == UCB_RLIM_NPROC && level == 1 && owner_uid == 0
+        ucb_json_push (max, limit_json (b == UCB_RL_NPROC && level == 1 && owner_uid == 0
                                             ? UCB_LIMIT_UNLIMITED
                                             : pl->l[b].soft));
       ucb_json_set (l, "soft", limit_json (pl->l[b].soft));
       ucb_json_set (l, "hard", limit_json (pl->l[b].hard));
       ucb_json_set (l, "source", ucb_json_str (pl->l[b].source));
       ucb_json_set (l, "rlimit_max", max);
-      ucb_json_set (o, ucb_rlimit_name (bit), l);
+      ucb_json_set (o, ucb_rl_name (b), l);
     }
   return o;
 }

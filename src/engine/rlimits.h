@@ -15,7 +15,7 @@
 
 struct ucb_point;
 
-/* For each of the four ucounts rlimits (index = log2 of UCB_RLIM_*). */
+/* For each of the four ucounts rlimits (index: enum ucb_rl). */
 struct ucb_point_limits
 {
   struct
@@ -23,8 +23,8 @@ struct ucb_point_limits
     uint64_t soft;      /* in force for the owner when it creates the namespaces */
     uint64_t hard;      /* ucbench's hard limit (the owner cannot raise it) */
     const char *source; /* "host", "limit", "headroom near", "headroom far" */
-  } l[UCB_NLIMITS];
-  struct ucb_soft_limit set[UCB_NLIMITS]; /* what the owner must apply */
+  } l[UCB_RLS];
+  struct ucb_soft_limit set[UCB_RLS]; /* what the owner must apply */
   size_t nset;
 };
 

@@ -81,32 +81,8 @@ ucb_op_handler (int sig, const char *name, void (*fn) (int, siginfo_t *, void *)
   return 0;
 }
 
-static const struct
-{
-  unsigned bit;
-  const char *name;
-  int resource;
-} rlimits[] = {
-  { UCB_RLIM_SIGPENDING, "SIGPENDING", RLIMIT_SIGPENDING },
-  { UCB_RLIM_MSGQUEUE, "MSGQUEUE", RLIMIT_MSGQUEUE },
-  { UCB_RLIM_MEMLOCK, "MEMLOCK", RLIMIT_MEMLOCK },
-  { UCB_RLIM_NPROC, "NPROC", RLIMIT_NPROC },
-};
-
 const char *
-ucb_rlimit_name (unsigned bit)
+ucb_workload_counter (const struct ucb_workload *w)
 {
-  for (size_t i = 0; i < UCB_ARRAY_SIZE (rlimits); i++)
-    if (rlimits[i].bit == bit)
-      return rlimits[i].name;
-  return NULL;
-}
-
-int
-ucb_rlimit_resource (unsigned bit)
-{
-  for (size_t i = 0; i < UCB_ARRAY_SIZE (rlimits); i++)
-    if (rlimits[i].bit == bit)
-      return rlimits[i].resource;
-  return -1;
+  return ucb_rl_name (ucb_rl_first (w->rlimits));
 }

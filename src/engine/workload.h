@@ -10,6 +10,7 @@
 
 #include "core/error.h"
 #include "engine/measure.h"
+#include "host/rlimit.h"
 
 /* Outcome taxonomy (stress-ng's EXIT_* idea): a refused charge is data, not a crash. */
 enum ucb_result
@@ -113,20 +114,13 @@ ucb_child_loop (struct ucb_wctx *ctx, uint64_t iters, pid_t (*spawn) (struct ucb
 int ucb_op_handler (int sig, const char *name, void (*fn) (int, siginfo_t *, void *),
                     ucb_error_t *err) __attribute__ ((warn_unused_result));
 
-#define UCB_RLIM_NONE 0u
-#define UCB_RLIM_SIGPENDING (1u << 0)
-#define UCB_RLIM_MSGQUEUE (1u << 1)
-#define UCB_RLIM_MEMLOCK (1u << 2)
-#define UCB_RLIM_NPROC (1u << 3)
-
 struct ucb_workload
 {
   const char *name;
   const char *summary; /* one line for `ucbench list` */
   const char *op;      /* what exactly one op is */
-  const char *counter; /* the ucount it charges, "none" for controls */
   const char *locks;   /* global kernel locks also taken, so nobody blames ucounts for them */
-  unsigned rlimits;    /* UCB_RLIM_* charged by one op */
+  unsigned rlimits;    /* UCB_RLIM_* charged by one op (UCB_RLIM_NONE: a control) */
   /* Units of that rlimit one task holds at its peak (signals, bytes, tasks): what
    * --headroom near leaves free per task. */
   uint64_t peak;
@@ -146,9 +140,8 @@ struct ucb_workload
   void (*teardown) (struct ucb_wctx *ctx);
 };
 
-/* Name of one UCB_RLIM_* bit ("SIGPENDING", ...), and the setrlimit resource for it. */
-const char *ucb_rlimit_name (unsigned bit);
-int ucb_rlimit_resource (unsigned bit);
+/* The ucount one op charges, as `list` and the JSON name it: "SIGPENDING", ..., "none". */
+const char *ucb_workload_counter (const struct ucb_workload *w);
 
 /* The registry, in the order of src/workloads/list.h, NULL-terminated. */
 extern const struct ucb_workload *const ucb_workloads[];

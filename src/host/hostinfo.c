@@ -28,6 +28,7 @@
 #include "host/cgroup/layout.h"
 #include "host/hostinfo.h"
 #include "host/perf.h"
+#include "host/rlimit.h"
 #include "host/topology.h"
 #include "host/userns.h"
 
@@ -268,30 +269,27 @@ rlim_value (rlim_t v)
   return json_integer ((json_int_t) v);
 }
 
+/* o[name] = {"soft", "hard"} of `resource`, null if getrlimit fails. */
+static void
+set_rlimit (json_t *o, const char *name, int resource)
+{
+  struct rlimit rl;
+  json_t *l = NULL;
+
+  if (getrlimit (resource, &rl) == 0)
+    l = ucb_json_checked (json_pack ("{s:o, s:o}", "soft", rlim_value (rl.rlim_cur), "hard",
+                                     rlim_value (rl.rlim_max)));
+  ucb_json_set (o, name, l);
+}
+
 static json_t *
 probe_rlimits (void)
 {
-  static const struct
-  {
-    const char *name;
-    int resource;
-  } limits[] = {
-    { "SIGPENDING", RLIMIT_SIGPENDING }, { "MSGQUEUE", RLIMIT_MSGQUEUE },
-    { "MEMLOCK", RLIMIT_MEMLOCK },       { "NPROC", RLIMIT_NPROC },
-    { "NOFILE", RLIMIT_NOFILE },
-  };
   json_t *o = ucb_json_checked (json_object ());
 
-  for (size_t i = 0; i < UCB_ARRAY_SIZE (limits); i++)
-    {
-      struct rlimit rl;
-      json_t *l = NULL;
-
-      if (getrlimit (limits[i].resource, &rl) == 0)
-        l = ucb_json_checked (json_pack ("{s:o, s:o}", "soft", rlim_value (rl.rlim_cur), "hard",
-                                         rlim_value (rl.rlim_max)));
-      ucb_json_set (o, limits[i].name, l);
-    }
+  for (enum ucb_rl rl = 0; rl < UCB_RLS; rl++)
+    set_rlimit (o, ucb_rl_name (rl), ucb_rl_resource (rl));
+  set_rlimit (o, "NOFILE", RLIMIT_NOFILE); /* not a ucounts rlimit: recorded beside them */
   return o;
 }
 

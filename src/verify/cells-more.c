@@ -18,23 +18,25 @@
 static int
 raise_hard (struct ucb_vctx *ctx, const struct ucb_rlops *ops, ucb_error_t *err)
 {
+  int res = ucb_rl_resource (ops->rl);
+  const char *name = ucb_rl_name (ops->rl);
   struct rlimit rl;
 
-  if (getrlimit (ops->resource, &rl) < 0)
-    return ucb_make_error (err, errno, "getrlimit(%s)", ops->name);
+  if (getrlimit (res, &rl) < 0)
+    return ucb_make_error (err, errno, "getrlimit(%s)", name);
   if (rl.rlim_max == RLIM_INFINITY)
     return 0;
   {
     struct rlimit up = { .rlim_cur = rl.rlim_cur, .rlim_max = RLIM_INFINITY };
-    if (setrlimit (ops->resource, &up) == 0)
+    if (setrlimit (res, &up) == 0)
       return 0;
     if (errno != EPERM)
-      return ucb_make_error (err, errno, "setrlimit(%s, hard unlimited)", ops->name);
+      return ucb_make_error (err, errno, "setrlimit(%s, hard unlimited)", name);
   }
   ucb_vskip (ctx->res,
              "the hard RLIMIT_%s is %llu, not unlimited, and raising it needs "
              "CAP_SYS_RESOURCE in the initial user namespace",
-             ops->name, (unsigned long long) rl.rlim_max);
+             name, (unsigned long long) rl.rlim_max);
   return 1;
 }
 

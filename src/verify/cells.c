@@ -103,7 +103,7 @@ ucb_vcell_bound (const struct ucb_rlops *ops, enum ucb_vlevel level, long n)
 int
 ucb_vcell_observer (const struct ucb_rlops *ops, struct ucb_probe *obs, uid_t uid, ucb_error_t *err)
 {
-  if (ops->resource != RLIMIT_SIGPENDING)
+  if (ops->rl != UCB_RL_SIGPENDING)
     return 0;
   return ucb_vobserver (obs, uid, err);
 }
@@ -200,7 +200,7 @@ static void
 p2_own (struct ucb_vctx *ctx, const struct ucb_rlops *ops, struct ucb_rlagent *a,
         const struct ucb_probe *obs, ucb_error_t *err)
 {
-  bool above = ops->resource != RLIMIT_MEMLOCK;
+  bool above = ops->rl != UCB_RL_MEMLOCK;
   struct ucb_rlplace pl
       = { .depth = above, .snap = { ops->snap (CELL_N + CELL_X) }, .own = ops->soft (CELL_N) };
 

@@ -8,17 +8,14 @@
 #include "core/util.h"
 #include "verify/matrix.h"
 
-const char *const ucb_vmatrix_rows[UCB_VMATRIX_ROWS]
-    = { "SIGPENDING", "MSGQUEUE", "MEMLOCK", "NPROC", "none" };
-
 static const enum ucb_vlevel levels[]
     = { UCB_VLEVEL_OWN, UCB_VLEVEL_PARENT, UCB_VLEVEL_GRANDPARENT };
 
 bool
-ucb_vcase_covers (const struct ucb_vcase *c, const char *rlimit, enum ucb_vlevel level,
+ucb_vcase_covers (const struct ucb_vcase *c, enum ucb_rl rlimit, enum ucb_vlevel level,
                   enum ucb_vprop prop)
 {
-  if (strcasecmp (c->rlimit, rlimit) != 0)
+  if (c->rlimit != rlimit)
     return false;
   for (size_t i = 0; i < ucb_vcase_ncells (c); i++)
     if (c->cells[i].level == level && c->cells[i].prop == prop)
@@ -28,7 +25,7 @@ ucb_vcase_covers (const struct ucb_vcase *c, const char *rlimit, enum ucb_vlevel
 
 /* "01,03" for the cases covering a cell ("-" for none), into buf. */
 static void
-ids_of (const struct ucb_vcase *const *cases, const char *rl, enum ucb_vlevel lv, enum ucb_vprop p,
+ids_of (const struct ucb_vcase *const *cases, enum ucb_rl rl, enum ucb_vlevel lv, enum ucb_vprop p,
         char *buf, size_t len)
 {
   size_t used = 0;
@@ -59,10 +56,10 @@ void
 ucb_vmatrix_list (FILE *f, const struct ucb_vcase *const *cases)
 {
   fprintf (f, "\nMatrix: the cases (ULIM numbers) that cover each cell\n");
-  for (size_t r = 0; r < UCB_VMATRIX_ROWS; r++)
+  for (enum ucb_rl r = 0; r < UCB_VMATRIX_ROWS; r++)
     {
-      bool none = strcmp (ucb_vmatrix_rows[r], "none") == 0;
-      fprintf (f, "%-13s", ucb_vmatrix_rows[r]);
+      bool none = r == UCB_RL_NONE;
+      fprintf (f, "%-13s", ucb_rl_name (r));
       for (int p = UCB_VPROP_P1; p < UCB_VPROPS; p++)
         column (f, ucb_vprop_name ((enum ucb_vprop) p), p);
       fputc ('\n', f);
@@ -73,7 +70,7 @@ ucb_vmatrix_list (FILE *f, const struct ucb_vcase *const *cases)
           for (int p = UCB_VPROP_P1; p < UCB_VPROPS; p++)
             {
               char buf[64];
-              ids_of (cases, ucb_vmatrix_rows[r], lv, (enum ucb_vprop) p, buf, sizeof buf);
+              ids_of (cases, r, lv, (enum ucb_vprop) p, buf, sizeof buf);
               column (f, buf, p);
             }
           fputc ('\n', f);
@@ -113,7 +110,7 @@ symbol (int r)
 
 /* The worst verdict of the runs covering a cell, as its rank. */
 static int
-worst (const struct ucb_vrun *v, size_t n, const char *rl, enum ucb_vlevel lv, enum ucb_vprop p)
+worst (const struct ucb_vrun *v, size_t n, enum ucb_rl rl, enum ucb_vlevel lv, enum ucb_vprop p)
 {
   int w = 0;
 
@@ -133,19 +130,18 @@ ucb_vmatrix_verdicts (FILE *f, const struct ucb_vrun *v, size_t n)
   for (int p = UCB_VPROP_P1; p < UCB_VPROPS; p++)
     fprintf (f, p == UCB_VPROPS - 1 ? " %s" : " %-4s", ucb_vprop_name ((enum ucb_vprop) p));
   fputc ('\n', f);
-  for (size_t r = 0; r < UCB_VMATRIX_ROWS; r++)
+  for (enum ucb_rl r = 0; r < UCB_VMATRIX_ROWS; r++)
     {
-      bool none = strcmp (ucb_vmatrix_rows[r], "none") == 0;
-      fprintf (f, "# %-11s", ucb_vmatrix_rows[r]);
+      bool none = r == UCB_RL_NONE;
+      fprintf (f, "# %-11s", ucb_rl_name (r));
       for (int p = UCB_VPROP_P1; p < UCB_VPROPS; p++)
         {
           char cell[4] = "   ";
           if (none)
-            cell[0]
-                = symbol (worst (v, n, ucb_vmatrix_rows[r], UCB_VLEVEL_NONE, (enum ucb_vprop) p));
+            cell[0] = symbol (worst (v, n, r, UCB_VLEVEL_NONE, (enum ucb_vprop) p));
           else
             for (size_t l = 0; l < UCB_ARRAY_SIZE (levels); l++)
-              cell[l] = symbol (worst (v, n, ucb_vmatrix_rows[r], levels[l], (enum ucb_vprop) p));
+              cell[l] = symbol (worst (v, n, r, levels[l], (enum ucb_vprop) p));
           if (none || p == UCB_VPROPS - 1)
             cell[none ? 1 : 3] = '\0';
           fprintf (f, p == UCB_VPROPS - 1 ? " %s" : " %-4s", cell);

@@ -11,12 +11,11 @@
 
 #include "verify/verify.h"
 
-/* The rows: the four rlimits, then "none" (the non-rlimit ucounts of ULIM-20). */
-#define UCB_VMATRIX_ROWS 5
-extern const char *const ucb_vmatrix_rows[UCB_VMATRIX_ROWS];
+/* The rows: the four rlimits, then UCB_RL_NONE (the non-rlimit ucounts of ULIM-20). */
+#define UCB_VMATRIX_ROWS (UCB_RL_NONE + 1)
 
 /* Whether case `c` covers (rlimit, level, property). */
-bool ucb_vcase_covers (const struct ucb_vcase *c, const char *rlimit, enum ucb_vlevel level,
+bool ucb_vcase_covers (const struct ucb_vcase *c, enum ucb_rl rlimit, enum ucb_vlevel level,
                        enum ucb_vprop prop);
 
 /* The cases of the NULL-terminated `cases` covering each cell, by number ("01,03"), one block

@@ -42,7 +42,7 @@ struct agent_arg
 static int
 take_place (const struct agent_arg *a, ucb_error_t *err)
 {
-  int res = a->ops->resource;
+  int res = ucb_rl_resource (a->ops->rl);
 
   for (int i = 0; i < a->pl.depth; i++)
     {
@@ -64,7 +64,7 @@ room (const struct ucb_rlops *ops, const struct ucb_rlheld *h, long want)
 {
   long left = UCB_RL_HELD_MAX - h->n;
 
-  if (ops->resource == RLIMIT_SIGPENDING || want <= left)
+  if (ops->rl == UCB_RL_SIGPENDING || want <= left)
     return want;
   return left > 0 ? left : 0;
 }
@@ -137,7 +137,7 @@ agent_main (void *arg, struct ucb_probe_out *o, ucb_error_t *err)
           do_release (ops, h, (long) o->v[ARG], o);
           break;
         case 's':
-          if (ucb_vsoft (ops->resource, (rlim_t) o->v[ARG], err) < 0)
+          if (ucb_vsoft (ucb_rl_resource (ops->rl), (rlim_t) o->v[ARG], err) < 0)
             return -1;
           break;
         case 'e':

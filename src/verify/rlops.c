@@ -225,28 +225,28 @@ shm_for_exit (struct ucb_rlheld *h)
 
 const struct ucb_rlops ucb_rlops[UCB_RLS] = {
   [UCB_RL_SIGPENDING] = {
-    .name = "SIGPENDING", .resource = RLIMIT_SIGPENDING, .refusal = EAGAIN,
+    .rl = UCB_RL_SIGPENDING, .refusal = EAGAIN,
     .unit = "one queued RT signal (sigqueue SIGRTMIN, SI_QUEUE: no override)",
     .cap = 1000, .large = 8192, .big_units = 1,
     .soft = units_as_is, .snap = units_as_is, .snap_intended = intended_as_is,
     .charge = sig_charge, .release = sig_release, .for_exit = nothing_for_exit,
   },
   [UCB_RL_MSGQUEUE] = {
-    .name = "MSGQUEUE", .resource = RLIMIT_MSGQUEUE, .refusal = EMFILE,
+    .rl = UCB_RL_MSGQUEUE, .refusal = EMFILE,
     .unit = "one 1 x 1024 queue, 1120 B (big: 10 x 8192, 82880 B)", .ipc = true,
     .cap = 200, .large = 100, .big_units = 74,
     .soft = mq_soft, .snap = mq_soft, .snap_intended = intended_as_is,
     .charge = mq_charge, .release = mq_release, .for_exit = mq_for_exit,
   },
   [UCB_RL_MEMLOCK] = {
-    .name = "MEMLOCK", .resource = RLIMIT_MEMLOCK, .refusal = ENOMEM,
+    .rl = UCB_RL_MEMLOCK, .refusal = ENOMEM,
     .unit = "one SHM_LOCKed page (big: a 64-page segment)", .ipc = true,
     .cap = 400, .large = 64, .big_units = SHM_BIG_PAGES,
     .soft = shm_soft, .snap = units_as_is, .snap_intended = shm_snap_intended,
     .charge = shm_charge, .release = shm_release, .for_exit = shm_for_exit,
   },
   [UCB_RL_NPROC] = {
-    .name = "NPROC", .resource = RLIMIT_NPROC, .refusal = EAGAIN,
+    .rl = UCB_RL_NPROC, .refusal = EAGAIN,
     .unit = "one task (a sleeping child; the probe itself is one)", .self = 1,
     .cap = 200, .large = 300, .big_units = 1,
     .soft = units_as_is, .snap = units_as_is, .snap_intended = intended_as_is,
@@ -259,7 +259,7 @@ ucb_rlops_unsupported (const struct ucb_rlops *ops)
 {
   struct utsname u;
 
-  if (ops->resource == RLIMIT_MSGQUEUE && uname (&u) == 0 && strcmp (u.machine, "x86_64") != 0)
+  if (ops->rl == UCB_RL_MSGQUEUE && uname (&u) == 0 && strcmp (u.machine, "x86_64") != 0)
     return "the queue cost formula is known for x86_64 only (struct sizes, as ULIM-16)";
   return "";
 }

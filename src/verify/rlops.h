@@ -7,14 +7,7 @@
 #include <stdbool.h>
 #include <sys/resource.h>
 
-enum ucb_rl
-{
-  UCB_RL_SIGPENDING,
-  UCB_RL_MSGQUEUE,
-  UCB_RL_MEMLOCK,
-  UCB_RL_NPROC,
-};
-#define UCB_RLS 4
+#include "host/rlimit.h"
 
 /* What a probe holds, enough to release each unit again (the last one first). */
 #define UCB_RL_HELD_MAX 512
@@ -30,8 +23,7 @@ struct ucb_rlheld
 
 struct ucb_rlops
 {
-  const char *name; /* "SIGPENDING", as a case's rlimit */
-  int resource;     /* RLIMIT_SIGPENDING */
+  enum ucb_rl rl;   /* its name and resource: ucb_rl_name, ucb_rl_resource */
   int refusal;      /* the errno at the bound (kernel-ucounts.md §0 rule 5) */
   const char *unit; /* what one unit is */
   bool ipc;         /* charges live in an IPC namespace: the probe makes one of its own */

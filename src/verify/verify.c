@@ -267,10 +267,11 @@ bool
 ucb_vcase_unmet (const struct ucb_vcase *c, uint64_t have, bool init_root, char *why, size_t whylen)
 {
   bool root = c->needs_init_root && !init_root;
+  uint64_t need = c->needs_caps | UCB_VNEEDS_PROBES;
   cleanup_free char *caps = xstrdup ("");
 
   for (int cap = 0; cap < 64; cap++)
-    if ((c->needs_caps & UCB_VCAP (cap)) && !(have & UCB_VCAP (cap)))
+    if ((need & UCB_VCAP (cap)) && !(have & UCB_VCAP (cap)))
       {
         /* libcap's name, "cap_setuid", as capabilities(7) writes it: CAP_SETUID. */
         cleanup_free char *name = ucb_caps_names (&cap, 1);

@@ -11,6 +11,7 @@
 #include <sys/types.h>
 
 #include "core/error.h"
+#include "host/rlimit.h"
 
 enum ucb_verdict
 {
@@ -118,13 +119,14 @@ struct ucb_vcase
   const char *id;      /* "ULIM-01" */
   const char *name;    /* "sigpending-own-level" */
   const char *title;   /* one line */
-  const char *rlimit;  /* "SIGPENDING", ..., or "none" */
+  enum ucb_rl rlimit;  /* UCB_RL_SIGPENDING, ..., or UCB_RL_NONE */
   const char *checks;  /* the kernel behaviour, in kernel terms (functions, commits) */
   const char *depends; /* the kernel versions and commits its expectation depends on */
   /* What the case needs of ucbench, checked before it runs (ucb_vcase_unmet): the
-   * capabilities in ucbench's effective set (UCB_VCAP bits), and with `needs_init_root` uid 0
-   * of the initial user namespace (the kernel's capable() checks are made there: root of a
-   * child namespace does not pass them).  A case that lacks any of it is SKIP, naming it. */
+   * capabilities in ucbench's effective set (UCB_VCAP bits) besides UCB_VNEEDS_PROBES, which
+   * every case needs, and with `needs_init_root` uid 0 of the initial user namespace (the
+   * kernel's capable() checks are made there: root of a child namespace does not pass them).
+   * A case that lacks any of it is SKIP, naming it. */
   uint64_t needs_caps;
   bool needs_init_root;
   /* Runs in a forked child as root, in a process group of its own; records observations
@@ -137,9 +139,9 @@ struct ucb_vcase
 };
 
 #define UCB_VCAP(cap) (1ull << (cap))
-/* What every case needs: becoming its fresh uids (setgroups, setresgid, setresuid; writing
- * the id maps of its containers) and killing its probes, which run as those uids, when it
- * ends or times out. */
+/* What every case needs (ucb_vcase_unmet adds it to needs_caps): becoming its fresh uids
+ * (setgroups, setresgid, setresuid; writing the id maps of its containers) and killing its probes,
+ * which run as those uids, when it ends or times out. */
 #define UCB_VNEEDS_PROBES (UCB_VCAP (CAP_SETUID) | UCB_VCAP (CAP_SETGID) | UCB_VCAP (CAP_KILL))
 
 /* Whether `c` lacks something it needs, given the effective capabilities `have` (UCB_VCAP

@@ -36,7 +36,6 @@ const struct ucb_workload ucb_workload_fork = {
   .name = "fork",
   .summary = "fork() a child that exits at once, then waitpid() it",
   .op = "fork + child _exit(0) + waitpid",
-  .counter = "NPROC",
   .locks = "tasklist_lock (global, write), pid allocation (pidmap_lock)",
   .rlimits = UCB_RLIM_NPROC,
   .peak = 1, /* the child, from fork until it is reaped */

@@ -25,7 +25,6 @@ const struct ucb_workload ucb_workload_getppid = {
   .name = "getppid",
   .summary = "control: getppid(), charges no ucount",
   .op = "one getppid() system call",
-  .counter = "none",
   .locks = "none",
   .rlimits = UCB_RLIM_NONE,
   .peak = 0,

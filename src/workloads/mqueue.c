@@ -94,7 +94,6 @@ const struct ucb_workload ucb_workload_mqueue = {
   .name = "mqueue",
   .summary = "create and destroy a one-message POSIX message queue",
   .op = "mq_open(O_CREAT|O_EXCL, maxmsg 1, msgsize 8) + mq_close + mq_unlink",
-  .counter = "MSGQUEUE",
   .locks = "mq_lock (global spinlock, about 4 times per op)",
   .rlimits = UCB_RLIM_MSGQUEUE,
   .peak = QUEUE_BYTES, /* one queue between mq_open and its eviction */

@@ -94,7 +94,6 @@ const struct ucb_workload ucb_workload_shmlock = {
   .name = "shmlock",
   .summary = "SHM_LOCK + SHM_UNLOCK of a one-page SysV shared memory segment",
   .op = "shmctl(SHM_LOCK) + shmctl(SHM_UNLOCK) on a one-page segment made in setup",
-  .counter = "MEMLOCK",
   .locks = "shmlock_user_lock (global spinlock, twice per op)",
   .rlimits = UCB_RLIM_MEMLOCK,
   /* The segment exists unremoved between shmget and IPC_RMID in setup: a container killed

@@ -58,7 +58,6 @@ const struct ucb_workload ucb_workload_signal = {
   .name = "signal",
   .summary = "raise(SIGUSR1) into a no-op handler (will-it-scale signal1)",
   .op = "raise(SIGUSR1) + SA_SIGINFO handler: tgkill, sigqueue alloc/free, rt_sigreturn",
-  .counter = "SIGPENDING",
   .locks = "per-process sighand->siglock only",
   .rlimits = UCB_RLIM_SIGPENDING,
   .peak = 1, /* one queued signal between raise() and its delivery */

@@ -106,7 +106,6 @@ const struct ucb_workload ucb_workload_sigqueue = {
   .name = "sigqueue",
   .summary = "queue SIGRTMIN to the blocked calling thread, take it with sigtimedwait",
   .op = "rt_tgsigqueueinfo(SIGRTMIN, SI_QUEUE) to self + sigtimedwait (zero timeout)",
-  .counter = "SIGPENDING",
   .locks = "per-process sighand->siglock only",
   .rlimits = UCB_RLIM_SIGPENDING,
   .peak = 1, /* one queued signal between the send and sigtimedwait() */

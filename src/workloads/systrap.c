@@ -125,7 +125,6 @@ const struct ucb_workload ucb_workload_systrap = {
   .name = "systrap",
   .summary = "a seccomp-trapped call emulated in a SIGSYS handler (gVisor systrap), override path",
   .op = "getpgid(magic) trapped by seccomp: forced SIGSYS, handler emulates, rt_sigreturn",
-  .counter = "SIGPENDING",
   .locks = "per-process sighand->siglock only; the seccomp filter runs per trapped call",
   .rlimits = UCB_RLIM_SIGPENDING,
   .peak = 1, /* one forced SIGSYS between the trap and its delivery */

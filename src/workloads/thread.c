@@ -97,7 +97,6 @@ const struct ucb_workload ucb_workload_thread = {
   .name = "thread",
   .summary = "pthread_create() a thread that returns at once, then pthread_join() it",
   .op = "pthread_create (PTHREAD_STACK_MIN stack) + thread return + pthread_join",
-  .counter = "NPROC",
   .locks = "tasklist_lock (global, write), pid allocation (pidmap_lock)",
   .rlimits = UCB_RLIM_NPROC,
   /* The new thread plus, briefly, the joined one not yet released: with room for only one,

@@ -76,7 +76,6 @@ const struct ucb_workload ucb_workload_timer = {
   .name = "timer",
   .summary = "timer_create + timer_delete of a POSIX timer that is never armed",
   .op = "timer_create(CLOCK_MONOTONIC, SIGEV_SIGNAL SIGRTMIN+1) + timer_delete, never armed",
-  .counter = "SIGPENDING",
   .locks = "posix-timers id hash (per-bucket lock since 6.15, global hash_lock before); "
            "per-process sighand->siglock",
   .rlimits = UCB_RLIM_SIGPENDING,

@@ -59,7 +59,6 @@ const struct ucb_workload ucb_workload_vfork = {
   .name = "vfork",
   .summary = "vfork-style clone of a child that exits at once, then waitpid() it",
   .op = "clone(CLONE_VM|CLONE_VFORK|SIGCHLD) + child exit + waitpid",
-  .counter = "NPROC",
   .locks = "tasklist_lock (global, write), pid allocation (pidmap_lock)",
   .rlimits = UCB_RLIM_NPROC,
   .peak = 1, /* the child, from clone until it is reaped */

@@ -98,10 +98,9 @@ static const struct ucb_vcase fake = {
   .id = "TEST-1",
   .name = "sabotaged",
   .title = "sabotaged SIGPENDING operations",
-  .rlimit = "SIGPENDING",
+  .rlimit = UCB_RL_SIGPENDING,
   .checks = "",
   .depends = "",
-  .needs_caps = UCB_VNEEDS_PROBES,
   .run = run_sabotaged,
   .cells = { { UCB_VLEVEL_OWN, UCB_VPROP_P1 } },
 };

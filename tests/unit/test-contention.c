@@ -143,7 +143,7 @@ hand_point (struct hand *h, size_t n, size_t T, const int *cpu, const double cpu
   h->r.nivcsw = 42;
   h->r.contention_threshold = threshold;
   h->r.idle_pct = h->r.steal_pct = NAN;
-  for (unsigned b = 0; b < UCB_NLIMITS; b++)
+  for (unsigned b = 0; b < UCB_RLS; b++)
     h->r.limits.l[b].source = "host";
   for (size_t t = 0; t < n * T; t++)
     {

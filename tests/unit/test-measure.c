@@ -159,7 +159,7 @@ hand_point (void)
                              .tasks = 2,
                              .isolate = CLONE_NEWIPC,
                              .repeat = 1 };
-  for (unsigned b = 0; b < UCB_NLIMITS; b++)
+  for (unsigned b = 0; b < UCB_RLS; b++)
     r.limits.l[b].source = "host";
   for (size_t i = 0; i < 2; i++)
     {

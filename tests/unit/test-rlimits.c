@@ -25,9 +25,9 @@ enum
 };
 
 /* The limits this process runs with during the tests (soft, hard), index = log2 of the bit. */
-static const uint64_t host_soft[UCB_NLIMITS] = { 100, 10000, 65536, 200 };
-static const uint64_t host_hard[UCB_NLIMITS] = { 1000, 100000, 1000000, 2000 };
-static const int host_res[UCB_NLIMITS]
+static const uint64_t host_soft[UCB_RLS] = { 100, 10000, 65536, 200 };
+static const uint64_t host_hard[UCB_RLS] = { 1000, 100000, 1000000, 2000 };
+static const int host_res[UCB_RLS]
     = { RLIMIT_SIGPENDING, RLIMIT_MSGQUEUE, RLIMIT_MEMLOCK, RLIMIT_NPROC };
 
 static const struct ucb_workload wl_sig
@@ -82,9 +82,9 @@ test_host (void)
   struct ucb_point_limits pl;
 
   limits_ok (&o, &pt, &pl);
-  for (unsigned b = 0; b < UCB_NLIMITS; b++)
+  for (unsigned b = 0; b < UCB_RLS; b++)
     {
-      tap_check_int (ucb_rlimit_resource (1u << b), ==, host_res[b]);
+      tap_check_int (ucb_rl_resource (b), ==, host_res[b]);
       tap_check_int (pl.l[b].soft, ==, host_soft[b]);
       tap_check_int (pl.l[b].hard, ==, host_hard[b]);
       tap_check_str (pl.l[b].source, "host");
@@ -96,6 +96,41 @@ test_host (void)
   limits_ok (&o, &pt, &pl);
   tap_check_int (pl.nset, ==, 0);
   tap_check_int (pl.l[SIG].soft, ==, 100);
+}
+
+/* host/rlimit.h: one name and resource per rlimit, parsed back in any case, "none" apart. */
+static void
+test_names (void)
+{
+  static const char *const names[UCB_RLS] = { "SIGPENDING", "MSGQUEUE", "MEMLOCK", "NPROC" };
+  enum ucb_rl rl = UCB_RL_NONE;
+
+  for (enum ucb_rl b = 0; b < UCB_RLS; b++)
+    {
+      char lower[16];
+      size_t i = 0;
+
+      tap_check_str (ucb_rl_name (b), names[b]);
+      tap_check_int (ucb_rl_resource (b), ==, host_res[b]);
+      tap_check (ucb_rl_parse (names[b], &rl) && rl == b);
+      for (; names[b][i] && i < sizeof lower - 1; i++)
+        lower[i] = (char) (names[b][i] - 'A' + 'a');
+      lower[i] = '\0';
+      tap_check (ucb_rl_parse (lower, &rl) && rl == b);
+      tap_check_int (ucb_rl_first (UCB_RLIM_BIT (b)), ==, b);
+    }
+  tap_check_str (ucb_rl_name (UCB_RL_NONE), "none");
+  tap_check_str (ucb_rl_name ((enum ucb_rl) 99), "none");
+  tap_check_int (ucb_rl_resource (UCB_RL_NONE), ==, -1);
+  tap_check (ucb_rl_parse ("None", &rl) && rl == UCB_RL_NONE);
+  rl = UCB_RL_NPROC;
+  tap_check (!ucb_rl_parse ("NOFILE", &rl) && rl == UCB_RL_NPROC);
+  tap_check (!ucb_rl_parse ("", &rl));
+  tap_check_int (ucb_rl_first (UCB_RLIM_NONE), ==, UCB_RL_NONE);
+  tap_check_int (ucb_rl_first (UCB_RLIM_NPROC | UCB_RLIM_MSGQUEUE), ==, UCB_RL_MSGQUEUE);
+  /* What a workload says it charges: its rlimit's name, "none" for a control. */
+  tap_check_str (ucb_workload_counter (&wl_nproc), "NPROC");
+  tap_check_str (ucb_workload_counter (&wl_none), "none");
 }
 
 static void
@@ -338,6 +373,7 @@ static const struct tap_test tests[] = {
   { "--headroom near: containers per owner x tasks x peak, per owner mode", test_near },
   { "--headroom near for NPROC: plus the container's own processes", test_near_nproc },
   { "--headroom far = the hard limit; --limit wins, 0 included", test_far_and_limit },
+  { "rlimit names, resources and parsing; a workload's counter", test_names },
   { "above the hard limit: refused with the numbers, exactly at it accepted", test_above_hard },
   { "rlimit_max per level: unlimited only for root's level-1 NPROC", test_json },
   { "unlimited hard limit: far is unlimited, set as RLIM_INFINITY", test_unlimited },
@@ -347,7 +383,7 @@ int
 main (void)
 {
   /* Known limits, so every number above is fixed: only ever lowered, which needs no privilege. */
-  for (unsigned b = 0; b < UCB_NLIMITS; b++)
+  for (unsigned b = 0; b < UCB_RLS; b++)
     {
       struct rlimit now, want = { host_soft[b], host_hard[b] };
       if (getrlimit (host_res[b], &now) < 0

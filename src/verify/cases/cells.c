@@ -84,11 +84,12 @@ cell_run (struct ucb_vctx *ctx, ucb_error_t *err)
   "set_userns_rlimit_max clamps to LONG_MAX (de399236e240, 6.1); 5c2a956c3eea (5.18) MEMLOCK"
 #define DEPENDS_P5 "59ec71575ab4 (5.16-rc7): parent levels use the child ns's snapshot"
 
-/* Private IPC namespaces of init_user_ns (an agent at depth 0) need CAP_SYS_ADMIN. */
-#define NEEDS_SIGPENDING UCB_VNEEDS_PROBES
-#define NEEDS_NPROC UCB_VNEEDS_PROBES
-#define NEEDS_MSGQUEUE (UCB_VNEEDS_PROBES | UCB_VCAP (CAP_SYS_ADMIN))
-#define NEEDS_MEMLOCK (UCB_VNEEDS_PROBES | UCB_VCAP (CAP_SYS_ADMIN))
+/* Besides UCB_VNEEDS_PROBES: private IPC namespaces of init_user_ns (an agent at depth 0)
+ * need CAP_SYS_ADMIN. */
+#define NEEDS_SIGPENDING 0
+#define NEEDS_NPROC 0
+#define NEEDS_MSGQUEUE UCB_VCAP (CAP_SYS_ADMIN)
+#define NEEDS_MEMLOCK UCB_VCAP (CAP_SYS_ADMIN)
 
 #define CELL(num, rl, RL, LV, PR)                                                                  \
   static const struct ucb_vcellspec spec_##num = { UCB_RL_##RL, UCB_VLEVEL_##LV, UCB_VPROP_##PR }; \
@@ -96,7 +97,7 @@ cell_run (struct ucb_vctx *ctx, ucb_error_t *err)
     .id = "ULIM-" #num,                                                                            \
     .name = rl "-" LV_##LV "-" SLUG_##PR,                                                          \
     .title = #RL ", " LV_##LV " level: " TITLE_##PR,                                               \
-    .rlimit = #RL,                                                                                 \
+    .rlimit = UCB_RL_##RL,                                                                         \
     .checks = CHECKS_##RL "; " CHECKS_##PR,                                                        \
     .depends = DEPENDS_##PR,                                                                       \
     .needs_caps = NEEDS_##RL,                                                                      \

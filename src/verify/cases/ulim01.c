@@ -31,11 +31,10 @@ const struct ucb_vcase ucb_vcase_ulim01 = {
   .id = "ULIM-01",
   .name = "sigpending-own-level",
   .title = "SIGPENDING: exactly the own soft limit queues, then EAGAIN; SigQ back to 0",
-  .rlimit = "SIGPENDING",
+  .rlimit = UCB_RL_SIGPENDING,
   .depends = "ucounts-based SIGPENDING (5.14+); same on every such kernel",
   .checks = "sig_get_ucounts/inc_rlimit_get_ucounts level 0 vs task_rlimit(SIGPENDING); "
             "dec_rlimit_put_ucounts on dequeue",
-  .needs_caps = UCB_VNEEDS_PROBES,
   .run = ulim01_run,
   .cells = { { UCB_VLEVEL_OWN, UCB_VPROP_P1 } },
 };

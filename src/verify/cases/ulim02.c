@@ -40,12 +40,11 @@ const struct ucb_vcase ucb_vcase_ulim02 = {
   .id = "ULIM-02",
   .name = "sigpending-parent-bound",
   .title = "SIGPENDING: a container is bound by its creator's soft limit at creation",
-  .rlimit = "SIGPENDING",
+  .rlimit = UCB_RL_SIGPENDING,
   .depends = "5.16-rc7+ (59ec71575ab4 fixed the max used at parent levels; before it the leaf is "
              "still bound)",
   .checks = "create_user_ns set_userns_rlimit_max(SIGPENDING); inc_rlimit_get_ucounts level 1 "
             "vs get_userns_rlimit_max (59ec71575ab4)",
-  .needs_caps = UCB_VNEEDS_PROBES,
   .run = ulim02_run,
   .cells = { { UCB_VLEVEL_PARENT, UCB_VPROP_P1 } },
 };

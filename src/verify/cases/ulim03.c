@@ -70,10 +70,9 @@ const struct ucb_vcase ucb_vcase_ulim03 = {
   .id = "ULIM-03",
   .name = "sigpending-nesting",
   .title = "SIGPENDING: at depth 3 the tightest snapshot on the chain (or the own limit) wins",
-  .rlimit = "SIGPENDING",
+  .rlimit = UCB_RL_SIGPENDING,
   .depends = "5.16-rc7+ (59ec71575ab4)",
   .checks = "inc_rlimit_get_ucounts walks iter->ns->ucounts, max = rlimit_max of the child ns",
-  .needs_caps = UCB_VNEEDS_PROBES,
   .run = ulim03_run,
   .cells = { { UCB_VLEVEL_GRANDPARENT, UCB_VPROP_P1 }, { UCB_VLEVEL_OWN, UCB_VPROP_P1 } },
 };

@@ -76,11 +76,10 @@ const struct ucb_vcase ucb_vcase_ulim04 = {
   .id = "ULIM-04",
   .name = "sigpending-shared-owner",
   .title = "SIGPENDING: sibling containers of one owner share the parent-level counter",
-  .rlimit = "SIGPENDING",
+  .rlimit = UCB_RL_SIGPENDING,
   .depends = "5.16-rc7+: before 59ec71575ab4 siblings did not share the parent level",
   .checks = "ns->ucounts = (parent ns, creator euid) shared by siblings; inc_rlimit_get_ucounts "
             "level 1 vs each child's rlimit_max (59ec71575ab4)",
-  .needs_caps = UCB_VNEEDS_PROBES,
   .run = ulim04_run,
   .cells = { { UCB_VLEVEL_PARENT, UCB_VPROP_P6 }, { UCB_VLEVEL_PARENT, UCB_VPROP_P5 } },
 };

@@ -35,10 +35,9 @@ const struct ucb_vcase ucb_vcase_ulim05 = {
   .id = "ULIM-05",
   .name = "sigpending-distinct-owners",
   .title = "SIGPENDING: containers of distinct owners each get their full limit",
-  .rlimit = "SIGPENDING",
+  .rlimit = UCB_RL_SIGPENDING,
   .depends = "ucounts (5.14+)",
   .checks = "ns->ucounts = (parent ns, creator euid): distinct owners, distinct level-1 counters",
-  .needs_caps = UCB_VNEEDS_PROBES,
   .run = ulim05_run,
   .cells = { { UCB_VLEVEL_PARENT, UCB_VPROP_P6 } },
 };

@@ -51,11 +51,10 @@ const struct ucb_vcase ucb_vcase_ulim06 = {
   .id = "ULIM-06",
   .name = "sigpending-host-owner",
   .title = "SIGPENDING: the owner's host tasks consume its containers' headroom",
-  .rlimit = "SIGPENDING",
+  .rlimit = UCB_RL_SIGPENDING,
   .depends = "5.16-rc7+: before 59ec71575ab4 the container was not bound by host usage",
   .checks = "(init_user_ns, U) is the host task's level 0 and the container's level 1 "
             "(ns->ucounts); inc_rlimit_get_ucounts vs rlimit_max (59ec71575ab4)",
-  .needs_caps = UCB_VNEEDS_PROBES,
   .run = ulim06_run,
   .cells = { { UCB_VLEVEL_PARENT, UCB_VPROP_P6 }, { UCB_VLEVEL_PARENT, UCB_VPROP_P5 } },
 };

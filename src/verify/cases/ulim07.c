@@ -109,12 +109,11 @@ const struct ucb_vcase ucb_vcase_ulim07 = {
   .id = "ULIM-07",
   .name = "sigpending-no-leak",
   .title = "SIGPENDING: 300 refused fills leave every level's counter intact",
-  .rlimit = "SIGPENDING",
+  .rlimit = UCB_RL_SIGPENDING,
   .depends
   = "432dc0654c61 (6.12-rc7, backported to stable): without it headroom shrinks every round",
   .checks = "inc_rlimit_get_ucounts unwind of the failing level (432dc0654c61); "
             "sig_get_ucounts level-0 refusal -> dec_rlimit_put_ucounts over all levels",
-  .needs_caps = UCB_VNEEDS_PROBES,
   .run = ulim07_run,
   .cells = { { UCB_VLEVEL_PARENT, UCB_VPROP_P2 },
              { UCB_VLEVEL_PARENT, UCB_VPROP_P3 },

@@ -296,13 +296,12 @@ const struct ucb_vcase ucb_vcase_ulim08 = {
   .id = "ULIM-08",
   .name = "sigpending-sender-matrix",
   .title = "SIGPENDING: each sender API's result at the limit; the legacy override",
-  .rlimit = "SIGPENDING",
+  .rlimit = UCB_RL_SIGPENDING,
   .depends
   = "parent levels skipped by override since 9e05e5c7ee87 (6.12-rc7; 6.1.117; other stable trees "
     "unknown: known-bug there)",
   .checks = "__send_signal_locked: override_rlimit (si_code >= 0, sig < SIGRTMIN), LOSE_INFO vs "
             "OVERFLOW_FAIL (EAGAIN); override skips parent levels (9e05e5c7ee87)",
-  .needs_caps = UCB_VNEEDS_PROBES,
   .run = ulim08_run,
   .cells = { { UCB_VLEVEL_OWN, UCB_VPROP_P7 }, { UCB_VLEVEL_PARENT, UCB_VPROP_P7 } },
 };

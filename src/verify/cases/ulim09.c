@@ -213,11 +213,10 @@ const struct ucb_vcase ucb_vcase_ulim09 = {
   .id = "ULIM-09",
   .name = "sigpending-receiver-timers",
   .title = "SIGPENDING: the receiver is charged, not the sender; a POSIX timer holds one unit",
-  .rlimit = "SIGPENDING",
+  .rlimit = UCB_RL_SIGPENDING,
   .depends = "ucounts (5.14+); POSIX timers charge for their life",
   .checks = "sig_get_ucounts(t): task_ucounts/task_rlimit of the target; timer_create "
             "posixtimer_init_sigqueue charge for the timer's lifetime, timer_delete uncharge",
-  .needs_caps = UCB_VNEEDS_PROBES,
   .run = ulim09_run,
   .cells = { { UCB_VLEVEL_OWN, UCB_VPROP_P7 }, { UCB_VLEVEL_OWN, UCB_VPROP_P1 } },
 };

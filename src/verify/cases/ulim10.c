@@ -154,13 +154,13 @@ const struct ucb_vcase ucb_vcase_ulim10 = {
   .id = "ULIM-10",
   .name = "sigpending-no-cap-bypass",
   .title = "SIGPENDING: capabilities bypass nothing; a root-owned container shares init_ucounts",
-  .rlimit = "SIGPENDING",
+  .rlimit = UCB_RL_SIGPENDING,
   .depends = "ucounts (5.14+): no capability check on the SIGPENDING path",
   .checks = "no capable() in __send_signal_locked/sig_get_ucounts; charge to the ruid "
             "(a55d07294f1e); root container: level 1 = init_ucounts vs rlimit_max",
   /* (a) euid 0 keeps CAP_SYS_ADMIN; (b) a root-owned container: mapping uid 0 needs
    * CAP_SETFCAP (db2e718a4798, 5.12). */
-  .needs_caps = UCB_VNEEDS_PROBES | UCB_VCAP (CAP_SYS_ADMIN) | UCB_VCAP (CAP_SETFCAP),
+  .needs_caps = UCB_VCAP (CAP_SYS_ADMIN) | UCB_VCAP (CAP_SETFCAP),
   .needs_init_root = true,
   .run = ulim10_run,
   .cells = { { UCB_VLEVEL_OWN, UCB_VPROP_P7 }, { UCB_VLEVEL_PARENT, UCB_VPROP_P7 } },

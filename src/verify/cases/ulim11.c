@@ -120,11 +120,10 @@ const struct ucb_vcase ucb_vcase_ulim11 = {
   .id = "ULIM-11",
   .name = "nproc-own-level",
   .title = "NPROC: limit - 1 children, threads count, zombies count until reaped",
-  .rlimit = "NPROC",
+  .rlimit = UCB_RL_NPROC,
   .depends = "limit + 1 children before 8f2f9c4d82f2 (5.17-rc5)",
   .checks = "copy_creds inc_rlimit_ucounts + is_rlimit_overlimit in copy_process (8f2f9c4d82f2); "
             "release_task uncharge",
-  .needs_caps = UCB_VNEEDS_PROBES,
   .run = ulim11_run,
   .cells = { { UCB_VLEVEL_OWN, UCB_VPROP_P1 } },
 };

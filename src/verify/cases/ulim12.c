@@ -76,12 +76,11 @@ const struct ucb_vcase ucb_vcase_ulim12 = {
   .id = "ULIM-12",
   .name = "nproc-parent-bound",
   .title = "NPROC: a container is bound by its creator's soft limit; 50 refork rounds identical",
-  .rlimit = "NPROC",
+  .rlimit = UCB_RL_NPROC,
   .depends = "8f2f9c4d82f2 (5.17-rc5), 59ec71575ab4 (5.16-rc7)",
   .checks = "create_user_ns enforced_nproc_rlimit snapshot; copy_creds inc_rlimit_ucounts + "
             "is_rlimit_overlimit level 1 (59ec71575ab4, 8f2f9c4d82f2); bad_fork_cleanup_count "
             "and release_task uncharge",
-  .needs_caps = UCB_VNEEDS_PROBES,
   .run = ulim12_run,
   .cells = { { UCB_VLEVEL_PARENT, UCB_VPROP_P1 }, { UCB_VLEVEL_PARENT, UCB_VPROP_P3 } },
 };

@@ -60,11 +60,10 @@ const struct ucb_vcase ucb_vcase_ulim13 = {
   .id = "ULIM-13",
   .name = "nproc-siblings",
   .title = "NPROC: same-owner containers share the parent level; distinct owners do not",
-  .rlimit = "NPROC",
+  .rlimit = UCB_RL_NPROC,
   .depends = "59ec71575ab4 (5.16-rc7): before it siblings did not share",
   .checks = "ns->ucounts = (parent ns, creator euid) shared by sibling namespaces; "
             "is_rlimit_overlimit level 1 vs each namespace's rlimit_max (59ec71575ab4)",
-  .needs_caps = UCB_VNEEDS_PROBES,
   .run = ulim13_run,
   .cells = { { UCB_VLEVEL_PARENT, UCB_VPROP_P6 }, { UCB_VLEVEL_PARENT, UCB_VPROP_P5 } },
 };

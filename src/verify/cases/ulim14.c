@@ -139,12 +139,12 @@ const struct ucb_vcase ucb_vcase_ulim14 = {
   .id = "ULIM-14",
   .name = "nproc-exemptions",
   .title = "NPROC: real kuid 0 and CAP_SYS_ADMIN exempt; a container root with kuid U does not",
-  .rlimit = "NPROC",
+  .rlimit = UCB_RL_NPROC,
   .depends = "a55d07294f1e (5.17): ucounts keyed by the real uid",
   .checks = "copy_process: real_cred->user != INIT_USER && !capable(CAP_SYS_RESOURCE) && "
             "!capable(CAP_SYS_ADMIN) (init_user_ns); enforced_nproc_rlimit (0ac983f51203)",
   /* (c) CAP_SYS_ADMIN exempts; (b) a root container: mapping uid 0 needs CAP_SETFCAP. */
-  .needs_caps = UCB_VNEEDS_PROBES | UCB_VCAP (CAP_SYS_ADMIN) | UCB_VCAP (CAP_SETFCAP),
+  .needs_caps = UCB_VCAP (CAP_SYS_ADMIN) | UCB_VCAP (CAP_SETFCAP),
   .needs_init_root = true,
   .run = ulim14_run,
   .cells = { { UCB_VLEVEL_OWN, UCB_VPROP_P7 } },

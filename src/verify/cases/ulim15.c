@@ -137,13 +137,12 @@ const struct ucb_vcase ucb_vcase_ulim15 = {
   .id = "ULIM-15",
   .name = "nproc-root-creator-setuid",
   .title = "NPROC: a root-created namespace is unbounded at level 1; set*uid flags, execve refuses",
-  .rlimit = "NPROC",
+  .rlimit = UCB_RL_NPROC,
   .depends = "0ac983f51203 (5.17): enforced_nproc_rlimit; execve check of PF_NPROC_EXCEEDED",
   .checks = "create_user_ns enforced_nproc_rlimit = RLIM_INFINITY for a root creator "
             "(0ac983f51203); flag_nproc_exceeded before the charge moves (c923a8e7edb0), "
             "PF_NPROC_EXCEEDED -> EAGAIN in do_execveat_common",
   /* (a) the creator is root of the initial namespace: rlimit_max = infinity. */
-  .needs_caps = UCB_VNEEDS_PROBES,
   .needs_init_root = true,
   .run = ulim15_run,
   .cells = { { UCB_VLEVEL_PARENT, UCB_VPROP_P7 }, { UCB_VLEVEL_OWN, UCB_VPROP_P7 } },

@@ -83,10 +83,9 @@ const struct ucb_vcase ucb_vcase_ulim16 = {
   .id = "ULIM-16",
   .name = "msgqueue-cost",
   .title = "MSGQUEUE: a queue costs maxmsg*(msgsize+96) B (x86_64); the boundary is exact",
-  .rlimit = "MSGQUEUE",
+  .rlimit = UCB_RL_MSGQUEUE,
   .depends = "x86_64 struct msg_msg / posix_msg_tree_node sizes (6.18); skip elsewhere",
   .checks = "mqueue_get_inode: inc_rlimit_ucounts(MSGQUEUE, mq_bytes) under mq_lock, EMFILE",
-  .needs_caps = UCB_VNEEDS_PROBES,
   .run = ulim16_run,
   .cells = { { UCB_VLEVEL_OWN, UCB_VPROP_P1 } },
 };

@@ -329,13 +329,13 @@ const struct ucb_vcase ucb_vcase_ulim17 = {
   .id = "ULIM-17",
   .name = "msgqueue-parent-bound",
   .title = "MSGQUEUE: parent bound, same-owner sharing, release on unlink+close, root owner",
-  .rlimit = "MSGQUEUE",
+  .rlimit = UCB_RL_MSGQUEUE,
   .depends = "5.16-rc7+ (59ec71575ab4) for the parent bound and sharing",
   .checks = "mqueue_get_inode inc_rlimit_ucounts(MSGQUEUE) vs rlimit_max (59ec71575ab4); "
             "mqueue_evict_inode uncharge; (init_user_ns, 0) shared by root-owned namespaces",
   /* Private IPC namespaces of init_user_ns (CAP_SYS_ADMIN); (d) root-owned containers:
    * mapping uid 0 needs CAP_SETFCAP. */
-  .needs_caps = UCB_VNEEDS_PROBES | UCB_VCAP (CAP_SYS_ADMIN) | UCB_VCAP (CAP_SETFCAP),
+  .needs_caps = UCB_VCAP (CAP_SYS_ADMIN) | UCB_VCAP (CAP_SETFCAP),
   .needs_init_root = true,
   .run = ulim17_run,
   .cells = { { UCB_VLEVEL_PARENT, UCB_VPROP_P1 }, { UCB_VLEVEL_PARENT, UCB_VPROP_P6 } },

@@ -259,13 +259,13 @@ const struct ucb_vcase ucb_vcase_ulim18 = {
   .id = "ULIM-18",
   .name = "memlock-own-level",
   .title = "MEMLOCK: SHM_LOCK pages at the own level, rounding, release, EPERM/ENOMEM, bypass",
-  .rlimit = "MEMLOCK",
+  .rlimit = UCB_RL_MEMLOCK,
   .depends = "5c2a956c3eea (5.18): user_shm_lock on ucounts; a55d07294f1e (5.17)",
   .checks = "shmctl SHM_LOCK pre-check (EPERM) -> user_shm_lock inc_rlimit_ucounts(MEMLOCK, pages) "
             "vs soft >> PAGE_SHIFT unless capable(CAP_IPC_LOCK); user_shm_unlock on unlock/destroy",
   /* The bypass is capable(CAP_IPC_LOCK) in the initial namespace; private IPC namespaces
    * of init_user_ns (CAP_SYS_ADMIN). */
-  .needs_caps = UCB_VNEEDS_PROBES | UCB_VCAP (CAP_IPC_LOCK) | UCB_VCAP (CAP_SYS_ADMIN),
+  .needs_caps = UCB_VCAP (CAP_IPC_LOCK) | UCB_VCAP (CAP_SYS_ADMIN),
   .needs_init_root = true,
   .run = ulim18_run,
   .cells = { { UCB_VLEVEL_OWN, UCB_VPROP_P1 }, { UCB_VLEVEL_OWN, UCB_VPROP_P7 } },

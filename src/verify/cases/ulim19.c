@@ -58,12 +58,11 @@ const struct ucb_vcase ucb_vcase_ulim19 = {
   .id = "ULIM-19",
   .name = "memlock-parent-units",
   .title = "MEMLOCK: the parent bound (rlimit_max, bytes) is compared with a page counter",
-  .rlimit = "MEMLOCK",
+  .rlimit = UCB_RL_MEMLOCK,
   .depends
   = "every kernel since the 5.14 conversion (unfixed as of 7.0-rc): known-bug; pass once fixed",
   .checks = "create_user_ns set_userns_rlimit_max(MEMLOCK, rlimit bytes) vs user_shm_lock "
             "inc_rlimit_ucounts(MEMLOCK, pages): known bug, intended bound in pages",
-  .needs_caps = UCB_VNEEDS_PROBES,
   .run = ulim19_run,
   .cells = { { UCB_VLEVEL_PARENT, UCB_VPROP_P1 } },
 };

@@ -290,11 +290,10 @@ const struct ucb_vcase ucb_vcase_ulim20 = {
   .id = "ULIM-20",
   .name = "non-rlimit-ucounts",
   .title = "Non-rlimit ucounts: per-namespace max_* sysctls, ENOSPC/EMFILE, async userns release",
-  .rlimit = "none",
+  .rlimit = UCB_RL_NONE,
   .depends = "ucounts (5.14+); asynchronous free_user_ns",
   .checks = "inc_ucount/atomic_long_inc_below per level vs that ns's ucount_max "
             "(/proc/sys/user); free_user_ns workqueue -> dec_user_namespaces",
-  .needs_caps = UCB_VNEEDS_PROBES,
   .run = ulim20_run,
   .cells = { { UCB_VLEVEL_NONE, UCB_VPROP_P1 }, { UCB_VLEVEL_NONE, UCB_VPROP_P3 } },
 };
