@@ -37,35 +37,54 @@ ucb_fleet_init (struct ucb_fleet *f, size_t cap, ucb_error_t *err)
   return 0;
 }
 
+/* One message of a sync socket, with what rides along: the sender's credentials (pid -1
+ * without) and a passed fd (-1 without; the spawner's sockets), and whether the kernel cut
+ * the control data (MSG_CTRUNC: no fd was free to receive it). */
+struct sync_in
+{
+  struct ucb_sync_msg m;
+  struct ucred cred;
+  int fd;
+  bool truncated;
+};
+
+/* 0, 1 at end of file, or < 0 (a short message: its fd is closed). */
 static int
-recv_msg (int sock, struct ucb_sync_msg *m, struct ucred *cred, ucb_error_t *err)
+recv_msg (int sock, struct sync_in *in, ucb_error_t *err)
 {
   union
   {
-    char buf[CMSG_SPACE (sizeof (struct ucred))];
+    char buf[CMSG_SPACE (sizeof (struct ucred)) + CMSG_SPACE (sizeof (int))];
     struct cmsghdr align;
   } ctl;
-  struct iovec iov = { .iov_base = m, .iov_len = sizeof *m };
+  struct iovec iov = { .iov_base = &in->m, .iov_len = sizeof in->m };
   struct msghdr mh = {
     .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.buf, .msg_controllen = sizeof ctl.buf
   };
   ssize_t n;
 
-  memset (m, 0, sizeof *m);
-  memset (cred, 0, sizeof *cred);
-  cred->pid = -1;
+  memset (in, 0, sizeof *in);
+  in->cred.pid = -1;
+  in->fd = -1;
   do
     n = recvmsg (sock, &mh, MSG_CMSG_CLOEXEC);
   while (n < 0 && errno == EINTR && !ucb_interrupted ());
   if (n < 0)
     return ucb_make_error (err, errno, "recvmsg on sync socket");
-  if (n == 0)
-    return 1;
-  if ((size_t) n != sizeof *m)
-    return ucb_make_error (err, 0, "short sync message (%zd bytes)", n);
   for (struct cmsghdr *cm = CMSG_FIRSTHDR (&mh); cm; cm = CMSG_NXTHDR (&mh, cm))
     if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_CREDENTIALS)
-      memcpy (cred, CMSG_DATA (cm), sizeof *cred);
+      memcpy (&in->cred, CMSG_DATA (cm), sizeof in->cred);
+    else if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS && in->fd < 0)
+      memcpy (&in->fd, CMSG_DATA (cm), sizeof in->fd);
+  in->truncated = (mh.msg_flags & MSG_CTRUNC) != 0;
+  if (n == 0)
+    return 1;
+  if ((size_t) n != sizeof in->m)
+    {
+      if (in->fd >= 0)
+        close (in->fd);
+      return ucb_make_error (err, 0, "short sync message (%zd bytes)", n);
+    }
   return 0;
 }
 
@@ -113,9 +132,8 @@ static int
 handle_message (struct ucb_fleet *f, size_t i, ucb_error_t *err)
 {
   struct ucb_container *c = &f->c[i];
-  struct ucb_sync_msg m;
-  struct ucred cred;
-  int r = recv_msg (c->sock, &m, &cred, err);
+  struct sync_in in;
+  int r = recv_msg (c->sock, &in, err);
 
   if (r < 0)
     return ucb_error_wrap (err, "container %zu", i);
@@ -126,20 +144,21 @@ handle_message (struct ucb_fleet *f, size_t i, ucb_error_t *err)
         c->reaped = true;
       return describe_exit (c, (unsigned) i, "before reporting", err);
     }
-  switch (m.type)
+  switch (in.m.type)
     {
     case UCB_MSG_READY:
-      if (m.task >= c->tasks || c->task_pid[m.task] != 0)
-        return ucb_make_error (err, 0, "container %zu: unexpected READY from task %u", i, m.task);
-      c->task_pid[m.task] = cred.pid > 0 ? cred.pid : m.pid;
-      c->task_uid = cred.pid > 0 ? cred.uid : (uid_t) -1;
+      if (in.m.task >= c->tasks || c->task_pid[in.m.task] != 0)
+        return ucb_make_error (err, 0, "container %zu: unexpected READY from task %u", i,
+                               in.m.task);
+      c->task_pid[in.m.task] = in.cred.pid > 0 ? in.cred.pid : in.m.pid;
+      c->task_uid = in.cred.pid > 0 ? in.cred.uid : (uid_t) -1;
       c->ready++;
       return 0;
     case UCB_MSG_ERROR:
-      ucb_error_from_wire (err, &m.err);
+      ucb_error_from_wire (err, &in.m.err);
       return ucb_error_wrap (err, "container %zu", i);
     default:
-      return ucb_make_error (err, 0, "container %zu: unknown sync message %u", i, m.type);
+      return ucb_make_error (err, 0, "container %zu: unknown sync message %u", i, in.m.type);
     }
 }
 
@@ -166,47 +185,32 @@ spawner_ended (struct ucb_fleet *f, ucb_error_t *err)
 static int
 handle_spawned (struct ucb_fleet *f, int ep, ucb_error_t *err)
 {
-  union
-  {
-    char buf[CMSG_SPACE (sizeof (int))];
-    struct cmsghdr align;
-  } ctl;
-  struct ucb_sync_msg m;
-  struct iovec iov = { .iov_base = &m, .iov_len = sizeof m };
-  struct msghdr mh = {
-    .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.buf, .msg_controllen = sizeof ctl.buf
-  };
-  struct cmsghdr *cm;
   struct epoll_event ev = { .events = EPOLLIN };
-  int fd = -1;
-  ssize_t n;
+  struct sync_in in;
+  int r = recv_msg (f->ctl, &in, err);
 
-  do
-    n = recvmsg (f->ctl, &mh, MSG_CMSG_CLOEXEC);
-  while (n < 0 && errno == EINTR && !ucb_interrupted ());
-  if (n < 0)
-    return ucb_make_error (err, errno, "recvmsg on the spawner's socket");
-  if (n == 0)
+  if (r < 0)
+    return ucb_error_wrap (err, "the spawner");
+  if (r == 1)
     return spawner_ended (f, err);
-  if ((cm = CMSG_FIRSTHDR (&mh)) && cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS)
-    memcpy (&fd, CMSG_DATA (cm), sizeof fd);
-  if ((size_t) n != sizeof m || m.task >= f->n || f->c[m.task].pid != 0)
+  if (in.m.task >= f->n || f->c[in.m.task].pid != 0)
     {
-      if (fd >= 0)
-        close (fd);
-      return ucb_make_error (err, 0, "unexpected message from the spawner (%zd bytes)", n);
+      if (in.fd >= 0)
+        close (in.fd);
+      return ucb_make_error (err, 0, "unexpected message from the spawner (container %u)",
+                             in.m.task);
     }
-  if (m.type == UCB_MSG_ERROR)
-    return ucb_error_from_wire (err, &m.err);
-  f->c[m.task].pid = m.pid;
-  f->c[m.task].sock = fd;
+  if (in.m.type == UCB_MSG_ERROR)
+    return ucb_error_from_wire (err, &in.m.err);
+  f->c[in.m.task].pid = in.m.pid;
+  f->c[in.m.task].sock = in.fd;
   f->spawned++;
-  if (fd < 0)
-    return ucb_make_error (err, 0, "container %u: its sync socket did not arrive%s", m.task,
-                           (mh.msg_flags & MSG_CTRUNC) ? " (raise `ulimit -n`)" : "");
-  ev.data.u64 = m.task;
-  if (epoll_ctl (ep, EPOLL_CTL_ADD, fd, &ev) < 0)
-    return ucb_make_error (err, errno, "epoll_ctl container %u", m.task);
+  if (in.fd < 0)
+    return ucb_make_error (err, 0, "container %u: its sync socket did not arrive%s", in.m.task,
+                           in.truncated ? " (raise `ulimit -n`)" : "");
+  ev.data.u64 = in.m.task;
+  if (epoll_ctl (ep, EPOLL_CTL_ADD, in.fd, &ev) < 0)
+    return ucb_make_error (err, errno, "epoll_ctl container %u", in.m.task);
   return 0;
 }
 
