@@ -81,8 +81,7 @@ ucb_vcell_p4 (struct ucb_vctx *ctx, const struct ucb_rlops *ops, enum ucb_vlevel
   ucb_vobserve (ctx->res, "charges admitted under RLIM_INFINITY", UCB_VITEM_ADMITTED, ops->large,
                 big.count);
   ucb_vobserve (ctx->res, "errno under RLIM_INFINITY (none)", UCB_VITEM_ERRNO, 0, big.errnum);
-  ucb_vsee_fill (ctx->res, "admitted at the finite bound beside it",
-                 ucb_vtwo_add (bound, -ops->self), &f);
+  ucb_vsee_fill (ctx->res, "admitted at the finite bound beside it", ucb_vroom (ops, bound), &f);
   ucb_vobserve (ctx->res, "errno at the finite bound", UCB_VITEM_ERRNO, ops->refusal, f.errnum);
   return 0;
 }
@@ -97,7 +96,7 @@ p5_own (struct ucb_vctx *ctx, const struct ucb_rlops *ops, struct ucb_rlagent *a
         struct ucb_rlagent *b, const struct ucb_probe *obs, ucb_error_t *err)
 {
   struct ucb_rlplace pl = { .depth = 1, .snap = { UCB_RL_HARD }, .own = ops->soft (CELL_N) };
-  struct ucb_vtwo full = ucb_vtwo (CELL_N - ops->self, CELL_N - ops->self);
+  struct ucb_vtwo full = ucb_vroom (ops, ucb_vtwo (CELL_N, CELL_N));
   struct ucb_rlans fa, fb, rel, again;
   long both = -1;
 
@@ -131,7 +130,7 @@ p5_shared (struct ucb_vctx *ctx, const struct ucb_rlops *ops, enum ucb_vlevel le
 {
   struct ucb_rlplace pl = ucb_vcell_place (ops, level, CELL_N + CELL_X);
   struct ucb_vtwo bound = ucb_vsnap_bound (ops, CELL_N + CELL_X);
-  struct ucb_vtwo held = ucb_vtwo_min (ucb_vtwo (2, 2), ucb_vtwo_add (bound, -ops->self));
+  struct ucb_vtwo held = ucb_vtwo_min (ucb_vtwo (2, 2), ucb_vroom (ops, bound));
   struct ucb_vtwo rest = ucb_vtwo_sub (bound, held, -2 * ops->self);
   struct ucb_rlans fa, fb, rel, tight, alone;
   long sum = -1;

@@ -35,6 +35,12 @@ ucb_vtwo_min (struct ucb_vtwo a, struct ucb_vtwo b)
 }
 
 struct ucb_vtwo
+ucb_vroom (const struct ucb_rlops *ops, struct ucb_vtwo bound)
+{
+  return ucb_vtwo_add (bound, -ops->self);
+}
+
+struct ucb_vtwo
 ucb_vsnap_bound (const struct ucb_rlops *ops, long units)
 {
   return ucb_vtwo (ops->snap_intended (units), units);
@@ -121,7 +127,7 @@ ucb_vcell_p1 (struct ucb_vctx *ctx, const struct ucb_rlops *ops, enum ucb_vlevel
               ucb_error_t *err)
 {
   struct ucb_rlplace pl = ucb_vcell_place (ops, level, CELL_N);
-  struct ucb_vtwo b = ucb_vtwo_add (ucb_vcell_bound (ops, level, CELL_N), -ops->self);
+  struct ucb_vtwo b = ucb_vroom (ops, ucb_vcell_bound (ops, level, CELL_N));
   struct ucb_rlagent a = UCB_RLAGENT_NONE;
   struct ucb_rlans f, again;
   char name[UCB_VNAME_MAX];
@@ -206,10 +212,10 @@ p2_own (struct ucb_vctx *ctx, const struct ucb_rlops *ops, struct ucb_rlagent *a
 
   if (ucb_rlagent_start (a, ops, "the agent", ctx->uid_base, &pl, err) < 0)
     return;
-  p2_refusals (ctx, ops, a, obs, ucb_vtwo (CELL_N - ops->self, CELL_N - ops->self), err);
+  p2_refusals (ctx, ops, a, obs, ucb_vroom (ops, ucb_vtwo (CELL_N, CELL_N)), err);
   if (above)
     p2_next_bound (ctx, a, "level 1 after: admitted with own raised", UCB_RL_HARD,
-                   ucb_vtwo_add (ucb_vsnap_bound (ops, CELL_N + CELL_X), -ops->self), err);
+                   ucb_vroom (ops, ucb_vsnap_bound (ops, CELL_N + CELL_X)), err);
 }
 
 /* The parent level: depth 2, N2 made with N (level 1 binds), N1 with N + X.  Level 2's
@@ -226,7 +232,7 @@ p2_parent (struct ucb_vctx *ctx, const struct ucb_rlops *ops, struct ucb_rlagent
       = { .depth = 1, .snap = { ops->snap (CELL_N + CELL_X) }, .own = UCB_RL_HARD };
   struct ucb_vtwo top = ucb_vsnap_bound (ops, CELL_N + CELL_X);
   struct ucb_vtwo tight = ucb_vtwo_min (ucb_vsnap_bound (ops, CELL_N), top);
-  struct ucb_vtwo full = ucb_vtwo_add (tight, -ops->self);
+  struct ucb_vtwo full = ucb_vroom (ops, tight);
   struct ucb_rlagent b = UCB_RLAGENT_NONE;
   struct ucb_rlans f;
 
@@ -242,7 +248,7 @@ p2_parent (struct ucb_vctx *ctx, const struct ucb_rlops *ops, struct ucb_rlagent
   ucb_vsee_fill (ctx->res, "level 2 after: admitted to a sibling",
                  ucb_vtwo_sub (top, full, -2 * ops->self), &f);
   p2_next_bound (ctx, a, "level 0 after: admitted at own M", ops->soft (CELL_M),
-                 ucb_vtwo_add (ucb_vtwo_min (ucb_vtwo (CELL_M, CELL_M), tight), -ops->self), err);
+                 ucb_vroom (ops, ucb_vtwo_min (ucb_vtwo (CELL_M, CELL_M), tight)), err);
 }
 
 /* The grandparent level: depth 2, N1 made with N (level 2 binds), N2 with the hard limit.
@@ -257,9 +263,9 @@ p2_grandparent (struct ucb_vctx *ctx, const struct ucb_rlops *ops, struct ucb_rl
 
   if (ucb_rlagent_start (a, ops, "the agent", ctx->uid_base, &pl, err) < 0)
     return;
-  p2_refusals (ctx, ops, a, obs, ucb_vtwo_add (tight, -ops->self), err);
+  p2_refusals (ctx, ops, a, obs, ucb_vroom (ops, tight), err);
   p2_next_bound (ctx, a, "level 0 after: admitted at own M", ops->soft (CELL_M),
-                 ucb_vtwo_add (ucb_vtwo_min (ucb_vtwo (CELL_M, CELL_M), tight), -ops->self), err);
+                 ucb_vroom (ops, ucb_vtwo_min (ucb_vtwo (CELL_M, CELL_M), tight)), err);
 }
 
 int
@@ -316,7 +322,7 @@ ucb_vcell_p3 (struct ucb_vctx *ctx, const struct ucb_rlops *ops, enum ucb_vlevel
               ucb_error_t *err)
 {
   struct ucb_rlplace pl = ucb_vcell_place (ops, level, CELL_N);
-  struct ucb_vtwo full = ucb_vtwo_add (ucb_vcell_bound (ops, level, CELL_N), -ops->self);
+  struct ucb_vtwo full = ucb_vroom (ops, ucb_vcell_bound (ops, level, CELL_N));
   struct ucb_probe obs = UCB_PROBE_NONE;
   struct ucb_rlagent a = UCB_RLAGENT_NONE, again = UCB_RLAGENT_NONE;
   struct ucb_rlans held, f;

@@ -41,6 +41,9 @@ struct ucb_vtwo ucb_vtwo_add (struct ucb_vtwo a, long d); /* + d, at least 0 */
 /* a - b + d, each at least 0 */
 struct ucb_vtwo ucb_vtwo_sub (struct ucb_vtwo a, struct ucb_vtwo b, long d);
 struct ucb_vtwo ucb_vtwo_min (struct ucb_vtwo a, struct ucb_vtwo b);
+/* What one agent can charge under `bound`: it holds ops->self units by being alive (NPROC:
+ * the task itself). */
+struct ucb_vtwo ucb_vroom (const struct ucb_rlops *ops, struct ucb_vtwo bound);
 /* The bound a parent level gets from a creator whose soft limit was ops->snap(units). */
 struct ucb_vtwo ucb_vsnap_bound (const struct ucb_rlops *ops, long units);
 /* Record an observation expected as `e`.  Where e.want != e.bug, the first such observation
