@@ -504,10 +504,9 @@ ucb_cmd_run (int argc, char **argv, ucb_error_t *err)
   __attribute__ ((cleanup (ucb_run_options_free))) struct ucb_run_options o = { 0 };
   __attribute__ ((cleanup (ucb_placement_free))) struct ucb_placement pl = { 0 };
   __attribute__ ((cleanup (ucb_runtime_close))) struct ucb_runtime rt = { 0 };
-  json_t *host = NULL, *results = NULL, *doc = NULL, *notes = NULL, *config;
+  cleanup_json json_t *host = NULL, *results = NULL, *notes = NULL, *precision = NULL;
   cleanup_free char *busy = NULL;
   cleanup_free char *auto_line = NULL;
-  json_t *precision = NULL;
   struct ucb_interrupt_saved sweep_handlers; /* not put back: SIG_DFL at the end */
   double t_real;
   uint64_t t0;
@@ -526,26 +525,14 @@ ucb_cmd_run (int argc, char **argv, ucb_error_t *err)
   notes = ucb_json_arr ();
   narrow_unprivileged (&o, notes);
   if (check_before_start (&o, &pl, err) < 0)
-    {
-      json_decref (notes);
-      return -1;
-    }
+    return -1;
   t_real = realtime_now ();
   t0 = ucb_now_ns ();
-  /* The host as the user left it: before ensure_fds() lifts RLIMIT_NOFILE. */
-  if (ucb_host_collect (&host, err) < 0)
-    {
-      json_decref (notes);
-      return -1;
-    }
-  /* Profiles and cgroups fail here, before any container exists. */
-  if (ensure_fds (&o, err) < 0 || ucb_runtime_open (&rt, &o.plan, err) < 0
-      || ucb_become_subreaper (err) < 0)
-    {
-      json_decref (host);
-      json_decref (notes);
-      return -1;
-    }
+  /* The host as the user left it: before ensure_fds() lifts RLIMIT_NOFILE; profiles and
+   * cgroups fail here, before any container exists. */
+  if (ucb_host_collect (&host, err) < 0 || ensure_fds (&o, err) < 0
+      || ucb_runtime_open (&rt, &o.plan, err) < 0 || ucb_become_subreaper (err) < 0)
+    return -1;
   results = ucb_json_arr ();
   ucb_install_interrupt_handlers ();
   if (o.plan.repeat_auto)
@@ -557,28 +544,26 @@ ucb_cmd_run (int argc, char **argv, ucb_error_t *err)
   ucb_interrupts_defer (&sweep_handlers);
   if (r == 0 && ucb_interrupted ())
     r = ucb_make_error (err, EINTR, "interrupted by signal %d", ucb_interrupted ());
-  if (r < 0)
+  if (r == 0)
     {
-      json_decref (host);
-      json_decref (results);
-      json_decref (notes);
-    }
-  else
-    {
+      cleanup_json json_t *doc = NULL;
+      json_t *config, *l3 = NULL;
+
       ucb_report_scalability (results);
+      if (o.plan.pin == UCB_PIN_L3)
+        l3 = ucb_report_l3_table (results);
       busy = ucb_report_contention_note (results);
       if (busy)
         ucb_json_push (notes, ucb_json_str (busy));
       config = ucb_record_config (&o, &pl, &rt);
-      ucb_json_set (config, "notes", notes);
-      doc = ucb_report_document (argc, argv, t_real, (double) (ucb_now_ns () - t0) / 1e9, host,
-                                 config, results);
+      ucb_json_set (config, "notes", steal_pointer (&notes));
+      doc = ucb_report_document (argc, argv, t_real, (double) (ucb_now_ns () - t0) / 1e9,
+                                 steal_pointer (&host), config, steal_pointer (&results));
       if (precision)
-        ucb_json_set (doc, "precision", precision);
-      if (o.plan.pin == UCB_PIN_L3)
-        ucb_json_set (doc, "l3_scaling", ucb_report_l3_table (results));
+        ucb_json_set (doc, "precision", steal_pointer (&precision));
+      if (l3)
+        ucb_json_set (doc, "l3_scaling", l3);
       r = emit (&o, doc, busy, auto_line, err);
-      json_decref (doc);
     }
   ucb_restore_interrupt_handlers (); /* not the sweep's: a late signal ends us the ordinary way */
   return interrupted_status (r, err);

@@ -7,6 +7,12 @@
 #include "core/json-util.h"
 #include "core/util.h"
 
+void
+ucb_json_decrefp (json_t **v)
+{
+  json_decref (*v);
+}
+
 json_t *
 ucb_json_checked (json_t *v)
 {

@@ -8,6 +8,10 @@
 
 #include "core/error.h"
 
+/* json_decref() when the variable goes out of scope (steal_pointer() hands it over). */
+void ucb_json_decrefp (json_t **v);
+#define cleanup_json __attribute__ ((cleanup (ucb_json_decrefp)))
+
 /* `v`, or abort: the only way a jansson constructor fails is lack of memory. */
 json_t *ucb_json_checked (json_t *v);
 /* Store `v` under `k`; NULL (no answer) becomes null. */
