@@ -113,14 +113,6 @@ ucb_cmd_export (int argc, char **argv, ucb_error_t *err)
   if (r != 0)
     return r < 0 ? -1 : 0; /* 1: the help was shown */
   r = ucb_export (o.format, o.input, o.output, &o.x, err);
-  if (ucb_interrupted ())
-    {
-      /* The writer finished (or left alone) the output first (report.c): end as interrupted. */
-      if (r == 0)
-        ucb_make_error (err, EINTR, "interrupted by signal %d: the output was written first",
-                        ucb_interrupted ());
-      (*err)->status = 128 + ucb_interrupted ();
-      return -1;
-    }
-  return r;
+  /* The writer finished (or left alone) the output first (report.c). */
+  return ucb_interrupted_status (r, ": the output was written first", err);
 }

@@ -480,24 +480,6 @@ check_before_start (struct ucb_run_options *o, struct ucb_placement *pl, ucb_err
   return 0;
 }
 
-/* A signal during the sweep stopped it (no document); one after it came once the document was
- * written: either way the run ends with 128 + N (docs/error-handling.md). */
-static int
-interrupted_status (int r, ucb_error_t *err)
-{
-  int sig = ucb_interrupted ();
-
-  if (sig == 0)
-    return r;
-  if (r == 0)
-    ucb_make_error (err, EINTR,
-                    "interrupted by signal %d after the sweep: its results were written out first",
-                    sig);
-  if (*err)
-    (*err)->status = 128 + sig;
-  return -1;
-}
-
 int
 ucb_cmd_run (int argc, char **argv, ucb_error_t *err)
 {
@@ -566,5 +548,7 @@ ucb_cmd_run (int argc, char **argv, ucb_error_t *err)
       r = emit (&o, doc, busy, auto_line, err);
     }
   ucb_restore_interrupt_handlers (); /* not the sweep's: a late signal ends us the ordinary way */
-  return interrupted_status (r, err);
+  /* A signal during the sweep stopped it (no document); one after it came once the document
+   * was written. */
+  return ucb_interrupted_status (r, " after the sweep: its results were written out first", err);
 }

@@ -451,14 +451,8 @@ ucb_cmd_verify (int argc, char **argv, ucb_error_t *err)
   r = write_outputs (&o, argc, argv, t_real, t0, host, &k, v, n, err);
   ucb_restore_interrupt_handlers ();
   vopts_free (&o);
-  if (r < 0)
+  if (ucb_interrupted_status (r, "", err) < 0)
     return -1;
-  if (ucb_interrupted ())
-    {
-      ucb_make_error (err, EINTR, "interrupted by signal %d", ucb_interrupted ());
-      (*err)->status = 128 + ucb_interrupted ();
-      return -1;
-    }
   if (bad)
     return UCB_EXIT_FAILURE;
   return all_skipped (v, n) ? VERIFY_EXIT_ALL_SKIPPED : 0;

@@ -73,6 +73,20 @@ ucb_interrupted (void)
 }
 
 int
+ucb_interrupted_status (int r, const char *done, ucb_error_t *err)
+{
+  int sig = interrupted_by;
+
+  if (sig == 0)
+    return r;
+  if (r == 0)
+    ucb_make_error (err, EINTR, "interrupted by signal %d%s", sig, done);
+  if (*err)
+    (*err)->status = 128 + sig;
+  return -1;
+}
+
+int
 ucb_become_subreaper (ucb_error_t *err)
 {
   if (prctl (PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0)

@@ -12,6 +12,11 @@ void ucb_install_interrupt_handlers (void);
 void ucb_restore_interrupt_handlers (void);
 /* The signal number that interrupted us, or 0. */
 int ucb_interrupted (void);
+/* How a command ends once its work is done (`r`: 0 or < 0 with `err` set): as it was without
+ * a signal; after one, -1 with exit status 128 + N, and when the work had succeeded the error
+ * "interrupted by signal N" followed by `done` (what was finished first, e.g. ": the output
+ * was written first"; "" for nothing). */
+int ucb_interrupted_status (int r, const char *done, ucb_error_t *err);
 /* For a section that must finish rather than stop (writing the document): SIGINT/SIGTERM/SIGHUP
  * only set the flag (with SA_RESTART) whatever was installed; `saved` holds the dispositions
  * before, for ucb_interrupts_resume().  The caller checks ucb_interrupted() afterwards. */

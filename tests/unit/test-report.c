@@ -317,13 +317,35 @@ test_interrupts_deferred (void)
   struct ucb_interrupt_saved saved;
   struct sigaction now;
 
+  ucb_error_t err = NULL;
+
   tap_check_int (ucb_interrupted (), ==, 0);
+  tap_check_int (ucb_interrupted_status (0, ": done", &err), ==, 0); /* no signal: as it was */
+  tap_check (err == NULL);
   ucb_interrupts_defer (&saved);
   raise (SIGTERM);
   tap_check_int (ucb_interrupted (), ==, SIGTERM);
   ucb_interrupts_resume (&saved);
   sigaction (SIGTERM, NULL, &now);
   tap_check (now.sa_handler == SIG_DFL);
+  /* The command then ends as interrupted, 128 + N, saying what it finished first. */
+  tap_check_int (ucb_interrupted_status (0, ": the output was written first", &err), ==, -1);
+  tap_check (err != NULL);
+  if (err)
+    {
+      tap_check_str (err->msg, "interrupted by signal 15: the output was written first");
+      tap_check_int (err->status, ==, 128 + SIGTERM);
+    }
+  ucb_error_free (&err);
+  ucb_make_error (&err, ENOSPC, "write");
+  tap_check_int (ucb_interrupted_status (-1, ": unused", &err), ==, -1);
+  if (err)
+    {
+      tap_check_str (err->msg, "write"); /* its own error kept */
+      tap_check_int (err->code, ==, ENOSPC);
+      tap_check_int (err->status, ==, 128 + SIGTERM);
+    }
+  ucb_error_free (&err);
 }
 
 static const struct tap_test tests[] = {
