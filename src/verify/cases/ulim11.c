@@ -88,7 +88,13 @@ probe (void *arg, struct ucb_probe_out *o, ucb_error_t *err)
       if (z[i] == 0)
         _exit (0);
     }
-  usleep (100000); /* let both become zombies */
+  /* Until both are zombies: exited, not reaped (WNOWAIT), whatever the load. */
+  for (int i = 0; i < 2; i++)
+    {
+      siginfo_t si;
+      while (z[i] > 0 && waitid (P_PID, (id_t) z[i], &si, WEXITED | WNOWAIT) < 0 && errno == EINTR)
+        ;
+    }
   o->v[ZOMBIES] = fork_exit ();
   for (int i = 0; i < 2; i++)
     if (z[i] > 0)
