@@ -371,9 +371,7 @@ ucb_parse_limits (const char *s, struct ucb_limit *limits, ucb_error_t *err)
 
       if (eq)
         *eq = '\0';
-      if (!eq || !ucb_rl_parse (item, &b))
-        b = UCB_RL_NONE;
-      if (b == UCB_RL_NONE)
+      if (!eq || !ucb_rl_parse (item, &b) || b == UCB_RL_NONE)
         {
           if (eq)
             *eq = '=';

@@ -8,14 +8,6 @@
 #include "verify/rlops.h"
 #include "verify/verify.h"
 
-/* A generic cell: its case's `param`. */
-struct ucb_vcellspec
-{
-  enum ucb_rl rl;
-  enum ucb_vlevel level;
-  enum ucb_vprop prop;
-};
-
 /* ---- shared by the runners (cells.c, cells-more.c) ---- */
 
 /* The bound unit counts: N at the level checked, N + X at a looser level above it, M a

@@ -71,7 +71,7 @@ struct ucb_vcase;
 
 struct ucb_vctx
 {
-  const struct ucb_vcase *c; /* the case being run (a generic cell reads its `param`) */
+  const struct ucb_vcase *c; /* the case being run (a generic cell reads its rlimit and cell) */
   const struct ucb_kernel *kernel;
   uid_t uid_base; /* fresh uids for this case: uid_base .. uid_base + 99 */
   struct ucb_vresult *res;
@@ -134,8 +134,6 @@ struct ucb_vcase
   int (*run) (struct ucb_vctx *ctx, ucb_error_t *err);
   /* The matrix cells it covers, the primary one first (see enum ucb_vprop). */
   struct ucb_vcell cells[UCB_VCELLS_MAX];
-  /* A generic cell's parameters (src/verify/cells.h), read by its run(); NULL for the others. */
-  const void *param;
 };
 
 #define UCB_VCAP(cap) (1ull << (cap))

@@ -1,6 +1,6 @@
 /* test-matrix.c - the property matrix of `ucbench verify` (docs/verify.md "The matrix"):
- * every (rlimit, level, P1-P5) cell is covered by a case; the generic cells' parameters agree
- * with their descriptors; every case has its section in docs/verify.md; the --list matrix and
+ * every (rlimit, level, P1-P5) cell is covered by a case; the rlimit operations are indexed by
+ * their rlimit; every case has its section in docs/verify.md; the --list matrix and
  * the verdict table render what the cases cover and the worst verdict of each cell. */
 #include "config.h"
 
@@ -38,6 +38,8 @@ test_every_cell_is_covered (void)
 static void
 test_descriptors (void)
 {
+  for (enum ucb_rl r = 0; r < UCB_RLS; r++) /* a generic cell's operations: its rlimit's */
+    tap_check_int (ucb_rlops[r].rl, ==, r);
   for (size_t k = 0; ucb_vcases[k]; k++)
     {
       const struct ucb_vcase *c = ucb_vcases[k];
@@ -57,15 +59,6 @@ test_descriptors (void)
         {
           tap_check (strcmp (ucb_vcases[j]->id, c->id) < 0); /* ids unique, in order */
           tap_check (strcmp (ucb_vcases[j]->name, c->name) != 0);
-        }
-      if (c->param)
-        {
-          const struct ucb_vcellspec *s = c->param;
-          tap_check_int (ucb_vcase_ncells (c), ==, 1);
-          tap_check_int (s->level, ==, c->cells[0].level);
-          tap_check_int (s->prop, ==, c->cells[0].prop);
-          tap_check_int (ucb_rlops[s->rl].rl, ==, s->rl);
-          tap_check_int (s->rl, ==, c->rlimit);
         }
     }
 }

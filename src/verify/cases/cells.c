@@ -7,31 +7,36 @@
 #include "core/error.h"
 #include "verify/cells.h"
 
-/* The run() of every generic cell: its runner, by the property of its `param`. */
+/* The run() of every generic cell: the runner of its one cell's property, for its rlimit at
+ * its level. */
 static int
 cell_run (struct ucb_vctx *ctx, ucb_error_t *err)
 {
-  const struct ucb_vcellspec *spec = ctx->c->param;
-  const struct ucb_rlops *ops = &ucb_rlops[spec->rl];
-  const char *why = ucb_rlops_unsupported (ops);
+  const struct ucb_vcell *cell = &ctx->c->cells[0];
+  const struct ucb_rlops *ops;
+  const char *why;
   int r;
 
+  if ((unsigned) ctx->c->rlimit >= UCB_RLS)
+    return ucb_make_error (err, 0, "internal: %s has no rlimit", ctx->c->id);
+  ops = &ucb_rlops[ctx->c->rlimit];
+  why = ucb_rlops_unsupported (ops);
   ucb_vsee_reset ();
   if (*why)
     {
       ucb_vskip (ctx->res, "%s", why);
       return 0;
     }
-  if (spec->prop == UCB_VPROP_P1)
-    r = ucb_vcell_p1 (ctx, ops, spec->level, err);
-  else if (spec->prop == UCB_VPROP_P2)
-    r = ucb_vcell_p2 (ctx, ops, spec->level, err);
-  else if (spec->prop == UCB_VPROP_P3)
-    r = ucb_vcell_p3 (ctx, ops, spec->level, err);
-  else if (spec->prop == UCB_VPROP_P4)
-    r = ucb_vcell_p4 (ctx, ops, spec->level, err);
-  else if (spec->prop == UCB_VPROP_P5)
-    r = ucb_vcell_p5 (ctx, ops, spec->level, err);
+  if (cell->prop == UCB_VPROP_P1)
+    r = ucb_vcell_p1 (ctx, ops, cell->level, err);
+  else if (cell->prop == UCB_VPROP_P2)
+    r = ucb_vcell_p2 (ctx, ops, cell->level, err);
+  else if (cell->prop == UCB_VPROP_P3)
+    r = ucb_vcell_p3 (ctx, ops, cell->level, err);
+  else if (cell->prop == UCB_VPROP_P4)
+    r = ucb_vcell_p4 (ctx, ops, cell->level, err);
+  else if (cell->prop == UCB_VPROP_P5)
+    r = ucb_vcell_p5 (ctx, ops, cell->level, err);
   else
     return ucb_make_error (err, 0, "internal: %s is no generic cell", ctx->c->id);
   /* A count at the cap says "at least the cap": said apart from any count. */
@@ -92,7 +97,6 @@ cell_run (struct ucb_vctx *ctx, ucb_error_t *err)
 #define NEEDS_MEMLOCK UCB_VCAP (CAP_SYS_ADMIN)
 
 #define CELL(num, rl, RL, LV, PR)                                                                  \
-  static const struct ucb_vcellspec spec_##num = { UCB_RL_##RL, UCB_VLEVEL_##LV, UCB_VPROP_##PR }; \
   const struct ucb_vcase ucb_vcase_ulim##num = {                                                   \
     .id = "ULIM-" #num,                                                                            \
     .name = rl "-" LV_##LV "-" SLUG_##PR,                                                          \
@@ -103,7 +107,6 @@ cell_run (struct ucb_vctx *ctx, ucb_error_t *err)
     .needs_caps = NEEDS_##RL,                                                                      \
     .run = cell_run,                                                                               \
     .cells = { { UCB_VLEVEL_##LV, UCB_VPROP_##PR } },                                              \
-    .param = &spec_##num,                                                                          \
   };
 #define CELLS3(a, b, c, rl, RL, PR)                                                                \
   CELL (a, rl, RL, OWN, PR) CELL (b, rl, RL, PARENT, PR) CELL (c, rl, RL, GRANDPARENT, PR)
