@@ -343,6 +343,9 @@ probe_libraries (void)
 int
 ucb_host_collect (json_t **out, ucb_error_t *err)
 {
+  /* First: its probe forks, and the child (which valgrind checks too, at its _exit) should
+   * hold nothing of this function's half-built objects, only perhaps in a register. */
+  json_t *userns = probe_userns ();
   cleanup_free char *cmdline = ucb_read_file_or_null ("/proc/cmdline"), *model = cpu_model ();
   cleanup_free char *virt = virtualization (),
                     *lsm = ucb_read_file_or_null ("/sys/kernel/security/lsm");
@@ -381,7 +384,7 @@ ucb_host_collect (json_t **out, ucb_error_t *err)
   ucb_json_set (host, "cgroup_layout",
                 layout == UCB_CG_NONE ? NULL : ucb_json_str (ucb_cg_layout_name (layout)));
   ucb_json_set (host, "cgroup_v2_controllers", split_array (controllers, " "));
-  ucb_json_set (host, "userns", probe_userns ());
+  ucb_json_set (host, "userns", userns);
   ucb_json_set (host, "capabilities", probe_caps ());
   ucb_json_set (host, "rlimits", probe_rlimits ());
   ucb_json_set (host, "seccomp",
