@@ -343,8 +343,8 @@ probe_libraries (void)
 int
 ucb_host_collect (json_t **out, ucb_error_t *err)
 {
-  /* First: its probe forks, and the child (which valgrind checks too, at its _exit) should
-   * hold nothing of this function's half-built objects, only perhaps in a register. */
+  /* First, before anything here is allocated: the probe forks, and valgrind checks the
+   * child's memory at its _exit too, where objects half built here can read as lost. */
   json_t *userns = probe_userns ();
   cleanup_free char *cmdline = ucb_read_file_or_null ("/proc/cmdline"), *model = cpu_model ();
   cleanup_free char *virt = virtualization (),

@@ -3,7 +3,6 @@
 
 #include <stdio.h>
 #include <string.h>
-#include <strings.h>
 
 #include "core/util.h"
 #include "verify/matrix.h"
