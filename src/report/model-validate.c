@@ -290,6 +290,10 @@ ucb_doc_load_contention (struct ucb_loc *l, json_t *r, struct ucb_doc_contention
                 || ucb_opt_num (l, c, "cpu_share_median", &out->cpu_share_median, err) < 0
                 || ucb_opt_num (l, c, "steal_pct_max", &out->steal_pct_max, err) < 0
                 || ucb_opt_num (l, c, "idle_pct_min", &out->idle_pct_min, err) < 0
+                || ucb_opt_bool (l, c, "starved", &out->starved, err) < 0
+                || ucb_opt_int (l, c, "starved_containers", 0, &out->starved_containers, err) < 0
+                || ucb_opt_num (l, c, "fair_share", &out->fair_share, err) < 0
+                || ucb_opt_num (l, c, "window_needed_s", &out->window_needed_s, err) < 0
             ? -1
             : 0;
   ucb_loc_pop (l, at);

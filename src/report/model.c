@@ -313,6 +313,27 @@ ucb_doc_find_group (const struct ucb_doc *d, const struct ucb_doc_point *p)
   return NULL;
 }
 
+/* Append `flag` to the list in buf. */
+static void
+add_flag (char *buf, size_t len, const char *flag)
+{
+  size_t at = strlen (buf);
+  snprintf (buf + at, len > at ? len - at : 0, "%s%s", at ? "," : "", flag);
+}
+
+bool
+ucb_point_flags (const struct ucb_doc_point *p, char *buf, size_t len)
+{
+  if (len == 0)
+    return false;
+  buf[0] = '\0';
+  if (p->contention.starved)
+    add_flag (buf, len, "starved");
+  if (p->contention.contended)
+    add_flag (buf, len, "contended");
+  return buf[0] != '\0';
+}
+
 void
 ucb_doc_scalability (const struct ucb_doc *d, double *out)
 {

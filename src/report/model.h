@@ -46,6 +46,12 @@ struct ucb_doc_contention
 {
   bool known, contended, owns_cpu;
   double cpu_share_median, steal_pct_max, idle_pct_min; /* NaN for null or absent */
+  /* starved: a container did too few ops in the window to measure (false when absent);
+   * fair_share: the smallest fair CPU share of the point's tasks, window_needed_s: the window
+   * that gives every task several scheduler slices (NaN for null or absent). */
+  bool starved;
+  long long starved_containers; /* 0 when absent */
+  double fair_share, window_needed_s;
 };
 
 struct ucb_doc_point
@@ -162,6 +168,12 @@ const struct ucb_doc_group *ucb_doc_find_group (const struct ucb_doc *d,
                                                 const struct ucb_doc_point *p);
 /* The first case of `d` with this id, or NULL. */
 const struct ucb_doc_case *ucb_doc_find_case (const struct ucb_doc *d, const char *id);
+
+/* Why a point's numbers are not clean data, as a comma-separated list of flags in `buf`
+ * ("contended", "starved", ...; see UCB_POINT_FLAGS_MAX); "" and false when it is clean.
+ * Every output (table, CSV, plot, exporters) marks a point by this one test. */
+#define UCB_POINT_FLAGS_MAX 64
+bool ucb_point_flags (const struct ucb_doc_point *p, char *buf, size_t len);
 
 /* summary.scalability of every point, as `run` fills it in: total / (N x B), B the median total
  * of the 1-container points of its series; NaN (leave as is) without such a point or B <= 0.
