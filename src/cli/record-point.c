@@ -78,19 +78,29 @@ add_errnos (json_t *into, const struct ucb_slot *end, const struct ucb_slot *sta
     }
 }
 
-/* Contention of the point: each task's CPU share per interval and whether it should own a CPU,
- * computed once before any JSON. */
+/* Contention of the point: each task's CPU share per interval, its fair share and whether it
+ * got it, computed once before any JSON. */
 struct contention
 {
   double threshold;
   size_t ntasks, nint;
-  bool *owns;    /* per task */
+  bool *owns;    /* per task: should own a CPU */
+  double *fair;  /* per task: its fair share of one CPU */
   double *share; /* [k * ntasks + task], k the 0-based interval; NaN = unknown */
+  double *wshare; /* per task: over the whole window; NaN = unknown */
+  bool *flag;    /* [k * ntasks + task]: the sample is contended */
   bool owns_all;
+  double fair_min;
   size_t samples, contended; /* task samples */
   bool *late;                /* per interval: its closing reading missed its due time */
   size_t nlate;
   double late_max_s; /* the latest reading's delay past its due time, over every row */
+  /* Tasks taking turns on one CPU, and the window that gives each of them a few slices; an
+   * interval shorter than that cannot show a share, and the whole window is judged instead. */
+  size_t per_cpu;
+  double window_needed_s;
+  bool by_window;
+  size_t nstarved; /* containers: filled by the caller */
 };
 
 /* Reading k was due `k` periods after reading 0; one later than that by more than a period
@@ -114,44 +124,94 @@ readings_late (struct contention *ct, const struct ucb_point_result *r)
     }
 }
 
+/* Each task's fair share, and how many take turns on one CPU. */
+static void
+fair_shares (struct contention *ct, const struct ucb_point_result *r,
+             const struct ucb_placement *pl)
+{
+  size_t T = r->pt.tasks, nt = ct->ntasks;
+  cleanup_free int *cpu = xcalloc (nt + 1, sizeof *cpu);
+
+  for (size_t t = 0; t < nt; t++)
+    cpu[t] = r->c[t / T].cpu[t % T];
+  ct->owns_all = nt > 0;
+  ct->fair_min = NAN;
+  for (size_t t = 0; t < nt; t++)
+    {
+      ct->owns[t] = ucb_task_owns_cpu (cpu, nt, t, pl->nallowed);
+      ct->owns_all &= ct->owns[t];
+      ct->fair[t] = ucb_task_fair_share (cpu, nt, t, pl->nallowed);
+      if (!(ct->fair[t] >= ct->fair_min))
+        ct->fair_min = ct->fair[t];
+    }
+  ct->per_cpu = ucb_tasks_per_cpu (cpu, nt, pl->nallowed);
+  ct->window_needed_s = ucb_window_needed_s (ct->per_cpu);
+  /* An interval in which a task cannot get a few slices shows when it ran, not what it got. */
+  ct->by_window = ct->per_cpu > 1 && (double) r->interval_ns / 1e9 < ct->window_needed_s;
+}
+
+/* Task t's share over the whole window, and whether it is contended judged on that.  A task
+ * publishes its CPU time after each batch of its workload's ops: with fewer than two batches in
+ * the window, the steps of its CPU time are as large as the time itself, so it is unknown. */
+static bool
+window_share (struct contention *ct, const struct ucb_point_result *r, size_t t)
+{
+  const struct ucb_samples *s = &r->samples;
+  const struct ucb_reading *a = ucb_reading_at (s, 0, t);
+  const struct ucb_reading *b = ct->nint ? ucb_reading_at (s, ct->nint, t) : a;
+  uint64_t batch = r->pt.workload && r->pt.workload->batch ? r->pt.workload->batch : 1000;
+
+  ct->wshare[t] = b->ops - a->ops >= 2 * batch ? ucb_cpu_share (a, b) : NAN;
+  return ucb_sample_contended (ct->fair[t], ct->wshare[t], ct->threshold,
+                               (double) (b->t_ns - a->t_ns) / 1e9);
+}
+
 static void
 contention_init (struct contention *ct, const struct ucb_point_result *r,
                  const struct ucb_placement *pl)
 {
   const struct ucb_samples *s = &r->samples;
-  size_t T = r->pt.tasks, nt = s->ntasks;
-  cleanup_free int *cpu = xcalloc (nt + 1, sizeof *cpu);
+  size_t nt = s->ntasks;
 
   memset (ct, 0, sizeof *ct);
   ct->threshold = r->contention_threshold > 0 ? r->contention_threshold : UCB_CONTENTION_THRESHOLD;
   ct->ntasks = nt;
   ct->nint = s->nreadings > 1 ? s->nreadings - 1 : 0;
   ct->owns = xcalloc (nt + 1, sizeof *ct->owns);
+  ct->fair = xcalloc (nt + 1, sizeof *ct->fair);
+  ct->wshare = xcalloc (nt + 1, sizeof *ct->wshare);
   ct->share = xcalloc (ct->nint * nt + 1, sizeof *ct->share);
-  for (size_t t = 0; t < nt; t++)
-    cpu[t] = r->c[t / T].cpu[t % T];
-  ct->owns_all = nt > 0;
+  ct->flag = xcalloc (ct->nint * nt + 1, sizeof *ct->flag);
+  fair_shares (ct, r, pl);
+  readings_late (ct, r);
   for (size_t t = 0; t < nt; t++)
     {
-      ct->owns[t] = ucb_task_owns_cpu (cpu, nt, t, pl->nallowed);
-      ct->owns_all &= ct->owns[t];
+      bool whole = window_share (ct, r, t);
+
+      for (size_t k = 0; k < ct->nint; k++)
+        {
+          const struct ucb_reading *x = ucb_reading_at (s, k, t), *y = ucb_reading_at (s, k + 1, t);
+          double sh = ucb_cpu_share (x, y);
+          bool c = ct->by_window ? whole
+                                 : ucb_sample_contended (ct->fair[t], sh, ct->threshold,
+                                                         (double) (y->t_ns - x->t_ns) / 1e9);
+
+          ct->share[k * nt + t] = sh;
+          ct->flag[k * nt + t] = c;
+          ct->samples++;
+          ct->contended += ct->late[k] || c;
+        }
     }
-  readings_late (ct, r);
-  for (size_t k = 0; k < ct->nint; k++)
-    for (size_t t = 0; t < nt; t++)
-      {
-        double sh = ucb_cpu_share (ucb_reading_at (s, k, t), ucb_reading_at (s, k + 1, t));
-        ct->share[k * nt + t] = sh;
-        ct->samples++;
-        ct->contended += ct->late[k] || ucb_sample_contended (ct->owns[t], sh, ct->threshold);
-      }
 }
 
 static void
 contention_free (struct contention *ct)
 {
   free (ct->owns);
+  free (ct->fair);
+  free (ct->wshare);
   free (ct->share);
+  free (ct->flag);
   free (ct->late);
 }
 
@@ -184,7 +244,7 @@ samples_json (const struct ucb_samples *s, const struct contention *ct, size_t f
           rate += tdt > 0 ? (double) (b->ops - a->ops) / tdt : NAN;
           if (isfinite (sh) && (isnan (share) || sh < share))
             share = sh;
-          contended |= ucb_sample_contended (ct->owns[t], sh, ct->threshold);
+          contended |= ct->flag[(k - 1) * ct->ntasks + t];
         }
       contended |= ct->late[k - 1];
       rates[k - 1] = rate;
@@ -234,21 +294,31 @@ static void
 contention_json (json_t *o, const struct ucb_point_result *r, const struct contention *ct)
 {
   json_t *c = ucb_json_obj ();
-  size_t n = ct->nint * ct->ntasks, nf = 0;
+  /* Judged over the window, the shares are the tasks' window shares: an interval shows when
+   * a task got its turn, not what it got. */
+  const double *sh = ct->by_window ? ct->wshare : ct->share;
+  size_t n = ct->by_window ? ct->ntasks : ct->nint * ct->ntasks, nf = 0;
   cleanup_free double *fin = xcalloc (n + 1, sizeof *fin);
   double lo = NAN;
 
   for (size_t k = 0; k < n; k++)
-    if (isfinite (ct->share[k]))
+    if (isfinite (sh[k]))
       {
-        fin[nf++] = ct->share[k];
-        lo = isnan (lo) || ct->share[k] < lo ? ct->share[k] : lo;
+        fin[nf++] = sh[k];
+        lo = isnan (lo) || sh[k] < lo ? sh[k] : lo;
       }
   ucb_json_set (c, "threshold", ucb_json_real (ct->threshold));
   ucb_json_set (c, "owns_cpu", json_boolean (ct->owns_all));
+  ucb_json_set (c, "fair_share", ucb_json_real (ct->fair_min));
+  ucb_json_set (c, "tasks_per_cpu", ucb_json_int ((long long) ct->per_cpu));
+  ucb_json_set (c, "judged_over", ucb_json_str (ct->by_window ? "window" : "interval"));
   ucb_json_set (c, "samples", ucb_json_int ((long long) ct->samples));
   ucb_json_set (c, "contended_samples", ucb_json_int ((long long) ct->contended));
   ucb_json_set (c, "contended", json_boolean (ucb_repeat_contended (ct->contended, ct->samples)));
+  ucb_json_set (c, "starved", json_boolean (ct->nstarved > 0));
+  ucb_json_set (c, "starved_containers", ucb_json_int ((long long) ct->nstarved));
+  ucb_json_set (c, "starved_min_ops", ucb_json_int (UCB_STARVED_MIN_OPS));
+  ucb_json_set (c, "window_needed_s", ucb_json_real (ct->window_needed_s));
   ucb_json_set (c, "cpu_share_median", ucb_json_real (ucb_median (fin, nf)));
   ucb_json_set (c, "cpu_share_min", ucb_json_real (lo));
   ucb_json_set (c, "nivcsw", r->nivcsw >= 0 ? ucb_json_int (r->nivcsw) : json_null ());
@@ -344,6 +414,7 @@ container_json (const struct ucb_point_result *r, const struct ucb_placement *pl
   window_json (o, cw, rates, s->nreadings - 1);
   ucb_json_set (o, "failed_by_errno", errnos);
   ucb_json_set (o, "last_errno", last_errno ? errno_name (last_errno) : NULL);
+  ucb_json_set (o, "starved", json_boolean (cw->ops + cw->fails < UCB_STARVED_MIN_OPS));
   ucb_json_set (o, "tasks", tasks);
   ucb_record_container_extras (o, c, cw->ops);
   return o;
@@ -429,6 +500,7 @@ ucb_record_point (const struct ucb_point_result *r, const struct ucb_placement *
       ucb_json_push (pc, container_json (r, pl, &ct, i, &cw, errnos));
       rates[i] = cw.rate;
       cops[i] = cw.ops;
+      ct.nstarved += cw.ops + cw.fails < UCB_STARVED_MIN_OPS;
       total += cw.rate;
       fails += cw.fails;
       if (cw.cpu_ns > 0 && cw.ops > 0)

@@ -165,10 +165,44 @@ ucb_task_owns_cpu (const int *cpu, size_t ntasks, size_t t, size_t nallowed)
   return true;
 }
 
-bool
-ucb_sample_contended (bool owns_cpu, double share, double threshold)
+double
+ucb_task_fair_share (const int *cpu, size_t ntasks, size_t t, size_t nallowed)
 {
-  return owns_cpu && isfinite (share) && share < threshold;
+  size_t on = 0;
+
+  if (cpu[t] < 0)
+    return nallowed == 0 ? NAN : ntasks <= nallowed ? 1.0 : (double) nallowed / (double) ntasks;
+  for (size_t k = 0; k < ntasks; k++)
+    on += cpu[k] == cpu[t];
+  return 1.0 / (double) on;
+}
+
+size_t
+ucb_tasks_per_cpu (const int *cpu, size_t ntasks, size_t nallowed)
+{
+  size_t most = 0;
+
+  for (size_t t = 0; t < ntasks; t++)
+    {
+      size_t k = cpu[t] < 0 ? (nallowed ? (ntasks + nallowed - 1) / nallowed : ntasks)
+                            : (size_t) llround (1.0 / ucb_task_fair_share (cpu, ntasks, t, nallowed));
+      most = k > most ? k : most;
+    }
+  return most;
+}
+
+double
+ucb_window_needed_s (size_t tasks_per_cpu)
+{
+  return UCB_WINDOW_SLICES * (double) tasks_per_cpu * UCB_SCHED_SLICE_S;
+}
+
+bool
+ucb_sample_contended (double fair_share, double share, double threshold, double period_s)
+{
+  double slack = fair_share < 1 && period_s > 0 ? UCB_SCHED_SLICE_S / period_s : 0;
+
+  return isfinite (fair_share) && isfinite (share) && share < threshold * fair_share - slack;
 }
 
 bool

@@ -365,7 +365,9 @@ static const char ucb_report_legend[]
       "(scale = summary.scalability = total/(N x 1-container total); failed = summary.failed_ops)\n"
       "(cpu ns/op = summary.cpu_ns_per_op, the median of the containers' CPU time per op)\n"
       "(cpu = contention.cpu_share_median, the median share of a CPU each task got)\n"
-      "(* = contended (contention.contended): tasks meant to own a CPU got under the threshold)\n"
+      "(* = not clean data, and why: contended (contention.contended): tasks got under the\n"
+      " threshold x their fair share of a CPU; starved (contention.starved): a container did\n"
+      " under contention.starved_min_ops ops in the window, too short for every task to run)\n"
       "(- = null: ±% with one container, scale without a 1-container point, no clock read)\n";
 
 void
@@ -382,7 +384,7 @@ ucb_report_text (FILE *f, const json_t *doc)
     {
       const struct ucb_doc_point *p = &d.points[i];
       const struct ucb_doc_summary *s = &p->sum;
-      char b[7][32];
+      char b[7][32], flags[UCB_POINT_FLAGS_MAX];
 
       fprintf (f, "%-9s %-9s %5lld %5lld ", p->workload, p->owner, p->depth, p->containers);
       if (strcmp (p->status, "ok") != 0)
@@ -391,13 +393,13 @@ ucb_report_text (FILE *f, const json_t *doc)
           continue;
         }
       fprintf (
-          f, "%14s %6s %14s %7s %8s %9s %5s %7lld%s\n",
+          f, "%14s %6s %14s %7s %8s %9s %5s %7lld%s%s\n",
           cell (b[0], sizeof b[0], 0, s->per_container_ops),
           cell (b[1], sizeof b[1], 1, s->cv * 100), cell (b[2], sizeof b[2], 0, s->total_ops_per_s),
           cell (b[3], sizeof b[3], 3, s->scalability), cell (b[4], sizeof b[4], 3, s->fairness),
           cell (b[5], sizeof b[5], 1, s->cpu_ns_per_op),
           cell (b[6], sizeof b[6], 2, p->contention.cpu_share_median), s->failed_ops,
-          p->contention.contended ? " *" : "");
+          ucb_point_flags (p, flags, sizeof flags) ? " * " : "", flags);
     }
   ucb_doc_free (&d);
   fputs (ucb_report_legend, f);
@@ -450,4 +452,37 @@ ucb_report_contention_note (json_t *results)
                     "median %.2g of a CPU%s%s): their numbers are not comparable; rerun on a quiet "
                     "machine, with fewer containers, or with --repeat to see the spread",
                     b.contended, b.measured, ucb_median (shares, nshares), steal, idle);
+}
+
+char *
+ucb_report_starved_note (json_t *results)
+{
+  struct ucb_doc d;
+  size_t starved = 0, measured = 0;
+  long long containers = 0, of = 0;
+  double need = 0;
+
+  if (!ucb_doc_built (results, &d))
+    return NULL;
+  for (size_t i = 0; i < d.n_points; i++)
+    {
+      const struct ucb_doc_point *p = &d.points[i];
+
+      measured += p->measured;
+      if (!p->measured || !p->contention.starved)
+        continue;
+      starved++;
+      containers += p->contention.starved_containers;
+      of += p->containers;
+      if (isfinite (p->contention.window_needed_s) && p->contention.window_needed_s > need)
+        need = p->contention.window_needed_s;
+    }
+  ucb_doc_free (&d);
+  if (starved == 0)
+    return NULL;
+  return xasprintf ("%zu of %zu measured points starved (%lld of their %lld containers did too "
+                    "few ops in the window to measure): their numbers say when tasks got their "
+                    "turn, not what they can do; rerun with --duration %.0fs or more (a few "
+                    "scheduler slices for every task) or with fewer containers",
+                    starved, measured, containers, of, ceil (fmax (need, 1)));
 }

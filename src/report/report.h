@@ -33,6 +33,10 @@ void ucb_report_l3_text (FILE *f, json_t *rows);
 
 /* The human table: one row per results[] entry. */
 void ucb_report_text (FILE *f, const json_t *doc);
+/* The warning of a run whose window was too short: how many measured points had starved
+ * containers (contention.starved) and the window that would give every task its turns; NULL
+ * when none did. */
+char *ucb_report_starved_note (json_t *results);
 /* The one warning of a run on a busy host: how many measured points were contended, the median
  * CPU share of their tasks, the highest steal and lowest idle, and what to do; NULL when none
  * was (or the results carry no contention). */

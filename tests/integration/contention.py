@@ -77,7 +77,7 @@ def consistent(doc):
 
 def row_marked(stdout):
     rows = [ln for ln in stdout.splitlines() if ln.startswith("getppid")]
-    return len(rows) == 1 and rows[0].rstrip().endswith("*")
+    return len(rows) == 1 and rows[0].rstrip().endswith("* contended")
 
 
 def warned(stderr):

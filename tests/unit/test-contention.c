@@ -61,16 +61,47 @@ test_owns (void)
 }
 
 static void
+test_fair_share (void)
+{
+  int distinct[] = { 0, 1 }, shared[] = { 0, 1, 0 }, unpinned[] = { -1, -1, -1, -1 };
+  int four[] = { 0, 1, 0, 1 };
+
+  tap_check_near (ucb_task_fair_share (distinct, 2, 0, 2), 1.0, 0);
+  tap_check_near (ucb_task_fair_share (shared, 3, 0, 2), 0.5, 0); /* CPU 0 with task 2 */
+  tap_check_near (ucb_task_fair_share (shared, 3, 1, 2), 1.0, 0);
+  tap_check_near (ucb_task_fair_share (four, 4, 3, 2), 0.5, 0);
+  tap_check_near (ucb_task_fair_share (unpinned, 1, 0, 2), 1.0, 0); /* 1 task, 2 CPUs */
+  tap_check_near (ucb_task_fair_share (unpinned, 2, 0, 2), 1.0, 0);
+  tap_check_near (ucb_task_fair_share (unpinned, 4, 0, 2), 0.5, 0);
+  tap_check_near (ucb_task_fair_share (unpinned, 3, 0, 2), 2.0 / 3, 1e-12);
+  tap_check (ucb_tasks_per_cpu (distinct, 2, 2) == 1);
+  tap_check (ucb_tasks_per_cpu (shared, 3, 2) == 2);
+  tap_check (ucb_tasks_per_cpu (four, 4, 2) == 2);
+  tap_check (ucb_tasks_per_cpu (unpinned, 3, 2) == 2);
+  tap_check (ucb_tasks_per_cpu (unpinned, 1, 2) == 1);
+  /* 4096 tasks on 2 CPUs: 2048 take turns, 3 turns of 10 ms each. */
+  tap_check_near (ucb_window_needed_s (2048), 2048 * 3 * 0.010, 1e-9);
+}
+
+static void
 test_flags (void)
 {
-  tap_check (ucb_sample_contended (true, 0.5, 0.9));
-  tap_check (ucb_sample_contended (true, 0.8999, 0.9));
-  tap_check (!ucb_sample_contended (true, 0.9, 0.9)); /* exactly at the threshold: enough */
-  tap_check (!ucb_sample_contended (true, 1.1, 0.9));
-  tap_check (!ucb_sample_contended (false, 0.1, 0.9)); /* cannot own a CPU: never contended */
-  tap_check (!ucb_sample_contended (true, NAN, 0.9));  /* unknown share */
-  tap_check (!ucb_sample_contended (true, 0.015, 0.01));
-  tap_check (ucb_sample_contended (true, 0.009, 0.01));
+  tap_check (ucb_sample_contended (1.0, 0.5, 0.9, 0.5));
+  tap_check (ucb_sample_contended (1.0, 0.8999, 0.9, 0.5));
+  tap_check (!ucb_sample_contended (1.0, 0.9, 0.9, 0.5)); /* exactly at the threshold: enough */
+  tap_check (!ucb_sample_contended (1.0, 1.1, 0.9, 0.5));
+  tap_check (!ucb_sample_contended (1.0, NAN, 0.9, 0.5)); /* unknown share */
+  tap_check (!ucb_sample_contended (NAN, 0.1, 0.9, 0.5)); /* unknown fair share */
+  tap_check (!ucb_sample_contended (1.0, 0.015, 0.01, 0.5));
+  tap_check (ucb_sample_contended (1.0, 0.009, 0.01, 0.5));
+  /* Half a CPU by right: 0.13 of one is contended, 0.49 is not; over 0.5 s one 10 ms turn
+   * more or less (0.02) is taking turns, not contention. */
+  tap_check (ucb_sample_contended (0.5, 0.13, 0.9, 0.5));
+  tap_check (!ucb_sample_contended (0.5, 0.49, 0.9, 0.5));
+  tap_check (!ucb_sample_contended (0.5, 0.443, 0.9, 0.5));
+  tap_check (ucb_sample_contended (0.5, 0.42, 0.9, 0.5));
+  /* Owning a CPU, no turns: no slack. */
+  tap_check (ucb_sample_contended (1.0, 0.899, 0.9, 0.01));
   tap_check (!ucb_repeat_contended (0, 0));
   tap_check (!ucb_repeat_contended (1, 10)); /* exactly a tenth: not more */
   tap_check (ucb_repeat_contended (2, 10));
@@ -115,6 +146,8 @@ struct hand
 
 /* How late the last reading came, past its due time (readings are due 0.5 s apart). */
 static double hand_late_s;
+/* Ops each task adds per reading. */
+static uint64_t hand_ops = 1000;
 
 /* cpu[t], cpu_s[k][t]: task t's (container-major) CPU and its CPU time at reading k; host rows:
  * 20% idle then 0%, steal 5% then 10%. */
@@ -163,7 +196,7 @@ hand_point (struct hand *h, size_t n, size_t T, const int *cpu, const double cpu
       for (size_t t = 0; t < n * T; t++)
         *ucb_reading_at (&h->r.samples, k, t)
             = (struct ucb_reading){ .t_ns = S (2 + 0.5 * (double) k + (k == 2 ? hand_late_s : 0)),
-                                    .ops = 1000 * k,
+                                    .ops = hand_ops * k,
                                     .busy_ns = S (cpu_s[k][t]) };
       h->r.samples.host[k] = host[k];
     }
@@ -257,26 +290,67 @@ test_container_min (void)
 }
 
 static void
-test_not_owned (void)
+test_fair (void)
 {
   static const int unpinned[] = { -1, -1 }, crowded[] = { 0, 1, 0 };
   static const double three[3][3] = { { 1, 1, 1 }, { 1.1, 1.5, 1.1 }, { 1.2, 2.0, 1.2 } };
+  static const double halves[3][3] = { { 1, 1, 1 }, { 1.25, 1.5, 1.25 }, { 1.49, 2.0, 1.5 } };
   struct hand h;
   json_t *o = hand_point (&h, 2, 1, unpinned, two, 0.9);
 
+  /* Unpinned, 2 tasks on 2 CPUs: a whole CPU each by right; task 0 got half of one. */
   tap_check (json_is_false (at (o, "contention.owns_cpu")));
-  tap_check_int (num (o, "contention.contended_samples"), ==, 0);
-  tap_check (json_is_false (at (o, "contention.contended")));
-  tap_check_near (num (o, "per_container.0.tasks.0.samples.0.cpu_share"), 0.5, 1e-9); /* still */
+  tap_check_near (num (o, "contention.fair_share"), 1.0, 0);
+  tap_check_int (num (o, "contention.contended_samples"), ==, 2);
+  tap_check (json_is_true (at (o, "contention.contended")));
+  tap_check_near (num (o, "per_container.0.tasks.0.samples.0.cpu_share"), 0.5, 1e-9);
+  tap_check (json_is_true (at (o, "per_container.0.tasks.0.samples.0.contended")));
+  tap_check (json_is_false (at (o, "per_container.1.tasks.0.samples.0.contended")));
+  tap_check (json_is_string (at (o, "contention.judged_over")));
   json_decref (o);
 
-  /* 3 tasks on 2 allowed CPUs: none can own one, not even the one alone on CPU 1 */
+  /* 3 tasks on 2 CPUs, 2 on CPU 0: half of it each by right, 0.2 is contended... */
   o = hand_point (&h, 3, 1, crowded, three, 0.9);
   tap_check (json_is_false (at (o, "contention.owns_cpu")));
+  tap_check_near (num (o, "contention.fair_share"), 0.5, 0);
+  tap_check_int (num (o, "contention.tasks_per_cpu"), ==, 2);
   tap_check_int (num (o, "contention.samples"), ==, 6);
-  tap_check_int (num (o, "contention.contended_samples"), ==, 0);
+  tap_check_int (num (o, "contention.contended_samples"), ==, 4);
   tap_check_near (num (o, "contention.cpu_share_min"), 0.2, 1e-9);
+  tap_check (strcmp (json_string_value (at (o, "contention.judged_over")), "interval") == 0);
   json_decref (o);
+  /* ... 0.5 and 0.48 (a slice's worth less) is not. */
+  o = hand_point (&h, 3, 1, crowded, halves, 0.9);
+  tap_check_int (num (o, "contention.contended_samples"), ==, 0);
+  tap_check (json_is_false (at (o, "contention.contended")));
+  tap_check (json_is_false (at (o, "contention.starved")));
+  tap_check_int (num (o, "contention.starved_containers"), ==, 0);
+  tap_check_near (num (o, "contention.window_needed_s"), 3 * 2 * 0.010, 1e-12);
+  json_decref (o);
+}
+
+/* A container with fewer than 100 ops (done or failed) in the window is starved. */
+static void
+test_starved (void)
+{
+  static const int pinned[] = { 0, 1 };
+  static const double full[3][3] = { { 1, 1 }, { 1.5, 1.5 }, { 2, 2 } };
+  struct hand h;
+  json_t *o;
+
+  hand_ops = 49; /* 98 ops in the window */
+  o = hand_point (&h, 2, 1, pinned, full, 0.9);
+  tap_check (json_is_true (at (o, "contention.starved")));
+  tap_check_int (num (o, "contention.starved_containers"), ==, 2);
+  tap_check_int (num (o, "contention.starved_min_ops"), ==, 100);
+  tap_check (json_is_true (at (o, "per_container.0.starved")));
+  json_decref (o);
+  hand_ops = 50; /* 100: enough */
+  o = hand_point (&h, 2, 1, pinned, full, 0.9);
+  tap_check (json_is_false (at (o, "contention.starved")));
+  tap_check (json_is_false (at (o, "per_container.1.starved")));
+  json_decref (o);
+  hand_ops = 1000;
 }
 
 /* The model, the table and the warning read the flags; old documents have none. */
@@ -289,8 +363,8 @@ test_late (void)
   struct hand h;
   json_t *o;
 
-  hand_late_s = 0.7;
-  o = hand_point (&h, 2, 1, unpinned, two, 0.9);
+  hand_late_s = 0.7; /* threshold 0.2: a fifth of a CPU is enough, only lateness counts */
+  o = hand_point (&h, 2, 1, unpinned, two, 0.2);
   tap_check_int (num (o, "contention.late_readings"), ==, 1);
   tap_check_near (num (o, "contention.late_max_s"), 0.7, 1e-6);
   tap_check (json_is_false (at (o, "per_container.0.samples.0.late")));
@@ -301,7 +375,7 @@ test_late (void)
   tap_check_int (num (o, "contention.contended_samples"), ==, 2);
   json_decref (o);
   hand_late_s = 0.4;
-  o = hand_point (&h, 2, 1, unpinned, two, 0.9);
+  o = hand_point (&h, 2, 1, unpinned, two, 0.2);
   tap_check_int (num (o, "contention.late_readings"), ==, 0);
   tap_check_near (num (o, "contention.late_max_s"), 0.4, 1e-6);
   tap_check (json_is_false (at (o, "per_container.0.samples.1.late")));
@@ -339,9 +413,9 @@ test_readers (void)
   f = open_memstream (&table, &len);
   ucb_report_text (f, results);
   fclose (f);
-  tap_check (table && strstr (table, "  0.72       0 *\n")); /* contended: marked */
+  tap_check (table && strstr (table, "  0.72       0 * contended\n")); /* marked */
   tap_check (table && strstr (table, "  1.00       0\n"));   /* not */
-  tap_check (table && strstr (table, "* = contended"));
+  tap_check (table && strstr (table, "* = not clean data"));
 
   /* An old document: no contention object, so unknown and not contended, and no warning. */
   json_object_del (json_array_get (results, 0), "contention");
@@ -364,7 +438,9 @@ static const struct tap_test tests[] = {
   { "document: per task and container samples, contention, host_samples", test_record },
   { "container sample: the lowest share of its tasks", test_container_min },
   { "a reading late by more than an interval: its interval is late and contended", test_late },
-  { "cannot own a CPU: shares kept, never contended", test_not_owned },
+  { "fair share: 1 owning a CPU, CPUs / tasks unpinned, 1 / tasks on a shared CPU", test_fair_share },
+  { "contended against the fair share, pinned and unpinned, a slice of slack", test_fair },
+  { "starved: a container with fewer than 100 ops", test_starved },
   { "model, table mark and cpu column, the warning; old documents", test_readers },
 };
 
