@@ -531,6 +531,10 @@ ucb_cmd_run (int argc, char **argv, ucb_error_t *err)
     o.plan.on_phase = progress_phase;
   notes = ucb_json_arr ();
   narrow_unprivileged (&o, notes);
+  if (o.baseline_added)
+    ucb_json_push (notes, ucb_json_str ("containers=1 added to the sweep: scale divides by the "
+                                        "1-container point of its series (--no-baseline leaves "
+                                        "it out)"));
   if (check_before_start (&o, &pl, err) < 0)
     return -1;
   t_real = realtime_now ();

@@ -19,7 +19,9 @@ const char ucb_run_usage[]
       "List-valued options run every combination (a sweep).\n"
       "\n"
       "  -w, --workload NAME[,..]   workloads to run (default: signal; see `ucbench list`)\n"
-      "  -c, --containers N[,N..]   containers per point, 1-4096 (default: 1,NPROC,2*NPROC)\n"
+      "  -c, --containers N[,N..]   containers per point, 1-4096 (default: 1,NPROC,2*NPROC);\n"
+      "                             1 is added when missing: scale divides by it\n"
+      "  --no-baseline              do not add the 1-container point\n"
       "  --owner MODE[,MODE..]      who creates each container's user namespace:\n"
       "                             shared, distinct, root, self (your own uid), UID\n"
       "                             or UID-UID (default: shared,distinct; self when\n"
@@ -112,6 +114,7 @@ enum
   OPT_CONTENTION_THRESHOLD,
   OPT_PIN,
   OPT_UID_BASE,
+  OPT_NO_BASELINE,
 };
 static const char run_shortopts[] = "+w:c:t:d:r:o:f:q";
 
@@ -134,6 +137,7 @@ static const struct option run_longopts[] = {
   { "contention-threshold", required_argument, NULL, OPT_CONTENTION_THRESHOLD },
   { "pin", required_argument, NULL, OPT_PIN },
   { "uid-base", required_argument, NULL, OPT_UID_BASE },
+  { "no-baseline", no_argument, NULL, OPT_NO_BASELINE },
   { "output", required_argument, NULL, OPT_OUTPUT },
   { "format", required_argument, NULL, OPT_FORMAT },
   { "quiet", no_argument, NULL, OPT_QUIET },
@@ -229,6 +233,27 @@ fill_list_defaults (struct ucb_run_options *o, unsigned ncpus)
       o->plan.tasks[0] = 1;
       o->plan.n_tasks = 1;
     }
+}
+
+/* scale divides by the 1-container point of its series: a sweep without one gets one (the
+ * seed's tables read "1 and 64 containers"), unless --no-baseline. */
+static void
+add_baseline (struct ucb_run_options *o)
+{
+  unsigned *c;
+
+  if (o->no_baseline)
+    return;
+  for (size_t i = 0; i < o->plan.n_containers; i++)
+    if (o->plan.containers[i] == 1)
+      return;
+  c = xcalloc (o->plan.n_containers + 1, sizeof *c);
+  c[0] = 1;
+  memcpy (c + 1, o->plan.containers, o->plan.n_containers * sizeof *c);
+  free (o->plan.containers);
+  o->plan.containers = c;
+  o->plan.n_containers++;
+  o->baseline_added = true;
 }
 
 /* A sweep list option (--containers, --depth, --tasks): the last one given wins. */
@@ -382,6 +407,9 @@ parse_other_opt (struct ucb_run_options *o, int c, const char *arg, ucb_error_t 
     case OPT_QUIET:
       o->quiet = true;
       return 0;
+    case OPT_NO_BASELINE:
+      o->no_baseline = true;
+      return 0;
     default:
       if (c >= UCB_OPT_RUNTIME_FIRST && c <= UCB_OPT_RUNTIME_LAST)
         return ucb_runtime_option (&o->plan.rt, c, arg, err) < 0 ? -1 : 0;
@@ -492,6 +520,7 @@ ucb_run_options_parse (struct ucb_run_options *o, int argc, char **argv, unsigne
       || check_repeat (&o->plan, err) < 0)
     return -1;
   fill_list_defaults (o, ncpus);
+  add_baseline (o);
   if (check_shape (&o->plan, err) < 0 || check_owners (&o->plan, err) < 0)
     return -1;
   return 0;

@@ -28,6 +28,8 @@ struct ucb_run_options
   bool quiet;
   bool help;     /* -h/--help was given: print ucb_run_usage and do nothing else */
   bool progress; /* resolved: stderr is a terminal and not --quiet */
+  bool no_baseline;    /* --no-baseline: no 1-container point unless --containers has one */
+  bool baseline_added; /* resolved: the 1-container point was added to --containers */
 };
 
 /* Parse `ucbench run` arguments (argv[0] is "run").  Defaults are filled for everything not

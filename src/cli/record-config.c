@@ -27,6 +27,7 @@ ucb_record_config (const struct ucb_run_options *o, const struct ucb_placement *
     ucb_json_push (d, ucb_json_int (o->plan.depths[i]));
   ucb_json_set (c, "workloads", w);
   ucb_json_set (c, "containers", n);
+  ucb_json_set (c, "baseline_added", json_boolean (o->baseline_added));
   ucb_json_set (c, "owners", ow);
   ucb_json_set (c, "depths", d);
   {
