@@ -4,7 +4,8 @@
  * The running kernel is one checkout (its source: uname -r names it) and one build of it (the
  * architecture; uname -v tells builds of one release apart); each verify case and each metric
  * of each measured point is a test of that build.  A known kernel bug is a FAIL, with an
- * issue (one per case, the same in every run) and an incident linking the two.  The schema
+ * issue (one per case, the same in every run) and an incident linking the two; a metric of a
+ * point that ucbench flags as not clean data is an ERROR (metric_test).  The schema
  * forbids nulls and properties it does not name: only known fields are set. */
 #include "config.h"
 
@@ -17,6 +18,7 @@
 #include "core/json-util.h"
 #include "core/util.h"
 #include "report/export.h"
+#include "report/flags.h"
 #include "report/model.h"
 
 #define KCIDB_MAJOR 5
@@ -27,7 +29,8 @@ struct kcidb
 {
   const struct ucb_doc *d;
   const char *origin;
-  char *build_id, *run; /* run: what makes a test id unique to this document */
+  const struct ucb_flags *flags; /* per group */
+  char *build_id, *run;          /* run: what makes a test id unique to this document */
   json_t *tests, *issues, *incidents, *environment;
 };
 
@@ -312,14 +315,21 @@ struct metric
   double value;
 };
 
-/* The median over the repeats of group g, with the repeats' range in misc. */
+/* The median over the repeats of group g, with the repeats' range in misc.  A measurement is
+ * DONE; a flagged one (ucb_flags) is ERROR, "the status of the tested code is unknown", which
+ * keeps its number (the schema reads a number with FAIL, ERROR, PASS or DONE) and outranks PASS
+ * and DONE in a build's summary, so that no dashboard takes it for a clean measurement; the
+ * flags are in misc and the log excerpt. */
 static void
 metric_test (struct kcidb *k, const struct ucb_doc_point *p, const char *base,
              const struct metric *mt)
 {
   const struct ucb_doc_group *gr = &k->d->groups[p->group];
+  const struct ucb_flags *fl = &k->flags[p->group];
   cleanup_free char *path = xasprintf ("%s.%s", base, mt->name);
-  json_t *t = test_new (k, path, "DONE", 1), *num = ucb_json_obj (), *misc = ucb_json_obj ();
+  json_t *t = test_new (k, path, fl->n_flagged ? "ERROR" : "DONE", 1), *num = ucb_json_obj ();
+  json_t *misc = ucb_json_obj ();
+  char text[UCB_FLAGS_TEXT_MAX];
 
   ucb_json_set (num, "value", ucb_json_real (mt->value));
   if (mt->unit)
@@ -329,6 +339,16 @@ metric_test (struct kcidb *k, const struct ucb_doc_point *p, const char *base,
   ucb_json_set (t, "number", num);
   ucb_json_set (misc, "repeats", ucb_json_int ((long long) gr->n_measured));
   ucb_json_set (misc, "aggregate", ucb_json_str ("median over the repeats"));
+  if (fl->n_flagged)
+    {
+      cleanup_free char *log = NULL;
+
+      ucb_flags_text (fl, text, sizeof text);
+      log = xasprintf ("not clean data (ucbench): %s", text);
+      ucb_json_set (misc, "flags", ucb_json_str (fl->list));
+      ucb_json_set (misc, "flagged_repeats", ucb_json_int ((long long) fl->n_flagged));
+      set_log (t, log);
+    }
   ucb_json_set (t, "misc", misc);
   ucb_json_push (k->tests, t);
 }
@@ -389,7 +409,7 @@ points_tests (struct kcidb *k)
 /* ---- the document --------------------------------------------------------------------------- */
 
 json_t *
-ucb_export_kcidb (const struct ucb_doc *d, const char *origin)
+ucb_export_kcidb (const struct ucb_doc *d, const char *origin, const struct ucb_flags *flags)
 {
   const char *rel = doc_str (d, "host", "kernel", "release");
   const char *ver = doc_str (d, "host", "kernel", "version");
@@ -398,7 +418,7 @@ ucb_export_kcidb (const struct ucb_doc *d, const char *origin)
   cleanup_free char *host = segment (d->host.hostname ? d->host.hostname : "host");
   cleanup_free char *when = segment (d->start_time ? d->start_time : "0");
   json_t *out = ucb_json_obj (), *v = ucb_json_obj ();
-  struct kcidb k = { .d = d, .origin = origin };
+  struct kcidb k = { .d = d, .origin = origin, .flags = flags };
 
   k.build_id = xasprintf ("%s:%s.%s.%08x", origin, rel ? rel : "unknown", arch, fnv1a (ver));
   k.run = xasprintf ("%s.%s", host, when);

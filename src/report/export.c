@@ -13,6 +13,7 @@
 #include "core/util.h"
 #include "report/docload.h"
 #include "report/export.h"
+#include "report/flags.h"
 #include "report/model.h"
 #include "report/report.h"
 
@@ -129,14 +130,17 @@ gab_range (const struct ucb_doc *d, const struct ucb_doc_point *p, bool smaller,
   return p->pc[0].ops_per_s_stddev;
 }
 
+/* extra: what the dashboard shows beside the value (github-action-benchmark keeps it as is, a
+ * tooltip line each); a flagged point says so on its last line. */
 static json_t *
-gab_entry (const struct ucb_doc *d, const struct ucb_doc_point *p, bool smaller)
+gab_entry (const struct ucb_doc *d, const struct ucb_doc_point *p, bool smaller,
+           const struct ucb_flags *fl)
 {
   const struct ucb_doc_group *gr = &d->groups[p->group];
-  cleanup_free char *name = point_name (p), *extra = NULL, *how = NULL;
+  cleanup_free char *name = point_name (p), *extra = NULL, *how = NULL, *ranged = NULL;
   json_t *o = ucb_json_obj ();
   double range = gab_range (d, p, smaller, &how);
-  char buf[64];
+  char buf[64], flags[UCB_FLAGS_TEXT_MAX];
 
   ucb_json_set (o, "name", ucb_json_str (name));
   ucb_json_set (o, "unit", ucb_json_str (smaller ? "ns/op" : "ops/s"));
@@ -151,15 +155,17 @@ gab_entry (const struct ucb_doc *d, const struct ucb_doc_point *p, bool smaller)
                      "samples: %zu",
                      gr->median.total_ops_per_s, p->containers, p->tasks, gr->n_measured,
                      group_samples (d, p->group));
-  if (isfinite (range))
-    ucb_json_set (o, "extra", ucb_json_checked (json_sprintf ("%s\nrange: %s", extra, how)));
+  ranged = isfinite (range) ? xasprintf ("%s\nrange: %s", extra, how) : xstrdup (extra);
+  ucb_flags_text (fl, flags, sizeof flags);
+  if (*flags)
+    ucb_json_set (o, "extra", ucb_json_checked (json_sprintf ("%s\nflagged: %s", ranged, flags)));
   else
-    ucb_json_set (o, "extra", ucb_json_str (extra));
+    ucb_json_set (o, "extra", ucb_json_str (ranged));
   return o;
 }
 
 static json_t *
-export_gab (const struct ucb_doc *d, bool smaller)
+export_gab (const struct ucb_doc *d, bool smaller, const struct ucb_flags *fl)
 {
   json_t *arr = ucb_json_arr ();
   cleanup_free bool *seen = xcalloc (d->n_groups + 1, sizeof *seen);
@@ -167,7 +173,7 @@ export_gab (const struct ucb_doc *d, bool smaller)
   for (size_t i = 0; i < d->n_points; i++)
     if (first_of_group (d, seen, i)
         && (!smaller || isfinite (d->groups[d->points[i].group].median.cpu_ns_per_op)))
-      ucb_json_push (arr, gab_entry (d, &d->points[i], smaller));
+      ucb_json_push (arr, gab_entry (d, &d->points[i], smaller, &fl[d->points[i].group]));
   return arr;
 }
 
@@ -196,8 +202,13 @@ bmf_measure (const struct ucb_doc *d, const struct ucb_doc_point *p, bool cpu)
   return m;
 }
 
+/* A flagged point's benchmark name ends in -bencher-ignore: Bencher strips the suffix (the same
+ * benchmark, its history kept) and raises no alert on the value (bencher_json BenchmarkName
+ * to_strip_ignore).  BMF has no other field for it: a measure holds numbers only. */
+#define BMF_IGNORE "-bencher-ignore"
+
 static json_t *
-export_bmf (const struct ucb_doc *d)
+export_bmf (const struct ucb_doc *d, const struct ucb_flags *fl)
 {
   json_t *out = ucb_json_obj ();
   cleanup_free bool *seen = xcalloc (d->n_groups + 1, sizeof *seen);
@@ -211,6 +222,12 @@ export_bmf (const struct ucb_doc *d)
       if (!first_of_group (d, seen, i))
         continue;
       name = point_name (p);
+      if (fl[p->group].n_flagged > 0)
+        {
+          char *ignored = xasprintf ("%s%s", name, BMF_IGNORE);
+          free (name);
+          name = ignored;
+        }
       b = ucb_json_obj ();
       /* Bencher's throughput measure is operations / second. */
       ucb_json_set (b, "throughput", bmf_measure (d, p, false));
@@ -265,12 +282,16 @@ gbench_common (const struct ucb_doc_point *p, const struct gbench_ids *id, const
 }
 
 /* One repeat.  As Google Benchmark counts a threaded run: iterations = the ops of all tasks,
- * real_time = wall time / iterations = 1e9 / total ops/s, cpu_time = CPU time / iterations. */
+ * real_time = wall time / iterations = 1e9 / total ops/s, cpu_time = CPU time / iterations.
+ * A flagged repeat is still data: its flags go in `label` (State::SetLabel's field, which the
+ * console reporter prints beside the row and compare.py carries), not in error_occurred, which
+ * says the run failed and its numbers mean nothing. */
 static json_t *
 gbench_row (const struct ucb_doc_point *p, const struct gbench_ids *id, size_t repetition)
 {
   json_t *o = gbench_common (p, id, "");
   long long ops = 0;
+  char flags[UCB_POINT_FLAGS_MAX];
 
   for (size_t j = 0; j < p->n_pc; j++)
     ops += p->pc[j].ops;
@@ -281,19 +302,25 @@ gbench_row (const struct ucb_doc_point *p, const struct gbench_ids *id, size_t r
   if (isfinite (p->sum.cpu_ns_per_op))
     ucb_json_set (o, "cpu_time", ucb_json_real (p->sum.cpu_ns_per_op));
   ucb_json_set (o, "time_unit", ucb_json_str ("ns"));
+  if (ucb_point_flags (p, flags, sizeof flags))
+    ucb_json_set (o, "label", ucb_json_checked (json_sprintf ("flagged: %s", flags)));
   return o;
 }
 
-/* The aggregates Google Benchmark adds after the repetitions of a benchmark. */
+/* The aggregates Google Benchmark adds after the repetitions of a benchmark.  Google Benchmark
+ * labels them only when every repetition has the same label; here any flagged repeat labels
+ * them, since it is in what they aggregate. */
 static void
 gbench_aggregates (json_t *rows, const struct ucb_doc *d, const struct ucb_doc_point *p,
-                   const struct gbench_ids *id)
+                   const struct gbench_ids *id, const struct ucb_flags *fl)
 {
   static const char *const names[] = { "mean", "median", "stddev", "cv" };
   struct ucb_stats real, cpu;
+  char flags[UCB_FLAGS_TEXT_MAX];
 
   repeat_stats (d, p->group, FIG_REAL_NS, &real);
   repeat_stats (d, p->group, FIG_CPU, &cpu);
+  ucb_flags_text (fl, flags, sizeof flags);
   for (size_t k = 0; k < UCB_ARRAY_SIZE (names); k++)
     {
       cleanup_free char *suffix = xasprintf ("_%s", names[k]);
@@ -308,12 +335,14 @@ gbench_aggregates (json_t *rows, const struct ucb_doc *d, const struct ucb_doc_p
       if (isfinite (c[k]))
         ucb_json_set (o, "cpu_time", ucb_json_real (c[k]));
       ucb_json_set (o, "time_unit", ucb_json_str ("ns"));
+      if (*flags)
+        ucb_json_set (o, "label", ucb_json_checked (json_sprintf ("flagged: %s", flags)));
       ucb_json_push (rows, o);
     }
 }
 
 static json_t *
-export_gbench (const struct ucb_doc *d)
+export_gbench (const struct ucb_doc *d, const struct ucb_flags *fl)
 {
   json_t *out = ucb_json_obj (), *rows = ucb_json_arr ();
   /* A family is a workload (one BENCHMARK()); its instances are its points, both numbered in
@@ -340,7 +369,7 @@ export_gbench (const struct ucb_doc *d)
         if (d->points[j].group == p->group && d->points[j].measured)
           ucb_json_push (rows, gbench_row (&d->points[j], &id, rep++));
       if (id.repetitions > 1)
-        gbench_aggregates (rows, d, p, &id);
+        gbench_aggregates (rows, d, p, &id, &fl[p->group]);
     }
   ucb_json_set (out, "context", gbench_context (d));
   ucb_json_set (out, "benchmarks", rows);
@@ -349,14 +378,36 @@ export_gbench (const struct ucb_doc *d)
 
 /* ---- LKP ------------------------------------------------------------------------------------ */
 
+/* A flagged point: `PREFIX.FLAG.warn: 1` per flag.  lkp-tests' etc/failure names a stat
+ * matching `.+\.(error|warn|fail)[^_]*$` a function stat (lib/stats.rb function_stat?): `lkp
+ * compare` counts it as a failure (in how many runs it was there), never as a number that
+ * changed, and a clean run has none.  A flag's characters outside [A-Za-z0-9_-] become _. */
+static void
+lkp_flags (FILE *f, const char *prefix, const char *list)
+{
+  for (const char *s = list; *s;)
+    {
+      size_t n = strcspn (s, ",");
+      cleanup_free char *flag = xasprintf ("%.*s", (int) n, s);
+
+      for (char *c = flag; *c; c++)
+        if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9')
+              || *c == '_' || *c == '-'))
+          *c = '_';
+      if (n > 0)
+        fprintf (f, "%s.%s.warn: 1\n", prefix, flag);
+      s += n + (s[n] == ',');
+    }
+}
+
 /* What lkp-tests' programs/ucbench/parse prints: `key: value` lines that sbin/dump-stat stores
  * as ucbench.KEY (so no "ucbench." here).  KEY is the point (only what differs from the
  * defaults: depth 1, 1 task, process mode) and the figure, named as will-it-scale's stats are:
  * per_process_ops / per_thread_ops per task, workload = the total ops/s, scalability; and
  * ucbench's own per_container_ops, its stddev over the interval samples, fairness and
- * cpu_ns_per_op.  Repeats: the median. */
+ * cpu_ns_per_op.  Repeats: the median.  Then the point's flags (lkp_flags). */
 static void
-export_lkp (FILE *f, const struct ucb_doc *d)
+export_lkp (FILE *f, const struct ucb_doc *d, const struct ucb_flags *fl)
 {
   cleanup_free bool *seen = xcalloc (d->n_groups + 1, sizeof *seen);
 
@@ -395,6 +446,7 @@ export_lkp (FILE *f, const struct ucb_doc *d)
       for (size_t k = 0; k < UCB_ARRAY_SIZE (names); k++)
         if (isfinite (v[k]))
           fprintf (f, "%s.%s: %.10g\n", prefix, names[k], v[k]);
+      lkp_flags (f, prefix, fl[p->group].list);
     }
 }
 
@@ -434,8 +486,8 @@ check_input (enum ucb_export_format format, const struct ucb_doc *d, ucb_error_t
 }
 
 static int
-write_text (enum ucb_export_format format, const struct ucb_doc *d, const char *output,
-            ucb_error_t *err)
+write_text (enum ucb_export_format format, const struct ucb_doc *d, const struct ucb_flags *fl,
+            const char *output, ucb_error_t *err)
 {
   cleanup_free char *buf = NULL;
   size_t len = 0;
@@ -444,7 +496,7 @@ write_text (enum ucb_export_format format, const struct ucb_doc *d, const char *
   if (m == NULL)
     ucb_oom ();
   if (format == UCB_EXPORT_LKP)
-    export_lkp (m, d);
+    export_lkp (m, d, fl);
   else if (format == UCB_EXPORT_JUNIT)
     ucb_export_junit_doc (m, d);
   else
@@ -476,6 +528,7 @@ ucb_export (enum ucb_export_format format, const char *input, const char *output
 {
   struct ucb_doc d;
   json_t *out = NULL;
+  cleanup_free struct ucb_flags *fl = NULL;
   int ret;
 
   if (ucb_doc_open (input, doc_kinds (format), &d, err) < 0)
@@ -485,16 +538,17 @@ ucb_export (enum ucb_export_format format, const char *input, const char *output
       ucb_doc_free (&d);
       return -1;
     }
+  fl = ucb_flags_of_groups (&d);
   if (format == UCB_EXPORT_GAB || format == UCB_EXPORT_GAB_SMALLER)
-    out = export_gab (&d, format == UCB_EXPORT_GAB_SMALLER);
+    out = export_gab (&d, format == UCB_EXPORT_GAB_SMALLER, fl);
   else if (format == UCB_EXPORT_BMF)
-    out = export_bmf (&d);
+    out = export_bmf (&d, fl);
   else if (format == UCB_EXPORT_GBENCH)
-    out = export_gbench (&d);
+    out = export_gbench (&d, fl);
   else if (format == UCB_EXPORT_KCIDB)
-    out = ucb_export_kcidb (&d, opts && opts->origin ? opts->origin : UCB_KCIDB_ORIGIN);
+    out = ucb_export_kcidb (&d, opts && opts->origin ? opts->origin : UCB_KCIDB_ORIGIN, fl);
   if (out == NULL)
-    ret = write_text (format, &d, output, err);
+    ret = write_text (format, &d, fl, output, err);
   else if (output)
     ret = ucb_report_write_file (out, output, err);
   else

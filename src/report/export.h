@@ -8,6 +8,7 @@
 #include <jansson.h>
 
 #include "core/error.h"
+#include "report/flags.h"
 #include "report/model.h"
 
 enum ucb_export_format
@@ -49,8 +50,9 @@ int ucb_export (enum ucb_export_format format, const char *input, const char *ou
 
 /* KCIDB I/O schema v5.3 (report/export-kcidb.c): the verify cases and the measured points of
  * `d` as tests of one build of one checkout; a known kernel bug as a FAIL with an issue and an
- * incident. */
-json_t *ucb_export_kcidb (const struct ucb_doc *d, const char *origin);
+ * incident; a flagged point's metrics as ERROR.  `flags`: ucb_flags_of_groups (d). */
+json_t *ucb_export_kcidb (const struct ucb_doc *d, const char *origin,
+                          const struct ucb_flags *flags);
 
 /* ops/s per task of point p at its summary `m` (summary.per_task_ops, which the model does not
  * keep): total / (containers x tasks).  Inline: export.c and export-kcidb.c both use it, and

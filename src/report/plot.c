@@ -14,12 +14,15 @@
 
 #include "core/util.h"
 #include "report/docload.h"
+#include "report/flags.h"
 #include "report/model.h"
 #include "report/plot.h"
 #include "report/report.h"
 #include "report/svg.h"
 
 #define BARS_NOTE "markers: median over repeats; bars: min-max of per-interval per-container ops/s"
+/* The legend entry of a hollow marker, before the flags the chart's points have. */
+#define FLAGGED_NOTE "hollow: not clean data"
 
 struct input
 {
@@ -39,6 +42,8 @@ struct line
   char *label;
   double *ops, *lo, *hi, *scal, *fair; /* per x category; NaN where not measured */
   size_t *reps;
+  struct ucb_flags *flags; /* per x category: of its repeats (report/flags.h) */
+  char **flagged;          /* per x category: ucb_flags_text, NULL when clean */
 };
 
 struct workload
@@ -48,6 +53,8 @@ struct workload
   size_t n_x;
   struct line *lines;
   size_t n_lines;
+  struct ucb_flags flags; /* of every point of the workload */
+  char *flagged;          /* the legend entry of a hollow marker; NULL when none is flagged */
 };
 
 static int
@@ -125,12 +132,15 @@ alloc_cells (struct workload *w)
       l->scal = xcalloc (w->n_x, sizeof *l->scal);
       l->fair = xcalloc (w->n_x, sizeof *l->fair);
       l->reps = xcalloc (w->n_x, sizeof *l->reps);
+      l->flags = xcalloc (w->n_x, sizeof *l->flags);
+      l->flagged = xcalloc (w->n_x, sizeof *l->flagged);
       for (size_t xi = 0; xi < w->n_x; xi++)
         l->ops[xi] = l->lo[xi] = l->hi[xi] = l->scal[xi] = l->fair[xi] = NAN;
     }
 }
 
-/* The cell of point `p`: the medians over its repeats (its group). */
+/* The cell of point `p`: the medians over its repeats (its group), and its flags with theirs
+ * (each repeat comes here once). */
 static void
 fill_cell (const struct input *in, size_t f, const struct ucb_doc_point *p, struct workload *ws)
 {
@@ -146,6 +156,25 @@ fill_cell (const struct input *in, size_t f, const struct ucb_doc_point *p, stru
   l->fair[xi] = g->median.fairness;
   l->lo[xi] = g->rate_lo;
   l->hi[xi] = g->rate_hi;
+  ucb_flags_add (&l->flags[xi], p);
+  ucb_flags_add (&w->flags, p);
+}
+
+/* The text of each flagged cell of `w`, and its legend entry. */
+static void
+flag_texts (struct workload *w)
+{
+  char buf[UCB_FLAGS_TEXT_MAX];
+
+  for (size_t j = 0; j < w->n_lines; j++)
+    for (size_t xi = 0; xi < w->n_x; xi++)
+      if (w->lines[j].flags[xi].n_flagged > 0)
+        {
+          ucb_flags_text (&w->lines[j].flags[xi], buf, sizeof buf);
+          w->lines[j].flagged[xi] = xstrdup (buf);
+        }
+  if (w->flags.n_flagged > 0)
+    w->flagged = xasprintf ("%s (%s)", FLAGGED_NOTE, w->flags.list);
 }
 
 /* Workloads in the order they first appear, over all files; their lines and cells. */
@@ -163,8 +192,11 @@ collect (struct input *in, size_t n_in, struct workload **ws, size_t *n_ws)
       if (in[f].doc.points[i].measured)
         fill_cell (in, f, &in[f].doc.points[i], *ws);
   for (size_t k = 0; k < *n_ws; k++)
-    for (size_t j = 0; j < (*ws)[k].n_lines; j++)
-      (*ws)[k].lines[j].label = line_label (&(*ws)[k], &(*ws)[k].lines[j], in, n_in);
+    {
+      for (size_t j = 0; j < (*ws)[k].n_lines; j++)
+        (*ws)[k].lines[j].label = line_label (&(*ws)[k], &(*ws)[k].lines[j], in, n_in);
+      flag_texts (&(*ws)[k]);
+    }
 }
 
 static void
@@ -180,9 +212,14 @@ workload_free (struct workload *w)
       free (l->scal);
       free (l->fair);
       free (l->reps);
+      free (l->flags);
+      for (size_t xi = 0; xi < w->n_x; xi++)
+        free (l->flagged[xi]);
+      free (l->flagged);
     }
   free (w->lines);
   free (w->x);
+  free (w->flagged);
 }
 
 /* The two charts of a workload; `series` has room for 2 * n_lines, `titles` for 2. */
@@ -192,48 +229,120 @@ charts_of (const struct workload *w, struct ucb_series *series, char **titles, s
   for (size_t j = 0; j < w->n_lines; j++)
     {
       const struct line *l = &w->lines[j];
-      series[j] = (struct ucb_series){ l->label, l->ops, l->lo, l->hi };
-      series[w->n_lines + j] = (struct ucb_series){ l->label, l->scal, NULL, NULL };
+      series[j] = (struct ucb_series){
+        .label = l->label, .y = l->ops, .lo = l->lo, .hi = l->hi, .flags = l->flagged
+      };
+      series[w->n_lines + j]
+          = (struct ucb_series){ .label = l->label, .y = l->scal, .flags = l->flagged };
     }
   titles[0] = xasprintf ("%s: per-container ops/s", w->name);
   titles[1] = xasprintf ("%s: scalability", w->name);
-  c[0] = (struct ucb_chart){ titles[0], BARS_NOTE, "containers (N)", "ops/s per container",
-                             w->x,      w->n_x,    series,           w->n_lines,
-                             NAN };
-  c[1] = (struct ucb_chart){ titles[1],
-                             "total ops/s / (N x the 1-container total); dashed: ideal 1.0",
-                             "containers (N)",
-                             "scalability",
-                             w->x,
-                             w->n_x,
-                             series + w->n_lines,
-                             w->n_lines,
-                             1.0 };
+  c[0] = (struct ucb_chart){ .title = titles[0],
+                             .note = BARS_NOTE,
+                             .x_label = "containers (N)",
+                             .y_label = "ops/s per container",
+                             .x = w->x,
+                             .n_x = w->n_x,
+                             .series = series,
+                             .n_series = w->n_lines,
+                             .ref = NAN,
+                             .flagged = w->flagged };
+  c[1] = (struct ucb_chart){ .title = titles[1],
+                             .note = "total ops/s / (N x the 1-container total); dashed: ideal 1.0",
+                             .x_label = "containers (N)",
+                             .y_label = "scalability",
+                             .x = w->x,
+                             .n_x = w->n_x,
+                             .series = series + w->n_lines,
+                             .n_series = w->n_lines,
+                             .ref = 1.0,
+                             .flagged = w->flagged };
 }
 
-static void
-write_svg (FILE *f, const struct workload *ws, size_t n_ws, bool standalone)
+/* config.notes of a document (what ucbench decided on its own, and its warnings: "the host was
+ * busy: ..."), or NULL; the model does not keep it. */
+static json_t *
+doc_notes (const struct input *in)
 {
-  size_t n_c = 2 * n_ws, lines = 0;
+  json_t *notes = json_object_get (json_object_get (in->doc.json, "config"), "notes");
+  return json_is_array (notes) ? notes : NULL;
+}
+
+/* Every non-empty note of the inputs, "FILE: " before each when there are several; the count in
+ * *n.  Free each and the array. */
+static char **
+collect_notes (const struct input *in, size_t n_in, size_t *n)
+{
+  char **out = NULL;
+
+  *n = 0;
+  for (size_t i = 0; i < n_in; i++)
+    {
+      size_t k;
+      json_t *v;
+      json_array_foreach (doc_notes (&in[i]), k, v)
+      {
+        if (!json_is_string (v) || *json_string_value (v) == '\0')
+          continue;
+        out = xrealloc (out, (*n + 1) * sizeof *out);
+        out[(*n)++] = n_in > 1 ? xasprintf ("%s: %s", in[i].base, json_string_value (v))
+                               : xstrdup (json_string_value (v));
+      }
+    }
+  return out;
+}
+
+/* The charts; a standalone SVG has the documents' notes under them (the HTML report lists them
+ * as text). */
+static void
+write_svg (FILE *f, const struct workload *ws, size_t n_ws, const struct input *in, size_t n_in,
+           bool standalone)
+{
+  size_t n_c = 2 * n_ws, lines = 0, n_notes = 0;
   for (size_t i = 0; i < n_ws; i++)
     lines += ws[i].n_lines;
   cleanup_free struct ucb_chart *c = xcalloc (n_c, sizeof *c);
   cleanup_free struct ucb_series *s = xcalloc (2 * lines + 1, sizeof *s);
   cleanup_free char **titles = xcalloc (n_c, sizeof *titles);
+  cleanup_free char **notes = standalone ? collect_notes (in, n_in, &n_notes) : NULL;
   double h = 0, y = 0;
 
   for (size_t i = 0, off = 0; i < n_ws; off += 2 * ws[i].n_lines, i++)
     charts_of (&ws[i], s + off, titles + 2 * i, c + 2 * i);
   for (size_t i = 0; i < n_c; i++)
     h += ucb_svg_chart_height (&c[i]);
-  ucb_svg_open (f, h, standalone);
+  ucb_svg_open (f, h + ucb_svg_notes_height (notes, n_notes), standalone);
   for (size_t i = 0; i < n_c; i++)
     {
       ucb_svg_chart (f, &c[i], y);
       y += ucb_svg_chart_height (&c[i]);
       free (titles[i]);
     }
+  ucb_svg_notes (f, notes, n_notes, y);
+  for (size_t i = 0; i < n_notes; i++)
+    free (notes[i]);
   ucb_svg_close (f);
+}
+
+/* The notes of the inputs as a list, under a heading; nothing when none has any. */
+static void
+html_notes (FILE *f, const struct input *in, size_t n_in)
+{
+  size_t n = 0;
+  char **notes = collect_notes (in, n_in, &n);
+
+  if (n > 0)
+    fputs ("<h2>Notes</h2>\n<ul class=\"notes\">\n", f);
+  for (size_t i = 0; i < n; i++)
+    {
+      fputs ("<li>", f);
+      ucb_xml_puts (f, notes[i]);
+      fputs ("</li>\n", f);
+      free (notes[i]);
+    }
+  if (n > 0)
+    fputs ("</ul>\n", f);
+  free (notes);
 }
 
 /* A config array as "a, b, c", escaped. */
@@ -253,6 +362,19 @@ html_list (FILE *f, json_t *a)
   }
 }
 
+/* `v` with `decimals` decimals (%g for -1); "-" for null (NaN): a table never shows nan. */
+static const char *
+fmt_fixed (char *buf, size_t len, double v, int decimals)
+{
+  if (!isfinite (v))
+    snprintf (buf, len, "-");
+  else if (decimals < 0)
+    snprintf (buf, len, "%g", v);
+  else
+    snprintf (buf, len, "%.*f", decimals, v);
+  return buf;
+}
+
 /* One cell of the host/config table: row `row` for one input. */
 static void
 html_cell (FILE *f, const struct input *in, size_t row)
@@ -260,6 +382,7 @@ html_cell (FILE *f, const struct input *in, size_t row)
   const struct ucb_doc *d = &in->doc;
   json_t *lists[] = { d->config.workloads, d->config.containers, d->config.owners, d->config.depths,
                       d->config.tasks };
+  char a[32], b[32], c[32];
 
   switch (row)
     {
@@ -270,14 +393,19 @@ html_cell (FILE *f, const struct input *in, size_t row)
       ucb_xml_puts (f, d->host.cpu_model ?: "unknown");
       break;
     case 2:
-      fprintf (f, "%lld online, %lld allowed", d->host.cpus_online, d->host.cpus_allowed);
+      /* -1: the document does not say. */
+      fprintf (f, "%s online, %s allowed",
+               fmt_fixed (a, sizeof a, d->host.cpus_online < 0 ? NAN : d->host.cpus_online, 0),
+               fmt_fixed (b, sizeof b, d->host.cpus_allowed < 0 ? NAN : d->host.cpus_allowed, 0));
       break;
     case 3:
       ucb_xml_puts (f, d->host.virtualization ?: "unknown");
       break;
     case 4:
-      fprintf (f, "%g s (warm-up %g s, interval %g s), %lld repeat(s)", d->config.duration_s,
-               d->config.warmup_s, d->config.interval_s, d->config.repeat);
+      fprintf (f, "%s s (warm-up %s s, interval %s s), %lld repeat(s)",
+               fmt_fixed (a, sizeof a, d->config.duration_s, -1),
+               fmt_fixed (b, sizeof b, d->config.warmup_s, -1),
+               fmt_fixed (c, sizeof c, d->config.interval_s, -1), d->config.repeat);
       break;
     default:
       html_list (f, lists[row - 5]);
@@ -322,19 +450,19 @@ html_table (FILE *f, const struct workload *ws, size_t n_ws, const struct input 
     fputs ("<th>file</th>", f);
   fputs ("<th>owner</th><th>depth</th><th>tasks</th><th>N</th><th>repeats</th>"
          "<th>per-container ops/s</th><th>interval min-max</th><th>scalability</th>"
-         "<th>fairness</th></tr>\n",
+         "<th>fairness</th><th>flagged</th></tr>\n",
          f);
   for (size_t i = 0; i < n_ws; i++)
     for (size_t j = 0; j < ws[i].n_lines; j++)
       for (size_t x = 0; x < ws[i].n_x; x++)
         {
           const struct line *l = &ws[i].lines[j];
-          char lo[32], hi[32];
+          char lo[32], hi[32], ops[32], scal[32], fair[32];
           if (l->reps[x] == 0)
             continue;
           ucb_fmt_num (lo, sizeof lo, l->lo[x]);
           ucb_fmt_num (hi, sizeof hi, l->hi[x]);
-          fputs ("<tr><td>", f);
+          fputs (l->flagged[x] ? "<tr class=\"flagged\"><td>" : "<tr><td>", f);
           ucb_xml_puts (f, ws[i].name);
           if (n_in > 1)
             {
@@ -344,10 +472,14 @@ html_table (FILE *f, const struct workload *ws, size_t n_ws, const struct input 
           fputs ("</td><td>", f);
           ucb_xml_puts (f, l->owner);
           fprintf (f,
-                   "</td><td>%lld</td><td>%lld</td><td>%lld</td><td>%zu</td><td>%.0f</td>"
-                   "<td>%s-%s</td><td>%.3f</td><td>%.3f</td></tr>\n",
-                   l->depth, l->tasks, ws[i].x[x], l->reps[x], l->ops[x], lo, hi, l->scal[x],
-                   l->fair[x]);
+                   "</td><td>%lld</td><td>%lld</td><td>%lld</td><td>%zu</td><td>%s</td>"
+                   "<td>%s-%s</td><td>%s</td><td>%s</td><td>",
+                   l->depth, l->tasks, ws[i].x[x], l->reps[x],
+                   fmt_fixed (ops, sizeof ops, l->ops[x], 0), lo, hi,
+                   fmt_fixed (scal, sizeof scal, l->scal[x], 3),
+                   fmt_fixed (fair, sizeof fair, l->fair[x], 3));
+          ucb_xml_puts (f, l->flagged[x] ? l->flagged[x] : "");
+          fputs ("</td></tr>\n", f);
         }
   fputs ("</table>\n", f);
 }
@@ -361,11 +493,13 @@ write_html (FILE *f, const struct workload *ws, size_t n_ws, const struct input 
          "table { border-collapse: collapse; margin-bottom: 1em; }\n"
          "th, td { border: 1px solid #ccc; padding: 0.2em 0.6em; text-align: left; }\n"
          "table.points td { text-align: right; white-space: nowrap; }\n"
+         "table.points tr.flagged td { background: #fff3cd; font-style: italic; }\n"
          "svg { max-width: 100%; height: auto; }\n"
          "</style>\n</head>\n<body>\n<h1>ucbench report</h1>\n",
          f);
   html_inputs (f, in, n_in);
-  write_svg (f, ws, n_ws, false);
+  html_notes (f, in, n_in);
+  write_svg (f, ws, n_ws, in, n_in, false);
   html_table (f, ws, n_ws, in, n_in);
   fputs ("</body>\n</html>\n", f);
 }
@@ -422,7 +556,7 @@ write_output (const char *path, bool html, const struct workload *ws, size_t n_w
   if (html)
     write_html (f, ws, n_ws, in, n_in);
   else
-    write_svg (f, ws, n_ws, true);
+    write_svg (f, ws, n_ws, in, n_in, true);
   if (fclose (f) != 0)
     ucb_oom ();
   return ucb_report_write_bytes (buf, len, path, err);

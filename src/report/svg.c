@@ -52,11 +52,50 @@ nice_step (double x)
   return (m <= 1 ? 1 : m <= 2 ? 2 : m <= 5 ? 5 : 10) * p;
 }
 
+/* Text does not wrap in SVG: lines of at most this many bytes (about 6.5 px a character of a
+ * 12 px sans-serif) for the footnotes and for the legend's room right of the plot. */
+#define NOTE_CHARS 140
+#define LEGEND_CHARS 40
+
+/* The length of the line that starts at `s`: up to `max` bytes, cut after a space when there is
+ * one, after a comma else, never inside a UTF-8 character. */
+static size_t
+wrap_line (const char *s, size_t max)
+{
+  size_t n = strlen (s), cut;
+
+  if (n <= max)
+    return n;
+  for (cut = max; cut > 0 && s[cut - 1] != ' '; cut--)
+    ;
+  for (size_t c = max; cut == 0 && c > 0; c--)
+    if (s[c - 1] == ',')
+      cut = c;
+  if (cut == 0)
+    for (cut = max; cut > 1 && ((unsigned char) s[cut] & 0xc0) == 0x80; cut--)
+      ;
+  return cut;
+}
+
+static size_t
+wrapped_lines (const char *s, size_t max)
+{
+  size_t n = 0;
+  do
+    {
+      s += wrap_line (s, max);
+      n++;
+    }
+  while (*s);
+  return n;
+}
+
 double
 ucb_svg_chart_height (const struct ucb_chart *c)
 {
   double plot = TOP + PLOT_H + BOTTOM;
-  double legend = TOP + LEGEND_ROW * (double) c->n_series + 20;
+  size_t rows = c->n_series + (c->flagged ? wrapped_lines (c->flagged, LEGEND_CHARS) : 0);
+  double legend = TOP + LEGEND_ROW * (double) rows + 20;
   return plot > legend ? plot : legend;
 }
 
@@ -184,10 +223,21 @@ draw_series (FILE *f, const struct ucb_chart *c, size_t s, double y0, double top
                    x, a, b, x - 4, a, x + 4, x - 4, b, x + 4, col);
         }
       ucb_fmt_num (num, sizeof num, se->y[i]);
-      fprintf (f,
-               "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"%s\"><title>N=%lld: %s</title>"
-               "</circle>\n",
-               x, bottom - PLOT_H * se->y[i] / top, col, c->x[i], num);
+      if (se->flags && se->flags[i] && *se->flags[i])
+        {
+          /* Hollow: the median of repeats that ucbench says are not clean data. */
+          fprintf (f,
+                   "<circle class=\"flagged\" cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"white\" "
+                   "stroke=\"%s\" stroke-width=\"2\"><title>N=%lld: %s, flagged: ",
+                   x, bottom - PLOT_H * se->y[i] / top, col, c->x[i], num);
+          ucb_xml_puts (f, se->flags[i]);
+          fputs ("</title></circle>\n", f);
+        }
+      else
+        fprintf (f,
+                 "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"%s\"><title>N=%lld: %s</title>"
+                 "</circle>\n",
+                 x, bottom - PLOT_H * se->y[i] / top, col, c->x[i], num);
     }
   fputs ("</g>\n", f);
 }
@@ -212,4 +262,64 @@ ucb_svg_chart (FILE *f, const struct ucb_chart *c, double y0)
       ucb_xml_puts (f, c->series[s].label);
       fputs ("</text></g>\n", f);
     }
+  if (c->flagged)
+    {
+      double y = y0 + TOP + 8 + LEGEND_ROW * (double) c->n_series;
+      fprintf (f,
+               "<g class=\"legend flagged\"><circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" "
+               "fill=\"white\" stroke=\"#555\" stroke-width=\"2\"/>",
+               lx + 12, y);
+      for (const char *s = c->flagged; *s; y += LEGEND_ROW)
+        {
+          size_t len = wrap_line (s, LEGEND_CHARS);
+          cleanup_free char *line = xasprintf ("%.*s", (int) len, s);
+
+          fprintf (f, "<text x=\"%.1f\" y=\"%.1f\">", lx + 30, y + 4);
+          ucb_xml_puts (f, line);
+          fputs ("</text>", f);
+          s += len;
+        }
+      fputs ("</g>\n", f);
+    }
+}
+
+/* ---- notes ---------------------------------------------------------------------------------- */
+
+#define NOTE_ROW 16.0
+#define NOTE_HEAD 40.0 /* the heading, and room under it */
+
+double
+ucb_svg_notes_height (char *const *notes, size_t n)
+{
+  size_t lines = 0;
+
+  for (size_t i = 0; i < n; i++)
+    lines += wrapped_lines (notes[i], NOTE_CHARS);
+  return n ? NOTE_HEAD + NOTE_ROW * (double) lines + 12 : 0;
+}
+
+void
+ucb_svg_notes (FILE *f, char *const *notes, size_t n, double y0)
+{
+  double y = y0 + NOTE_HEAD;
+
+  if (n == 0)
+    return;
+  fprintf (f,
+           "<g class=\"notes\"><text x=\"%.1f\" y=\"%.1f\" font-size=\"14\" "
+           "font-weight=\"bold\">Notes</text>\n",
+           LEFT, y0 + 18);
+  for (size_t i = 0; i < n; i++)
+    for (const char *s = notes[i]; *s; y += NOTE_ROW)
+      {
+        size_t len = wrap_line (s, NOTE_CHARS);
+        cleanup_free char *line = xasprintf ("%.*s", (int) len, s);
+
+        fprintf (f, "<text x=\"%.1f\" y=\"%.1f\" fill=\"#555\">", s == notes[i] ? LEFT : LEFT + 12,
+                 y);
+        ucb_xml_puts (f, line);
+        fputs ("</text>\n", f);
+        s += len;
+      }
+  fputs ("</g>\n", f);
 }

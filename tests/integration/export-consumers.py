@@ -7,7 +7,9 @@ output of a verify and a run document; a test per verify case, metric tests with
 known bug as FAIL + issue + incident.  KTAP: each diagnostic before its own result line, as the
 kernel's kunit_parser.py reads it (and by kunit_parser.py itself when a linux-source tree or
 tarball is installed).  JUnit: the junit-10.xsd rules (Jenkins xunit) for what we emit.  Series
-names: the same with and without --repeat.  LKP: examples/lkp's run + parse on a real run."""
+names: the same with and without --repeat.  LKP: examples/lkp's run + parse on a real run.
+A flagged point: KCIDB ERROR with its number; Bencher's -bencher-ignore rule; lkp-tests'
+function-stat patterns; compare.py's own report (Debian's libbenchmark-tools) with its label."""
 import copy
 import glob
 import json
@@ -265,6 +267,143 @@ t.ok(r.returncode == 0 and not errs and st == ["PASS", "FAIL", "ERROR", "SKIP", 
 r = run(["export", "--to", "kcidb", "--origin", "Bad", RUN])
 t.ok(r.returncode == 2 and "invalid --origin `Bad`" in r.stderr and r.stdout == "",
      "kcidb: --origin outside [a-z0-9_]+ is exit 2", r.stderr)
+
+# A flagged point (ucb_point_flags): its metric tests are ERROR, "the status of the tested code is
+# unknown", which keeps the number (the schema reads a number with FAIL, ERROR, PASS or DONE) and
+# outranks PASS and DONE in the summary status (the statuses in priority order, the schema's
+# rule for a build's summary); the flags in misc and log_excerpt; the clean point stays DONE.
+fd = copy.deepcopy(doc)
+fd["results"][1]["contention"] = {"contended": True, "starved": True}
+fpath = write("flagged.json", fd)
+r, kf = kcidb([fpath])
+errs = kcidb_errors(kf) if kf else ["no JSON"]
+ft = (kf or {}).get("tests", [])
+flagged = [x for x in ft if ".c2." in x["path"]]
+clean = [x for x in ft if ".c1." in x["path"]]
+PRIORITY = ["FAIL", "ERROR", "MISS", "PASS", "DONE", "SKIP"]
+summary = min((x["status"] for x in ft), key=PRIORITY.index, default=None)
+t.ok(r.returncode == 0 and not errs and flagged and clean
+     and all(x["status"] == "ERROR" and is_num(x["number"]["value"])
+             and x["misc"]["flags"] == "starved,contended" and x["misc"]["flagged_repeats"] == 1
+             and "starved,contended" in x["log_excerpt"] for x in flagged)
+     and all(x["status"] == "DONE" and "flags" not in x["misc"] and "log_excerpt" not in x
+             for x in clean)
+     and summary == "ERROR",
+     "kcidb: a flagged point's metrics are ERROR with their number, misc.flags and a "
+     "log_excerpt; the clean point's DONE; the build's summary status ERROR; valid v5.3",
+     "\n".join(errs[:10]) + json.dumps(flagged[:1]))
+
+# ---- flagged points, as each benchmark consumer reads them ----------------------------------
+
+# Bencher: bencher_json BenchmarkName::to_strip_ignore, the rule its report ingest applies to a
+# BMF key (lib/bencher_json/src/project/benchmark/name.rs): a name ending in one of these is
+# the name without it, its alerts suppressed.
+BENCHER_IGNORE = ("_bencher_ignore", "BencherIgnore", "-bencher-ignore")
+
+
+def bencher_strip(name):
+    for suffix in BENCHER_IGNORE:
+        if name.endswith(suffix):
+            return name[:-len(suffix)], True
+    return name, False
+
+
+clean_bmf = json.loads(run(["export", "--to", "bmf", RUN]).stdout or "{}")
+flag_bmf = json.loads(run(["export", "--to", "bmf", fpath]).stdout or "{}")
+seen = {bencher_strip(k): v for k, v in flag_bmf.items()}
+t.ok(clean_bmf and {k: v for (k, _), v in seen.items()} == clean_bmf
+     and [k for (k, ign) in seen if ign] == ["signal/shared/depth:1/tasks:1/process/containers:2"]
+     and not any(bencher_strip(k)[1] for k in clean_bmf),
+     "bmf: as Bencher reads it, the flagged point is the same benchmark with the same values, "
+     "its alerts suppressed; no clean point is", json.dumps(flag_bmf)[:1500])
+
+# LKP: lkp-tests' etc/failure, the patterns of a function stat (lib/stats.rb function_stat?),
+# matched against the stat as dump-stat stores it (ucbench.KEY).
+LKP_FAILURE = [r".+killed_by.*", r".+\.(error|warn|fail)[^_]*$", r"dmesg.*",
+               r"kmemleak\..+unreferenced_object\..+", r"kmsg.*", r"last_state.*",
+               r"locktoture\..+lock_hotplug", r"rcutoture\..+rcu_hotplug", r"stderr.*",
+               r"xfstests\..+fail$"]
+
+
+def lkp_function_stat(key):
+    return any(re.match("^" + p, key) for p in LKP_FAILURE)
+
+
+lk = [ln.split(": ", 1)[0] for ln in run(["export", "--to", "lkp", fpath]).stdout.splitlines()]
+fn = [k for k in lk if lkp_function_stat("ucbench." + k)]
+t.ok(fn == ["signal.shared.2.starved.warn", "signal.shared.2.contended.warn"]
+     and len(lk) > len(fn),
+     "lkp: a flagged point's keys are function stats by lkp-tests' etc/failure (counted as a "
+     "failure, not compared as a number); the measured keys are not", str(lk))
+
+
+def gbench_tools():
+    """tools/ of google/benchmark: $GBENCH_TOOLS, or Debian's libbenchmark-tools."""
+    for p in (os.environ.get("GBENCH_TOOLS"), "/usr/share/benchmark"):
+        if p and os.path.exists(os.path.join(p, "gbench", "report.py")):
+            return p
+    return None
+
+
+gtools = gbench_tools()
+if gtools is None:
+    t.skip("gbench: compare.py's report carries the label of a flagged point",
+           "no libbenchmark-tools (/usr/share/benchmark) and no $GBENCH_TOOLS")
+else:
+    # compare.py's own code (gbench.report.get_difference_report, print_difference_report) on
+    # the clean example against the flagged one.  scipy serves only its U test and its geomean
+    # row: without python3-scipy a stand-in takes their place, the rest is compare.py's code.
+    prog = r"""
+import json, math, sys, types
+sys.path.insert(0, sys.argv[1])
+try:
+    import scipy.stats, numpy
+    stub = False
+except ImportError:
+    class Row(list):
+        def any(self):
+            return len(self) > 0
+    def gmean(rows):
+        return Row(math.exp(sum(math.log(r[c]) for r in rows) / len(rows))
+                   for c in range(len(rows[0])))
+    scipy = types.ModuleType("scipy"); scipy.stats = types.ModuleType("scipy.stats")
+    scipy.stats.gmean = gmean; scipy.stats.mannwhitneyu = None
+    numpy = types.ModuleType("numpy"); numpy.array = Row
+    sys.modules.update({"scipy": scipy, "scipy.stats": scipy.stats, "numpy": numpy})
+    stub = True
+from gbench import report, util
+def load(p):  # its signature grew a filter argument after 1.7
+    try:
+        return util.load_benchmark_results(p, None)
+    except TypeError:
+        return util.load_benchmark_results(p)
+out = {"stub": stub}
+for key, base, head in (("base", sys.argv[3], sys.argv[2]), ("head", sys.argv[2], sys.argv[3])):
+    diff = report.get_difference_report(load(base), load(head), utest=False)
+    out[key] = {d["name"]: d["label"] for d in diff}
+    out[key + "_lines"] = len(report.print_difference_report(diff, use_color=False))
+print(json.dumps(out))
+"""
+    with open(path("clean.gbench.json"), "w") as f:
+        f.write(run(["export", "--to", "gbench", RUN]).stdout)
+    with open(path("flagged.gbench.json"), "w") as f:
+        f.write(run(["export", "--to", "gbench", fpath]).stdout)
+    p = subprocess.run([sys.executable, "-c", prog, gtools, path("clean.gbench.json"),
+                        path("flagged.gbench.json")], capture_output=True, text=True)
+    try:
+        got = json.loads(p.stdout.splitlines()[-1])
+    except (ValueError, IndexError):
+        got = {}
+    base, head = got.get("base", {}), got.get("head", {})
+    n1, n2 = ("signal/shared/depth:1/tasks:1/process/containers:" + c for c in "12")
+    # compare.py labels a benchmark with the label of its first row in the first (baseline)
+    # file: a flagged contender shows no label there (docs/exporters.md says so).
+    t.ok(base.get(n2) == "flagged: starved,contended" and base.get(n1) == ""
+         and head.get(n2) == "" and got.get("base_lines", 0) >= 4
+         and got.get("head_lines", 0) >= 4,
+         "gbench: compare.py's report carries the label of a flagged baseline point (none for "
+         f"the clean one){' (scipy stand-in)' if got.get('stub') else ''}",
+         p.stdout[-2000:] + p.stderr[-2000:])
 
 # ---- KTAP, as the kernel's kunit_parser.py reads it ----------------------------------------
 

@@ -1,6 +1,7 @@
 """export.py - `ucbench export`: every format of the examples byte-for-byte against
 tests/golden, each checked against what its consumer accepts (zod shape, BMF schema, xmllint,
-prove, the googlecpp fields); verdicts of every status; --output; bad usage is one line, exit 2."""
+prove, the googlecpp fields); a flagged point in each format (and its golden); verdicts of every
+status; --output; bad usage is one line, exit 2."""
 import copy
 import json
 import os
@@ -111,6 +112,46 @@ t.ok(lines and all(len(ln.split(": ")) == 2 and ln.startswith("signal.shared.")
      "lkp: key: value lines WORKLOAD.OWNER.N.FIELD (dump-stat adds ucbench.), will-it-scale's "
      "per_process_ops and workload", out["lkp"])
 
+# A flagged point (ucb_point_flags: results[1] starved and contended): every format says so in
+# its consumer's own terms (docs/exporters.md "Flagged points"), byte-for-byte against
+# tests/golden/run-small-flagged.*; the clean point's output is the same as in run-small.*.
+fdoc = copy.deepcopy(doc)
+fdoc["results"][1]["contention"] = {"contended": True, "starved": True}
+fpath = write("run-small-flagged.json", fdoc)
+fout = {}
+for fmt in ("gab", "gab-smaller", "bmf", "gbench", "lkp", "kcidb"):
+    r = run(["export", "--to", fmt, fpath])
+    with open(os.path.join(GOLDEN, "run-small-flagged." + fmt)) as f:
+        want = f.read()
+    t.ok(r.returncode == 0 and r.stderr == "" and r.stdout == want,
+         f"{fmt}: a flagged document matches run-small-flagged.{fmt}", r.stderr + r.stdout[:1500])
+    fout[fmt] = r.stdout
+for fmt in ("gab", "gab-smaller"):
+    a, b = json.loads(out[fmt] or "[]"), json.loads(fout[fmt] or "[]")
+    t.ok(len(a) == len(b) == 2 and a[0] == b[0] and "flagged" not in b[0]["extra"]
+         and b[1]["extra"] == a[1]["extra"] + "\nflagged: starved,contended"
+         and {k: v for k, v in b[1].items() if k != "extra"}
+         == {k: v for k, v in a[1].items() if k != "extra"},
+         f"{fmt}: a flagged point's extra ends 'flagged: FLAGS', nothing else changes",
+         fout[fmt])
+a, b = json.loads(out["bmf"] or "{}"), json.loads(fout["bmf"] or "{}")
+name2 = "signal/shared/depth:1/tasks:1/process/containers:2"
+t.ok(set(b) == {k if k != name2 else k + "-bencher-ignore" for k in a}
+     and b[name2 + "-bencher-ignore"] == a[name2],
+     "bmf: a flagged point's name ends in -bencher-ignore, its measures unchanged", fout["bmf"])
+a, b = json.loads(out["gbench"] or "{}"), json.loads(fout["gbench"] or "{}")
+rows = b.get("benchmarks", [])
+t.ok(len(rows) == 2 and "label" not in rows[0]
+     and rows[1].get("label") == "flagged: starved,contended"
+     and not any("error_occurred" in x for x in rows)
+     and {k: v for k, v in rows[1].items() if k != "label"} == a["benchmarks"][1],
+     "gbench: a flagged repeat has label 'flagged: FLAGS' (data, not error_occurred)",
+     fout["gbench"][:1500])
+extra = [ln for ln in fout["lkp"].splitlines() if ln not in out["lkp"].splitlines()]
+t.ok(fout["lkp"].startswith(out["lkp"].split("signal.shared.2.")[0])
+     and extra == ["signal.shared.2.starved.warn: 1", "signal.shared.2.contended.warn: 1"],
+     "lkp: a flagged point adds POINT.FLAG.warn: 1 per flag", fout["lkp"])
+
 # A document with repeats, tasks, thread mode and depth 0: names and the median over repeats.
 rep = copy.deepcopy(doc)
 rep["results"] = []
@@ -149,6 +190,25 @@ t.ok(r.returncode == 0 and len(names) == 2 and len(set(names)) == 2
 r = run(["export", "--to", "gbench", pr])
 rows = json.loads(r.stdout or "{}").get("benchmarks", [])
 base = "signal/shared/depth:3/tasks:2/thread/containers:2"
+t.ok(r.returncode == 0 and not any("label" in b for b in rows),
+     "gbench: no label without a flagged repeat", r.stdout[:500])
+# One of the three repeats contended: its row says so, the aggregates (over all three) too, and
+# the dashboards that show the median say in how many repeats.
+rf = copy.deepcopy(rep)
+rf["results"][1]["contention"] = {"contended": True}
+prf = write("rep-flagged.json", rf)
+fr = json.loads(run(["export", "--to", "gbench", prf]).stdout or "{}").get("benchmarks", [])
+fg = json.loads(run(["export", "--to", "gab", prf]).stdout or "[]")
+fl = run(["export", "--to", "lkp", prf]).stdout.splitlines()
+t.ok(len(fr) == 8 and [b.get("label") for b in fr[:7]]
+     == [None, "flagged: contended", None] + ["flagged: contended in 1 of 3 repeats"] * 4
+     and "label" not in fr[7]
+     and fg[0]["extra"].endswith("\nflagged: contended in 1 of 3 repeats")
+     and "flagged" not in fg[1]["extra"]
+     and "signal.shared.d3.t2.thread.2.contended.warn: 1" in fl
+     and sum(ln.endswith(".warn: 1") for ln in fl) == 1,
+     "1 of 3 repeats contended: gbench labels that row and the aggregates, gab's extra and lkp "
+     "name the point", json.dumps(fr[:8])[:2000] + json.dumps(fg))
 t.ok(r.returncode == 0 and [b["repetition_index"] for b in rows[:3]] == [0, 1, 2]
      and all(b["repetitions"] == 3 for b in rows[:7]) and rows[0]["threads"] == 4
      and [b["name"] for b in rows[:7]] == [base] * 3 + [base + "_" + a for a in
