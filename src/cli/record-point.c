@@ -525,5 +525,6 @@ ucb_record_point (const struct ucb_point_result *r, const struct ucb_placement *
   ucb_json_set (o, "summary", sum);
   contention_json (o, r, &ct);
   contention_free (&ct);
+  ucb_record_canary (o, r);
   return o;
 }

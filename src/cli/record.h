@@ -22,6 +22,8 @@ json_t *ucb_record_rlimits (unsigned bits);
 json_t *ucb_record_topology (const struct ucb_placement *pl);
 void ucb_record_task_topology (json_t *task, const struct ucb_placement *pl, int cpu);
 void ucb_record_container_extras (json_t *o, const struct ucb_container_result *c, uint64_t ops);
+/* record-canary.c: the entry's `canary` (engine/canary.h). */
+void ucb_record_canary (json_t *o, const struct ucb_point_result *r);
 void ucb_record_point_extras (json_t *o, json_t *sum, const struct ucb_point_result *r,
                               const struct ucb_placement *pl, const uint64_t *container_ops);
 

@@ -618,6 +618,7 @@ ucb_run_point (const struct ucb_plan *o, const struct ucb_placement *pl, struct 
   res->idle_pct = res->steal_pct = NAN;
   res->nivcsw = -1;
   res->contention_threshold = o->contention_threshold;
+  res->canary.before = res->canary.after = (struct ucb_canary_edge){ NAN, NAN };
   res->c = xcalloc (n, sizeof *res->c);
   if (ucb_limits_for_point (o, pt, &res->limits, err) < 0)
     return -1;
@@ -648,10 +649,15 @@ ucb_run_point (const struct ucb_plan *o, const struct ucb_placement *pl, struct 
   collect_ready (&fleet, &extras, res);
   if (rt && rt->perf_on && open_perf (&extras, res, err) < 0)
     return -1;
-  if (measure (o, &fleet, &arena, &extras.pw, res, err) < 0)
+  for (size_t i = 0; i < n; i++) /* the canary runs where the tasks do (canary.h) */
+    ucb_canary_add_cpus (&res->canary, res->c[i].cpu, pt->tasks);
+  if (ucb_canary_measure (&res->canary, &res->canary.before, pl->allowed, pl->nallowed, err) < 0
+      || measure (o, &fleet, &arena, &extras.pw, res, err) < 0)
     return -1;
   phase (o, "stopping", n, n);
-  return stop_point (rt, &fleet, &arena, res, err);
+  if (stop_point (rt, &fleet, &arena, res, err) < 0)
+    return -1;
+  return ucb_canary_measure (&res->canary, &res->canary.after, pl->allowed, pl->nallowed, err);
 }
 
 void
@@ -666,6 +672,7 @@ ucb_point_result_free (struct ucb_point_result *res)
   free (res->c);
   free (res->initial);
   free (res->final);
+  ucb_canary_free (&res->canary);
   ucb_samples_free (&res->samples);
   memset (res, 0, sizeof *res);
 }

@@ -10,6 +10,7 @@
 #include <jansson.h>
 
 #include "core/error.h"
+#include "engine/canary.h"
 #include "engine/measure.h"
 #include "engine/plan.h"
 #include "engine/rlimits.h"
@@ -78,6 +79,7 @@ struct ucb_point_result
   const char *sched_policy;    /* ucbench's own while it sampled ("SCHED_FIFO", ...) */
   const char *sched_reason;    /* why it is not real-time, NULL when it is (static strings) */
   double teardown_s;           /* final reading to every process reaped */
+  struct ucb_canary canary;    /* the host's speed just before and just after the window */
 };
 
 /* The sweep: every combination of the list-valued options, in a stable order (the last

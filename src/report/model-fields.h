@@ -74,5 +74,7 @@ int ucb_doc_load_contention (struct ucb_loc *l, json_t *r, struct ucb_doc_conten
                              ucb_error_t *err);
 int ucb_doc_load_placement (struct ucb_loc *l, json_t *r, struct ucb_doc_point *p,
                             ucb_error_t *err);
+int ucb_doc_load_canary (struct ucb_loc *l, json_t *r, struct ucb_doc_canary *out,
+                         ucb_error_t *err);
 
 #endif

@@ -2,7 +2,7 @@
  * docs/ucbench-result.schema.json before any reader sees it: the type of every field a reader
  * uses (typed readers, model-fields.h), the kind of the document (run or verify) against what
  * the reader takes, the optional parts (host, config, run, kernel_matrix, contention,
- * placement). */
+ * placement, canary). */
 #include "config.h"
 
 #include <math.h>
@@ -320,5 +320,27 @@ ucb_doc_load_placement (struct ucb_loc *l, json_t *r, struct ucb_doc_point *p, u
   p->l3 = ret == 0 && json_is_integer (p->l3_domains);
   if (!p->l3)
     p->l3_domains = p->cores = p->cpus = NULL;
+  return ret;
+}
+
+int
+ucb_doc_load_canary (struct ucb_loc *l, json_t *r, struct ucb_doc_canary *out, ucb_error_t *err)
+{
+  json_t *c;
+  size_t at;
+  int ret;
+
+  /* Optional: documents before the canary lack it. */
+  if (ucb_field (l, r, "canary", UCB_J_OBJECT, true, &c, err) < 0)
+    return -1;
+  out->known = c != NULL;
+  at = ucb_loc_push (l, ".canary");
+  ret = ucb_opt_num (l, c, "before", &out->before, err) < 0
+                || ucb_opt_num (l, c, "after", &out->after, err) < 0
+                || ucb_opt_num (l, c, "change_pct", &out->change_pct, err) < 0
+                || ucb_opt_bool (l, c, "moved", &out->moved, err) < 0
+            ? -1
+            : 0;
+  ucb_loc_pop (l, at);
   return ret;
 }

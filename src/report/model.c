@@ -128,6 +128,7 @@ load_point (struct ucb_loc *l, json_t *r, struct ucb_doc_point *p, ucb_error_t *
     return -1;
   l->at[at] = '\0';
   if (ucb_doc_load_contention (l, r, &p->contention, err) < 0
+      || ucb_doc_load_canary (l, r, &p->canary, err) < 0
       || ucb_doc_load_placement (l, r, p, err) < 0)
     return -1;
   p->measured = strcmp (p->status, "ok") == 0 && p->n_pc > 0 && isfinite (p->sum.per_container_ops);
@@ -331,7 +332,20 @@ ucb_point_flags (const struct ucb_doc_point *p, char *buf, size_t len)
     add_flag (buf, len, "starved");
   if (p->contention.contended)
     add_flag (buf, len, "contended");
+  if (p->canary.moved)
+    add_flag (buf, len, "speed-moved");
   return buf[0] != '\0';
+}
+
+double
+ucb_doc_canary_rate (const struct ucb_doc_canary *c)
+{
+  bool b = c->known && isfinite (c->before) && c->before > 0;
+  bool a = c->known && isfinite (c->after) && c->after > 0;
+
+  if (a && b)
+    return sqrt (c->before * c->after);
+  return b ? c->before : a ? c->after : NAN;
 }
 
 void

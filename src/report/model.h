@@ -54,6 +54,14 @@ struct ucb_doc_contention
   double fair_share, window_needed_s;
 };
 
+/* The entry's `canary` (the host's speed before and after the window, loops/s); known = false
+ * when the document has none (older documents): then it neither flags nor normalises. */
+struct ucb_doc_canary
+{
+  bool known, moved;
+  double before, after, change_pct; /* NaN for null or absent */
+};
+
 struct ucb_doc_point
 {
   /* Identity (with repeat); strings point into the document. */
@@ -70,6 +78,7 @@ struct ucb_doc_point
   size_t n_intervals;
   struct ucb_doc_summary sum;
   struct ucb_doc_contention contention;
+  struct ucb_doc_canary canary;
   /* placement, when it has an integer l3_domains (--pin l3); cores and cpus borrowed. */
   bool l3;
   json_t *l3_domains, *cores, *cpus;
@@ -174,6 +183,10 @@ const struct ucb_doc_case *ucb_doc_find_case (const struct ucb_doc *d, const cha
  * Every output (table, CSV, plot, exporters) marks a point by this one test. */
 #define UCB_POINT_FLAGS_MAX 64
 bool ucb_point_flags (const struct ucb_doc_point *p, char *buf, size_t len);
+
+/* The speed a repeat ran at, for normalising: the geometric mean of canary.before and
+ * canary.after, the one known when only one is, NaN when neither (or no canary). */
+double ucb_doc_canary_rate (const struct ucb_doc_canary *c);
 
 /* summary.scalability of every point, as `run` fills it in: total / (N x B), B the median total
  * of the 1-container points of its series; NaN (leave as is) without such a point or B <= 0.
