@@ -5,6 +5,7 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cli/commands.h"
 #include "cli/options.h"
@@ -12,14 +13,19 @@
 #include "report/compare.h"
 
 const char ucb_compare_usage[]
-    = "Usage: ucbench compare BASE.json HEAD.json [--threshold PCT] [--format text|json]\n"
+    = "Usage: ucbench compare BASE.json HEAD.json [--threshold PCT] [--normalize canary|none]\n"
+      "       [--format text|json]\n"
       "       ucbench compare --base B1.json [--base B2.json...] --head H1.json [--head ...]\n"
       "Compare result documents point by point (matched by workload, containers, owner,\n"
       "depth, tasks and mode).  The run is the unit: per point, the ratio head/base of the\n"
       "per-container ops/s of the repeats, with a 95% Welch t interval on their logarithms.\n"
       "With several documents a side (runs made at different times, best interleaved), each\n"
       "document is one unit and the drift between invocations is seen; with one a side that\n"
-      "drift is assumed (--drift).  Contended repeats are left out.\n"
+      "drift is assumed (--drift).  Contended repeats are left out; a point left with too\n"
+      "few shows the ratio of all its repeats, marked c, and each row names the flags of\n"
+      "its repeats (contended, starved...).  Host and option differences (kernel, CPU,\n"
+      "duration, pinning, limits, seccomp, caps, cgroup, perf...), base against head or\n"
+      "within a side, are named in `# note:` lines (JSON: differences), not failures.\n"
       "Verdicts (Holm's adjustment over the table, family-wise alpha 0.05):\n"
       "  regression / improvement   the interval lies wholly below 1 - PCT / above 1 + PCT\n"
       "  no change                  the interval lies within 1 -/+ PCT\n"
@@ -35,6 +41,10 @@ const char ucb_compare_usage[]
       "  --drift PCT           with one document a side: the run-to-run drift between\n"
       "                        invocations to assume, a CV in percent (default: 3, measured\n"
       "                        here; 0: the verdict is about these two invocations only)\n"
+      "  --normalize canary|none  canary: divide each repeat's ops/s by its host-speed\n"
+      "                        canary (results[].canary) before the ratio, so that the\n"
+      "                        vCPU's own speed drops out (default: none); documents\n"
+      "                        without a canary are compared raw, with a warning\n"
       "  -f, --format text|json  an aligned table for a mail, or JSON (default: text)\n"
       "  -h, --help            show this help\n"
       "\n"
@@ -45,6 +55,7 @@ struct copts
 {
   double threshold, drift;
   enum ucb_format format;
+  enum ucb_normalize normalize;
   const char **base, **head;
   size_t n_base, n_head;
 };
@@ -74,6 +85,11 @@ compare_opt (void *ctx, int c, const char *arg, ucb_error_t *err)
       if (ucb_parse_seconds (arg, 0, 50, &o->drift) < 0)
         return ucb_usage_error (err, "invalid --drift `%s`: a percentage from 0 to 50", arg);
       return 0;
+    case 'n':
+      if (strcmp (arg, "canary") != 0 && strcmp (arg, "none") != 0)
+        return ucb_usage_error (err, "invalid --normalize `%s`: canary or none", arg);
+      o->normalize = strcmp (arg, "canary") == 0 ? UCB_NORMALIZE_CANARY : UCB_NORMALIZE_NONE;
+      return 0;
     case 'b':
       add (&o->base, &o->n_base, arg);
       return 0;
@@ -94,6 +110,7 @@ parse (int argc, char **argv, struct copts *o, ucb_error_t *err)
     { "base", required_argument, NULL, 'b' },
     { "head", required_argument, NULL, 'H' },
     { "drift", required_argument, NULL, 'd' },
+    { "normalize", required_argument, NULL, 'n' },
     { NULL, 0, NULL, 0 }, /* and -h/--help: ucb_getopt_each adds it */
   };
   int rest, r;
@@ -140,7 +157,8 @@ ucb_cmd_compare (int argc, char **argv, ucb_error_t *err)
                                      .n_head = o.n_head,
                                      .threshold_pct = o.threshold,
                                      .drift_pct = o.drift,
-                                     .json = o.format == UCB_FORMAT_JSON };
+                                     .json = o.format == UCB_FORMAT_JSON,
+                                     .normalize = o.normalize };
       ret = ucb_compare (&a, err);
     }
   free (o.base);

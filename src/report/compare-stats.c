@@ -41,6 +41,17 @@ ucb_cmp_estimate (const double *lb, size_t nb, const double *lh, size_t nh, doub
   *e = (struct ucb_cmp_est){ .nb = nb, .nh = nh, .drift = drift > 0 ? drift : 0 };
   e->d = e->se = e->df = e->sb = e->sh = e->ratio = e->lo = e->hi = NAN;
   e->p_beyond = e->p_inside = NAN;
+  if (nb && nh)
+    {
+      /* the ratio exists with one unit a side; its interval needs two */
+      double mb, mh;
+      ucb_stats_compute (lb, nb, &s);
+      mb = s.mean;
+      ucb_stats_compute (lh, nh, &s);
+      mh = s.mean;
+      e->d = mh - mb;
+      e->ratio = exp (e->d);
+    }
   if (ucb_welch (lb, nb, lh, nh, &w) < 0)
     return;
   ucb_stats_compute (lb, nb, &s);

@@ -14,7 +14,7 @@
 /* The estimate of one metric at one point. */
 struct ucb_cmp_est
 {
-  bool ok;              /* >= 2 units a side: an interval exists */
+  bool ok;              /* >= 2 units a side: an interval exists (a ratio: >= 1) */
   size_t nb, nh;        /* units a side */
   double d, se, df;     /* log(head/base): Welch difference, standard error, df */
   double sb, sh;        /* standard deviation of the log unit values a side */
@@ -27,8 +27,8 @@ struct ucb_cmp_est
 /* Estimate from the log unit values of base (`lb`, nb) and head (`lh`, nh); `thr` the threshold
  * as a fraction (0.05); `drift` the between-invocation SD (log scale) that the units cannot
  * show (one document a side), added to each side's variance as a known term (infinite df in
- * Welch-Satterthwaite), or 0.  With fewer than 2 units a side, e->ok is false and the p-values
- * NaN. */
+ * Welch-Satterthwaite), or 0.  With fewer than 2 units a side, e->ok is false, the interval and
+ * p-values NaN; d and the ratio are still those of the means when each side has a unit. */
 void ucb_cmp_estimate (const double *lb, size_t nb, const double *lh, size_t nh, double thr,
                        double drift, struct ucb_cmp_est *e);
 

@@ -13,7 +13,9 @@
 #include "core/json-util.h"
 #include "core/stats.h"
 #include "core/util.h"
+#include "report/compare-diff.h"
 #include "report/compare-stats.h"
+#include "report/compare-text.h"
 #include "report/compare.h"
 #include "report/docload.h"
 #include "report/model.h"
@@ -23,32 +25,41 @@ struct side
 {
   struct ucb_doc *docs;
   size_t n;
+  bool canary; /* --normalize canary: each repeat's values divided by its host speed */
 };
 
 /* One side of one point, gathered over its documents: the log of each usable repeat's value
  * (per-container ops/s; CPU ns/op where known), the mean of those logs per document, and the
- * raw values for the medians. */
+ * raw values for the medians; contended repeats left out unless `all`.  `flags`: the
+ * ucb_point_flags() of its repeats, each once. */
 struct gathered
 {
   double *ops, *cpu, *ops_doc, *cpu_doc, *raw_ops, *raw_cpu;
   size_t n_ops, n_cpu, n_ops_doc, n_cpu_doc;
   size_t used, left_out;
+  bool all;
+  char flags[2 * UCB_POINT_FLAGS_MAX];
 };
 
 /* The threshold and the assumed between-invocation SD, as fractions (log scale for drift). */
 struct params
 {
   double thr, drift;
+  bool canary;           /* the ratios are of canary-normalised values (--normalize canary) */
+  const char *no_canary; /* --normalize canary asked, but this document lacks a canary */
 };
 
-/* One row of the table, before the family's adjustment. */
+/* One row of the table, before the family's adjustment.  `from_contended`: too few repeats
+ * were left once the contended ones were left out, so the estimates (and medians) shown are
+ * those of every repeat, and decide nothing. */
 struct row
 {
   const struct ucb_doc_point *r;
   struct ucb_cmp_est ops, cpu;
-  bool invocation, contended;
+  bool invocation, contended, from_contended;
   double med_b, med_h, cpu_b, cpu_h, cv_b, cv_h;
   size_t used_b, left_b, used_h, left_h;
+  char flags_b[2 * UCB_POINT_FLAGS_MAX], flags_h[2 * UCB_POINT_FLAGS_MAX];
 };
 
 static void
@@ -62,9 +73,41 @@ gathered_free (struct gathered *g)
   free (g->raw_cpu);
 }
 
-/* A side's repeats of one document's group: contended ones left out, counted. */
+/* Whether the comma-separated `list` has `flag`. */
+static bool
+has_flag (const char *list, const char *flag)
+{
+  size_t n = strlen (flag);
+
+  for (const char *q = list; *q; q += strcspn (q, ","))
+    {
+      q += *q == ',';
+      if (strncmp (q, flag, n) == 0 && (q[n] == ',' || q[n] == '\0'))
+        return true;
+    }
+  return false;
+}
+
+/* Add the flags of `p` (ucb_point_flags(), the one test of every output) that `into` lacks. */
 static void
-gather_doc (const struct ucb_doc *d, const struct ucb_doc_group *grp, struct gathered *g)
+add_flags (char *into, size_t len, const struct ucb_doc_point *p)
+{
+  char buf[UCB_POINT_FLAGS_MAX], *save = NULL;
+
+  if (!ucb_point_flags (p, buf, sizeof buf))
+    return;
+  for (char *f = strtok_r (buf, ",", &save); f; f = strtok_r (NULL, ",", &save))
+    if (!has_flag (into, f))
+      {
+        size_t at = strlen (into);
+        snprintf (into + at, len > at ? len - at : 0, "%s%s", at ? "," : "", f);
+      }
+}
+
+/* A side's repeats of one document's group: contended ones left out (unless g->all), counted. */
+static void
+gather_doc (const struct ucb_doc *d, const struct ucb_doc_group *grp, bool canary,
+            struct gathered *g)
 {
   double so = 0, sc = 0;
   size_t no = 0, nc = 0;
@@ -76,23 +119,27 @@ gather_doc (const struct ucb_doc *d, const struct ucb_doc_group *grp, struct gat
 
       if (!p->measured || &d->groups[p->group] != grp)
         continue;
-      if (p->contention.contended)
+      add_flags (g->flags, sizeof g->flags, p);
+      if (p->contention.contended && !g->all)
         {
           g->left_out++;
           continue;
         }
       g->used++;
+      /* --normalize canary: ops/s per canary loop/s, CPU ns/op times it (loops per op); the
+       * raw values stay for the medians.  open_side() made sure every repeat has a rate. */
+      double ln = canary ? log (ucb_doc_canary_rate (&p->canary)) : 0;
       if (v > 0)
         {
           g->raw_ops[g->n_ops] = v;
-          g->ops[g->n_ops++] = log (v);
-          so += log (v), no++;
+          g->ops[g->n_ops++] = log (v) - ln;
+          so += log (v) - ln, no++;
         }
       if (isfinite (c) && c > 0)
         {
           g->raw_cpu[g->n_cpu] = c;
-          g->cpu[g->n_cpu++] = log (c);
-          sc += log (c), nc++;
+          g->cpu[g->n_cpu++] = log (c) + ln;
+          sc += log (c) + ln, nc++;
         }
     }
   if (no)
@@ -102,13 +149,13 @@ gather_doc (const struct ucb_doc *d, const struct ucb_doc_group *grp, struct gat
 }
 
 static void
-gather (const struct side *s, const struct ucb_doc_point *r, struct gathered *g)
+gather (const struct side *s, const struct ucb_doc_point *r, bool all, struct gathered *g)
 {
   size_t cap = 1;
 
   for (size_t k = 0; k < s->n; k++)
     cap += s->docs[k].n_points;
-  *g = (struct gathered){ 0 };
+  *g = (struct gathered){ .all = all };
   g->ops = xcalloc (cap, sizeof *g->ops);
   g->cpu = xcalloc (cap, sizeof *g->cpu);
   g->ops_doc = xcalloc (cap, sizeof *g->ops_doc);
@@ -119,7 +166,7 @@ gather (const struct side *s, const struct ucb_doc_point *r, struct gathered *g)
     {
       const struct ucb_doc_group *grp = ucb_doc_find_group (&s->docs[k], r);
       if (grp)
-        gather_doc (&s->docs[k], grp, g);
+        gather_doc (&s->docs[k], grp, s->canary, g);
     }
 }
 
@@ -131,40 +178,62 @@ cv_of (const double *v, size_t n)
   return st.cv;
 }
 
-/* Row `w` of point `r`: the unit is the document when both sides have at least two with a
- * usable repeat of it, else the repeat. */
+/* The estimates and medians of row `w` from sides `b` and `h`: the unit is the document when
+ * both sides have at least two with a usable repeat of it, else the repeat. */
+static void
+estimate (const struct gathered *b, const struct gathered *h, const struct params *pa,
+          struct row *w)
+{
+  w->invocation = b->n_ops_doc >= 2 && h->n_ops_doc >= 2;
+  if (w->invocation)
+    {
+      ucb_cmp_estimate (b->ops_doc, b->n_ops_doc, h->ops_doc, h->n_ops_doc, pa->thr, 0, &w->ops);
+      ucb_cmp_estimate (b->cpu_doc, b->n_cpu_doc, h->cpu_doc, h->n_cpu_doc, pa->thr, 0, &w->cpu);
+    }
+  else
+    {
+      /* one invocation a side: the drift between invocations is assumed, not seen */
+      ucb_cmp_estimate (b->ops, b->n_ops, h->ops, h->n_ops, pa->thr, pa->drift, &w->ops);
+      ucb_cmp_estimate (b->cpu, b->n_cpu, h->cpu, h->n_cpu, pa->thr, pa->drift, &w->cpu);
+    }
+  w->med_b = ucb_median (b->raw_ops, b->n_ops);
+  w->med_h = ucb_median (h->raw_ops, h->n_ops);
+  w->cpu_b = ucb_median (b->raw_cpu, b->n_cpu);
+  w->cpu_h = ucb_median (h->raw_cpu, h->n_cpu);
+  w->cv_b = cv_of (b->raw_ops, b->n_ops);
+  w->cv_h = cv_of (h->raw_ops, h->n_ops);
+}
+
+/* Row `w` of point `r`.  When the repeats left once the contended ones are left out give no
+ * interval, the row shows the estimate of every repeat instead (from_contended: the user sees
+ * the size of the change), which takes no part in the verdicts: it stays inconclusive
+ * (contended), its p-values NaN. */
 static void
 make_row (const struct side *base, const struct side *head, const struct ucb_doc_point *r,
           const struct params *pa, struct row *w)
 {
   struct gathered b, h;
 
-  gather (base, r, &b);
-  gather (head, r, &h);
+  gather (base, r, false, &b);
+  gather (head, r, false, &h);
   *w = (struct row){ .r = r };
-  w->invocation = b.n_ops_doc >= 2 && h.n_ops_doc >= 2;
-  if (w->invocation)
-    {
-      ucb_cmp_estimate (b.ops_doc, b.n_ops_doc, h.ops_doc, h.n_ops_doc, pa->thr, 0, &w->ops);
-      ucb_cmp_estimate (b.cpu_doc, b.n_cpu_doc, h.cpu_doc, h.n_cpu_doc, pa->thr, 0, &w->cpu);
-    }
-  else
-    {
-      /* one invocation a side: the drift between invocations is assumed, not seen */
-      ucb_cmp_estimate (b.ops, b.n_ops, h.ops, h.n_ops, pa->thr, pa->drift, &w->ops);
-      ucb_cmp_estimate (b.cpu, b.n_cpu, h.cpu, h.n_cpu, pa->thr, pa->drift, &w->cpu);
-    }
+  estimate (&b, &h, pa, w);
   w->contended = b.left_out || h.left_out;
-  w->med_b = ucb_median (b.raw_ops, b.n_ops);
-  w->med_h = ucb_median (h.raw_ops, h.n_ops);
-  w->cpu_b = ucb_median (b.raw_cpu, b.n_cpu);
-  w->cpu_h = ucb_median (h.raw_cpu, h.n_cpu);
-  w->cv_b = cv_of (b.raw_ops, b.n_ops);
-  w->cv_h = cv_of (h.raw_ops, h.n_ops);
   w->used_b = b.used;
   w->left_b = b.left_out;
   w->used_h = h.used;
   w->left_h = h.left_out;
+  snprintf (w->flags_b, sizeof w->flags_b, "%s", b.flags);
+  snprintf (w->flags_h, sizeof w->flags_h, "%s", h.flags);
+  gathered_free (&b);
+  gathered_free (&h);
+  if (w->ops.ok || !w->contended)
+    return;
+  gather (base, r, true, &b);
+  gather (head, r, true, &h);
+  estimate (&b, &h, pa, w);
+  w->from_contended = true;
+  w->ops.p_beyond = w->ops.p_inside = NAN;
   gathered_free (&b);
   gathered_free (&h);
 }
@@ -177,45 +246,21 @@ point_key (const struct ucb_doc_point *p)
                     p->tasks, p->mode);
 }
 
-/* Host or config differences, as warnings. */
+/* The comma-separated list `flags` as an array of strings. */
 static json_t *
-differences (json_t *base, json_t *head)
+flags_json (const char *flags)
 {
-  static const char *const paths[][3] = {
-    { "host", "kernel", "release" },  { "host", "cpu_model", NULL },
-    { "host", "cpus_online", NULL },  { "host", "virtualization", NULL },
-    { "config", "duration_s", NULL }, { "config", "interval_s", NULL },
-    { "config", "warmup_s", NULL },   { "config", "isolate", NULL },
-    { "config", "headroom", NULL },   { "config", "limits", NULL },
-    { "config", "pin", NULL },
-  };
-  json_t *w = ucb_json_arr ();
+  json_t *a = ucb_json_arr ();
+  cleanup_free char *buf = xstrdup (flags);
+  char *save = NULL;
 
-  for (size_t i = 0; i < UCB_ARRAY_SIZE (paths); i++)
-    {
-      json_t *a = json_object_get (json_object_get (base, paths[i][0]), paths[i][1]);
-      json_t *b = json_object_get (json_object_get (head, paths[i][0]), paths[i][1]);
-      if (paths[i][2])
-        {
-          a = json_object_get (a, paths[i][2]);
-          b = json_object_get (b, paths[i][2]);
-        }
-      if ((a || b) && !json_equal (a, b))
-        {
-          char *sa = a ? json_dumps (a, JSON_ENCODE_ANY | JSON_COMPACT) : xstrdup ("(none)");
-          char *sb = b ? json_dumps (b, JSON_ENCODE_ANY | JSON_COMPACT) : xstrdup ("(none)");
-          ucb_json_push (w, ucb_json_checked (json_sprintf (
-                                "%s.%s%s%s differs: %s vs %s", paths[i][0], paths[i][1],
-                                paths[i][2] ? "." : "", paths[i][2] ? paths[i][2] : "", sa, sb)));
-          free (sa);
-          free (sb);
-        }
-    }
-  return w;
+  for (char *f = strtok_r (buf, ",", &save); f; f = strtok_r (NULL, ",", &save))
+    ucb_json_push (a, ucb_json_str (f));
+  return a;
 }
 
 static json_t *
-side_json (double med, double cpu, double cv, size_t used, size_t left)
+side_json (double med, double cpu, double cv, size_t used, size_t left, const char *flags)
 {
   json_t *o = ucb_json_obj ();
   ucb_json_set (o, "median_ops_per_s", ucb_json_real (med));
@@ -223,14 +268,16 @@ side_json (double med, double cpu, double cv, size_t used, size_t left)
   ucb_json_set (o, "cv_pct", ucb_json_real (100 * cv));
   ucb_json_set (o, "repeats_used", ucb_json_int ((long long) used));
   ucb_json_set (o, "repeats_left_out", ucb_json_int ((long long) left));
+  ucb_json_set (o, "flags", flags_json (flags));
   return o;
 }
 
+/* The CPU ns/op ratio, its interval null with fewer than 2 units a side; null without one. */
 static json_t *
 cpu_json (const struct ucb_cmp_est *e)
 {
   json_t *o;
-  if (!e->ok)
+  if (!isfinite (e->ratio))
     return NULL;
   o = ucb_json_obj ();
   ucb_json_set (o, "ratio", ucb_json_real (e->ratio));
@@ -252,14 +299,17 @@ row_json (const struct row *w, double adj_b, double adj_i, enum ucb_cmp_verdict 
   ucb_json_set (o, "depth", ucb_json_int (r->depth));
   ucb_json_set (o, "tasks", ucb_json_int (r->tasks));
   ucb_json_set (o, "mode", ucb_json_str (r->mode));
-  ucb_json_set (o, "base", side_json (w->med_b, w->cpu_b, w->cv_b, w->used_b, w->left_b));
-  ucb_json_set (o, "head", side_json (w->med_h, w->cpu_h, w->cv_h, w->used_h, w->left_h));
+  ucb_json_set (o, "base",
+                side_json (w->med_b, w->cpu_b, w->cv_b, w->used_b, w->left_b, w->flags_b));
+  ucb_json_set (o, "head",
+                side_json (w->med_h, w->cpu_h, w->cv_h, w->used_h, w->left_h, w->flags_h));
   ucb_json_set (o, "unit", ucb_json_str (w->invocation ? "document" : "repeat"));
   ucb_json_set (o, "n_base", ucb_json_int ((long long) w->ops.nb));
   ucb_json_set (o, "n_head", ucb_json_int ((long long) w->ops.nh));
   ucb_json_set (o, "ratio", ucb_json_real (w->ops.ratio));
   ucb_json_set (o, "ci_low", ucb_json_real (w->ops.lo));
   ucb_json_set (o, "ci_high", ucb_json_real (w->ops.hi));
+  ucb_json_set (o, "ratio_from_contended", json_boolean (w->from_contended));
   ucb_json_set (o, "change_pct", ucb_json_real (100 * (w->ops.ratio - 1)));
   ucb_json_set (o, "df", ucb_json_real (w->ops.df));
   ucb_json_set (o, "p_beyond", ucb_json_real (w->ops.p_beyond));
@@ -338,7 +388,7 @@ compare_points (const struct side *base, const struct side *head, const struct p
     {
       pb[i] = rows[i].ops.p_beyond;
       pi[i] = rows[i].ops.p_inside;
-      m += rows[i].ops.ok;
+      m += rows[i].ops.ok && !rows[i].from_contended;
     }
   ucb_holm (pb, n, ab);
   ucb_holm (pi, n, ai);
@@ -347,7 +397,9 @@ compare_points (const struct side *base, const struct side *head, const struct p
   for (size_t i = 0; i < n; i++)
     {
       enum ucb_cmp_verdict v
-          = ucb_cmp_verdict (&rows[i].ops, ab[i], ai[i], &rows[i].cpu, rows[i].contended);
+          = rows[i].from_contended
+                ? UCB_CMP_CONTENDED
+                : ucb_cmp_verdict (&rows[i].ops, ab[i], ai[i], &rows[i].cpu, rows[i].contended);
       size_t need = v == UCB_CMP_INCONCLUSIVE
                         ? ucb_cmp_needed (&rows[i].ops, pa->thr, UCB_COMPARE_ALPHA / (double) m)
                         : 0;
@@ -462,6 +514,7 @@ method (const struct params *pa)
   ucb_json_set (o, "alpha", ucb_json_real (UCB_COMPARE_ALPHA));
   ucb_json_set (o, "threshold_pct", ucb_json_real (100 * pa->thr));
   ucb_json_set (o, "drift_pct", ucb_json_real (100 * expm1 (pa->drift)));
+  ucb_json_set (o, "normalize", ucb_json_str (pa->canary ? "canary" : "none"));
   return o;
 }
 
@@ -483,7 +536,7 @@ caveat (double drift)
 static json_t *
 compare_docs (const struct side *base, const struct side *head, const struct params *pa)
 {
-  json_t *out = ucb_json_obj (), *only = ucb_json_arr (), *pts;
+  json_t *out = ucb_json_obj (), *only = ucb_json_arr (), *notes = ucb_json_arr (), *pts;
   size_t regressions, newly;
   bool repeat_unit;
 
@@ -491,7 +544,14 @@ compare_docs (const struct side *base, const struct side *head, const struct par
   ucb_json_set (out, "base", names (base));
   ucb_json_set (out, "head", names (head));
   ucb_json_set (out, "method", method (pa));
-  ucb_json_set (out, "warnings", differences (base->docs[0].json, head->docs[0].json));
+  ucb_json_set (out, "differences",
+                ucb_compare_differences (base->docs, base->n, head->docs, head->n, notes));
+  ucb_json_set (out, "warnings", notes);
+  if (pa->no_canary)
+    ucb_json_push (notes, ucb_json_checked (json_sprintf (
+                              "--normalize canary: `%s` has a measured repeat without a canary "
+                              "(an older document): every ratio is of raw ops/s",
+                              pa->no_canary)));
   pts = compare_points (base, head, pa, &regressions, &repeat_unit);
   ucb_json_set (out, "caveat", repeat_unit ? caveat (pa->drift) : NULL);
   ucb_json_set (out, "points", pts);
@@ -502,105 +562,6 @@ compare_docs (const struct side *base, const struct side *head, const struct par
   ucb_json_set (out, "regressions", ucb_json_int ((long long) regressions));
   ucb_json_set (out, "newly_failing", ucb_json_int ((long long) newly));
   return out;
-}
-
-static void
-print_docs (const char *what, const struct side *s)
-{
-  for (size_t k = 0; k < s->n; k++)
-    printf ("# %s: %s (kernel %s, %s)\n", what, s->docs[k].name,
-            s->docs[k].host.kernel_release ?: "?", s->docs[k].host.cpu_model ?: "?");
-}
-
-static double
-num (json_t *o, const char *k)
-{
-  json_t *v = json_object_get (o, k);
-  return json_is_number (v) ? json_number_value (v) : NAN;
-}
-
-/* "used/left out" runs of one side: "3", or "2-1c" when one contended repeat was left out. */
-static void
-runs_of (json_t *s, char *buf, size_t n)
-{
-  long long u = json_integer_value (json_object_get (s, "repeats_used"));
-  long long l = json_integer_value (json_object_get (s, "repeats_left_out"));
-  if (l)
-    snprintf (buf, n, "%lld-%lldc", u, l);
-  else
-    snprintf (buf, n, "%lld", u);
-}
-
-static void
-print_row (json_t *x)
-{
-  json_t *b = json_object_get (x, "base"), *h = json_object_get (x, "head");
-  json_t *c = json_object_get (x, "cpu_ns_per_op");
-  char ci[40] = "-", cpu[40] = "-", rb[24], rh[24], runs[56], p[16] = "-", v[64];
-
-  if (isfinite (num (x, "ratio")))
-    snprintf (ci, sizeof ci, "%.3f [%.3f, %.3f]", num (x, "ratio"), num (x, "ci_low"),
-              num (x, "ci_high"));
-  if (json_is_object (c))
-    snprintf (cpu, sizeof cpu, "%.3f [%.3f, %.3f]", num (c, "ratio"), num (c, "ci_low"),
-              num (c, "ci_high"));
-  runs_of (b, rb, sizeof rb);
-  runs_of (h, rh, sizeof rh);
-  snprintf (runs, sizeof runs, "%s/%s%s", rb, rh,
-            strcmp (json_string_value (json_object_get (x, "unit")), "document") == 0 ? "d" : "");
-  if (isfinite (num (x, "p_beyond_adj")))
-    snprintf (p, sizeof p, "%.3f", num (x, "p_beyond_adj"));
-  if (json_is_integer (json_object_get (x, "needed")))
-    snprintf (v, sizeof v, "inconclusive (~%lld %s a side)",
-              json_integer_value (json_object_get (x, "needed")),
-              strcmp (json_string_value (json_object_get (x, "needed_unit")), "document") == 0
-                  ? "documents"
-                  : "repeats");
-  else
-    snprintf (v, sizeof v, "%s", json_string_value (json_object_get (x, "verdict")));
-  printf ("%-9s %-9s %5lld %5lld %-7s %5lld %12.0f %12.0f  %-22s %-22s %-9s %6s  %s\n",
-          json_string_value (json_object_get (x, "workload")),
-          json_string_value (json_object_get (x, "owner")),
-          json_integer_value (json_object_get (x, "depth")),
-          json_integer_value (json_object_get (x, "tasks")),
-          json_string_value (json_object_get (x, "mode")),
-          json_integer_value (json_object_get (x, "containers")), num (b, "median_ops_per_s"),
-          num (h, "median_ops_per_s"), ci, cpu, runs, p, v);
-}
-
-static void
-print_text (json_t *out, const struct side *base, const struct side *head)
-{
-  size_t i;
-  json_t *x;
-
-  print_docs ("base", base);
-  print_docs ("head", head);
-  json_array_foreach (json_object_get (out, "warnings"), i, x)
-      printf ("# warning: %s\n", json_string_value (x));
-  printf ("# method: ratio head/base of per-container ops/s, 95%% Welch t interval on the log "
-          "of per-run values;\n#   regression/improvement when the interval lies beyond "
-          "1 -/+ %.1f%% with Holm-adjusted p < %.2f over the table (docs/statistics.md)\n",
-          num (json_object_get (out, "method"), "threshold_pct"), UCB_COMPARE_ALPHA);
-  printf ("# runs b/h: repeats used a side (-Nc: N contended left out; d: the document is the "
-          "unit); p adj: Holm-adjusted p of the change beyond the threshold\n");
-  if (json_is_string (json_object_get (out, "caveat")))
-    printf ("# caveat: %s\n", json_string_value (json_object_get (out, "caveat")));
-  printf ("%-9s %-9s %5s %5s %-7s %5s %12s %12s  %-22s %-22s %-9s %6s  %s\n", "workload", "owner",
-          "depth", "tasks", "mode", "N", "base ops/s", "head ops/s", "ratio [95% CI]",
-          "CPU ns/op ratio", "runs b/h", "p adj", "verdict");
-  json_array_foreach (json_object_get (out, "points"), i, x) print_row (x);
-  json_array_foreach (json_object_get (out, "only_in"), i, x)
-      printf ("# only in %s: %s\n", json_string_value (json_object_get (x, "file")),
-              json_string_value (json_object_get (x, "point")));
-  json_array_foreach (json_object_get (out, "verify"), i, x)
-      printf ("# verify %s: %s -> %s%s\n", json_string_value (json_object_get (x, "id")),
-              json_string_value (json_object_get (x, "base")) ?: "(absent)",
-              json_string_value (json_object_get (x, "head")) ?: "(absent)",
-              json_is_true (json_object_get (x, "newly_failing")) ? "  NEWLY FAILING" : "");
-  printf ("# %lld regression(s), %lld newly failing verify case(s)\n",
-          json_integer_value (json_object_get (out, "regressions")),
-          json_integer_value (json_object_get (out, "newly_failing")));
 }
 
 /* Documents from the kernel matrix ran under QEMU's TCG: their timings are emulated, so
@@ -632,6 +593,18 @@ open_side (const char *const *paths, size_t n, struct side *s, ucb_error_t *err)
   return 0;
 }
 
+/* The first document of `s` with a measured repeat that has no canary rate, or NULL. */
+static const char *
+without_canary (const struct side *s)
+{
+  for (size_t k = 0; k < s->n; k++)
+    for (size_t i = 0; i < s->docs[k].n_points; i++)
+      if (s->docs[k].points[i].measured
+          && !isfinite (ucb_doc_canary_rate (&s->docs[k].points[i].canary)))
+        return s->docs[k].name;
+  return NULL;
+}
+
 static void
 side_free (struct side *s)
 {
@@ -651,13 +624,16 @@ ucb_compare (const struct ucb_compare_args *a, ucb_error_t *err)
       && open_side (a->head, a->n_head, &head, err) == 0
       && ucb_doc_comparable (base.docs, base.n, head.docs, head.n, err) == 0)
     {
-      struct params pa = { a->threshold_pct / 100, log1p (a->drift_pct / 100) };
+      struct params pa = { a->threshold_pct / 100, log1p (a->drift_pct / 100), false, NULL };
+      if (a->normalize == UCB_NORMALIZE_CANARY
+          && (pa.no_canary = without_canary (&base) ?: without_canary (&head)) == NULL)
+        pa.canary = base.canary = head.canary = true;
       out = compare_docs (&base, &head, &pa);
       ret = 0;
       if (a->json)
         ret = ucb_json_write (out, stdout, err);
       else
-        print_text (out, &base, &head);
+        ucb_compare_print_text (out, base.docs, base.n, head.docs, head.n);
       if (ret == 0
           && (json_integer_value (json_object_get (out, "regressions"))
               || json_integer_value (json_object_get (out, "newly_failing"))))

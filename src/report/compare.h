@@ -12,6 +12,13 @@
  * measured on this project's VM). */
 #define UCB_COMPARE_DRIFT_PCT 3.0
 
+/* --normalize: what the ratios are of (docs/statistics.md, "host-speed canary"). */
+enum ucb_normalize
+{
+  UCB_NORMALIZE_NONE,   /* per-container ops/s as measured */
+  UCB_NORMALIZE_CANARY, /* each repeat's ops/s / its results[].canary rate */
+};
+
 /* The documents of each side (at least one each), the threshold in percent, the format. */
 struct ucb_compare_args
 {
@@ -20,6 +27,8 @@ struct ucb_compare_args
   double threshold_pct;
   double drift_pct; /* between-invocation CV assumed with one document a side; 0: none */
   bool json;
+  enum ucb_normalize normalize; /* canary: falls back to none, with a warning, when a document
+                                   lacks the canary */
 };
 
 /* Load the documents, compare and print the result on stdout (a table, or JSON when `json`).

@@ -4,16 +4,27 @@ exit 1, faster an improvement; a change whose interval lies within the threshold
 a wide interval is inconclusive with the repeats needed; fewer ops/s without dearer ops is
 "metrics disagree"; one repeat a side and contended repeats are inconclusive; several
 documents a side make the document the unit; a verify case that newly fails is exit 1;
-host/config differences are warned about; bad input is a one-line exit 2."""
+host and option differences (seccomp, durations, kernel, within a side too) are named, as notes
+in the text and `differences` in JSON, volatile keys not; a point left with too few clean
+repeats shows the ratio of all its repeats, marked, and flagged repeats are said in the row;
+no text output of any case says `nan`; bad input is a one-line exit 2."""
 import copy
 import json
 import os
+import re
 
-from taplib import Tap, run
+from taplib import Tap, run as run_ucbench
 from taplib import doc_scratch
 
 t = Tap()
 d, path, write = doc_scratch("ucb-cmp-")
+compared = []  # every compare's arguments: each is run again as text at the end, for 'nan'
+
+
+def run(args, **kw):
+    if args[:1] == ["compare"]:
+        compared.append(list(args))
+    return run_ucbench(args, **kw)
 
 
 def make(levels, cpu=None, contended=()):
@@ -119,12 +130,41 @@ one = write("one.json", base0)
 r, out, pts = cmp_json(one, write("one-slow.json", make([0.5])))
 t.ok(r.returncode == 0 and verdicts(pts) == {"inconclusive (1 repeat)"},
      "one repeat a side, even 50% slower: inconclusive (1 repeat), exit 0", json.dumps(pts)[:1500])
-# Contended repeats are left out; too few left: inconclusive (contended).
+# Contended repeats are left out; too few left: inconclusive (contended), and the ratio of all
+# the repeats is shown, marked.
 r, out, pts = cmp_json(b, write("cont.json", make([0.8 * x for x in TIGHT], contended=(0, 1))))
 t.ok(r.returncode == 0 and verdicts(pts) == {"inconclusive (contended)"}
      and all(p["head"]["repeats_left_out"] == 2 and p["head"]["repeats_used"] == 1 for p in pts),
      "two of three head repeats contended: left out, inconclusive (contended)",
      json.dumps(pts)[:1500])
+t.ok(all(p.get("ratio_from_contended") and abs(p["ratio"] - 0.8) < 0.01 and p["n_head"] == 3
+         and p["ci_low"] < 0.8 < p["ci_high"] and p["p_beyond_adj"] is None
+         and p["head"].get("flags") == ["contended"] and p["base"].get("flags") == [] for p in pts),
+     "... its ratio from all three repeats, ratio_from_contended, no p-value; head.flags",
+     json.dumps(pts)[:1500])
+allc = write("allcont.json", make([0.8 * x for x in TIGHT], contended=(0, 1, 2)))
+r, out, pts = cmp_json(allc, allc)
+t.ok(r.returncode == 0 and verdicts(pts) == {"inconclusive (contended)"}
+     and all(p.get("ratio_from_contended") and p["ratio"] == 1 and p["base"]["median_ops_per_s"]
+             for p in pts),
+     "every repeat contended a side: the ratio and medians of the contended repeats",
+     json.dumps(pts)[:1500])
+r = run(["compare", b, path("cont.json"), "--drift", "0"])
+rows = [ln for ln in r.stdout.splitlines() if ln.startswith("signal ")]
+t.ok(len(rows) == 2 and all(re.search(r" 0\.8\d\d \[\d\.\d+, \d\.\d+\] c ", ln)
+                            and ln.endswith("inconclusive (contended) [head: contended]")
+                            for ln in rows)
+     and "# c: the ratio of every repeat" in r.stdout, "the table marks the ratio with c and "
+     "says which side's repeats are flagged", r.stdout)
+# A repeat flagged by the model (ucb_point_flags) but used: the row says so.
+stv = make([0.8 * x for x in TIGHT])
+stv["results"][1]["contention"] = {"contended": False, "starved": True, "starved_containers": 1}
+r, out, pts = cmp_json(b, write("starved-flag.json", stv))
+t.ok(r.returncode == 1 and [p["head"].get("flags") for p in pts] == [["starved"], []]
+     and not any(p.get("ratio_from_contended") for p in pts),
+     "a starved repeat: head.flags of its point says so, nothing left out", json.dumps(pts)[:1500])
+r = run(["compare", b, path("starved-flag.json"), "--drift", "0"])
+t.ok(r.stdout.count("[head: starved]") == 1, "and its row", r.stdout)
 r, out, pts = cmp_json(b, write("cont1.json", make([0.8, 0.804, 0.796, 0.3], contended=(3,))))
 t.ok(r.returncode == 1 and verdicts(pts) == {"regression"}
      and all(p["head"]["repeats_left_out"] == 1 and p["n_head"] == 3 for p in pts),
@@ -174,7 +214,67 @@ vh["verify"][0]["status"] = "fail"
 r = run(["compare", write("vb.json", vb), write("vh.json", vh)])
 t.ok(r.returncode == 1 and "ULIM-01: pass -> fail" in r.stdout and "NEWLY FAILING" in r.stdout,
      "a verify case pass -> fail: listed, exit 1", r.stdout)
-t.ok("# warning: host.kernel.release differs" in r.stdout, "host differences: a warning header",
+t.ok("# note: base and head differ in host.kernel.release: 6.1.0 (base) vs 6.18.44 (head)\n"
+     in r.stdout, "host differences: a note in the header", r.stdout)
+
+# Options that change what is measured are named, one note each, in the text and the JSON;
+# a note is not a failure.  The example has no config.runtime (written before those options):
+# no filter.  The head is the same document as `ucbench run --seccomp docker` records it.
+SECCOMP = {"arches": 3, "bpf_insns": 1109, "default_action": "SCMP_ACT_ERRNO",
+           "default_errno": 1, "entries": 33, "entries_skipped": 7, "entries_used": 26,
+           "names_unknown": 12, "optimize": 1, "profile": "docker", "rules": 415,
+           "source": "docker"}
+ex = write("ex.json", base0)
+sec = copy.deepcopy(base0)
+sec["config"]["runtime"] = {"caps": {"keep": None, "mode": "keep"}, "cgroup": None,
+                            "no_new_privs": False, "perf": None, "seccomp": SECCOMP}
+# volatile keys: no difference
+sec["run"]["start_time"] = "2027-01-01T00:00:00Z"
+sec["run"]["argv"] = ["ucbench", "run", "--seccomp", "docker"]
+sec["host"]["hostname"] = "elsewhere"
+sec["config"]["notes"] = ["the host was busy: ..."]
+sec["config"]["output"] = "head.json"
+sec = write("seccomp.json", sec)
+r = run(["compare", ex, sec])
+notes = [ln for ln in r.stdout.splitlines() if ln.startswith("# note:")]
+t.ok(r.returncode == 0 and notes == ["# note: base and head differ in config.runtime.seccomp: "
+                                     "none (base) vs docker (head)"],
+     "another seccomp filter: named in one note, exit 0; start time, argv, hostname, notes "
+     "are not differences", r.stdout)
+r, out, pts = cmp_json(ex, sec)
+t.ok(r.returncode == 0 and out.get("differences") == [
+    {"key": "config.runtime.seccomp", "base": "none", "head": "docker"}]
+     and out.get("warnings") == [notes[0][len("# note: "):]] if notes else False,
+     "the JSON names it in differences[] {key, base, head}, and the note in warnings[]",
+     json.dumps(out.get("differences")))
+opts = json.load(open(sec))
+opts["config"]["runtime"]["seccomp"]["rules"] = 400
+opts["config"]["runtime"]["caps"] = {"keep": "chown,kill", "mode": "list"}
+opts["config"]["duration_s"] = 2.0
+opts["config"]["pin"]["mode"] = "none"
+opts["host"]["kernel"]["cmdline"] = "mitigations=off"
+r, out, pts = cmp_json(sec, write("opts.json", opts))
+keys = {x["key"]: (x["base"], x["head"]) for x in out.get("differences", [])}
+t.ok(keys == {"config.runtime.seccomp.rules": (415, 400),
+              "config.runtime.caps.mode": ("keep", "list"),
+              "config.runtime.caps.keep": (None, "chown,kill"),
+              "config.duration_s": (1.0, 2.0), "config.pin.mode": ("auto", "none"),
+              "host.kernel.cmdline": (base0["host"]["kernel"]["cmdline"], "mitigations=off")},
+     "the filter's rules, the capabilities, the duration, pinning, the kernel command line: "
+     "each a difference", json.dumps(out.get("differences")))
+r = run(["compare", sec, path("opts.json")])
+t.ok("# note: base and head differ in config.runtime.caps.keep: - (base) vs chown,kill (head)"
+     in r.stdout and "# note: base and head differ in config.duration_s: 1.0 (base) vs 2.0 (head)"
+     in r.stdout, "null is - in a note", r.stdout)
+# Several documents a side: a key whose values differ within a side is said too.
+r, out, pts = cmp_json("--base", ex, "--base", path("opts.json"), "--head", sec, "--head", sec)
+dur = [x for x in out.get("differences", []) if x["key"] == "config.duration_s"]
+t.ok(dur == [{"key": "config.duration_s", "base": [1.0, 2.0], "head": 1.0}],
+     "documents of a side that differ: that side's value is each document's",
+     json.dumps(out.get("differences")))
+r = run(["compare", "--base", ex, "--base", path("opts.json"), "--head", sec, "--head", sec])
+t.ok(f"# note: the documents of a side differ in config.duration_s: base 1.0 ({ex}), 2.0 "
+     f"({path('opts.json')}); head 1.0\n" in r.stdout, "and the note names the documents",
      r.stdout)
 
 # Bad input: one line naming the file and the problem, exit 2.
@@ -248,6 +348,19 @@ t.ok(r.returncode == 2 and "--head" in r.stderr, "--base without --head: exit 2"
 r = run(["compare", "--base", b, "--head", path("text.json")])
 t.ok(r.returncode == 2 and "not valid JSON" in r.stderr and r.stdout == "",
      "a bad --head document: exit 2", r.stderr)
+
+# Never `nan` in the text: every comparison above, as text.
+seen, nans = set(), []
+for args in compared:
+    a = [x for x in args if x not in ("--format", "json")]
+    if tuple(a) in seen:
+        continue
+    seen.add(tuple(a))
+    r = run_ucbench(a)
+    if re.search(r"(?i)\bnan\b", (r.stdout + r.stderr).replace(d, "DIR")):
+        nans.append(" ".join(a) + "\n" + r.stdout)
+t.ok(len(seen) > 30 and not nans, f"no 'nan' in the text of any of {len(seen)} comparisons",
+     "\n".join(nans)[:3000])
 
 for f in os.listdir(d):
     os.unlink(path(f))

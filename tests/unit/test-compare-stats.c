@@ -182,7 +182,10 @@ test_too_few_and_contended (void)
   struct ucb_cmp_est e;
 
   est (b, 1, h, 3, &e);
-  tap_check (!e.ok && isnan (e.p_beyond) && isnan (e.ratio));
+  tap_check (!e.ok && isnan (e.p_beyond) && isnan (e.lo) && isnan (e.hi));
+  check_near (e.ratio, cbrt (50.0 * 51 * 49) / 100, 1e-12); /* of the geometric means */
+  est (b, 0, h, 3, &e);
+  tap_check (!e.ok && isnan (e.ratio));
   tap_check_int (ucb_cmp_verdict (&e, NAN, NAN, NULL, false), ==, UCB_CMP_ONE_REPEAT);
   tap_check_int (ucb_cmp_verdict (&e, NAN, NAN, NULL, true), ==, UCB_CMP_CONTENDED);
   tap_check_str (ucb_cmp_verdict_name (UCB_CMP_ONE_REPEAT), "inconclusive (1 repeat)");
