@@ -4,14 +4,18 @@ the write for certain.  strace holds the writer at one of its system calls (fsyn
 written, not yet in place; linkat or rename: putting it in place) until the signal has been
 sent; SIGTERM and SIGINT then let the document be finished and end the run with 128 + N
 (docs/error-handling.md).  Where the filesystem has no O_TMPFILE (strace makes it fail so),
-the named temporary a SIGKILL leaves is removed by the next ucbench that writes there."""
+the named temporary a SIGKILL leaves is removed by the next ucbench that writes there.  A check
+skips (never fails) when the signal measurably missed the hold: sent after it ended, or not at
+all on a host measured busy (taplib.HostLoad)."""
 import json
 import os
 import shutil
 import signal
 import subprocess
+import time
 
-from taplib import Tap, UCBENCH, SRCDIR, require_root_userns, scratch_dir, uid_block, wait_for
+from taplib import (HostLoad, Tap, UCBENCH, SRCDIR, require_root_userns, scratch_dir, uid_block,
+                    wait_for)
 from taplib import children_map, comm, skip_all
 
 require_root_userns("needs root (setresuid to the owner uid)")
@@ -35,7 +39,8 @@ def strace_cmd(log, hold, no_tmpfile=None):
     """strace around ucbench: `hold` (a system call) is delayed when entered; `no_tmpfile`,
     the index of the O_TMPFILE open among ucbench's openat calls, makes that one fail as on a
     filesystem without O_TMPFILE."""
-    cmd = ["strace", "-o", log, "-e", "trace=fsync,linkat,rename,renameat,renameat2,openat",
+    cmd = ["strace", "-ttt", "-o", log, "-e",
+           "trace=fsync,linkat,rename,renameat,renameat2,openat",
            "-e", f"inject={hold}:delay_enter={DELAY_US}"]
     if no_tmpfile:
         cmd += ["-e", f"inject=openat:error=EOPNOTSUPP:when={no_tmpfile}"]
@@ -53,12 +58,17 @@ def tmpfile_index(args):
 
 
 def held(log, hold):
-    """Has ucbench entered `hold` (strace writes the call's start before the delay)?"""
+    """When ucbench entered `hold` (strace writes the call's start, `-ttt` time first, before
+    the delay), as time.time(); None before."""
     try:
         with open(log) as f:
-            return any(line.startswith(hold + "(") for line in f)
-    except OSError:
-        return False
+            for line in f:
+                when, _, call = line.partition(" ")
+                if call.startswith(hold + "("):
+                    return float(when)
+    except (OSError, ValueError):
+        pass
+    return None
 
 
 def ucbench_pid(strace_pid):
@@ -74,7 +84,8 @@ def ucbench_pid(strace_pid):
 
 def trial(d, sig, hold, old, args=None, no_tmpfile=None):
     """Run ucbench writing d/out.json (with `old` there first, or none), signal it inside
-    `hold`; (exit status, what d holds, stderr)."""
+    `hold`; (exit status, what d holds, stderr, why the signal may have missed the hold: a
+    measured "host busy: ..." or None)."""
     for f in os.listdir(d):
         os.unlink(os.path.join(d, f))
     log = os.path.join(scratch, "strace.log")
@@ -87,15 +98,25 @@ def trial(d, sig, hold, old, args=None, no_tmpfile=None):
     p = subprocess.Popen(strace_cmd(log, hold, no_tmpfile) + [UCBENCH] + args
                          + ["--output", os.path.join(d, "out.json")],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    load = HostLoad()
     pid = wait_for(lambda: ucbench_pid(p.pid) or p.poll() is not None, timeout=10)
+    late = None
     if pid and wait_for(lambda: held(log, hold) or p.poll() is not None) and p.poll() is None:
         os.kill(pid, sig)
+        late = time.time() - held(log, hold)
     try:
         _, err = p.communicate(timeout=60)
     except subprocess.TimeoutExpired:
         p.kill()
         _, err = p.communicate()
-    return p.returncode, sorted(os.listdir(d)), err
+    if late is None:  # no signal: ucbench not seen, or not held, in time
+        missed = load.reason()
+    elif late >= DELAY_US / 1e6:
+        missed = (f"host busy: the signal came {late:.1f} s after {hold} was entered, past its "
+                  f"{DELAY_US / 1e6:g} s hold")
+    else:
+        missed = None
+    return p.returncode, sorted(os.listdir(d)), err, missed
 
 
 def content(d):
@@ -125,29 +146,29 @@ for sig, old in ((signal.SIGKILL, True), (signal.SIGKILL, False), (signal.SIGTER
                  (signal.SIGINT, False)):
     what = "over an old one" if old else "a new file"
     name = f"{signal.Signals(sig).name} while the document is written ({what})"
-    rc, files, err = trial(d, sig, "fsync", old)
+    rc, files, err, missed = trial(d, sig, "fsync", old)
     if sig == signal.SIGKILL:
         want_rc, want = -9, ("old" if old else "absent")
     else:
         want_rc, want = 128 + sig, "new"
-    t.ok(rc == want_rc, f"{name}: exit status {want_rc}", f"got {rc}: {err}")
-    t.ok(content(d) == want, f"{name}: out.json is {want}", f"{content(d)}; {files}")
-    t.ok(files == ([] if want == "absent" else ["out.json"]), f"{name}: no temporary left",
-         f"{files}")
+    t.busy(rc == want_rc, f"{name}: exit status {want_rc}", missed, f"got {rc}: {err}")
+    t.busy(content(d) == want, f"{name}: out.json is {want}", missed, f"{content(d)}; {files}")
+    t.busy(files == ([] if want == "absent" else ["out.json"]), f"{name}: no temporary left",
+           missed, f"{files}")
     if sig != signal.SIGKILL:
-        t.ok("interrupted by signal" in err and "written out first" in err,
-             f"{name}: says it was interrupted after the results were written", err)
+        t.busy("interrupted by signal" in err and "written out first" in err,
+               f"{name}: says it was interrupted after the results were written", missed, err)
 
 # Putting it in place (the link of the finished file, the rename over the old one).
 for sig, hold in ((signal.SIGTERM, "linkat"), (signal.SIGKILL, "linkat"),
                   (signal.SIGTERM, "rename")):
     name = f"{signal.Signals(sig).name} at {hold} over an old document"
-    rc, files, err = trial(d, sig, hold, True)
+    rc, files, err, missed = trial(d, sig, hold, True)
     want_rc = -9 if sig == signal.SIGKILL else 128 + sig
-    t.ok(rc == want_rc, f"{name}: exit status {want_rc}", f"got {rc}: {err}")
-    t.ok(content(d) in (("old", "new") if sig == signal.SIGKILL else ("new",))
-         and files == ["out.json"], f"{name}: the old or the new document, no temporary",
-         f"{content(d)}; {files}")
+    t.busy(rc == want_rc, f"{name}: exit status {want_rc}", missed, f"got {rc}: {err}")
+    t.busy(content(d) in (("old", "new") if sig == signal.SIGKILL else ("new",))
+           and files == ["out.json"], f"{name}: the old or the new document, no temporary",
+           missed, f"{content(d)}; {files}")
 
 # A filesystem without O_TMPFILE: a named temporary, with the writer's pid in its name.  The
 # export of a document is the writer here: the same calls every time, so strace can fail the
@@ -158,15 +179,15 @@ with open(os.path.join(d, "out.json"), "w") as f:
     f.write(OLD)
 k = tmpfile_index(export + ["--output", os.path.join(d, "out.json")])
 t.ok(k, "export --output opens its temporary with O_TMPFILE", f"{k}")
-rc, files, err = trial(d, signal.SIGTERM, "rename", True, args=export, no_tmpfile=k)
-t.ok(rc == 143 and content(d) == "new" and files == ["out.json"],
-     "no O_TMPFILE, SIGTERM at the rename: exit 143, the new document, no temporary",
-     f"{rc} {content(d)} {files}: {err}")
-rc, files, err = trial(d, signal.SIGKILL, "rename", True, args=export, no_tmpfile=k)
+rc, files, err, missed = trial(d, signal.SIGTERM, "rename", True, args=export, no_tmpfile=k)
+t.busy(rc == 143 and content(d) == "new" and files == ["out.json"],
+       "no O_TMPFILE, SIGTERM at the rename: exit 143, the new document, no temporary", missed,
+       f"{rc} {content(d)} {files}: {err}")
+rc, files, err, missed = trial(d, signal.SIGKILL, "rename", True, args=export, no_tmpfile=k)
 left = [f for f in files if f != "out.json"]
-t.ok(rc == -9 and content(d) == "old" and len(left) == 1 and ".ucbench-tmp-" in left[0],
-     "no O_TMPFILE, SIGKILL at the rename: the old document, and a named temporary",
-     f"{rc} {content(d)} {files}: {err}")
+t.busy(rc == -9 and content(d) == "old" and len(left) == 1 and ".ucbench-tmp-" in left[0],
+       "no O_TMPFILE, SIGKILL at the rename: the old document, and a named temporary", missed,
+       f"{rc} {content(d)} {files}: {err}")
 # Its ucbench is dead: the next write there removes it; one of a live process stays.
 live = os.path.join(d, f"out.json.ucbench-tmp-{os.getpid()}-0")
 open(live, "w").close()
@@ -181,9 +202,9 @@ os.unlink(live)
 # The text formats go through the same writer (export --to junit|ktap|lkp, and plot's pages):
 # a SIGKILL inside the write leaves the old file, not a truncated one, and no temporary.
 verify_example = os.path.join(SRCDIR, "examples", "verify-small.json")
-rc, files, err = trial(d, signal.SIGKILL, "fsync", True,
+rc, files, err, missed = trial(d, signal.SIGKILL, "fsync", True,
                        args=["export", "--to", "junit", verify_example])
-t.ok(rc == -9 and content(d) == "old" and files == ["out.json"],
-     "export --to junit: SIGKILL inside the write leaves the old file and no temporary",
-     f"{rc} {content(d)} {files}: {err}")
+t.busy(rc == -9 and content(d) == "old" and files == ["out.json"],
+       "export --to junit: SIGKILL inside the write leaves the old file and no temporary", missed,
+       f"{rc} {content(d)} {files}: {err}")
 t.done()

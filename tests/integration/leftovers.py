@@ -18,7 +18,8 @@ for workload in ("mqueue", "shmlock"):
         for sig in (None, signal.SIGINT, signal.SIGKILL):
             base += 100
             name = f"{workload} --isolate {isolate[0]} {signal.Signals(sig).name if sig else 'end'}"
-            p = subprocess.Popen([UCBENCH, "run", "--workload", workload, "--containers", "3",
+            p = subprocess.Popen([UCBENCH, "run", "--workload", workload, "--no-baseline",
+                                  "--containers", "3",
                                   "--tasks", "2", "--depth", "1", "--isolate", isolate[0],
                                   "--uid-base", str(base), "--warmup", "0.2",
                                   "--duration", "1" if sig is None else "30", "--interval", "0.25",

@@ -4,14 +4,16 @@
 machine, and on a busy one at the first prefix of counted (uncontended) repeats whose interval
 fits, recomputed here independently of the C code.  An unreachable precision (0.001 %) stops by
 --max-time, says so on stderr and in the document, and still exits 0.  Bad usage exits 2 with
-one line.  --repeat N keeps its document (an integer `repeat`, no `precision`)."""
+one line.  --repeat N keeps its document (an integer `repeat`, no `precision`).
+On a host too busy for any uncontended repeat, "reached" and the time checks skip with what the
+run measured (taplib.busy_reason); what the document and stderr say must agree either way."""
 import json
 import math
 import os
 import statistics
 import time
 
-from taplib import Tap, run, scratch_dir, skip_all, uid_block, userns_works
+from taplib import HostLoad, Tap, busy_reason, run, scratch_dir, skip_all, uid_block, userns_works
 
 if not userns_works():
     skip_all("user namespaces cannot be created here")
@@ -66,6 +68,7 @@ def counted(doc):
 
 
 # --- a loose precision: reached at the first chance ----------------------------------------------
+load = HostLoad()
 r, doc, _ = ucbench("loose", ["--duration", "1", "--warmup", "0.3", "--interval", "0.25",
                               "--repeat", "auto", "--precision", "50", "--max-time", "120"])
 t.ok(r.returncode == 0 and doc is not None, "--precision 50: exit 0 and a document", r.stderr)
@@ -77,40 +80,52 @@ if doc:
                                                               "max_time_s")})
     res = doc["results"]
     pr = doc.get("precision") or [{}]
-    t.ok(len(pr) == 1 and pr[0].get("reached") is True and pr[0]["repeats"] == len(res)
+    t.ok(len(pr) == 1 and pr[0].get("reached") in (True, False) and pr[0]["repeats"] == len(res)
          and pr[0]["workload"] == "getppid" and pr[0]["containers"] == 1
-         and pr[0]["owner"] == OWNER, "precision[]: one point, reached, all its repeats", pr)
+         and pr[0]["owner"] == OWNER, "precision[]: one point, all its repeats", pr)
+    # Reaching ±50 % needs 3 uncontended repeats: a host busy for 120 s never gives them.
+    busy = lambda: busy_reason(doc, load)  # noqa: E731
+    reached = pr[0].get("reached") is True
+    t.busy(reached, "precision[]: ±50 % reached within --max-time 120",
+           pr[0].get("reached") is False and busy, pr)
     t.ok([p["repeat"] for p in res] == list(range(1, len(res) + 1))
          and len({(p["workload"], p["owner"], p["containers"]) for p in res}) == 1,
          "its repeats share the identity, repeat = 1..R", [p["repeat"] for p in res])
     vals = counted(doc)
     first = next((n for n in range(3, len(vals) + 1) if ci_pct(vals[:n]) <= 50), None)
-    t.ok(first == len(vals) and pr[0].get("repeats_counted") == len(vals)
-         and abs(pr[0]["ci_pct"] - ci_pct(vals)) < 1e-6 * max(1, pr[0]["ci_pct"]),
-         "stopped at the first prefix of counted repeats within ±50 % (recomputed)",
-         f"counted {vals}, first {first}, doc {pr}")
-    quiet = len(vals) == len(res)
-    if quiet:
-        t.ok(len(res) == 3, "uncontended: stopped after 3 repeats", len(res))
+    ci = pr[0].get("ci_pct")
+    t.ok((first == len(vals) if reached else first is None)
+         and pr[0].get("repeats_counted") == len(vals)
+         and (ci is None if len(vals) < 2 else
+              ci is not None and abs(ci - ci_pct(vals)) < 1e-6 * max(1, ci)),
+         "stopped at the first prefix of counted repeats within ±50 %, or never saw one "
+         "(recomputed)", f"counted {vals}, first {first}, doc {pr}")
+    # 3 repeats can only do when none was contended (then more are a break).
+    t.busy(len(res) == 3, "uncontended: stopped after 3 repeats", busy,
+           f"{len(res)} repeats, {len(res) - len(vals)} contended")
+    if reached:
+        said = "1 of 1 points reached ±50 %" in r.stderr and "not reached" not in r.stderr
     else:
-        t.skip("uncontended: stopped after 3 repeats",
-               f"{len(res) - len(vals)} of {len(res)} repeats contended (busy host)")
-    t.ok("1 of 1 points reached ±50 %" in r.stderr and "not reached" not in r.stderr,
-         "stderr: how many reached, and the worst", r.stderr)
+        said = ("0 of 1 points reached ±50 %" in r.stderr and "not reached" in r.stderr
+                and "--max-time 120 s was spent" in r.stderr)
+    t.ok(said, f"stderr: how many reached ({'1' if reached else '0'}), and the worst", r.stderr)
 
 # --- an unreachable precision: stopped by time ---------------------------------------------------
+load = HostLoad()
 r, doc, wall = ucbench("tight", ["--duration", "0.5", "--warmup", "0", "--interval", "0.25",
                                  "--repeat", "auto", "--precision", "0.001", "--max-time", "3"])
 t.ok(r.returncode == 0 and doc is not None, "--precision 0.001 --max-time 3: exit 0", r.stderr)
 if doc:
     pr = doc.get("precision") or [{}]
-    t.ok(pr[0].get("reached") is False and pr[0]["repeats"] >= 2
-         and doc["config"]["max_time_s"] == 3, "not reached, after several repeats", pr)
+    busy = lambda: busy_reason(doc, load)  # noqa: E731
+    t.ok(pr[0].get("reached") is False and doc["config"]["max_time_s"] == 3, "not reached", pr)
+    t.busy(pr[0].get("repeats", 0) >= 2, "several repeats within --max-time 3",
+           "repeats" in pr[0] and busy, pr)
     t.ok("0 of 1 points reached" in r.stderr and "--max-time 3 s was spent" in r.stderr
          and "not reached" in r.stderr and "exit status stays 0" in r.stderr,
          "stderr says it stopped by time, not reached, exit 0", r.stderr)
     # a repeat starts only when it should end within the time: the run's sweep stays near 3 s
-    t.ok(wall < 3 + 15, "the time bound holds (one run's setup aside)", f"{wall:.1f} s")
+    t.busy(wall < 3 + 15, "the time bound holds (one run's setup aside)", busy, f"{wall:.1f} s")
 
 # --- --quiet: no line on stderr --------------------------------------------------------------------
 r, doc, _ = ucbench("quiet", ["--duration", "0.3", "--warmup", "0", "--interval", "0.1",

@@ -3,14 +3,16 @@
 While it runs, each task is inspected through /proc and NS_GET_OWNER_UID/NS_GET_PARENT: it must
 sit at the expected depth, in namespaces owned by the expected uid, as that uid.  Afterwards
 the JSON must hold work from every container, and nothing may be left: no process, and no user
-namespace of the run still pinned by anything."""
+namespace of the run still pinned by anything.  That every container did work depends on the
+CPU it got: on a host the run measured as too busy, a container with no ops skips
+(taplib.busy_reason)."""
 import json
 import os
 import subprocess
 import tempfile
 
-from taplib import (RunProcs, Tap, UCBENCH, all_userns_inodes, held, nsinfo,
-                    require_root_userns, uid_block, wait_for)
+from taplib import (HostLoad, RunProcs, Tap, UCBENCH, all_userns_inodes, busy_reason, held,
+                    nsinfo, require_root_userns, uid_block, wait_for)
 from taplib import scratch_dir
 
 BASE = uid_block(2100800000, 100)  # a range of its own: runs beside the other tests
@@ -28,7 +30,9 @@ def expected_uid(owner, i):
 def one(owner, depth):
     name = f"owner={owner} depth={depth}"
     out = os.path.join(tmp, f"{owner}-{depth}.json")
-    p = subprocess.Popen([UCBENCH, "run", "--containers", "2", "--owner", owner, "--depth",
+    load = HostLoad()
+    p = subprocess.Popen([UCBENCH, "run", "--no-baseline", "--containers", "2", "--owner", owner,
+                          "--depth",
                           str(depth), "--uid-base", str(BASE), "--duration", "1.2", "--warmup",
                           "0.3", "--interval", "0.3", "--output", out, "--quiet"],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -53,9 +57,10 @@ def one(owner, depth):
     t.ok(doc.get("schema") == "ucbench-result/1", f"{name}: JSON document parses, schema")
     res = doc["results"]
     pcs = res[0]["per_container"] if len(res) == 1 else []
-    t.ok(len(pcs) == 2 and all(c["ops"] > 0 and len(c["samples"]) >= 3 for c in pcs),
-         f"{name}: every container did work and has samples",
-         json.dumps([(c["ops"], len(c["samples"])) for c in pcs]))
+    t.ok(len(pcs) == 2 and all(len(c["samples"]) >= 3 for c in pcs),
+         f"{name}: every container has samples", json.dumps([len(c["samples"]) for c in pcs]))
+    t.busy(len(pcs) == 2 and all(c["ops"] > 0 for c in pcs), f"{name}: every container did work",
+           len(pcs) == 2 and (lambda: busy_reason(doc, load)), json.dumps([c["ops"] for c in pcs]))
     want = [expected_uid(owner, i) for i in range(2)]
     t.ok([c["owner_uid"] for c in pcs] == want and all(c["depth"] == depth for c in pcs),
          f"{name}: JSON owner uids and depth", [(c["owner_uid"], c["depth"]) for c in pcs])
@@ -100,7 +105,9 @@ for owner in ("shared", "distinct", "root"):
 # Density: 64 containers on this small machine, each with its own samples.
 out = os.path.join(tmp, "64.json")
 # A warm-up long enough to see all 64 tasks from outside even on a loaded machine.
-p = subprocess.Popen([UCBENCH, "run", "--containers", "64", "--owner", "shared", "--uid-base",
+load = HostLoad()
+p = subprocess.Popen([UCBENCH, "run", "--no-baseline", "--containers", "64", "--owner", "shared",
+                      "--uid-base",
                       str(BASE), "--duration", "1", "--warmup", "3", "--interval", "0.25",
                       "--output", out, "--quiet"],
                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -112,15 +119,19 @@ r = subprocess.CompletedProcess(p.args, p.returncode, "", err)
 t.ok(r.returncode == 0, "64 containers: exit status 0", r.stderr)
 try:
     with open(out) as f:
-        pcs = json.load(f)["results"][0]["per_container"]
+        doc = json.load(f)
+    pcs = doc["results"][0]["per_container"]
 except (OSError, ValueError, KeyError, IndexError) as e:
-    pcs = []
+    doc, pcs = None, []
     t.diag(e)
 t.ok(len(pcs) == 64 and sorted(c["index"] for c in pcs) == list(range(64)),
      "64 containers: 64 per_container entries")
-t.ok(all(len(c["samples"]) == 4 and c["ops"] > 0 for c in pcs),
-     "64 containers: each has its own 4 samples and did work",
-     [(c["index"], c["ops"], len(c["samples"])) for c in pcs if c["ops"] == 0][:5])
+t.ok(pcs and all(len(c["samples"]) == 4 for c in pcs), "64 containers: each has its own 4 samples",
+     [(c["index"], len(c["samples"])) for c in pcs if len(c["samples"]) != 4][:5])
+# 64 tasks take turns on the CPUs: 1 s gives each a few slices, unless the host takes them.
+t.busy(len(pcs) == 64 and all(c["ops"] > 0 for c in pcs), "64 containers: each did work",
+       len(pcs) == 64 and (lambda: busy_reason(doc, load)),
+       [(c["index"], c["ops"]) for c in pcs if c["ops"] == 0][:5])
 t.ok(len({c["task_pid"] for c in pcs}) == 64 and len({c["userns_inode"] for c in pcs}) == 64,
      "64 containers: 64 distinct tasks and user namespaces")
 t.ok(run.gone() and len(procs) == 65,  # the spawner and 64 owners, each its one task

@@ -91,7 +91,7 @@ RUNS = [
       "shared,distinct", "--uid-base", "2100952000"]),
     ("run: control workload at depth 0 and 2, unpinned, repeated",
      ["--workload", "getppid", "--depth", "0,2", "--pin", "none", "--repeat", "2",
-      "--containers", "2", "--owner", "distinct", "--uid-base", "2100953000"]),
+      "--no-baseline", "--containers", "2", "--owner", "distinct", "--uid-base", "2100953000"]),
     ("run: --repeat auto (precision[], config.repeat \"auto\")",
      ["--workload", "getppid", "--containers", "1", "--owner", "shared", "--repeat", "auto",
       "--precision", "0.01", "--max-time", "2", "--uid-base", "2100955000"]),
