@@ -365,9 +365,10 @@ static const char ucb_report_legend[]
       "(scale = summary.scalability = total/(N x 1-container total); failed = summary.failed_ops)\n"
       "(cpu ns/op = summary.cpu_ns_per_op, the median of the containers' CPU time per op)\n"
       "(cpu = contention.cpu_share_median, the median share of a CPU each task got)\n"
-      "(* = not clean data, and why: contended (contention.contended): tasks got under the\n"
-      " threshold x their fair share of a CPU; starved (contention.starved): a container did\n"
-      " under contention.starved_min_ops ops in the window, too short for every task to run)\n"
+      "(* = not clean data, then why: contended, starved or speed-moved)\n"
+      "(contended = contention.contended: tasks got under the threshold x their fair share)\n"
+      "(starved = contention.starved: a container did under contention.starved_min_ops ops)\n"
+      "(speed-moved = canary.moved: the host's own speed changed across the window)\n"
       "(- = null: ±% with one container, scale without a 1-container point, no clock read)\n";
 
 void

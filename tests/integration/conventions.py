@@ -102,7 +102,8 @@ if userns_works() and os.geteuid() == 0:
                and k.split(".")[1] not in doc["results"][0].get(k.split(".")[0], {})]
     t.ok(len(keys) >= 8 and not missing, "every key the legend names is in results[]",
          (keys, missing))
-    t.ok("- = null" in legend and "* = contended" in legend, "the legend says what - and * mean",
+    t.ok("- = null" in legend and "* = not clean data" in legend,
+         "the legend says what - and * mean",
          legend)
     for f in os.listdir(d):
         os.unlink(os.path.join(d, f))

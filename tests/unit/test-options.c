@@ -388,10 +388,22 @@ test_short_options (void)
   /* getopt forms: the value attached, and flags bundled before an option with a value. */
   parse_ok (&o, "-d2s -c4 -qfjson");
   tap_check_near (o.plan.duration, 2, 1e-12);
-  tap_check_int (o.plan.n_containers, ==, 1);
-  tap_check_int (o.plan.containers[0], ==, 4);
+  tap_check_int (o.plan.n_containers, ==, 2); /* the 1-container baseline added first */
+  tap_check_int (o.plan.containers[0], ==, 1);
+  tap_check_int (o.plan.containers[1], ==, 4);
+  tap_check (o.baseline_added);
   tap_check (o.quiet);
   tap_check_int (o.format, ==, UCB_FORMAT_JSON);
+  ucb_run_options_free (&o);
+  parse_ok (&o, "--no-baseline -c4,8");
+  tap_check_int (o.plan.n_containers, ==, 2);
+  tap_check_int (o.plan.containers[0], ==, 4);
+  tap_check (!o.baseline_added);
+  ucb_run_options_free (&o);
+  parse_ok (&o, "-c 8,1");
+  tap_check_int (o.plan.n_containers, ==, 2); /* it has one: nothing added, order kept */
+  tap_check_int (o.plan.containers[0], ==, 8);
+  tap_check (!o.baseline_added);
   ucb_run_options_free (&o);
   parse_ok (&o, "-h");
   tap_check (o.help);

@@ -65,7 +65,7 @@ test_order (void)
   struct ucb_point a, b;
 
   tap_check_int (parse (&o, "--workload signal,getppid --owner shared,root --depth 1,2 --tasks "
-                            "1,3 --containers 2,5 --repeat 2"),
+                            "1,3 --containers 2,5 --repeat 2 --no-baseline"),
                  ==, 0);
   /* repetitions fastest, then containers, tasks, depth, owner, workload */
   ucb_sweep_point (&o.plan, 0, &a);
