@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* bare-density.c - the kernel's own cost of N containers, without ucbench: N children made
  * with clone(CLONE_NEWUSER), setgroups/uid_map/gid_map written by the parent, all N held
  * alive, then killed and reaped.  The reference bench/density.py puts beside ucbench's

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # bench-all.sh - bench-overhead for every workload, then the per-level cost of signal and
 # sigqueue (depth 0..32 at 2 containers).  Run from the build directory:
 #   ../bench/bench-all.sh [ROUNDS] [DURATION]

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* bench-overhead.c - ucbench's harness cost: a workload run by ucbench (1 container, owner
  * root, pinned) against a bare loop of the same op (the workload's own loop function, called
  * in a plain forked child with no harness around it), and for `signal` optionally against

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # canary-calibration.sh - does dividing by the host-speed canary (results[].canary, `compare
 # --normalize canary`) make invocations agree better?  N identical runs of getppid spaced out
 # (A), S runs with Docker's seccomp profile (a real +10-35 % CPU per call) interleaved

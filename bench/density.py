@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """density.py - container density: for each N, ucbench's setup, measured-window error, teardown
 and wall time beside a bare clone(CLONE_NEWUSER)/map/kill loop of the same N (bench/bare-density),
 interleaved in one run, plus the private memory per container (owner + namespace levels + init +

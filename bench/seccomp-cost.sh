@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # seccomp-cost.sh - what a seccomp filter costs the `getppid` control, per system call.
 # Configurations are interleaved round by round (noise hits them alike) and the per-call time
 # of each is reported as the median over rounds with the min-max spread.

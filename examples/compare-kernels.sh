@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # compare-kernels.sh - measure the running kernel, and once results of two kernels exist,
 # compare them.  Typical use, as root, with ucbench built in ../build:
 #

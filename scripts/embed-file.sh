@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # embed-file.sh - write a C file that defines `const char SYMBOL[]` holding the bytes of a file.
 #
 # Usage: embed-file.sh SYMBOL INPUT OUTPUT.c

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """same-output.py OLD NEW - does a refactoring keep ucbench's output?  Runs the same commands
 with two binaries and compares what they print.
 

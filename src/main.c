@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* main.c - the command table and dispatch; one of the two places that may end the process. */
 #include "config.h"
 

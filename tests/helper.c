@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* helper.c - multi-call test helper: inspects containers from outside, as the tests need.
  *
  *   ucb-helper nsinfo PID   print {"pid","depth","owners":[..],"userns_inode","uid"} for PID:

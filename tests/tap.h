@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* tap.h - a tiny TAP producer for the unit tests: a table of tests, the plan computed from it. */
 #ifndef UCB_TAP_H
 #define UCB_TAP_H

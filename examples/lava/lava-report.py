@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """lava-report.py - ucbench's JSON documents as LAVA test cases: one `lava-test-case` call per
 verify case and per metric of every run point.
 

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # ucbench-lava.sh - the step of the LAVA test definition ucbench.yaml: build (unless
 # SKIP_BUILD=true), `ucbench verify`, `ucbench run`, then one lava-test-case per verify case and
 # per metric (lava-report.py).  Parameters arrive as environment variables, as LAVA sets them:

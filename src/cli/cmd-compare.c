@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* cmd-compare.c - `ucbench compare BASE.json HEAD.json` or `--base B.json... --head H.json...`:
  * the options; the comparison is report/compare.c, its statistics docs/statistics.md. */
 #include "config.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* cmd-export.c - `ucbench export --to FORMAT FILE.json`: the options; the formats are
  * report/export.c. */
 #include "config.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* cmd-info.c - `ucbench info`: describe this host; also the shared --format parser. */
 #include "config.h"
 

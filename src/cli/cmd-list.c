@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* cmd-list.c - `ucbench list`: every registered workload, what one op is, what it charges. */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* cmd-plot.c - `ucbench plot FILE.json... --output report.html|chart.svg`: the options; the
  * charts are report/plot.c. */
 #include "config.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* cmd-run.c - `ucbench run`: the sweep over workloads, owners, depths and container counts. */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* cmd-verify.c - `ucbench verify limits`: run the cases, each in a forked child with fresh
  * uids, check that it left nothing behind, and report TAP, JSON or JUnit. */
 #include "config.h"

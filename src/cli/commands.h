@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* commands.h - the subcommand table: dispatch and `--help` both walk it. */
 #ifndef UCB_COMMANDS_H
 #define UCB_COMMANDS_H

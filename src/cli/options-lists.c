@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* options-lists.c - the value parsers of `ucbench run` options: lists, owners, limits, CPUs. */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* options-runtime.c - the options that make containers the way runtimes do: --cgroup, --cpuset,
  * --pids-max, --cgroup-set, --seccomp, --seccomp-optimize, --caps, --perf. */
 #include "config.h"

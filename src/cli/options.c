@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* options.c - parsing and validation of `ucbench run` options. */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* options.h - `ucbench run` options, parsed into a struct and passed down (no globals). */
 #ifndef UCB_OPTIONS_H
 #define UCB_OPTIONS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* record-canary.c - a results[] entry's `canary`: the host's speed before and after the window
  * (engine/canary.h), whether it moved, and the CPUs it ran on. */
 #include "config.h"

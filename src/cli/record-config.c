@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* record-config.c - the document's `config`: every run option as resolved. */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* record-point.c - one results[] entry: per-task and per-container figures and the summary,
  * all derived here, once, from the raw readings. */
 #include "config.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* record-runtime.c - the parts of the result document that --pin, --cgroup, --seccomp, --caps
  * and --perf add: topology and placement, per-container confinement, counters per op. */
 #include "config.h"

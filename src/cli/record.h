@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* record.h - the engine's results and the plan as the result document's JSON: the one place
  * that knows both the engine's types and the document (report/ knows only the document). */
 #ifndef UCB_RECORD_H

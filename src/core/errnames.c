@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* errnames.c - errno values by their symbolic names. */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* errnames.h - errno values by their symbolic names ("EPERM"), as documents and messages give
  * them. */
 #ifndef UCB_ERRNAMES_H

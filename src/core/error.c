@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* error.c - construction, wrapping, reporting and serialisation of ucb_error_t. */
 #include "config.h"
 

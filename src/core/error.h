@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* error.h - errors as values (crun style): code + message, wrapped with context on the way up. */
 #ifndef UCB_ERROR_H
 #define UCB_ERROR_H

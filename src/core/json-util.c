@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* json-util.c - jansson constructors that cannot fail silently (allocation failure aborts). */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* json-util.h - jansson constructors that cannot fail silently (allocation failure aborts). */
 #ifndef UCB_JSON_UTIL_H
 #define UCB_JSON_UTIL_H

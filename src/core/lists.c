@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* lists.c - comma lists and CPU lists ("0-3,8"), parsed and printed one way everywhere. */
 #include "config.h"
 

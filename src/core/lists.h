@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* lists.h - comma lists and CPU lists, for option values, sysfs and the document alike. */
 #ifndef UCB_LISTS_H
 #define UCB_LISTS_H

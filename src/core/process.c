@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* process.c - process-wide plumbing: the interrupt flag every wait loop checks, and the child
  * subreaper that lets ucbench reap every descendant it made. */
 #include "config.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* process.h - the interrupt flag and the child subreaper, for every command that forks. */
 #ifndef UCB_PROCESS_H
 #define UCB_PROCESS_H

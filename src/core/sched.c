@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* sched.c - the harness's own scheduling: see sched.h. */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* sched.h - the harness's own scheduling: its readings on time however many tasks run. */
 #ifndef UCB_SCHED_H
 #define UCB_SCHED_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* stats.c - descriptive statistics over samples. */
 #include "config.h"
 

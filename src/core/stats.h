@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* stats.h - descriptive statistics over samples. */
 #ifndef UCB_STATS_H
 #define UCB_STATS_H

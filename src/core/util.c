@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* util.c - cleanup helpers, allocation wrappers and small file I/O. */
 #include "config.h"
 

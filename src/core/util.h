@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* util.h - cleanup attributes, ownership transfer and small I/O helpers. */
 #ifndef UCB_UTIL_H
 #define UCB_UTIL_H

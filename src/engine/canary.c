@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* canary.c - the host-speed canary: a dependent multiply-add chain timed in the thread's own
  * CPU time on each CPU of a point (canary.h). */
 #include "config.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* canary.h - the host's own speed next to every repeat: a fixed user-space loop (no system
  * call) on each CPU of the point, just before the window and just after it.  A vCPU can run
  * slower or faster between invocations (a busy sibling hyperthread, a frequency change on the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* fleet.c - ucbench's side of the sync protocol (see spawn.c): waiting for READY, health
  * checks while measuring, and the kill-and-reap that ends every path. */
 #include "config.h"

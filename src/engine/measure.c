@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* measure.c - the shared counter arena and sampling of it. */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* measure.h - per-task counters in a shared mapping, and timed sampling of them. */
 #ifndef UCB_MEASURE_H
 #define UCB_MEASURE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* owner.c - owner uids of containers, and the check that nobody else uses them.
  *
  * Containers made by a uid that real processes also use would share ucounts with them and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* owner.h - owner uids of containers, and the check that nobody else uses them. */
 #ifndef UCB_OWNER_H
 #define UCB_OWNER_H

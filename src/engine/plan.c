@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* plan.c - the names of the plan's values, as options take them and the document records them. */
 #include "config.h"
 

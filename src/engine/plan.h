@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* plan.h - what `ucbench run` runs, independent of argv: the sweep's axes, the limits, the
  * placement and what runtimes add.  The CLI fills it (cli/options.c); the engine reads it. */
 #ifndef UCB_PLAN_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* rlimits.h - the soft limits a point's owners set (--limit, --headroom), and what they mean at
  * every user-namespace level. */
 #ifndef UCB_RLIMITS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* runner.c - one sweep point: spawn the containers, measure, stop, clean up. */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* runner.h - one sweep point: spawn the containers, measure, stop, clean up. */
 #ifndef UCB_RUNNER_H
 #define UCB_RUNNER_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* runtime.c - what a run adds to its containers beyond namespaces (cgroups, capabilities,
  * seccomp) and observes in them (hardware counters). */
 #include "config.h"

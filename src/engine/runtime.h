@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* runtime.h - what a run adds to its containers beyond namespaces (cgroups, capabilities,
  * seccomp) and observes in them (hardware counters): set up once per run, used per point. */
 #ifndef UCB_RUNTIME_H

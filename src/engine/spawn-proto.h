@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* spawn-proto.h - the sync-socket messages between a container and ucbench (private). */
 #ifndef UCB_SPAWN_PROTO_H
 #define UCB_SPAWN_PROTO_H

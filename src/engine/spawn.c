@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* spawn.c - with spawner.c the only caller of clone(): owner processes, nested user namespaces,
  * id maps and the child side of the sync protocol (fleet.c has the parent side).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* spawn.h - the container engine: owner processes, nested user namespaces, the sync protocol. */
 #ifndef UCB_SPAWN_H
 #define UCB_SPAWN_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* spawner.c - the spawner (spawn.c, step 0 of the protocol): one process per point that forks
  * every owner, and ucbench's side of forking it. */
 #include "config.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* workload.c - the workload registry, expanded from src/workloads/list.h. */
 #include "config.h"
 

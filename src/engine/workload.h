@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* workload.h - the workload plug-in contract and the registry. */
 #ifndef UCB_WORKLOAD_H
 #define UCB_WORKLOAD_H

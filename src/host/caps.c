@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* caps.c - the capabilities a container keeps (--caps), applied the way runtimes do.
  *
  * A new user namespace gives its first process every capability in that namespace and a full

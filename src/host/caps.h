@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* caps.h - the capabilities a container keeps (--caps), applied the way runtimes do. */
 #ifndef UCB_CAPS_H
 #define UCB_CAPS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* hostinfo.c - probe the host (kernel, CPUs, namespaces, cgroups, caps) into a JSON object. */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* hostinfo.h - what this host is: kernel, CPUs, namespaces, cgroups, security, libraries. */
 #ifndef UCB_HOSTINFO_H
 #define UCB_HOSTINFO_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* perf.c - hardware and software counters per task with perf_event_open (--perf).
  *
  * ucbench opens the counters itself, on each task's tid, from outside the container: inside a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* perf.h - hardware and software counters per task with perf_event_open (--perf). */
 #ifndef UCB_PERF_H
 #define UCB_PERF_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* rlimit.c - the ucounts rlimits' names and resources (rlimit.h). */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* rlimit.h - the four rlimits the kernel charges to ucounts: their one index, bit, name and
  * setrlimit resource, for every layer (workloads, run's limits, verify's cases and cells,
  * the host record). */

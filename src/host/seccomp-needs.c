@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* seccomp-needs.c - what a profile must let through for the container machinery itself, and
  * the names it gives that libseccomp does not know.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* seccomp-profile.c - read a Docker-format seccomp profile into a libseccomp filter context. */
 #include "config.h"
 

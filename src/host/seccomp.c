@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* seccomp.c - container seccomp filters: build once from a profile, load in each container. */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* seccomp.h - container seccomp profiles (Docker's JSON format): build once, load per container. */
 #ifndef UCB_SECCOMP_H
 #define UCB_SECCOMP_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* topology.c - CPU topology from sysfs (cores, L3 domains, NUMA nodes) and placement orders. */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* topology.h - CPU topology from sysfs (cores, L3 domains, NUMA nodes) and placement orders. */
 #ifndef UCB_TOPOLOGY_H
 #define UCB_TOPOLOGY_H

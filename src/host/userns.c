@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* userns.c - whether this host lets us make user namespaces, what to change when not, and
  * becoming a uid with id maps. */
 #include "config.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* userns.h - the user-namespace probe, the hints for clone() refusals, and the one way to
  * become a uid and to give a user namespace its id maps (spawn.c and the verify probes). */
 #ifndef UCB_USERNS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* users.c - who uses a uid on this host, and whether we may become another uid.
  *
  * Containers made by a uid that real processes also use would share ucounts with them and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* users.h - users of uids on this host, and the privilege to become another uid. */
 #ifndef UCB_USERS_H
 #define UCB_USERS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* compare-diff.c - the host and option differences that `ucbench compare` names (docs/json.md,
  * compare's `differences`): a note, never a failure, so that a ratio is read knowing what else
  * changed between the runs. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* compare-diff.h - what differs between the documents `ucbench compare` reads, besides their
  * points: the host and the run options that change what is measured. */
 #ifndef UCB_COMPARE_DIFF_H

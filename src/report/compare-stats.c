@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* compare-stats.c - the statistics of `ucbench compare`: docs/statistics.md says why. */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* compare-stats.h - the statistics of `ucbench compare` (docs/statistics.md): per point, the
  * ratio head/base of a metric with a Welch t interval on the log of the per-unit values (the
  * unit: a repeat, or a document when there are several a side), the tests behind the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* compare-text.c - `ucbench compare`'s text: drawn from its JSON result (compare.c), the
  * documents named with their kernel and CPU.  Null is `-`, never nan. */
 #include "config.h"

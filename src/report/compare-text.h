@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* compare-text.h - `ucbench compare`'s text table, from its JSON result. */
 #ifndef UCB_COMPARE_TEXT_H
 #define UCB_COMPARE_TEXT_H

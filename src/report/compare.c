@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* compare.c - `ucbench compare`: base and head documents (one or several a side), per sweep
  * point the ratio head/base of per-container ops/s with a 95 % interval over the runs (the unit:
  * a repeat, or a document when each side has several), Holm's adjustment over the table, and a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* compare.h - `ucbench compare`: result documents point by point, one or several a side. */
 #ifndef UCB_COMPARE_H
 #define UCB_COMPARE_H

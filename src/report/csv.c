@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* csv.c - a JSON array of objects as CSV (RFC 4180): one row per object, the headers its keys.
  *
  * Nested objects are flattened with dots (`summary.cv`, `contention.contended`), so a header

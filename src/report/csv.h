@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* csv.h - JSON rows as CSV (RFC 4180), for `run --format csv` and `list --format csv`. */
 #ifndef UCB_CSV_H
 #define UCB_CSV_H

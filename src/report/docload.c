@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* docload.c - reading a ucbench-result document from a file, with one-line errors for bad input;
  * model.c checks what is inside. */
 #include "config.h"

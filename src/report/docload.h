@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* docload.h - reading a ucbench-result document back from a file (compare, export, plot). */
 #ifndef UCB_DOCLOAD_H
 #define UCB_DOCLOAD_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* export-kcidb.c - `ucbench export --to kcidb`: a document as KernelCI's KCIDB I/O data,
  * schema v5.3 (kcidb-io kcidb_io/schema/v05_03.py).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* export-verify.c - verify verdicts as JUnit XML and KTAP, for `ucbench export` and
  * `ucbench verify --format junit`; the case text that every verify exporter shows. */
 #include "config.h"

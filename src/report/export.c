@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* export.c - `ucbench export --to FORMAT FILE.json`: a result document, read through the model
  * (report/model.h), as CI dashboards read it. */
 #include "config.h"

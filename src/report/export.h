@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* export.h - `ucbench export` (report/export.c) and the verify exporters shared with
  * `ucbench verify` (report/export-verify.c). */
 #ifndef UCB_EXPORT_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* flags.c - the flags of a group of repeats: the union of ucb_point_flags over its repeats. */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* flags.h - what plot and export say of a sweep point (a group of repeats) whose numbers are
  * not clean data.  Whether a repeat is flagged, and why, is ucb_point_flags (model.h) alone, so
  * a flag the model learns reaches every output with no change here. */

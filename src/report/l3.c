@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* l3.c - the scaling-by-L3-domain table of --pin l3 (the AppArmor seed's table), drawn from
  * the document's results[].placement. */
 #include "config.h"

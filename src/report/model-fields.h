@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* model-fields.h - the typed field readers of the document loader (model.c, model-validate.c):
  * every field a reader uses is read through them, so a field of the wrong type is a schema
  * error naming the file and the field's path, never a silent default. */

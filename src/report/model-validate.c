@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* model-validate.c - what the loader (model.c) checks of a document against
  * docs/ucbench-result.schema.json before any reader sees it: the type of every field a reader
  * uses (typed readers, model-fields.h), the kind of the document (run or verify) against what

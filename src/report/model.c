@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* model.c - loading a ucbench-result/1 document into the structures of model.h, once, with a
  * one-line schema error naming the field (the typed readers and the top level: model-validate.c);
  * point identity, groups of repeats, series, scalability and compare's "anything in common"

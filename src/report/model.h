@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* model.h - a ucbench-result/1 document as C structures: loaded once, read by every reader
  * (compare, export, plot, the text table, the l3 table, scalability).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* plot.c - `ucbench plot FILE.json... --output report.html|chart.svg`: per workload,
  * per-container ops/s and scalability against the container count, as SVG or an HTML report.
  * The documents are read through the model (report/model.h): a line is a series of one file,

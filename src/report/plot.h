@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* plot.h - `ucbench plot`: charts of result documents as SVG or an HTML report. */
 #ifndef UCB_PLOT_H
 #define UCB_PLOT_H

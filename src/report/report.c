@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* report.c - the result document (jansson) and the text table drawn from it.
  *
  * Every number a user sees is derived here from the raw readings, once; the text table reads

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* report.h - the result document (jansson) and the text table drawn from it. */
 #ifndef UCB_REPORT_H
 #define UCB_REPORT_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* svg.c - line charts as SVG text: axes, ticks, error bars, legend; every string escaped. */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* svg.h - line charts as SVG text, drawn by ucbench itself (no plotting program needed). */
 #ifndef UCB_SVG_H
 #define UCB_SVG_H

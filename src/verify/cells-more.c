@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* cells-more.c - the generic matrix cells P4 unlimited is unlimited and P5 levels are
  * independent (cells.h). */
 #include "config.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* cells.c - the generic matrix cells: shared helpers, the dispatcher, P1 exact bound, P2 a
  * refusal has no side effects, P3 release restores (P4 and P5: cells-more.c). */
 #include "config.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* cells.h - the generic cells of the property matrix (docs/verify.md "The matrix"): one
  * runner per property, parameterized by the rlimit (rlops.h) and the level, so that a new cell
  * is a table entry (src/verify/cases/cells.c), not a copied case. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* matrix.c - the property matrix as text (matrix.h). */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* matrix.h - the property matrix of `ucbench verify` as text (docs/verify.md "The matrix"):
  * which cases cover each (rlimit, level, property) cell (--list), and the verdicts of a run
  * as an rlimit x property table (the end of the TAP output).  Pure: the unit tests render

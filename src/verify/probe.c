@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* probe.c - the probe harness of the verify cases (the protocol is in probe.h). */
 #include "config.h"
 

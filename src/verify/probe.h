@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* probe.h - the probe harness of the verify cases: run a function as a given uid (optionally in
  * a user namespace of its own) in a child of its own, and bring back what it observed.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* ragent.c - the generic rlimit agent of the matrix cells (ragent.h). */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* ragent.h - a generic rlimit agent for the matrix cells: a probe (probe.h) that becomes a
  * fresh uid, sits at depth 0, 1 or 2 of nested user namespaces, each created with a given soft
  * limit, sets its own soft limit innermost, then charges and releases units of one rlimit

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* rlops.c - charge, release and hold-until-exit for each ucounts rlimit (rlops.h). */
 #include "config.h"
 

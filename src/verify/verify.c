@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* verify.c - observations, verdicts and the case registry of `ucbench verify`. */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* verify.h - `ucbench verify limits`: hierarchy-enforcement cases as plug-ins, their
  * observations, and the verdict, kept apart so that a verdict can be tested on faked
  * observations. */

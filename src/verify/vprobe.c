@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* vprobe.c - what the verify probes do inside (kernel-ucounts.md §4 conventions). */
 #include "config.h"
 

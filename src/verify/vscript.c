@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* vscript.c - a verify case as a table of steps (vscript.h). */
 #include "config.h"
 

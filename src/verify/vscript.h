@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* vscript.h - a verify case as a table of steps: agents (probes that fill, drain or fork on
  * order) and observers carry them out, and each step's values become its observations.  Kept
  * apart from vprobe.h: it records observations (verify.h), which vprobe's callers must not. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* fork.c - fork() a child that exits at once, and reap it.
  *
  * One op = fork + the child's _exit(0) + waitpid.  copy_creds() charges RLIMIT_NPROC, one task,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* getppid.c - the control workload: one cheap syscall that charges no ucount.
  *
  * Anything that slows getppid down as containers are added (scheduling, SMT, the VM) is not

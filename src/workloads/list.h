@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* list.h - every workload, once.  Adding a workload: one file in src/workloads/ plus one line
  * here (see docs/adding-a-workload.md). */
 #define UCB_WORKLOADS(X)                                                                           \

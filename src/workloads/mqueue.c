@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* mqueue.c - create and destroy the smallest POSIX message queue.
  *
  * One op = mq_open(O_CREAT|O_EXCL) + mq_close + mq_unlink of one queue.  Creating the queue

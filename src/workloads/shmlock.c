@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* shmlock.c - SHM_LOCK and SHM_UNLOCK of a one-page SysV shared memory segment.
  *
  * One op = shmctl(SHM_LOCK) + shmctl(SHM_UNLOCK) on a segment made in setup.  Locking charges

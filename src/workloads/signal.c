@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* signal.c - raise(SIGUSR1) into a no-op handler: will-it-scale's signal1.
  *
  * One op = tgkill() queues a sigqueue, charged to RLIMIT_SIGPENDING at every user-namespace

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* sigqueue.c - queue SIGRTMIN to the blocked calling thread and take it with sigtimedwait.
  *
  * One op = rt_tgsigqueueinfo() with SI_QUEUE queues a sigqueue, charged to RLIMIT_SIGPENDING

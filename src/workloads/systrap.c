@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* systrap.c - a system call trapped by seccomp and emulated in a SIGSYS handler: gVisor's systrap.
  *
  * One op = syscall (SYS_getpgid, MAGIC), which this thread's seccomp filter answers with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* thread.c - pthread_create() a thread that returns at once, and join it.
  *
  * One op = pthread_create + the thread's return + pthread_join.  copy_creds() charges

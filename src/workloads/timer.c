@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* timer.c - create and delete a POSIX timer that is never armed.
  *
  * One op = timer_create(CLOCK_MONOTONIC, SIGEV_SIGNAL) preallocates the timer's sigqueue and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* vfork.c - vfork-style clone of a child that exits at once, and reap it.
  *
  * One op = clone(CLONE_VM|CLONE_VFORK|SIGCHLD) of a child that exits at once + waitpid.  Same

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* fuzz-docload.c - fuzz the readers of result documents: the loader, compare, export (every
  * format) and plot get arbitrary bytes as a document; none may crash, hang or leak, and every
  * refusal must be a usage error (exit status 2) or a clean result.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """busy.py - taplib's rule for checks that depend on time or CPU (Tap.busy, busy_reason,
 HostLoad): a check that held is ok whatever the host; one that failed skips only with a
 measured reason the host was busy, and fails without one.  The evidence is tried on crafted

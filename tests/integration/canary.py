@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """canary.py - the host-speed canary: every results[] entry of a run has `canary` (positive
 before and after rates on the CPUs its tasks ran on, the change and the moved flag agreeing
 with them); `compare --normalize canary` on hand-edited documents divides each repeat's ops/s

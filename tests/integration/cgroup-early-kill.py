@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """cgroup-early-kill.py - `run --cgroup` killed while it sets its groups up leaves nothing
 (issue 16 item 1): no ucbench-<pid> group in any hierarchy, every cgroup.subtree_control as
 before, no janitor left.

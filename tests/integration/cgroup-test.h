@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* cgroup-test.h - what the cgroup integration tests share (root, real cgroupfs): reading
  * files, the host's state before and its restoration after, a child in its own mount namespace
  * with cgroup2 mounted pure, and members joined to a container group.  Each test program is

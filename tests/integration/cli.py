@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """cli.py - bad input: one-line error naming the value, exit status 2; help and version; a
 kernel refusal explained with what to change (exit status 1).  "Exits at once" (no sweep) is
 timed: over its bound on a host measured busy (taplib.HostLoad) it skips."""

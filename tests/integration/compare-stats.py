@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """compare-stats.py - `ucbench compare` on real runs of this machine (docs/statistics.md).
 
 (a) A/A calibration: six identical short runs of getppid, all 15 pairs compared: at most 2

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """compare.py - `ucbench compare` on documents with controlled runs: a document against itself
 is no change; a head made slower (per-run rates scaled, each op dearer) is a regression with
 exit 1, faster an improvement; a change whose interval lies within the threshold is no change;

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """contention.py - a task that should own a CPU but shares it with a CPU hog comes out
 contended: its CPU share (~0.5) is recorded per sample and per point, the text table marks the
 row, stderr warns once and config.notes keeps the warning (also under --quiet, which only

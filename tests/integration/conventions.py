@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """conventions.py - what a kernel engineer types and reads (issue 15): durations with units,
 short options, --format csv (parsed with the csv module, compared with the JSON document), the
 table's legend naming every column's JSON key and `-`, `info` without a bare `unknown`, and

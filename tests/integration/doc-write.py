@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """doc-write.py - a signal while ucbench writes its document (--output) leaves either the old
 file or the new complete one, and no temporary: SIGKILL, SIGTERM and SIGINT, each landing in
 the write for certain.  strace holds the writer at one of its system calls (fsync: the data

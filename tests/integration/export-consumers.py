@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """export-consumers.py - each exporter against the rules of the consumer that reads it.
 
 KCIDB: the rules of KCIDB I/O schema v5.3 (kcidb-io, kcidb_io/schema/v05_03.py) for every

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """export.py - `ucbench export`: every format of the examples byte-for-byte against
 tests/golden, each checked against what its consumer accepts (zod shape, BMF schema, xmllint,
 prove, the googlecpp fields); a flagged point in each format (and its golden); verdicts of every

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """info-list.py - `ucbench info` and `ucbench list`: text and JSON, with real host facts."""
 import json
 import os

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """kill-trials.py - randomized kill trials: ucbench (run, verify) is sent SIGKILL, SIGINT or
 SIGTERM at a random point, from its first millisecond (cgroup setup) to its document write,
 and after every trial nothing may be left: no process, user namespace, POSIX queue, SysV

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """kill.py - whatever happens to ucbench, no child survives: SIGKILL, SIGINT, SIGTERM.
 
 Uses its own --uid-base so it can run beside the other integration tests.  Every wait is for a

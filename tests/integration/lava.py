@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """lava.py - examples/lava/: the test definition and the job validate (Debian's lava-common
 schemas when installed, and a strict structural check always), and the definition's run steps,
 run as LAVA runs them (parameters as environment variables, from the repository root), report

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """leftovers.py - no message queue, shm segment or process outlives ucbench, whatever happens:
 a normal end, SIGINT, or SIGKILL of ucbench in the middle of an mqueue or shmlock run."""
 import os

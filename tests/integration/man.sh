@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # man.sh - the man page lints clean with mandoc.
 echo "TAP version 13"
 echo "1..1"

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """modes.py - the run axes: --tasks, --threads, --isolate, --limit, --headroom, checked from
 outside while ucbench runs and in its JSON.  "Every task did work" needs the CPU: it skips when
 the run measured the host busy (taplib.busy_reason), never on a quiet host."""

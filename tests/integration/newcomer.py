@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """newcomer.py - what a new user sees on a fresh clone: `./autogen.sh` without warnings (aclocal
 once warned that m4/ does not exist: m4/ is tracked through m4/.gitignore), and an archiver that
 does not warn about the `u` modifier (ARFLAGS=cr, not automake's cru), and the manual reads

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """plot.py - `ucbench plot`: the example (and two scaled copies) as a well-formed SVG with titles,
 axis labels, a line and a legend entry per series; an HTML report with the inline SVG, the host
 and a table of the points; flagged points hollow, with a legend entry, and marked in the table;

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """quickstart.py - scripts/quickstart says what it is doing: one line per stage (apt, configure,
 build, run) with its elapsed time, and the apt stage names what it installs.  apt-get and
 dpkg-query are stubs here (one package reported missing, the install recorded), and the build

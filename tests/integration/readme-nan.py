@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """readme-nan.py - the README's examples, shortened, never print `nan` (or `inf`): null is `-`
 in every text output.  The run table and its CSV (a 1,2,4 sweep; the headline --containers 64,
 whose 64 containers on this machine are oversubscribed and whose baseline is added), compare

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """repeat-auto.py - `run --repeat auto --precision PCT [--max-time SEC]`.  A loose precision
 (50 %) on getppid is reached at the first chance: after 3 uncontended repeats on a quiet
 machine, and on a busy one at the first prefix of counted (uncontended) repeats whose interval

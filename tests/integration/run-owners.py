@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """run-owners.py - `ucbench run` for every owner mode at depth 0, 1 and 3, checked from outside.
 
 While it runs, each task is inspected through /proc and NS_GET_OWNER_UID/NS_GET_PARENT: it must

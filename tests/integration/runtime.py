@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """runtime.py - containers as runtimes make them (--cgroup, --seccomp, --caps, --pin, --perf):
 each container really has what the options say (read from /proc while ucbench runs), the
 document records it, and nothing is left behind - on this host's cgroup layout, on a pure

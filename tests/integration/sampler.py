@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """sampler.py - ucbench samples at SCHED_FIFO (issue 17): as root the document says
 SCHED_FIFO and no reading is late, while every container process runs as SCHED_OTHER
 (SCHED_RESET_ON_FORK); without CAP_SYS_NICE it says SCHED_OTHER and why. With many more

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """schema.py - docs/ucbench-result.schema.json: a valid JSON Schema (draft 2020-12) that accepts
 the documents `ucbench run` and `ucbench verify` write now, and examples/run-small.json, and
 rejects broken ones.  Uses uids of its own (2100950000 ...) so it can run beside the other

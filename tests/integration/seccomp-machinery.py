@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """seccomp-machinery.py - a --seccomp profile that blocks what the container machinery needs
 (issue 16 item 7): a default action that blocks everything still runs, the calls ucbench adds
 named on one line; a rule that blocks exit_group is refused (exit 2, naming it); unknown

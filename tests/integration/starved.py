@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """starved.py - a window too short for every task to get its turn: 512 containers on (at most)
 2 CPUs for 0.3 s.  A task runs about 10 ms a turn and a round of 256 turns lasts 2.6 s, so
 most containers never get one (measured: 373 of 512 did under 100 ops): the point is starved, and every output says so - a warning before the point with the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """taplib.py - TAP output and process inspection shared by the integration tests."""
 import atexit
 import copy

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test-cgroup-fs.c - run --cgroup on real cgroupfs (root): one group per container with its
  * limits on the host layout and on a pure cgroup2 mount, --cgroup=PARENT, and the errors that
  * need the hierarchy to see (a missing file or controller, a missing parent, no write access). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test-cgroup-janitor.c - run --cgroup in a delegated scope (ucbench moves into a leaf so
  * that its group may enable controllers) and the janitor that removes everything after a
  * SIGKILL of ucbench, on the host layout, pure cgroup2 and a scope (root); the journal of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test-verify-cases.c - a verify case that cannot fail is a defect: every real case, run as
  * root with fresh uids in user namespaces, passes here (or is the known bug), and its own
  * observations, perturbed the ways a broken kernel would (one more or one fewer admitted,

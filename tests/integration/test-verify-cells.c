@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test-verify-cells.c - the generic matrix cells notice a kernel that breaks their property:
  * the SIGPENDING operations are sabotaged in userspace the ways a kernel mutant would break
  * them (a refusal that also uncharges, a release that forgets, a charge that ignores the

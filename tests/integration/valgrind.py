@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """valgrind.py - no leaks and no memory errors in ucbench's own process, on the success paths
 and on the error paths (bad input, a kernel refusal, an interrupt).  Valgrind is slow: a run
 that outlasts its deadline skips on a host measured busy (taplib.HostLoad), fails on a quiet

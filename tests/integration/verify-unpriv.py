@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """verify-unpriv.py - `ucbench verify` without the privileges its cases need (issue 16 item
 5): as uid 65534 every case is SKIP naming the capability it lacks, the plan is complete, it
 is quick (no probe waits for a timeout) and the exit status is 4 (kselftest's "skipped");

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """verify-userns.py - `ucbench verify` as root of a child user namespace (a container's root):
 no case may fail because of where it runs.  The cases that need uid 0 of the initial user
 namespace (the NPROC exemptions of ULIM-14/15, the CAP_IPC_LOCK bypass of ULIM-18, all

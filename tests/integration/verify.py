@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """verify.py - `ucbench verify limits`: every case passes here or is the known bug (ULIM-19),
 in every output format, selection by id and rlimit, bad usage, nothing left behind."""
 import json

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """workloads.py - every workload runs, and proves it hits its counter.
 
 For each workload: 2 containers x {shared, distinct} x depth {1, 3} for a short while, every

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """boot.py - boot one kernel in QEMU (TCG) with a busybox initramfs holding a static ucbench, run
 `ucbench info`, `ucbench verify` and a short `ucbench run`, and bring each JSON document back
 over the serial console, base64-framed and sha256-checked.

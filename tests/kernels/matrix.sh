@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # matrix.sh - `ucbench verify` (and info, and a short run) on Debian's stock kernels in QEMU, and
 # on the host, with the kernel x case table of verdicts.  TAP on stdout.
 #   usage: tests/kernels/matrix.sh [--out DIR] [--series "6.1 6.12"]

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """mutants-table.py - one table of every mutant across the kernel series that mutants.sh ran.
 
 usage: mutants-table.py SUMMARY.json [SUMMARY.json ...]   (OUT/SERIES/summary.json of mutants.sh)

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # mutants.sh - does `ucbench verify` catch real kernel bugs?  For each kernel series (Debian's
 # linux-source-6.1 and linux-source-6.12), build the tree (tinyconfig + kvm_guest.config + the
 # fragment below), then, one at a time, the same tree with each patch of tests/kernels/patches/

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """table.py - the kernel x case table of `ucbench verify` verdicts, from the documents that
 matrix.sh (or boot.py) wrote: DIR/<kernel>.verify.json.  Markdown on stdout (or --output).
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """layers.py - the include rule of docs/architecture.md, checked over src/ (TAP).
 
     cli -> {engine, verify, report} -> host -> core;  workloads -> engine/workload.h, core

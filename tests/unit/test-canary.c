@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test-canary.c - the host-speed canary (engine/canary.h): the loop is the chain it says, a
  * measurement gives positive finite rates and leaves the thread's affinity as it found it, the
  * CPUs are the distinct pinned ones; the speed-moved rule on synthetic values; and the model's

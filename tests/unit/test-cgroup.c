@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test-cgroup.c - the --cgroup logic that needs no privilege and touches nothing: layout names
  * and detection, /proc/PID/cgroup paths, the --cgroup-set checks, PARENT normalisation and the
  * path joins.  What creates real groups is tests/integration/test-cgroup-{fs,janitor}.c. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test-compare-stats.c - compare's interval, tests, verdict rules and "repeats needed"
  * (report/compare-stats.c) against values computed independently with scipy 1.10 (Debian
  * python3-scipy); the script is in each comment, so the test needs no scipy:

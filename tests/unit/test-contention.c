@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test-contention.c - the CPU share of a task per interval, who should own a CPU, the sample and
  * repeat flags, the host's idle and steal per interval, and what the document, the model, the
  * text table and the warning make of them: from hand-built readings whose every number can be

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test-csv.c - JSON rows as CSV: RFC 4180 quoting, dotted headers, nulls, arrays; and the XML
  * escaping of the other text outputs (core/util.c). */
 #include "config.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test-error.c - errors as values: make, wrap, usage status, and crossing a process boundary. */
 #include "config.h"
 

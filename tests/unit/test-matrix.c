@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test-matrix.c - the property matrix of `ucbench verify` (docs/verify.md "The matrix"):
  * every (rlimit, level, P1-P5) cell is covered by a case; the rlimit operations are indexed by
  * their rlimit; every case has its section in docs/verify.md; the --list matrix and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test-measure.c - the counter arena (slot layout, zero fill, shared across fork), sampling
  * (one row per reading, growth keeps earlier rows) and the measured windows computed from the
  * samples: per task, per container and the summary, from readings whose numbers are chosen so

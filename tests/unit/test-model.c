@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test-model.c - the result model (report/model.h): loading a document, the schema errors, point
  * identity and "measured", repeat groups, scalability, verify cases. */
 #include "config.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test-options.c - `ucbench run` option parsing: good input, defaults, and bad input. */
 #include "config.h"
 

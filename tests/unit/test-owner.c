@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test-owner.c - owner uids per --owner mode, and the uids a run may use: sorted, unique, uid 0
  * and the caller's own left out, the default range (shared, distinct) as the strict subset. */
 #include "config.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test-probe.c - the probe harness of verify: values come back, a child's error comes back
  * with its message and code, a child killed by a signal or exiting without a word is reported
  * as such, reports and orders cross both ways, and a helper of the probe that outlives it does

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test-report.c - the result document: field names, derived numbers, NaN, scalability; writing
  * it to --output (atomically, no temporary left, stale ones removed, signals deferred). */
 #include "config.h"

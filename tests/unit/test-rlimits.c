@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test-rlimits.c - the soft limits a point's owners set: --limit, --headroom near|far against
  * this process's own (known) rlimits, the hard-limit refusals, and rlimit_max per level.
  * The expected numbers are worked out by hand from rlimits.h: near = owner containers x tasks x

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test-seccomp-needs.c - a profile and what the container machinery needs after loading it:
  * the calls a blocking default action would stop are added and named, a rule of the profile
  * that blocks exit_group, exit or sendto is refused, unknown names are counted and named, and

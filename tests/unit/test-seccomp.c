@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test-seccomp.c - Docker-format seccomp profiles: what gets built, what a loaded filter does. */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test-stats.c - descriptive statistics, Jain's fairness index, Student's t, Welch and Holm.
  * Golden values from scipy 1.10 (Debian python3-scipy), computed once; the commands are in the
  * comments so the test needs no scipy. */

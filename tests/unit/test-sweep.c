@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test-sweep.c - the sweep is the full Cartesian product, in a stable documented order. */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test-topology.c - sysfs topology of synthetic trees and the host, spread/compact orders. */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test-verify.c - the verdict on faked observations: a match, each way a broken kernel
  * differs, the known bug, skip and error.  That every real case fails on perturbed
  * observations of its own is tests/integration/test-verify-cases.c (root, user namespaces). */

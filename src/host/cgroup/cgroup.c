@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* cgroup.c - `run --cgroup`: the options, ucbench-<pid> and c<i> in each hierarchy, the JSON. */
 #include "config.h"
 

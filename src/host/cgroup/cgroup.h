@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* cgroup.h - a cgroup per container (run --cgroup): v1 via libcgroup, v2 via plain cgroupfs. */
 #ifndef UCB_CGROUP_H
 #define UCB_CGROUP_H

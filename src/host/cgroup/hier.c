@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* hier.c - `run --cgroup`: the hierarchy that holds each controller, the parents ucbench creates
  * its group under, and creating and removing a group in either version. */
 #include "config.h"

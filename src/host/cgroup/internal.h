@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* internal.h - the structures and helpers the files of the cgroup module share: layout.c
  * (read-only probing, layout.h), util.c (leaf helpers) and journal.c (the changes shared with
  * the janitor) at the bottom, v1.c and v2.c (the backends) on them, hier.c and janitor.c on

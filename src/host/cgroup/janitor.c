@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* janitor.c - `run --cgroup`: the process that removes everything if ucbench dies.  It is
  * forked before the first change and undoes what the journal (journal.c) lists. */
 #include "config.h"

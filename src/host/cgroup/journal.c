@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* journal.c - `run --cgroup`: the changes ucbench is about to make, in memory it shares with the
  * janitor.  Each entry is written before its change and published by the count (release), so
  * the janitor (acquire) never sees half an entry, and every change it may have to undo is

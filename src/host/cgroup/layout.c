@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* layout.c - the host's cgroup setup, read only: the layout at /sys/fs/cgroup (statfs), where a
  * process sits (/proc/PID/cgroup), where a hierarchy is mounted (mountinfo). */
 #include "config.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* layout.h - the host's cgroup setup, read only: the layout at /sys/fs/cgroup and where a process
  * sits.  `ucbench info` and `run --cgroup` both ask here. */
 #ifndef UCB_CG_LAYOUT_H

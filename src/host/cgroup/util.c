@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* util.c - `run --cgroup` helpers that call nothing of the module: paths, clocks, controller
  * lists, and killing and removing what is left in a tree. */
 #include "config.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* v1.c - the v1 hierarchies through libcgroup 2.0.2: create a group with values, delete. */
 #include "config.h"
 

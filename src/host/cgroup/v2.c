@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* v2.c - the unified hierarchy through plain cgroupfs: subtree_control, mkdir, writes. */
 #include "config.h"
 

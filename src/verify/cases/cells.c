@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* cells.c - ULIM-21 ... ULIM-71: the generic cells of the property matrix, one case per
  * (rlimit, level, property) among P1-P5 that no hand-written case covers (docs/verify.md
  * "The matrix").  Each is a table entry: the runners are src/verify/cells.c and

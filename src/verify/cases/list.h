@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* list.h - every verify case, once, in ID order (docs/verify.md has one section each);
  * ULIM-21 ... ULIM-71 are the generic matrix cells of cases/cells.c. */
 #define UCB_VCASES(X)                                                                              \

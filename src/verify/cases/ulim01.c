@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* ulim01.c - ULIM-01: RLIMIT_SIGPENDING at the task's own level.
  *
  * As a fresh uid U in the initial namespace with soft SIGPENDING 5: five RT signals queue, the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* ulim02.c - ULIM-02: the parent level bounds a container by its creator's snapshot.
  *
  * U with soft SIGPENDING 5 creates a user namespace (create_user_ns stores rlimit_max = 5),

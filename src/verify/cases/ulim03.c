@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* ulim03.c - ULIM-03: nesting; every level is bound by the snapshot of the namespace below it.
  *
  * Three nested user namespaces, each created with a soft SIGPENDING limit (a, b, c), and an own

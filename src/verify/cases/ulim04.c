@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* ulim04.c - ULIM-04: sibling containers of the same owner share the parent level.
  *
  * Two containers A and B created by the same uid U share ns->ucounts = (init_user_ns, U)

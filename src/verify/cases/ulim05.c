@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* ulim05.c - ULIM-05: containers of distinct owners do not share a counter.
  *
  * Container A (owner U1) and container B (owner U2), each created with soft SIGPENDING 10 and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* ulim06.c - ULIM-06: host tasks of the owner consume the headroom of its containers.
  *
  * A host task H of uid U charges level 0 (init_user_ns, U), which is the level-1 object of every

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* ulim07.c - ULIM-07: no charge leaks after repeated refusals.
  *
  * A container of U created with soft SIGPENDING 5, raised inside, does 300 rounds of {queue

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* ulim08.c - ULIM-08: what each sender API gets at the SIGPENDING limit (the override matrix).
  *
  * As a fresh uid U with soft SIGPENDING 5 and five SIGRTMIN queued (the 6th sigqueue: EAGAIN),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* ulim09.c - ULIM-09: the receiver is charged, not the sender; a POSIX timer holds one unit.
  *
  * sig_get_ucounts charges task_ucounts(t) of the target and compares it with task_rlimit(t).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* ulim10.c - ULIM-10: no capability bypasses RLIMIT_SIGPENDING; a root-owned container.
  *
  * __send_signal_locked and sig_get_ucounts have no capable() check.  (a) A task with ruid U and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* ulim11.c - ULIM-11: RLIMIT_NPROC at the own level: threads count, zombies count.
  *
  * Fresh uid U in the initial namespace with soft NPROC 5: the process itself is one task, so 4

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* ulim12.c - ULIM-12: RLIMIT_NPROC, the parent level bounds a container; no charge leaks.
  *
  * U with soft NPROC 5 creates a user namespace (create_user_ns: rlimit_max[NPROC] =

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* ulim13.c - ULIM-13: RLIMIT_NPROC, same-owner containers share the parent level; distinct
  * owners are isolated.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* ulim14.c - ULIM-14: RLIMIT_NPROC exemptions: real kuid 0 and CAP_SYS_ADMIN in init_user_ns,
  * not a container root with a non-zero kuid.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* ulim15.c - ULIM-15: RLIMIT_NPROC, a root-created namespace has rlimit_max = infinity; set*uid
  * only flags, execve refuses.
  *

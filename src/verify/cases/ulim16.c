@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* ulim16.c - ULIM-16: RLIMIT_MSGQUEUE charges the exact queue cost, and the boundary is exact.
  *
  * mqueue_get_inode charges maxmsg * msgsize + maxmsg * sizeof (struct msg_msg) +

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* ulim17.c - ULIM-17: RLIMIT_MSGQUEUE parent bound, sibling sharing, release, root owner.
  *
  * mqueue_get_inode charges the queue cost (1 x 1024: 1120 B on x86_64, see ULIM-16) with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* ulim18.c - ULIM-18: RLIMIT_MEMLOCK (SHM_LOCK) at the own level: rounding, release, errno, bypass.
  *
  * shmctl(SHM_LOCK) -> shmem_lock -> user_shm_lock charges ceil(size / PAGE_SIZE) pages with

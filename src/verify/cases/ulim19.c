@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* ulim19.c - ULIM-19: the parent-level RLIMIT_MEMLOCK bound, in pages against bytes.
  *
  * U with soft MEMLOCK 16 bytes creates a user (and IPC) namespace, raises its soft limit inside

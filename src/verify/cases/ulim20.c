@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* ulim20.c - ULIM-20: the non-rlimit ucounts: per-namespace sysctl maxima, ENOSPC and EMFILE.
  *
  * inc_ucount(current_user_ns(), current_euid(), type) charges every level of the chain with
