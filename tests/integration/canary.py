@@ -62,7 +62,7 @@ def doc_of(levels, canary):
         x.pop("canary", None)
         if canary is not None:
             x["canary"] = {"unit": "loops/s", "cpus": [0], "before": canary, "after": canary,
-                           "change_pct": 0.0, "threshold_pct": 5.0, "moved": False}
+                           "change_pct": 0.0, "threshold_pct": 10.0, "moved": False}
         doc["results"].append(x)
     return doc
 
