@@ -61,7 +61,8 @@ json_t *ucb_export_kcidb (const struct ucb_doc *d, const char *origin,
 static inline double
 ucb_export_per_task (const struct ucb_doc_point *p, const struct ucb_doc_summary *m)
 {
-  return m->total_ops_per_s / (double) (p->containers * (p->tasks > 0 ? p->tasks : 1));
+  /* In doubles: containers x tasks of a (valid) document can exceed a long long. */
+  return m->total_ops_per_s / ((double) p->containers * (double) (p->tasks > 0 ? p->tasks : 1));
 }
 
 /* The text of verify case i (its detail, checks, dependencies, each expected observation and

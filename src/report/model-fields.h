@@ -5,6 +5,7 @@
 #ifndef UCB_MODEL_FIELDS_H
 #define UCB_MODEL_FIELDS_H
 
+#include <math.h>
 #include <stdbool.h>
 
 #include <jansson.h>
@@ -64,6 +65,14 @@ int ucb_opt_num (const struct ucb_loc *l, json_t *o, const char *key, double *ou
 int ucb_opt_int (const struct ucb_loc *l, json_t *o, const char *key, long long dflt,
                  long long *out, ucb_error_t *err);
 int ucb_opt_bool (const struct ucb_loc *l, json_t *o, const char *key, bool *out, ucb_error_t *err);
+
+/* The schema's range of a number the loader read (`v`, NaN for null: always in range): below
+ * `lo` or above `hi` is a schema error naming the field, "`a.json`: results[0].containers: -4
+ * is out of range (at least 1)".  Every reader loads through the model, so a document the
+ * schema rejects for a range is refused by every reader alike. */
+int ucb_range (const struct ucb_loc *l, const char *key, double v, double lo, double hi,
+               ucb_error_t *err);
+#define UCB_NO_MAX INFINITY
 
 /* model-validate.c: the top level of d->json (results[], verify[], their kind against `kinds`,
  * host, config, run, kernel_matrix); a results[] entry's contention and placement. */

@@ -109,6 +109,17 @@ ucb_req_str (const struct ucb_loc *l, json_t *o, const char *key, const char **o
 }
 
 int
+ucb_range (const struct ucb_loc *l, const char *key, double v, double lo, double hi,
+           ucb_error_t *err)
+{
+  if (isnan (v) || (v >= lo && v <= hi))
+    return 0;
+  if (isinf (hi))
+    return ucb_schema_error (l, err, "\"%s\" is %.17g, out of range (at least %g)", key, v, lo);
+  return ucb_schema_error (l, err, "\"%s\" is %.17g, out of range (%g to %g)", key, v, lo, hi);
+}
+
+int
 ucb_req_int (const struct ucb_loc *l, json_t *o, const char *key, long long *out, ucb_error_t *err)
 {
   json_t *v;
@@ -295,6 +306,14 @@ ucb_doc_load_contention (struct ucb_loc *l, json_t *r, struct ucb_doc_contention
                 || ucb_opt_int (l, c, "starved_containers", 0, &out->starved_containers, err) < 0
                 || ucb_opt_num (l, c, "fair_share", &out->fair_share, err) < 0
                 || ucb_opt_num (l, c, "window_needed_s", &out->window_needed_s, err) < 0
+                || ucb_range (l, "cpu_share_median", out->cpu_share_median, 0, UCB_NO_MAX, err) < 0
+                || ucb_range (l, "steal_pct_max", out->steal_pct_max, 0, 100, err) < 0
+                || ucb_range (l, "idle_pct_min", out->idle_pct_min, 0, 100, err) < 0
+                || ucb_range (l, "fair_share", out->fair_share, 1e-300, 1, err) < 0
+                || ucb_range (l, "window_needed_s", out->window_needed_s, 0, UCB_NO_MAX, err) < 0
+                || ucb_range (l, "starved_containers", (double) out->starved_containers, 0,
+                              UCB_NO_MAX, err)
+                       < 0
             ? -1
             : 0;
   ucb_loc_pop (l, at);

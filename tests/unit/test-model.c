@@ -28,9 +28,9 @@ point (const char *workload, long long containers, long long depth, const char *
   for (long long i = 0; strcmp (status, "ok") == 0 && i < containers; i++)
     json_array_append_new (
         pcs, json_pack ("{s:i, s:f, s:n, s:{s:n}, s:[{s:f}, {s:f}, {s:n}]}", "ops", 100,
-                        "rate_ops_per_s", total / (double) containers, "cpu_ns_per_op", "ops_per_s",
-                        "stddev", "samples", "ops_per_s", 10.0 * (double) (i + 1), "ops_per_s",
-                        30.0, "ops_per_s"));
+                        "rate_ops_per_s", total < 0 ? 0 : total / (double) containers,
+                        "cpu_ns_per_op", "ops_per_s", "stddev", "samples", "ops_per_s",
+                        10.0 * (double) (i + 1), "ops_per_s", 30.0, "ops_per_s"));
   return json_pack ("{s:s, s:I, s:s, s:I, s:I, s:s, s:I, s:s, s:o, s:o}", "workload", workload,
                     "containers", (json_int_t) containers, "owner", "shared", "depth",
                     (json_int_t) depth, "tasks", (json_int_t) 1, "mode", mode, "repeat",
@@ -175,6 +175,66 @@ test_schema_errors (void)
   check_error (json_pack ("{s:s, s:[], s:[{s:s, s:s}]}", "schema", "ucbench-result/1", "results",
                           "verify", "id", "ULIM-01", "status", "pass"),
                "(loaded)");
+}
+
+/* Ranges: what the schema rejects, every reader refuses; the bounds themselves load. */
+static void
+test_ranges (void)
+{
+  static const struct
+  {
+    const char *where, *key;
+    double v;
+    const char *want;
+  } bad[] = {
+    { "point", "containers", -4, "results[0]: \"containers\" is -4, out of range (at least 1)" },
+    { "point", "containers", 0, "results[0]: \"containers\" is 0, out of range (at least 1)" },
+    { "point", "tasks", 0, "results[0]: \"tasks\" is 0, out of range (at least 1)" },
+    { "point", "depth", -1, "results[0]: \"depth\" is -1, out of range (at least 0)" },
+    { "point", "repeat", 0, "results[0]: \"repeat\" is 0, out of range (at least 1)" },
+    { "summary", "per_container_ops", -5,
+      "results[0].summary: \"per_container_ops\" is -5, out of range (at least 0)" },
+    { "summary", "fairness", 1.5,
+      "results[0].summary: \"fairness\" is 1.5, out of range (0 to 1)" },
+    { "summary", "failed_ops", -1,
+      "results[0].summary: \"failed_ops\" is -1, out of range (at least 0)" },
+    { "container", "ops", -3,
+      "results[0].per_container[0]: \"ops\" is -3, out of range (at least 0)" },
+    { "contention", "fair_share", 0,
+      "results[0].contention: \"fair_share\" is 0, out of range (1e-300 to 1)" },
+    { "contention", "steal_pct_max", 101,
+      "results[0].contention: \"steal_pct_max\" is 101, out of range (0 to 100)" },
+  };
+
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+    {
+      json_t *p = point ("signal", 1, 1, "process", 1, "ok", 100), *o = p;
+      bool integer = strcmp (bad[i].key, "fair_share") != 0 && strcmp (bad[i].key, "fairness") != 0
+                     && strcmp (bad[i].key, "per_container_ops") != 0
+                     && strcmp (bad[i].key, "steal_pct_max") != 0;
+      char want[200];
+
+      if (strcmp (bad[i].where, "summary") == 0)
+        o = json_object_get (p, "summary");
+      else if (strcmp (bad[i].where, "container") == 0)
+        o = json_array_get (json_object_get (p, "per_container"), 0);
+      else if (strcmp (bad[i].where, "contention") == 0)
+        {
+          o = json_object ();
+          json_object_set_new (p, "contention", o);
+        }
+      json_object_set_new (o, bad[i].key,
+                           integer ? json_integer ((json_int_t) bad[i].v) : json_real (bad[i].v));
+      snprintf (want, sizeof want, "`t.json`: %s", bad[i].want);
+      check_error (document (json_pack ("[o]", p)), want);
+    }
+  /* At the bounds: loads. */
+  {
+    json_t *p = point ("signal", 1, 1, "process", 1, "ok", 100);
+    json_object_set_new (json_object_get (p, "summary"), "fairness", json_real (1));
+    json_object_set_new (p, "depth", json_integer (0));
+    check_error (document (json_pack ("[o]", p)), "(loaded)");
+  }
 }
 
 /* A run document of one point, with `key` of the object at `where` ("" the top, "host",
@@ -454,6 +514,7 @@ test_verify_cases (void)
 static const struct tap_test tests[] = {
   { "a good document: points, groups, series, host, config", test_good_document },
   { "schema errors: one line naming the file and the field", test_schema_errors },
+  { "ranges: what the schema rejects is refused, naming the field; the bounds load", test_ranges },
   { "kinds: a run or a verify document, as the reader takes", test_kinds },
   { "a field of the wrong type is an error naming its path, not a default", test_wrong_types },
   { "compare: one kind, a point or a case in common", test_comparable },
