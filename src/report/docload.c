@@ -33,6 +33,9 @@ ucb_doc_read (const char *path, json_t **out, ucb_error_t *err)
     return ucb_usage_error (err, "`%s`: %llu bytes, larger than any ucbench document (%llu)", path,
                             (unsigned long long) st.st_size, MAX_DOC_BYTES);
   doc = json_load_file (path, JSON_REJECT_DUPLICATES, &jerr);
+  /* jansson gives no position when the file could not be read at all (-1). */
+  if (doc == NULL && jerr.line < 0)
+    return ucb_usage_error (err, "`%s`: %s", path, jerr.text);
   if (doc == NULL)
     return ucb_usage_error (err, "`%s`: not valid JSON: line %d column %d: %s", path, jerr.line,
                             jerr.column, jerr.text);

@@ -376,11 +376,12 @@ case_child (const struct ucb_vcase *c, uid_t base, const struct ucb_kernel *k,
   _exit (0);
 }
 
-/* Wait for the case process until its deadline (or an interrupt), then judge how it ended
- * and kill whatever of its group is left. */
+/* Wait for the case process (started at t0) until its deadline (or an interrupt), then judge
+ * how it ended and kill whatever of its group is left. */
 static void
-wait_case (pid_t pid, uint64_t deadline, struct ucb_vresult *res)
+wait_case (pid_t pid, uint64_t t0, struct ucb_vresult *res)
 {
+  uint64_t deadline = t0 + (uint64_t) (CASE_TIMEOUT_S * 1e9);
   int status = 0;
   pid_t r;
 
@@ -395,8 +396,11 @@ wait_case (pid_t pid, uint64_t deadline, struct ucb_vresult *res)
     {
       kill (-pid, SIGKILL);
       waitpid (pid, &status, 0);
-      snprintf (res->error, sizeof res->error, "%s after %.0f s",
-                ucb_interrupted () ? "interrupted" : "timed out", CASE_TIMEOUT_S);
+      if (ucb_interrupted ())
+        snprintf (res->error, sizeof res->error, "interrupted after %.1f s",
+                  (double) (ucb_now_ns () - t0) / 1e9);
+      else
+        snprintf (res->error, sizeof res->error, "timed out after %.0f s", CASE_TIMEOUT_S);
     }
   if (!res->error[0] && (!WIFEXITED (status) || WEXITSTATUS (status) != 0))
     snprintf (res->error, sizeof res->error, "the case process %s %d",
@@ -417,7 +421,7 @@ ucb_verify_run (const struct ucb_vcase *c, uid_t base, const struct ucb_kernel *
 {
   struct ucb_vresult *res
       = mmap (NULL, sizeof *res, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-  uint64_t t0 = ucb_now_ns (), deadline = t0 + (uint64_t) (CASE_TIMEOUT_S * 1e9);
+  uint64_t t0 = ucb_now_ns ();
   cleanup_free uid_t *uids = xcalloc (100, sizeof *uids);
   cleanup_free char *who = NULL;
   size_t left_ipc;
@@ -454,7 +458,7 @@ ucb_verify_run (const struct ucb_vcase *c, uid_t base, const struct ucb_kernel *
       snprintf (res->error, sizeof res->error, "fork: %s", strerror (errno));
       goto judge;
     }
-  wait_case (pid, deadline, res);
+  wait_case (pid, t0, res);
   left_ipc = count_ipc_of (base, base + 99);
   if (left_ipc && !res->error[0])
     snprintf (res->error, sizeof res->error, "the case left %zu SysV IPC objects behind", left_ipc);
