@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
 
@@ -37,12 +38,20 @@ ucb_limits_check (const struct ucb_plan *o, ucb_error_t *err)
       if (getrlimit (ucb_rl_resource (b), &rl) < 0)
         return ucb_make_error (err, errno, "getrlimit(%s)", ucb_rl_name (b));
       if (o->limits[b].value > from_rlim (rl.rlim_max))
-        return ucb_usage_error (err,
-                                "--limit %s=%llu is above the hard limit %llu: limits can only be "
-                                "lowered without CAP_SYS_RESOURCE (raise the hard limit first, "
-                                "e.g. with prlimit as root that has it)",
-                                ucb_rl_name (b), (unsigned long long) o->limits[b].value,
-                                (unsigned long long) rl.rlim_max);
+        {
+          char want[24];
+
+          /* As the user wrote it: "unlimited", not 2^64 - 1. */
+          if (o->limits[b].value == UCB_LIMIT_UNLIMITED)
+            snprintf (want, sizeof want, "unlimited");
+          else
+            snprintf (want, sizeof want, "%llu", (unsigned long long) o->limits[b].value);
+          return ucb_usage_error (err,
+                                  "--limit %s=%s is above the hard limit %llu: limits can only be "
+                                  "lowered without CAP_SYS_RESOURCE (raise the hard limit "
+                                  "first, e.g. with prlimit as root that has it)",
+                                  ucb_rl_name (b), want, (unsigned long long) rl.rlim_max);
+        }
     }
   return 0;
 }
