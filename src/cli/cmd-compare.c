@@ -10,6 +10,7 @@
 
 #include "cli/commands.h"
 #include "cli/options.h"
+#include "core/lists.h"
 #include "core/util.h"
 #include "report/compare.h"
 
@@ -71,7 +72,9 @@ add (const char ***v, size_t *n, const char *arg)
 static int
 compare_opt (void *ctx, int c, const char *arg, ucb_error_t *err)
 {
+  static const char *const normalize[] = { "canary", "none" };
   struct copts *o = ctx;
+  int k;
 
   switch (c)
     {
@@ -87,9 +90,11 @@ compare_opt (void *ctx, int c, const char *arg, ucb_error_t *err)
         return ucb_usage_error (err, "invalid --drift `%s`: a percentage from 0 to 50", arg);
       return 0;
     case 'n':
-      if (strcmp (arg, "canary") != 0 && strcmp (arg, "none") != 0)
-        return ucb_usage_error (err, "invalid --normalize `%s`: canary or none", arg);
-      o->normalize = strcmp (arg, "canary") == 0 ? UCB_NORMALIZE_CANARY : UCB_NORMALIZE_NONE;
+      k = ucb_name_index (normalize, UCB_ARRAY_SIZE (normalize), arg);
+      if (k < 0)
+        return ucb_keyword_error (err, "invalid --normalize", arg, normalize,
+                                  UCB_ARRAY_SIZE (normalize), NULL);
+      o->normalize = k == 0 ? UCB_NORMALIZE_CANARY : UCB_NORMALIZE_NONE;
       return 0;
     case 'b':
       add (&o->base, &o->n_base, arg);

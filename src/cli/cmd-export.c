@@ -9,9 +9,11 @@
 #include <string.h>
 
 #include "cli/commands.h"
+#include "core/lists.h"
 #include "core/process.h"
 #include "core/util.h"
 #include "report/export.h"
+#include "report/report.h"
 
 const char ucb_export_usage[]
     = "Usage: ucbench export --to FORMAT FILE.json [--output OUT] [--origin NAME]\n"
@@ -40,8 +42,8 @@ const char ucb_export_usage[]
       "without --repeat: one series per point, its value the median over the repeats.  Only\n"
       "measured points (status ok) are exported (kcidb: the others as SKIP or ERROR).\n"
       "\n"
-      "Exit status: 0 on success, 1 when OUT cannot be written, 2 for bad usage or a document\n"
-      "without what FORMAT needs.\n";
+      "Exit status: 0 on success, 1 when writing OUT failed midway (e.g. a full disk), 2 for bad\n"
+      "usage, an OUT that cannot be written, or a document without what FORMAT needs.\n";
 
 struct xopts
 {
@@ -63,8 +65,8 @@ export_opt (void *ctx, int c, const char *arg, ucb_error_t *err)
       k = ucb_name_index (ucb_export_format_names, UCB_EXPORT_N, arg);
       o->have_format = k >= 0;
       if (!o->have_format)
-        return ucb_usage_error (err, "invalid --to `%s` (expected %s)", arg,
-                                ucb_export_format_list);
+        return ucb_keyword_error (err, "invalid --to", arg, ucb_export_format_names, UCB_EXPORT_N,
+                                  NULL);
       o->format = (enum ucb_export_format) k;
       return 0;
     case 'O':
@@ -113,6 +115,9 @@ ucb_cmd_export (int argc, char **argv, ucb_error_t *err)
   r = parse (&o, argc, argv, err);
   if (r != 0)
     return r < 0 ? -1 : 0; /* 1: the help was shown */
+  /* A path that cannot be written is the user's to change (2), found before any work. */
+  if (o.output && ucb_report_check_output (o.output, err) < 0)
+    return -1;
   r = ucb_export (o.format, o.input, o.output, &o.x, err);
   /* The writer finished (or left alone) the output first (report.c). */
   return ucb_interrupted_status (r, ": the output was written first", err);

@@ -9,6 +9,7 @@
 #include "cli/commands.h"
 #include "core/util.h"
 #include "report/plot.h"
+#include "report/report.h"
 
 const char ucb_plot_usage[]
     = "Usage: ucbench plot FILE.json [FILE.json ...] --output REPORT.html|CHART.svg\n"
@@ -21,7 +22,8 @@ const char ucb_plot_usage[]
       "  -o, --output FILE   the file to write; its extension (.svg, .html) picks the format\n"
       "  -h, --help          show this help\n"
       "\n"
-      "Exit status: 0 written, 1 the output could not be written, 2 bad input.\n";
+      "Exit status: 0 written, 1 writing the output failed midway (e.g. a full disk), 2 bad\n"
+      "input or an output that cannot be written.\n";
 
 static int
 plot_opt (void *ctx, int c, const char *arg, ucb_error_t *err)
@@ -50,7 +52,8 @@ parse (int argc, char **argv, const char **output, ucb_error_t *err)
     return ucb_usage_error (err, "plot needs at least one result document (FILE.json)");
   if (*output == NULL)
     return ucb_usage_error (err, "plot needs --output REPORT.html or CHART.svg");
-  return 0;
+  /* A path that cannot be written is the user's to change (2), found before any work. */
+  return ucb_report_check_output (*output, err);
 }
 
 int

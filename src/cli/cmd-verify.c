@@ -19,6 +19,7 @@
 
 #include "cli/commands.h"
 #include "core/json-util.h"
+#include "core/lists.h"
 #include "core/process.h"
 #include "core/util.h"
 #include "engine/owner.h"
@@ -39,7 +40,8 @@ const char ucb_verify_usage[]
       "\n"
       "  -f, --format tap|json|junit  output on stdout (default: tap)\n"
       "  -o, --output FILE         also write the JSON document to FILE\n"
-      "  --list                    list the cases and exit\n"
+      "  --list                    list the selected cases (all without a selection)\n"
+      "                            and exit\n"
       "  -r, --repeat N            run every case N times (default: 1)\n"
       "  --fail-fast               stop at the first failing case (the cases not run are\n"
       "                            SKIP, so the plan still lists every selected case)\n"
@@ -49,8 +51,9 @@ const char ucb_verify_usage[]
       "  -h, --help                show this help\n"
       "\n"
       "Exit status: 0 when every case passes, skips or shows a known kernel bug and one\n"
-      "ran; 1 when one fails or the harness failed; 2 for bad usage; 4 when every case\n"
-      "was skipped (as kselftest does), e.g. without the capabilities they need.\n";
+      "ran; 1 when one fails or the harness failed; 2 for bad usage (an --output that\n"
+      "cannot be written too); 4 when every case was skipped (as kselftest does), e.g.\n"
+      "without the capabilities they need.\n";
 
 /* kselftest's KSFT_SKIP: nothing could run, which a CI gate must not read as a pass. */
 #define VERIFY_EXIT_ALL_SKIPPED 4
@@ -106,7 +109,8 @@ verify_opt (void *ctx, int c, const char *arg, ucb_error_t *err)
     case 'f':
       k = ucb_name_index (formats, UCB_ARRAY_SIZE (formats), arg);
       if (k < 0)
-        return ucb_usage_error (err, "invalid --format `%s` (expected tap, json or junit)", arg);
+        return ucb_keyword_error (err, "invalid --format", arg, formats, UCB_ARRAY_SIZE (formats),
+                                  NULL);
       o->format = (enum vformat) k;
       return 0;
     case 'o':
@@ -157,6 +161,29 @@ parse_options (struct vopts *o, int argc, char **argv, ucb_error_t *err)
   return ucb_getopt_command (argc, argv, ucb_verify_usage, "f:o:r:", longopts, verify_opt, o, err);
 }
 
+/* An argument that names no case: the nearest case name or rlimit suggested (not an id:
+ * ULIM-99 is as near ULIM-09 as ULIM-19); the rlimits listed (the cases are too many for one
+ * line: --list shows them). */
+static int
+unknown_case (const struct vopts *o, const char *arg, ucb_error_t *err)
+{
+  cleanup_free const char **names = xcalloc (UCB_RLS + o->ncases, sizeof *names);
+  cleanup_free char *expected = NULL;
+  const char *near;
+  size_t n = 0;
+
+  for (enum ucb_rl b = 0; b < UCB_RLS; b++)
+    names[n++] = ucb_rl_name (b);
+  expected = ucb_names_text (names, n, "a case of `ucbench verify --list`");
+  for (size_t k = 0; k < o->ncases; k++)
+    names[n++] = ucb_vcases[k]->name;
+  near = ucb_nearest_name (names, n, arg);
+  if (near)
+    return ucb_usage_error (err, "unknown case or rlimit `%s`: did you mean `%s`? (expected %s)",
+                            arg, near, expected);
+  return ucb_usage_error (err, "unknown case or rlimit `%s` (expected %s)", arg, expected);
+}
+
 /* The cases named by the arguments from optind on (ids, names, rlimits); all without any. */
 static int
 select_cases (struct vopts *o, int argc, char **argv, ucb_error_t *err)
@@ -174,8 +201,7 @@ select_cases (struct vopts *o, int argc, char **argv, ucb_error_t *err)
             || strcasecmp (argv[i], ucb_rl_name (ucb_vcases[k]->rlimit)) == 0)
           hit = o->selected[k] = true;
       if (!hit)
-        return ucb_usage_error (err, "unknown case or rlimit `%s` (see `ucbench verify --list`)",
-                                argv[i]);
+        return unknown_case (o, argv[i], err);
       any = true;
     }
   if (!any)
@@ -309,14 +335,21 @@ verify_json (const struct ucb_vrun *v, size_t n)
   return arr;
 }
 
-/* Every case (its cells: "parent P2, own P2"), then the matrix of the cases per cell. */
+/* The selected cases (every one without a selection; its cells: "parent P2, own P2"), then the
+ * matrix of those cases per cell. */
 static void
-print_list (void)
+print_list (const struct vopts *o)
 {
+  cleanup_free const struct ucb_vcase **sel = xcalloc (o->ncases + 1, sizeof *sel);
+  size_t n = 0;
+
   printf ("%-8s %-40s %-10s %s\n", "ID", "NAME", "RLIMIT", "TITLE");
-  for (size_t k = 0; ucb_vcases[k]; k++)
+  for (size_t k = 0; k < o->ncases; k++)
     {
       const struct ucb_vcase *c = ucb_vcases[k];
+      if (!o->selected[k])
+        continue;
+      sel[n++] = c;
       printf ("%-8s %-40s %-10s %s\n%9scells:", c->id, c->name, ucb_rl_name (c->rlimit), c->title,
               "");
       for (size_t i = 0; i < ucb_vcase_ncells (c); i++)
@@ -324,7 +357,7 @@ print_list (void)
                 ucb_vprop_name (c->cells[i].prop));
       printf ("; depends on: %s\n", c->depends);
     }
-  ucb_vmatrix_list (stdout, ucb_vcases);
+  ucb_vmatrix_list (stdout, sel);
 }
 
 /* Run every selected case, `repeat` times: their outcomes in *out (n of them), one per
@@ -433,9 +466,15 @@ ucb_cmd_verify (int argc, char **argv, ucb_error_t *err)
   if (o.help || o.list)
     {
       if (!o.help) /* which parse() has shown */
-        print_list ();
+        print_list (&o);
       vopts_free (&o);
       return 0;
+    }
+  /* A path that cannot be written is the user's to change (2), found before any case runs. */
+  if (o.output && ucb_report_check_output (o.output, err) < 0)
+    {
+      vopts_free (&o);
+      return -1;
     }
   if (ucb_kernel_probe (&k, err) < 0 || ucb_host_collect (&host, err) < 0
       || ucb_become_subreaper (err) < 0)

@@ -104,6 +104,10 @@ parse_owner_range (char *it, char *dash, struct ucb_owner_mode *m, ucb_error_t *
   return 0;
 }
 
+/* What --owner takes, as the error lists it (UID and UID-UID stand for numbers). */
+static const char *const owner_keywords[]
+    = { "shared", "distinct", "root", "self", "UID", "UID-UID" };
+
 static int
 parse_owner_item (char *it, void *elem, const void *ctx, ucb_error_t *err)
 {
@@ -126,10 +130,11 @@ parse_owner_item (char *it, void *elem, const void *ctx, ucb_error_t *err)
     }
   if (dash != NULL)
     return parse_owner_range (it, dash, m, err);
-  return ucb_usage_error (err,
-                          "unknown owner mode `%s` (expected shared, distinct, root, self, UID or "
-                          "UID-UID; use `root` for uid 0)",
-                          it);
+  if (*it >= '0' && *it <= '9')
+    return ucb_usage_error (err, "invalid owner uid `%s`: expected 1 to %u (use `root` for uid 0)",
+                            it, UCB_MAX_UID);
+  return ucb_keyword_error (err, "unknown owner mode", it, owner_keywords,
+                            UCB_ARRAY_SIZE (owner_keywords), NULL);
 }
 
 static bool
@@ -161,11 +166,13 @@ static const char *const format_names[] = {
 int
 ucb_parse_format_as (const char *arg, bool csv, enum ucb_format *out, ucb_error_t *err)
 {
+  /* listed as ever: json first, csv where taken */
+  static const char *const keywords[] = { "json", "text", "csv" };
   int k = ucb_name_index (format_names, UCB_ARRAY_SIZE (format_names), arg);
 
   if (k < 0 || (k == UCB_FORMAT_CSV && !csv))
-    return ucb_usage_error (err, "invalid --format `%s` (expected %s)", arg,
-                            csv ? "json, text or csv" : "json or text");
+    return ucb_keyword_error (err, "invalid --format", arg, keywords,
+                              csv ? UCB_ARRAY_SIZE (keywords) : 2, NULL);
   *out = (enum ucb_format) k;
   return 0;
 }
@@ -273,9 +280,9 @@ ucb_parse_format_only (int argc, char **argv, const char *usage, bool csv, enum 
 }
 
 /* `tok` is `--NAME[=..]` with NAME (or a prefix of it: getopt's abbreviations) the long form
- * of the short option `letter`: getopt then reports that letter, not what was typed. */
+ * of the option whose val is `val`. */
 static bool
-is_long_form (const char *tok, int letter, const struct option *longopts)
+is_long_form (const char *tok, int val, const struct option *longopts)
 {
   size_t len;
 
@@ -284,9 +291,59 @@ is_long_form (const char *tok, int letter, const struct option *longopts)
   tok += 2;
   len = strcspn (tok, "=");
   for (const struct option *lo = longopts; lo->name; lo++)
-    if (len > 0 && lo->val == letter && strncmp (lo->name, tok, len) == 0)
+    if (len > 0 && lo->val == val && strncmp (lo->name, tok, len) == 0)
       return true;
   return false;
+}
+
+/* `--NAME[=V]` that getopt_long refused: a prefix of several options (ambiguous), a value for
+ * an option that takes none, or no option at all (the nearest suggested). */
+static int
+long_option_error (const char *tok, const struct option *longopts, ucb_error_t *err)
+{
+  size_t len = strcspn (tok + 2, "="), n = 0, nmatch = 0;
+  cleanup_free char *name = strndup (tok + 2, len);
+  cleanup_free char *dashed = NULL, *list = NULL;
+  cleanup_free const char **names = NULL, **match = NULL;
+  const struct option *hit = NULL;
+  const char *near;
+
+  if (name == NULL)
+    ucb_oom ();
+  while (longopts[n].name)
+    n++;
+  names = xcalloc (n + 1, sizeof *names);
+  match = xcalloc (n + 1, sizeof *match);
+  for (size_t i = 0; i < n; i++)
+    {
+      names[i] = longopts[i].name;
+      if (len > 0 && strncmp (longopts[i].name, name, len) == 0)
+        {
+          match[nmatch++] = longopts[i].name;
+          hit = &longopts[i];
+          if (strlen (longopts[i].name) == len) /* exact: no other counts */
+            {
+              nmatch = 1;
+              break;
+            }
+        }
+    }
+  if (nmatch > 1)
+    {
+      for (size_t i = 0; i < nmatch; i++)
+        match[i] = xasprintf ("--%s", match[i]);
+      list = ucb_names_text (match, nmatch, NULL);
+      for (size_t i = 0; i < nmatch; i++)
+        free ((char *) match[i]);
+      return ucb_usage_error (err, "ambiguous option `%s`: the start of %s", tok, list);
+    }
+  if (nmatch == 1 && hit->has_arg == no_argument && tok[2 + len] == '=')
+    return ucb_usage_error (err, "unknown option `%s`: --%s takes no value", tok, hit->name);
+  near = ucb_nearest_name (names, n, name);
+  if (near == NULL)
+    return ucb_usage_error (err, "unknown option `%s`", tok);
+  dashed = xasprintf ("--%s", near);
+  return ucb_usage_error (err, "unknown option `%s`: did you mean `%s`?", tok, dashed);
 }
 
 int
@@ -319,10 +376,12 @@ ucb_getopt_each (int argc, char **argv, const char *shortopts, const struct opti
           *help = true;
           return 0;
         }
-      if (c == '?' && optopt > 0 && optopt < 256
-          && is_long_form (argv[optind - 1], optopt, longopts))
-        /* --quiet=1: optopt is the short letter of --quiet, but the long form was given. */
-        return ucb_usage_error (err, "unknown option `%s`", argv[optind - 1]);
+      /* A long form refused: unknown or ambiguous (optopt 0), or given a value it does not
+       * take (optopt its val: --quiet=1).  Else a short option, argv[optind - 1] perhaps
+       * the token before its group. */
+      if (c == '?' && (optopt == 0 || is_long_form (argv[optind - 1], optopt, longopts))
+          && strncmp (argv[optind - 1], "--", 2) == 0)
+        return long_option_error (argv[optind - 1], longopts, err);
       r = c == ':' || c == '?' ? 1 : fn (ctx, c, optarg, err);
       if (r > 0)
         return ucb_getopt_error (c, argv, err);
@@ -357,6 +416,17 @@ ucb_getopt_error (int c, char **argv, ucb_error_t *err)
   return ucb_usage_error (err, "unknown option `%s`", argv[optind - 1]);
 }
 
+/* The rlimits --limit sets, by the names the error suggests. */
+static int
+unknown_rlimit (const char *name, ucb_error_t *err)
+{
+  const char *names[UCB_RLS];
+
+  for (enum ucb_rl b = 0; b < UCB_RLS; b++)
+    names[b] = ucb_rl_name (b);
+  return ucb_keyword_error (err, "unknown --limit rlimit", name, names, UCB_RLS, NULL);
+}
+
 int
 ucb_parse_limits (const char *s, struct ucb_limit *limits, ucb_error_t *err)
 {
@@ -370,22 +440,25 @@ ucb_parse_limits (const char *s, struct ucb_limit *limits, ucb_error_t *err)
       enum ucb_rl b = UCB_RL_NONE;
       uint64_t v = 0;
 
-      if (eq)
-        *eq = '\0';
-      if (!eq || !ucb_rl_parse (item, &b) || b == UCB_RL_NONE)
-        {
-          if (eq)
-            *eq = '=';
-          return ucb_usage_error (err,
-                                  "invalid --limit `%s`: expected RLIMIT=VALUE with RLIMIT one of "
-                                  "SIGPENDING, MSGQUEUE, MEMLOCK, NPROC",
-                                  item);
-        }
+      if (!eq)
+        return ucb_usage_error (err,
+                                "invalid --limit `%s`: expected RLIMIT=VALUE with RLIMIT one of "
+                                "SIGPENDING, MSGQUEUE, MEMLOCK, NPROC",
+                                item);
+      *eq = '\0';
+      if (!ucb_rl_parse (item, &b) || b == UCB_RL_NONE)
+        return unknown_rlimit (item, err);
       if (strcmp (eq + 1, "unlimited") == 0)
         v = UCB_LIMIT_UNLIMITED;
       else if (ucb_parse_u64 (eq + 1, 0, UCB_LIMIT_UNLIMITED - 1, &v) < 0)
         {
+          static const char *const unlimited[] = { "unlimited" };
           *eq = '=';
+          if (ucb_nearest_name (unlimited, 1, eq + 1))
+            return ucb_usage_error (err,
+                                    "invalid --limit `%s`: did you mean `unlimited`? "
+                                    "(expected a number or unlimited)",
+                                    item);
           return ucb_usage_error (
               err, "invalid --limit `%s`: the value must be a number or `unlimited`", item);
         }

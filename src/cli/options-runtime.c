@@ -5,10 +5,33 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/options.h"
 #include "core/util.h"
 #include "host/cgroup/cgroup.h"
+
+static const char *const seccomp_keywords[] = { "docker", "none" };
+static const char *const caps_keywords[] = { "keep", "drop", "none" };
+
+/* --seccomp FILE that is no file but near a keyword: a mistyped keyword, said now (a file that
+ * exists is the profile, whatever its name; other missing files are refused when loaded). */
+static int
+seccomp_typo (const char *arg, ucb_error_t *err)
+{
+  const char *near;
+
+  if (ucb_name_index (seccomp_keywords, UCB_ARRAY_SIZE (seccomp_keywords), arg) >= 0
+      || access (arg, F_OK) == 0)
+    return 0;
+  near = ucb_nearest_name (seccomp_keywords, UCB_ARRAY_SIZE (seccomp_keywords), arg);
+  if (near == NULL)
+    return 0;
+  return ucb_usage_error (err,
+                          "no such --seccomp profile file `%s`: did you mean `%s`? (expected "
+                          "docker, none or a profile file)",
+                          arg, near);
+}
 
 int
 ucb_runtime_option (struct ucb_runtime_options *rt, int opt, const char *arg, ucb_error_t *err)
@@ -46,6 +69,8 @@ ucb_runtime_option (struct ucb_runtime_options *rt, int opt, const char *arg, uc
     case UCB_OPT_SECCOMP:
       if (*arg == '\0')
         return ucb_usage_error (err, "empty --seccomp (expected docker, none or a profile file)");
+      if (seccomp_typo (arg, err) < 0)
+        return -1;
       free (rt->seccomp);
       rt->seccomp = strcmp (arg, "none") == 0 ? NULL : xstrdup (arg);
       return 0;
@@ -58,7 +83,17 @@ ucb_runtime_option (struct ucb_runtime_options *rt, int opt, const char *arg, uc
       rt->seccomp_optimize = arg[0] - '0';
       return 0;
     case UCB_OPT_CAPS:
-      return ucb_caps_parse (arg, &rt->caps, err);
+      if (ucb_caps_parse (arg, &rt->caps, err) == 0)
+        return 0;
+      /* One word that is no capability: most likely a mode mistyped. */
+      if (strchr (arg, ',') == NULL)
+        {
+          ucb_error_free (err);
+          return ucb_keyword_error (err, "invalid --caps", arg, caps_keywords,
+                                    UCB_ARRAY_SIZE (caps_keywords),
+                                    "a list of capabilities such as chown,kill");
+        }
+      return -1;
     case UCB_OPT_PERF:
       rt->perf = true;
       return 0;

@@ -153,6 +153,21 @@ static const struct option run_longopts[] = {
   { NULL, 0, NULL, 0 }, /* and -h/--help: ucb_getopt_each adds it */
 };
 
+/* The registry's names are the keywords of --workload. */
+static int
+unknown_workload (const char *name, ucb_error_t *err)
+{
+  size_t n = 0;
+  cleanup_free const char **names = NULL;
+
+  while (ucb_workloads[n])
+    n++;
+  names = xcalloc (n ? n : 1, sizeof *names);
+  for (size_t i = 0; i < n; i++)
+    names[i] = ucb_workloads[i]->name;
+  return ucb_keyword_error (err, "unknown workload", name, names, n, NULL);
+}
+
 static int
 parse_workloads (struct ucb_plan *p, const char *s, ucb_error_t *err)
 {
@@ -167,7 +182,7 @@ parse_workloads (struct ucb_plan *p, const char *s, ucb_error_t *err)
     {
       const struct ucb_workload *w = ucb_workload_find (items.v[i]);
       if (w == NULL)
-        return ucb_usage_error (err, "unknown workload `%s` (see `ucbench list`)", items.v[i]);
+        return unknown_workload (items.v[i], err);
       for (size_t j = 0; j < p->n_workloads; j++)
         if (p->workloads[j] == w)
           return ucb_usage_error (err, "duplicate workload `%s`", items.v[i]);
@@ -267,33 +282,43 @@ parse_uints (const char *arg, unsigned min, unsigned max, unsigned **list, size_
   return ucb_parse_uint_list (arg, min, max, list, n, what, err) < 0 ? -1 : 0;
 }
 
+/* The --headroom values: host is the default, not a choice (it is what no --headroom means). */
+static const char *const headroom_keywords[] = { "near", "far" };
+
 static int
 parse_headroom (struct ucb_plan *p, const char *arg, ucb_error_t *err)
 {
   int k = ucb_name_index (ucb_headroom_names, UCB_N_HEADROOMS, arg);
 
-  /* host is the default, not a choice: it is what no --headroom means */
   if (k < 0 || k == UCB_HEADROOM_HOST)
-    return ucb_usage_error (err, "invalid --headroom `%s` (expected near or far)", arg);
+    return ucb_keyword_error (err, "invalid --headroom", arg, headroom_keywords,
+                              UCB_ARRAY_SIZE (headroom_keywords), NULL);
   p->headroom = (enum ucb_headroom) k;
   return 0;
 }
 
+/* The --pin keywords ("list" is what the document says of a CPU list: --pin takes the CPUs). */
+static const char *const pin_keywords[] = { "auto", "spread", "compact", "l3", "none" };
+
 static int
 parse_pin (struct ucb_plan *p, const char *arg, ucb_error_t *err)
 {
-  int k = ucb_name_index (ucb_pin_mode_names, UCB_N_PIN_MODES, arg);
+  int k = ucb_name_index (pin_keywords, UCB_ARRAY_SIZE (pin_keywords), arg);
 
   free (p->pin_cpus);
   p->pin_cpus = NULL;
   p->n_pin_cpus = 0;
-  /* "list" is what the document says of a CPU list: --pin takes the CPUs themselves */
-  if (k >= 0 && k != UCB_PIN_LIST)
+  if (k >= 0)
     {
-      p->pin = (enum ucb_pin_mode) k;
+      p->pin = (enum ucb_pin_mode) ucb_name_index (ucb_pin_mode_names, UCB_N_PIN_MODES, arg);
       return 0;
     }
   p->pin = UCB_PIN_LIST;
+  /* A word is a mistyped mode, not a malformed CPU list: say which modes there are. */
+  if (ucb_nearest_name (pin_keywords, UCB_ARRAY_SIZE (pin_keywords), arg)
+      || strspn (arg, "0123456789,- ") == 0)
+    return ucb_keyword_error (err, "invalid --pin", arg, pin_keywords,
+                              UCB_ARRAY_SIZE (pin_keywords), "a CPU list such as 0-3,8");
   if (ucb_parse_cpu_list (arg, &p->pin_cpus, &p->n_pin_cpus, err) < 0)
     return ucb_error_wrap (err, "--pin");
   return 0;
@@ -308,6 +333,8 @@ parse_bounded (const char *name, const char *arg, uint64_t max, const char *what
                             what, max);
   return 0;
 }
+
+static const char *const repeat_keywords[] = { "auto" };
 
 /* One option of what to run (the plan); 1 when `c` is none of them. */
 static int
@@ -358,6 +385,8 @@ parse_plan_opt (struct ucb_plan *p, int c, const char *arg, ucb_error_t *err)
           p->repeat = 1;
           return 0;
         }
+      if (ucb_nearest_name (repeat_keywords, 1, arg)) /* "aut": not a number anyway */
+        return ucb_keyword_error (err, "invalid --repeat", arg, repeat_keywords, 1, "a count");
       if (parse_bounded ("repeat", arg, UCB_MAX_REPEAT, "an integer (or auto)", &v, err) < 0)
         return -1;
       p->repeat = (unsigned) v;

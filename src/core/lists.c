@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* lists.c - comma lists and CPU lists ("0-3,8"), parsed and printed one way everywhere. */
+/* lists.c - comma lists, CPU lists ("0-3,8") and keyword lists, parsed and printed one way
+ * everywhere; a mistyped keyword gets the nearest one suggested. */
 #include "config.h"
 
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -126,4 +128,99 @@ ucb_format_cpu_list (const int *cpus, size_t n)
       i = j + 1;
     }
   return s;
+}
+
+static size_t
+min3 (size_t a, size_t b, size_t c)
+{
+  size_t m = a < b ? a : b;
+  return m < c ? m : c;
+}
+
+/* Optimal string alignment: Levenshtein plus the swap of two neighbours, the commonest typo.
+ * Three rows: the one before the previous is what a swap looks back to. */
+size_t
+ucb_edit_distance (const char *a, const char *b)
+{
+  size_t la = strlen (a), lb = strlen (b);
+  cleanup_free size_t *row = xcalloc (3 * (lb + 1), sizeof *row);
+  size_t *pp = row, *prev = row + lb + 1, *cur = row + 2 * (lb + 1);
+
+  for (size_t j = 0; j <= lb; j++)
+    prev[j] = j;
+  for (size_t i = 1; i <= la; i++)
+    {
+      size_t *t;
+      cur[0] = i;
+      for (size_t j = 1; j <= lb; j++)
+        {
+          int ca = tolower ((unsigned char) a[i - 1]), cb = tolower ((unsigned char) b[j - 1]);
+          cur[j] = min3 (prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ca != cb));
+          if (i > 1 && j > 1 && ca == tolower ((unsigned char) b[j - 2])
+              && tolower ((unsigned char) a[i - 2]) == cb && pp[j - 2] + 1 < cur[j])
+            cur[j] = pp[j - 2] + 1;
+        }
+      t = pp, pp = prev, prev = cur, cur = t;
+    }
+  return prev[lb];
+}
+
+const char *
+ucb_nearest_name (const char *const *names, size_t n, const char *s)
+{
+  const char *best = NULL;
+  size_t best_d = SIZE_MAX;
+
+  if (s == NULL || *s == '\0')
+    return NULL;
+  for (size_t i = 0; i < n; i++)
+    {
+      size_t d, most;
+      if (names[i] == NULL)
+        continue;
+      most = strlen (names[i]) <= 3 ? 1 : 2;
+      d = ucb_edit_distance (s, names[i]);
+      if (d <= most && d < best_d)
+        {
+          best = names[i];
+          best_d = d;
+        }
+    }
+  return best;
+}
+
+char *
+ucb_names_text (const char *const *names, size_t n, const char *other)
+{
+  char *s = xstrdup ("");
+  size_t total = 0, k = 0;
+
+  for (size_t i = 0; i < n; i++)
+    total += names[i] != NULL;
+  total += other != NULL;
+  for (size_t i = 0; i <= n; i++)
+    {
+      const char *name = i < n ? names[i] : other;
+      char *next;
+      if (name == NULL)
+        continue;
+      k++;
+      next = xasprintf ("%s%s%s", s, k == 1 ? "" : k == total ? " or " : ", ", name);
+      free (s);
+      s = next;
+    }
+  return s;
+}
+
+int
+ucb_keyword_error (ucb_error_t *err, const char *what, const char *s, const char *const *names,
+                   size_t n, const char *other)
+{
+  const char *near = ucb_nearest_name (names, n, s);
+  cleanup_free char *expected = ucb_names_text (names, n, other);
+
+  if (near)
+    return ucb_usage_error (err, "%s `%s`: did you mean `%s`? (expected %s)", what, s, near,
+                            expected);
+  return ucb_usage_error (err, "%s `%s` (expected %s)", what, s, expected);
 }

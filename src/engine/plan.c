@@ -62,10 +62,13 @@ ucb_parse_isolate (const char *s, int *flags, ucb_error_t *err)
       while (k < UCB_ARRAY_SIZE (isolate_names) && strcmp (items.v[i], isolate_names[k].name) != 0)
         k++;
       if (k == UCB_ARRAY_SIZE (isolate_names))
-        return ucb_usage_error (err,
-                                "unknown namespace `%s` in --isolate (expected user, ipc, pid, "
-                                "mnt, uts or net)",
-                                items.v[i]);
+        {
+          const char *names[UCB_ARRAY_SIZE (isolate_names)];
+          for (k = 0; k < UCB_ARRAY_SIZE (isolate_names); k++)
+            names[k] = isolate_names[k].name;
+          return ucb_keyword_error (err, "unknown --isolate namespace", items.v[i], names,
+                                    UCB_ARRAY_SIZE (names), NULL);
+        }
       *flags |= isolate_names[k].flag;
     }
   return 0;

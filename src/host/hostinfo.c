@@ -448,6 +448,34 @@ value_text (const json_t *v)
     }
 }
 
+/* Why l3_domains is null: no level-3 cache in sysfs (cpuN/cache, absent in some guests), so
+ * the count would be a guess; the domains --pin and run then use are said too, so that info
+ * and a run's config.pin.topology (l3_source) tell one story. */
+static char *
+l3_null_text (void)
+{
+  struct ucb_topology t;
+  ucb_error_t e = NULL;
+  char *s;
+
+  if (ucb_topology_read_online ("/", &t, &e) < 0)
+    {
+      s = xasprintf ("unknown: %s", e->msg);
+      ucb_error_free (&e);
+      return s;
+    }
+  if (strcmp (t.l3_source, "cache") == 0) /* null only when no CPU is online to describe */
+    s = xstrdup ("unknown: no online CPU in sysfs");
+  else
+    s = xasprintf ("unknown: sysfs has no level-3 cache (cpu*/cache/index*); --pin and run "
+                   "assume %s: %zu (l3_source %s)",
+                   strcmp (t.l3_source, "package") == 0 ? "one L3 domain per package"
+                                                        : "one L3 domain",
+                   t.nl3, t.l3_source);
+  ucb_topology_free (&t);
+  return s;
+}
+
 /* What null means at `key` (a dotted path; `parent` holds it), as docs/json.md says: the text
  * form never shows a bare "unknown". */
 static char *
@@ -475,6 +503,8 @@ null_text (const char *key, const json_t *parent)
   };
   const json_t *can;
 
+  if (strcmp (key, "l3_domains") == 0)
+    return l3_null_text ();
   if (strcmp (key, "lsms") == 0)
     return xasprintf ("unknown: cannot read /sys/kernel/security/lsm: %s (securityfs not "
                       "mounted, or a kernel without it)",

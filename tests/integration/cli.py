@@ -41,6 +41,33 @@ BAD = [
     (["run", "-c"], "-c"),
     (["run", "--quiet=1"], "--quiet=1"),
     (["info", "--bogus"], "--bogus"),
+    # A mistyped keyword, command or long option: the keywords listed, the nearest suggested
+    # (issue 24); a word where a CPU list, a file or a capability list may stand too.
+    (["rn"], "unknown command `rn`: did you mean `run`? (expected run, verify, "),
+    (["help", "rn"], "did you mean `run`?"),
+    (["--hepl"], "did you mean `--help`?"),
+    (["run", "--contaners", "2"], "unknown option `--contaners`: did you mean `--containers`?"),
+    (["run", "--c", "2"], "ambiguous option `--c`: the start of --containers, "),
+    (["verify", "--lst"], "did you mean `--list`?"),
+    (["list", "--fromat", "json"], "did you mean `--format`?"),
+    (["run", "--pin", "sprad"], "`sprad`: did you mean `spread`? (expected auto, spread, "),
+    (["run", "--pin", "fast"], "(expected auto, spread, compact, l3, none or a CPU list"),
+    (["run", "--seccomp", "dokcer"], "no such --seccomp profile file `dokcer`: did you mean "
+                                     "`docker`?"),
+    (["run", "--caps", "dorp"], "`dorp`: did you mean `drop`? (expected keep, drop, none or "),
+    (["run", "--isolate", "usr"], "`usr`: did you mean `user`? (expected user, ipc, "),
+    (["run", "--owner", "sahred"], "`sahred`: did you mean `shared`? (expected shared, "),
+    (["run", "--format", "jsn"], "`jsn`: did you mean `json`? (expected json, text or csv)"),
+    (["run", "--headroom", "naer"], "`naer`: did you mean `near`? (expected near or far)"),
+    (["run", "--workload", "signl"], "`signl`: did you mean `signal`? (expected signal, "),
+    (["run", "--limit", "NPORC=5"], "`NPORC`: did you mean `NPROC`? (expected SIGPENDING, "),
+    (["export", "--to", "gba", "x.json"], "`gba`: did you mean `gab`? (expected gab, "),
+    (["verify", "sigpendng"], "did you mean `SIGPENDING`?"),
+    (["verify", "--format", "tep"], "`tep`: did you mean `tap`? (expected tap, json or junit)"),
+    (["compare", "--normalize", "canry", "a.json", "b.json"], "did you mean `canary`?"),
+    # An output that cannot be written is a usage error (2) in every command, found before
+    # any work (issue 24): verify would otherwise run its case first.
+    (["verify", "ULIM-01", "--output", "/nonexistent-dir/x.json"], "/nonexistent-dir"),
 ]
 for args, needle in BAD:
     load = HostLoad()
@@ -85,6 +112,20 @@ r = subprocess.run([UCBENCH, "run", "--containers", "1", "--duration", "0.2", "-
 t.ok(r.returncode == 0 and r.stdout.lstrip().startswith("{") and os.path.islink("/dev/stdout"),
      "--output /dev/stdout writes the document to the pipe; /dev/stdout stays a symlink",
      r.stderr)
+# The same for export and plot, which read a document first (issue 24: they said 1).
+doc_dir = scratch_dir("ucb-doc-")
+doc = os.path.join(doc_dir, "doc.json")
+with open(doc, "w") as f:
+    f.write(r.stdout)
+for args in (["export", "--to", "bmf", doc], ["plot", doc]):
+    for out in ("/nonexistent-dir/x.svg", doc_dir):
+        r2 = run(args + ["--output", out])
+        lines = r2.stderr.splitlines()
+        t.ok(r2.returncode == 2 and lines and out in lines[0] and "cannot write" in lines[0],
+             f"`ucbench {args[0]} --output {out}`: exit 2, one line naming it",
+             f"rc={r2.returncode} {r2.stderr!r}")
+os.unlink(doc)
+os.rmdir(doc_dir)
 d = scratch_dir("ucb-out-")
 os.symlink(os.path.join(d, "target.json"), os.path.join(d, "link.json"))
 for _ in range(2):  # dangling, then pointing at a file

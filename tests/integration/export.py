@@ -290,8 +290,8 @@ t.ok(r.returncode == 0 and r.stdout == "" and open(path("bmf.json")).read() == o
 r = run(["export", "--to", "lkp", RUN, "--output", path("lkp.txt")])
 t.ok(r.returncode == 0 and open(path("lkp.txt")).read() == out["lkp"], "--output (text)")
 r = run(["export", "--to", "lkp", RUN, "--output", path("no/such/dir")])
-t.ok(r.returncode == 1 and len(r.stderr.splitlines()) == 1, "--output unwritable: exit 1",
-     r.stderr)
+t.ok(r.returncode == 2 and len(r.stderr.splitlines()) <= 2,
+     "--output unwritable: exit 2 (a usage error)", r.stderr)
 
 # Bad usage: one line naming the problem, exit 2, nothing on stdout.  Bad documents among
 # them: of the other kind, nothing measured, verify: [{}], a number or a name of the wrong type.
@@ -328,6 +328,27 @@ for args, needle in ((["--to", "csv", RUN], "invalid --to `csv`"),
          f"bad usage {' '.join(args)[-60:]}: exit 2, one line", r.stderr)
 r = run(["export", "--help"])
 t.ok(r.returncode == 0 and r.stdout.startswith("Usage: ucbench export"), "--help")
+
+# A file that cannot be read says why, not "not valid JSON: line -1 column -1" (as another uid:
+# root reads anything; the binary copied where that uid can reach it).
+if os.geteuid() == 0:
+    sub = os.path.join(d, "unreadable")
+    os.makedirs(sub)
+    os.chmod(d, 0o755)
+    os.chmod(sub, 0o755)
+    ucb = os.path.join(sub, "ucbench")
+    shutil.copy2(os.path.abspath(os.environ.get("UCBENCH", "ucbench")), ucb)
+    os.chmod(ucb, 0o755)
+    locked = os.path.join(sub, "locked.json")
+    shutil.copy(RUN, locked)
+    os.chmod(locked, 0)
+    r = subprocess.run([ucb, "export", "--to", "gab", locked], capture_output=True, text=True,
+                       user=65534, group=65534)
+    first = r.stderr.splitlines()[0] if r.stderr else ""
+    t.ok(r.returncode == 2 and "Permission denied" in first and "line -1" not in first,
+         "an unreadable file: exit 2 and why, no line -1", r.stderr)
+else:
+    t.skip("an unreadable file: exit 2 and why", "needs root to run as another uid")
 
 shutil.rmtree(d)
 t.done()

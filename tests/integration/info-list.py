@@ -34,6 +34,31 @@ t.ok(all(k in feats for k in ("seccomp", "cgroup")), "info: seccomp/cgroup avail
 r = run(["info"])
 t.ok(r.returncode == 0 and "kernel.release" in r.stdout, "info: text output", r.stdout[:300])
 
+# info and a run tell one story of the L3 domains (issue 24): with level-3 caches in sysfs the
+# same count; without, info's null says what --pin and run assume, and how many that makes.
+l3_line = next((ln for ln in r.stdout.splitlines() if ln.startswith("l3_domains:")), "")
+rr = run(["run", "--workload", "getppid", "--containers", "1", "--duration", "0.2", "--interval",
+          "0.1", "--warmup", "0", "--uid-base", "2100230000", "--output", "/dev/stdout",
+          "--quiet"])
+try:
+    topo = json.loads(rr.stdout)["config"]["pin"]["topology"]
+except (ValueError, KeyError) as e:
+    topo = None
+    t.diag(f"run: rc={rr.returncode} {rr.stderr!r} {e}")
+if topo is None or "error" in topo:
+    t.skip("info's l3_domains agrees with run's", "run recorded no topology here")
+else:
+    # info counts the online CPUs, run the allowed ones: the counts agree when those are one
+    same_cpus = host.get("cpus_online") == host.get("cpus_allowed") == topo["cpus"]
+    if topo["l3_source"] == "cache":
+        t.ok(not same_cpus or host.get("l3_domains") == topo["l3_domains"],
+             "info's l3_domains is the count run records (L3 caches in sysfs)",
+             (host.get("l3_domains"), topo))
+    else:
+        want = (f"{topo['l3_domains']} " if same_cpus else "") + f"(l3_source {topo['l3_source']})"
+        t.ok(host.get("l3_domains") is None and want in l3_line,
+             f"no L3 cache in sysfs: info says what run assumes ({want})", (l3_line, topo))
+
 r = run(["list", "--format", "json"])
 t.ok(r.returncode == 0, "list --format json exits 0", r.stderr)
 ws = {w["name"]: w for w in json.loads(r.stdout or "{}").get("workloads", [])}

@@ -181,7 +181,7 @@ for args, needle, name in (
     t.ok(r.returncode == 2 and lines and needle in lines[0] and r.stdout == ""
          and not os.path.exists(path("x.svg")), f"bad usage ({name}): exit 2, one line", r.stderr)
 r = run(["plot", src, "--output", os.path.join(d, "no-dir", "x.svg")])
-t.ok(r.returncode == 1 and "no-dir" in r.stderr, "unwritable --output: exit 1", r.stderr)
+t.ok(r.returncode == 2 and "no-dir" in r.stderr, "unwritable --output: exit 2", r.stderr)
 
 # Render the report as a person would.
 browser = shutil.which("chromium")

@@ -95,6 +95,26 @@ t.ok(r.returncode == 0 and len([x for x in r.stdout.splitlines()
      "selecting by case id (any case)", r.stdout)
 r = run(["verify", "--list"])
 t.ok(r.returncode == 0 and "ULIM-01" in r.stdout and "ULIM-19" in r.stdout, "--list")
+
+
+def listed(out):
+    """The case ids of a --list table: rows start with the id, the matrix rows do not."""
+    return [ln.split()[0] for ln in out.splitlines() if ln.startswith("ULIM-")]
+
+
+# --list honours the selection, as a run does (issue 24): by id, by rlimit, and none is all.
+everything = {ln.split()[0]: ln.split()[2] for ln in r.stdout.splitlines()
+              if ln.startswith("ULIM-")}
+r = run(["verify", "--list", "ULIM-01"])
+t.ok(r.returncode == 0 and listed(r.stdout) == ["ULIM-01"] and "\nMatrix: " in r.stdout,
+     "--list ULIM-01 lists that case alone (and its matrix)", r.stdout[:600])
+r = run(["verify", "limits", "nproc", "ulim-01", "--list"])
+want = sorted(i for i, rl in everything.items() if rl == "NPROC" or i == "ULIM-01")
+t.ok(r.returncode == 0 and sorted(listed(r.stdout)) == want and len(want) > 1,
+     "--list with an rlimit and an id lists those cases", (want, listed(r.stdout)))
+r = run(["verify", "--list", "ULIM-99"])
+t.ok(r.returncode == 2 and "ULIM-99" in r.stderr and r.stdout == "",
+     "--list with an unknown case: exit 2 naming it", r.stderr)
 for args, needle in ((["verify", "ULIM-99"], "ULIM-99"), (["verify", "--format", "xml"], "xml"),
                      (["verify", "--repeat", "0"], "--repeat")):
     r = run(args)

@@ -420,7 +420,70 @@ test_short_options (void)
   expect_bad ("-V", "unknown option `-V`"); /* -V is ucbench's --version, not run's */
 }
 
+/* The keyword helpers of core/lists.c: distance, nearest, the list as text. */
+static void
+test_keyword_helpers (void)
+{
+  static const char *const names[] = { "auto", NULL, "spread", "compact", "l3", "none" };
+  static const char *const one[] = { "near" };
+  char *s;
+
+  tap_check_int ((int) ucb_edit_distance ("dokcer", "docker"), ==, 1); /* a swap is one edit */
+  tap_check_int ((int) ucb_edit_distance ("kitten", "sitting"), ==, 3);
+  tap_check_int ((int) ucb_edit_distance ("", "abc"), ==, 3);
+  tap_check_int ((int) ucb_edit_distance ("SPREAD", "spread"), ==, 0);
+  tap_check_str (ucb_nearest_name (names, UCB_ARRAY_SIZE (names), "sprad"), "spread");
+  tap_check_str (ucb_nearest_name (names, UCB_ARRAY_SIZE (names), "compcat"), "compact");
+  tap_check_str (ucb_nearest_name (names, UCB_ARRAY_SIZE (names), "l4"), "l3");
+  /* 2 edits reach a short name from almost anything: a name of 3 or fewer takes 1 */
+  tap_check (ucb_nearest_name (names, UCB_ARRAY_SIZE (names), "x9") == NULL);
+  tap_check (ucb_nearest_name (names, UCB_ARRAY_SIZE (names), "xyzzy") == NULL);
+  tap_check (ucb_nearest_name (names, UCB_ARRAY_SIZE (names), "") == NULL);
+  s = ucb_names_text (names, UCB_ARRAY_SIZE (names), NULL);
+  tap_check_str (s, "auto, spread, compact, l3 or none");
+  free (s);
+  s = ucb_names_text (names, UCB_ARRAY_SIZE (names), "a CPU list");
+  tap_check_str (s, "auto, spread, compact, l3, none or a CPU list");
+  free (s);
+  s = ucb_names_text (one, 1, NULL);
+  tap_check_str (s, "near");
+  free (s);
+  s = ucb_names_text (one, 1, "far");
+  tap_check_str (s, "near or far");
+  free (s);
+}
+
+/* A mistyped keyword: the keywords listed, the nearest suggested, exit status 2 (issue 24). */
+static void
+test_suggestions (void)
+{
+  expect_bad ("--pin sprad", "invalid --pin `sprad`: did you mean `spread`? (expected auto, "
+                             "spread, compact, l3, none or a CPU list");
+  expect_bad ("--pin foo", "invalid --pin `foo` (expected auto, spread, compact, l3, none");
+  expect_bad ("--pin 0-3x", "CPU list item `0-3x`"); /* a CPU list, mistyped */
+  expect_bad ("--seccomp dokcer", "no such --seccomp profile file `dokcer`: did you mean "
+                                  "`docker`?");
+  expect_bad ("--caps dorp", "did you mean `drop`? (expected keep, drop, none or a list");
+  expect_bad ("--caps xyzzy", "invalid --caps `xyzzy` (expected keep, drop, none");
+  expect_bad ("--isolate user,usr", "`usr`: did you mean `user`? (expected user, ipc");
+  expect_bad ("--owner sahred", "`sahred`: did you mean `shared`? (expected shared, distinct");
+  expect_bad ("--owner 0", "use `root` for uid 0");
+  expect_bad ("--format jsn", "`jsn`: did you mean `json`?");
+  expect_bad ("--headroom naer", "`naer`: did you mean `near`? (expected near or far)");
+  expect_bad ("-w signl", "`signl`: did you mean `signal`? (expected signal, ");
+  expect_bad ("--limit NPORC=5", "`NPORC`: did you mean `NPROC`? (expected SIGPENDING, ");
+  expect_bad ("--limit NPROC=unlimted",
+              "`NPROC=unlimted`: did you mean `unlimited`? (expected a number");
+  expect_bad ("--contaners 2", "unknown option `--contaners`: did you mean `--containers`?");
+  expect_bad ("--treads", "did you mean `--threads`?");
+  expect_bad ("--c 2", "ambiguous option `--c`: the start of --containers, ");
+  expect_bad ("--threads=1", "--threads takes no value");
+  expect_bad ("--frobnicate", "unknown option `--frobnicate`");
+}
+
 static const struct tap_test tests[] = {
+  { "keyword helpers: edit distance, nearest name, the list as text", test_keyword_helpers },
+  { "a mistyped keyword or long option gets the nearest suggested", test_suggestions },
   { "durations with units: 500ms, 2s, 1m; bad ones refused", test_durations },
   { "short options -w -c -t -d -r -o -f -q", test_short_options },
   { "--repeat auto, --precision, --max-time", test_repeat_auto },
