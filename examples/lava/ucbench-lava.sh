@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # ucbench-lava.sh - the step of the LAVA test definition ucbench.yaml: build (unless
 # SKIP_BUILD=true), `ucbench verify`, `ucbench run`, then one lava-test-case per verify case and
-# per metric (lava-report.py).  Parameters arrive as environment variables, as LAVA sets them:
-# RUN_ARGS, VERIFY_ARGS, SKIP_BUILD, UCBENCH; OUTDIR is where the JSON documents go.
+# per metric (lava-report.py).  Parameters arrive as environment variables: RUN_ARGS,
+# VERIFY_ARGS, SKIP_BUILD, UCBENCH (LAVA writes them into run.sh as plain shell variables, and
+# the definition's step before this one exports them); OUTDIR is where the JSON documents go.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)

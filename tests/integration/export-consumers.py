@@ -8,7 +8,9 @@ output of a verify and a run document; a test per verify case, metric tests with
 known bug as FAIL + issue + incident.  KTAP: each diagnostic before its own result line, as the
 kernel's kunit_parser.py reads it (and by kunit_parser.py itself when a linux-source tree or
 tarball is installed).  JUnit: the junit-10.xsd rules (Jenkins xunit) for what we emit.  Series
-names: the same with and without --repeat.  LKP: examples/lkp's run + parse on a real run.
+names: the same with and without --repeat.  LKP: examples/lkp's parse on the result file as
+lkp-tests leaves it (log_cmd's line first), run + parse on a real run, and a direction in
+examples/lkp/etc/index-perf-all.yaml for every key.
 A flagged point: KCIDB ERROR with its number; Bencher's -bencher-ignore rule; lkp-tests'
 function-stat patterns; compare.py's own report (Debian's libbenchmark-tools) with its label."""
 import copy
@@ -21,6 +23,11 @@ import shutil
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
+
+try:
+    import yaml
+except ImportError:
+    yaml = None
 
 from taplib import SRCDIR, UCBENCH, Tap, doc_scratch, run, uid_block, userns_works
 
@@ -590,38 +597,179 @@ t.ok(m and math.isclose(m["value"], want, rel_tol=1e-9)
      and math.isclose(m["upper_value"], 1.2 * want, rel_tol=1e-9),
      "bmf with 3 repeats: the median, the smallest and largest repeat", json.dumps(bm))
 
-# ---- LKP: examples/lkp's run and parse on a real run --------------------------------------
+# ---- LKP: examples/lkp as lkp-tests runs it ----------------------------------------------
+# bin/run-test tees the stdout of programs/ucbench/run into $RESULT_ROOT/ucbench (`tee -a`, one
+# output per instance), and run's log_cmd (lib/reproduce-log.sh: log_echo prints
+# `$(date +'%F %T') COMMAND` first) puts LKP's own line before ucbench's document; then
+# bin/run-stats runs `parse FILE < FILE` and sbin/dump-stat stores each line as ucbench.KEY.
+# With $LKP_SRC (an lkp-tests checkout) run uses its real log_cmd, and the directions are
+# checked against its etc/index-perf-all.yaml too; without it the file is built as they do.
 
-LKP = os.path.join(SRCDIR, "examples", "lkp", "programs", "ucbench")
+LKP_EX = os.path.join(SRCDIR, "examples", "lkp")
+LKP = os.path.join(LKP_EX, "programs", "ucbench")
+LKP_SRC = os.environ.get("LKP_SRC", "")
+if not os.path.isfile(os.path.join(LKP_SRC, "lib", "reproduce-log.sh")):
+    LKP_SRC = None
+LOG_CMD_LINE = re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d \S*ucbench run ")
 env = dict(os.environ, UCBENCH=shutil.which(UCBENCH) or UCBENCH)
-r = run(["export", "--to", "lkp", RUN])
-p = subprocess.run([os.path.join(LKP, "parse")], stdin=open(RUN), capture_output=True,
-                   text=True, env=env)
-t.ok(p.returncode == 0 and p.stdout == r.stdout and p.stdout, "lkp: parse reads the document "
-     "on stdin, as stats/wrapper gives it", p.stderr + p.stdout[:500])
+env.pop("LKP_SRC", None)
+
+
+def lkp_file(name, *docs):
+    """$RESULT_ROOT/ucbench as run-test leaves it: per instance, log_cmd's line, then run's
+    stdout (the document)."""
+    with open(path(name), "w") as f:
+        for i, doc in enumerate(docs):
+            f.write(f"2026-05-04 10:20:3{i} ucbench run --workload signal --containers 1,2 "
+                    f"--format json --quiet\n")
+            with open(doc) as dfh:
+                f.write(dfh.read())
+    return path(name)
+
+
+def lkp_parse(file):
+    """bin/run-stats: `$program_path "$log" <"$log"`."""
+    with open(file) as fh:
+        return subprocess.run([os.path.join(LKP, "parse"), file], stdin=fh, capture_output=True,
+                              text=True, env=env)
+
+
+def export_lkp(doc):
+    return run(["export", "--to", "lkp", doc]).stdout
+
+
+with open(RUN) as fh:
+    p = subprocess.run([os.path.join(LKP, "parse")], stdin=fh, capture_output=True, text=True,
+                       env=env)
+t.ok(p.returncode == 0 and p.stdout == export_lkp(RUN) and p.stdout,
+     "lkp: parse reads a bare document on stdin", p.stderr + p.stdout[:500])
+res = lkp_file("lkp-one", RUN)
+p = lkp_parse(res)
+t.ok(p.returncode == 0 and p.stdout == export_lkp(RUN) and p.stdout,
+     "lkp: parse reads $RESULT_ROOT/ucbench as run-stats hands it, log_cmd's line first",
+     p.stderr + p.stdout[:500])
+p = lkp_parse(lkp_file("lkp-two", RUN, fpath))
+t.ok(p.returncode == 0 and p.stdout == export_lkp(RUN) + export_lkp(fpath)
+     and ".warn: 1" in p.stdout,
+     "lkp: two instances (run-test's nr_instances): each document in turn, the flagged one's "
+     ".warn keys as export writes them", p.stderr + p.stdout[-800:])
+with open(RUN) as fh:
+    cut = fh.read()[:3000]
+with open(path("lkp-cut"), "w") as f:
+    f.write(open(res).read() + "2026-05-04 10:20:31 ucbench run --workload signal\n" + cut)
+p = lkp_parse(path("lkp-cut"))
+t.ok(p.returncode == 1 and p.stdout == export_lkp(RUN) and "has no end" in p.stderr,
+     "lkp: a document cut off (a run that died): parse fails and says so, the complete one's "
+     "keys still printed", p.stderr + p.stdout[-300:])
+with open(path("lkp-none"), "w") as f:
+    f.write("2026-05-04 10:20:30 ucbench run --workload signal\n")
+p = lkp_parse(path("lkp-none"))
+t.ok(p.returncode == 1 and not p.stdout and "no ucbench-result document" in p.stderr,
+     "lkp: no document at all: parse fails", p.stderr)
+
+# Directions: every key parse can print (both modes, depth and tasks in the name, every flag) has
+# exactly one line in examples/lkp/etc/index-perf-all.yaml, matched as lkp-tests matches it
+# (lib/stats.rb: the first key with stat =~ /^KEY$/), with the direction it should have; the
+# flags have none (they are failure stats by etc/failure), the metrics are no failure stats.
+DIRECTION = {"per_process_ops": 1, "per_thread_ops": 1, "workload": 1, "scalability": 1,
+             "per_container_ops": 1, "per_container_ops_stddev": -1, "fairness": 1,
+             "cpu_ns_per_op": -1}
+vd = copy.deepcopy(fd)
+for e in vd["results"]:
+    e.update(mode="thread", depth=2, tasks=3)
+vd["results"][0]["canary"] = {"moved": True}
+keys = []
+for docp in (RUN, fpath, write("lkp-variant.json", vd)):
+    keys += ["ucbench." + ln.split(": ", 1)[0]
+             for ln in lkp_parse(lkp_file("lkp-keys", docp)).stdout.splitlines()]
+flags = [k for k in keys if k.endswith(".warn")]
+metrics = [k for k in keys if not k.endswith(".warn")]
+
+
+def lkp_matches(index, stat):
+    """The patterns of an index-perf-all.yaml that match, in order: lib/stats.rb matches each
+    as /^KEY$/ and kpi_stat_direction takes the first."""
+    return [k for k in index if re.search(f"^{k}$", stat)]
+
+
+def lkp_direction(index, stat):
+    m = lkp_matches(index, stat)
+    return index[m[0]] if m else None
+
+
+if yaml is None:
+    t.skip("lkp: the directions of every key in examples/lkp/etc/index-perf-all.yaml",
+           "python3-yaml is not installed")
+else:
+    try:
+        with open(os.path.join(LKP_EX, "etc", "index-perf-all.yaml")) as fh:
+            frag = yaml.safe_load(fh) or {}
+    except OSError:
+        frag = {}
+    named = {k.rsplit(".", 1)[1] for k in metrics}
+    wrong = [(k, lkp_matches(frag, k)) for k in metrics
+             if len(lkp_matches(frag, k)) != 1
+             or lkp_direction(frag, k) != DIRECTION.get(k.rsplit(".", 1)[1])]
+    t.ok(named == set(DIRECTION) and not wrong and set(frag.values()) <= {1, -1}
+         and all(k.startswith("ucbench\\.") for k in frag),
+         f"lkp: each of the {len(metrics)} metric keys parse printed (all {len(DIRECTION)} "
+         "names, process and thread, depth and tasks in the name) has one line in "
+         "examples/lkp/etc/index-perf-all.yaml, with its direction", (sorted(named), wrong[:5]))
+    t.ok(sorted({k.rsplit(".", 2)[1] for k in flags}) == ["contended", "speed-moved", "starved"]
+         and all(lkp_function_stat(k) and lkp_direction(frag, k) is None for k in flags)
+         and not any(lkp_function_stat(k) for k in metrics),
+         "lkp: each flag key parse passes through (starved, contended, speed-moved) is a "
+         "failure stat by etc/failure and has no direction; no metric key is a failure stat",
+         flags)
+    if LKP_SRC:
+        with open(os.path.join(LKP_SRC, "etc", "index-perf-all.yaml")) as fh:
+            real = yaml.safe_load(fh)
+        # Our lines in the file's sorted place, as the README says to insert them.
+        rest = [(k, v) for k, v in real.items() if not k.startswith("ucbench")]
+        at = next((i for i, (k, _) in enumerate(rest) if k > "ucbench"), len(rest))
+        merged = dict(rest[:at] + list(frag.items()) + rest[at:])
+        bad = [(k, lkp_direction(merged, k)) for k in metrics
+               if lkp_direction(merged, k) != DIRECTION[k.rsplit(".", 1)[1]]]
+        bad += [(k, lkp_direction(merged, k)) for k in flags
+                if lkp_direction(merged, k) is not None]
+        t.ok(metrics and not bad, "lkp: within $LKP_SRC's own etc/index-perf-all.yaml "
+             f"({len(real)} lines), every key still gets our direction (no other line matches "
+             "first)", bad)
+    else:
+        t.skip("lkp: our lines within lkp-tests' own etc/index-perf-all.yaml",
+               "set LKP_SRC to an lkp-tests checkout")
+
 if os.geteuid() != 0 or not userns_works():
     t.skip("lkp: run + parse on a real run, will-it-scale's keys", "needs root and user "
            "namespaces")
 else:
     base = uid_block(2101700000, 100)
-    env.update(workload="signal", containers="2", nr_task="4", runtime="0.5", warmup="0.1",
-               repeat="2", owner="distinct", uid_base=str(base))
-    rr = subprocess.run([os.path.join(LKP, "run")], capture_output=True, text=True, env=env,
+    renv = dict(env, workload="signal", containers="2", nr_task="4", runtime="0.5",
+                warmup="0.1", repeat="2", owner="distinct", uid_base=str(base))
+    if LKP_SRC:
+        renv.update(LKP_SRC=LKP_SRC, TMP_RESULT_ROOT=d)  # log_cmd appends to reproduce.sh
+    rr = subprocess.run([os.path.join(LKP, "run")], capture_output=True, text=True, env=renv,
                         timeout=120)
-    p = subprocess.run([os.path.join(LKP, "parse")], input=rr.stdout, capture_output=True,
-                       text=True, env=env)
+    out = rr.stdout
+    if not LKP_SRC:
+        out = "2026-05-04 10:20:30 ucbench run --workload signal\n" + out
+    with open(path("lkp-real"), "w") as f:
+        f.write(out)
+    p = lkp_parse(path("lkp-real"))
     kv = dict(ln.split(": ", 1) for ln in p.stdout.splitlines() if ": " in ln)
     want = {"signal.distinct.t2.2." + k for k in ("per_process_ops", "workload",
                                                   "per_container_ops", "fairness")}
     t.ok(rr.returncode == 0 and p.returncode == 0 and want <= set(kv)
+         and (not LKP_SRC or LOG_CMD_LINE.match(out))
          and all(float(v) >= 0 for v in kv.values())
          and not any(k.startswith("ucbench.") for k in kv)
          and abs(float(kv["signal.distinct.t2.2.workload"])
                  - 4 * float(kv["signal.distinct.t2.2.per_process_ops"]))
          < 1e-6 * float(kv["signal.distinct.t2.2.workload"]) + 1,
-         "lkp: run (nr_task 4 over 2 containers = 2 tasks each, 2 repeats) + parse: "
-         "will-it-scale's keys, workload = 4 x per_process_ops",
-         rr.stderr[-1500:] + p.stdout + p.stderr)
+         "lkp: run (nr_task 4 over 2 containers = 2 tasks each, 2 repeats; "
+         + ("with $LKP_SRC's log_cmd" if LKP_SRC else "log_cmd's line added") +
+         ") + parse: will-it-scale's keys, workload = 4 x per_process_ops",
+         out[:200] + rr.stderr[-1500:] + p.stdout + p.stderr)
 
 shutil.rmtree(d)
 t.done()

@@ -1,15 +1,24 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """lava.py - examples/lava/: the test definition and the job validate (Debian's lava-common
-schemas when installed, and a strict structural check always), and the definition's run steps,
-run as LAVA runs them (parameters as environment variables, from the repository root), report
-every verify case and every metric of real ucbench output through a stub `lava-test-case` that
-checks and records each call."""
+schemas when installed, and a strict structural check always); then the job's test action goes
+through lava-dispatcher's own code (Debian's package): its deploy pipeline clones the definition
+from git and writes the overlay, run.sh included (TestRunnerAction: the params as plain shell
+variables, then the definition's steps), and the overlay's own lava-test-runner runs it here,
+with the real ucbench and the real lava-test-case.  Every TESTCASE signal goes through the
+dispatcher's own parsing (handle_testcase, SignalMatch); the documents show that the job's
+parameters arrived (RUN_ARGS, VERIFY_ARGS, SKIP_BUILD, UCBENCH), and every verify case and every
+metric is reported with the right result, measurement and units."""
+import glob
 import json
+import logging
 import os
 import re
+import shutil
 import statistics
 import subprocess
 import sys
+import tarfile
+import time
 
 from taplib import SRCDIR, UCBENCH, Tap, scratch_dir, skip_all, uid_block, userns_works
 
@@ -62,7 +71,7 @@ t.ok(isinstance(steps, list) and steps and all(isinstance(s, str) for s in steps
      "run.steps: a list of shell lines", steps)
 params = testdef.get("params", {})
 t.ok(params and all(isinstance(v, str) for v in params.values()),
-     "params: strings (LAVA exports them as shell variables)", params)
+     "params: strings (LAVA writes them into run.sh as shell variables)", params)
 tests = [a["test"] for a in job.get("actions", []) if "test" in a]
 defs = [d for a in tests for d in a.get("definitions", [])]
 t.ok(len(defs) == 1 and defs[0].get("path") == "examples/lava/ucbench.yaml"
@@ -70,64 +79,164 @@ t.ok(len(defs) == 1 and defs[0].get("path") == "examples/lava/ucbench.yaml"
      and set(defs[0].get("parameters", {})) <= set(params),
      "job: the test action runs examples/lava/ucbench.yaml with its own parameters", defs)
 
-# ---- the steps, on real output, against a stub lava-test-case ----
-if not (userns_works() and os.geteuid() == 0):
-    t.skip("the steps report every case and metric", "needs root and user namespaces")
+# ---- the job's test action through lava-dispatcher's own code ----
+try:
+    import lava_dispatcher.job as lava_job
+    from lava_common.log import YAMLLogger
+    from lava_dispatcher.actions.test.shell import TestShellAction, handle_testcase
+    from lava_dispatcher.connection import SignalMatch
+    from lava_dispatcher.device import NewDevice
+    from lava_dispatcher.parser import JobParser
+except ImportError:
+    t.skip("LAVA's deploy writes run.sh, its lava-test-runner runs it",
+           "lava-dispatcher is not installed (apt-get install lava-dispatcher)")
+    t.done()
+if not os.path.exists("/usr/bin/git"):  # lava_dispatcher.utils.vcs.GitHelper runs /usr/bin/git
+    t.skip("LAVA's deploy writes run.sh, its lava-test-runner runs it", "needs /usr/bin/git")
     t.done()
 
-stubs = scratch_dir("ucb-lava-")
-calls_path = os.path.join(stubs, "calls.jsonl")
-with open(os.path.join(stubs, "lava-test-case"), "w") as f:
-    f.write(f"""#!{sys.executable}
-import json, re, sys
-a = sys.argv[1:]
-ok = len(a) >= 3 and a[1] == "--result" and a[2] in ("pass", "fail", "skip", "unknown")
-rest = a[3:]
-if ok and rest:
-    ok = (len(rest) == 4 and rest[0] == "--measurement" and rest[2] == "--units"
-          and re.fullmatch(r"-?[0-9]+(\\.[0-9]+)?([eE][-+]?[0-9]+)?", rest[1]) is not None
-          and re.fullmatch(r"[^\\s=]+", rest[3]) is not None)
-with open({calls_path!r}, "a") as out:
-    out.write(json.dumps({{"argv": a, "valid": ok}}) + "\\n")
-sys.exit(0 if ok else 1)
-""")
-os.chmod(os.path.join(stubs, "lava-test-case"), 0o755)
-out = scratch_dir("ucb-lava-out-")
+scratch = scratch_dir("ucb-lava-")
+JOB_ID = str(os.getpid())
+# The definition's repository: this tree's examples/lava (not HEAD: what is being tested), in
+# a git repository on branch main, as job.yaml names it.
+repo = os.path.join(scratch, "repo")
+shutil.copytree(LAVA, os.path.join(repo, "examples", "lava"),
+                ignore=shutil.ignore_patterns("__pycache__"))
+for cmd in (["init", "-q", "-b", "main"], ["add", "-A"],
+            ["-c", "user.name=ucbench", "-c", "user.email=ucbench@localhost", "commit", "-qm",
+             "examples/lava"]):
+    subprocess.run(["git", "-C", repo, *cmd], check=True, capture_output=True)
+
+# The device: "/" of the test device is scratch/device, so the overlay's absolute paths (run.sh
+# cd's into its test directory) work here.  The constants any device dictionary has.
+device_root = os.path.join(scratch, "device")
+results_dir = os.path.join(device_root, "lava-%s")
+device = NewDevice({
+    "constants": {"failure_retry": 1, "boot_retry": 1,
+                  "posix": {"lava_test_sh_cmd": "/bin/sh", "lava_test_results_dir": results_dir,
+                            "lava_test_shell_file": "~/.bashrc"}},
+    "actions": {"deploy": {"methods": {"overlay": None}}}})
 vbase, rbase = uid_block(2102160000, 10000, 1000000), uid_block(2103200000, 10)
-env = dict(os.environ, PATH=stubs + ":" + os.environ["PATH"], OUTDIR=out, **params)
-env.update(SKIP_BUILD="true", UCBENCH=os.path.abspath(UCBENCH),
-           RUN_ARGS=f"-w getppid,signal -c 1,2 -d 300ms --warmup 0 --interval 100ms -r 2 "
-                    f"--owner shared --uid-base {rbase}",
-           VERIFY_ARGS=f"--uid-base {vbase}")
-for step in steps:
-    r = subprocess.run(["sh", "-c", step], cwd=SRCDIR, env=env, capture_output=True, text=True,
-                       timeout=600)
-    t.ok(r.returncode == 0, f"step `{step}` exits 0", r.stderr[-2000:])
+JOB_PARAMS = {"SKIP_BUILD": "true", "UCBENCH": os.path.abspath(UCBENCH),
+              "RUN_ARGS": f"-w getppid,signal -c 1,2 -d 300ms --warmup 0 --interval 100ms -r 2 "
+                          f"--owner shared --uid-base {rbase}",
+              "VERIFY_ARGS": f"--uid-base {vbase}"}
+# job.yaml's test action as it is, but for the repository and the parameters; deployed "to:
+# overlay" (the lab's own deploy and boot put the same overlay on a real device).
+test_action = json.loads(json.dumps(tests[0]))
+tdef = test_action["definitions"][0]
+tdef["repository"] = repo
+tdef["parameters"] = dict(tdef.get("parameters", {}), **JOB_PARAMS)
+lava_doc = dict(job, actions=[{"deploy": {"to": "overlay", "timeout": {"minutes": 5}}},
+                              {"test": test_action}])
+lava_job.DISPATCHER_DOWNLOAD_DIR = os.path.join(scratch, "dispatcher")  # not /var/lib/lava
+logging.setLoggerClass(YAMLLogger)
+logger = logging.getLogger("dispatcher")
+logger.setLevel(logging.DEBUG)
+lava_log = os.path.join(scratch, "lava.log")
+logger.addHandler(logging.FileHandler(lava_log))
 
 
-def recorded():
-    try:
-        with open(calls_path) as f:
-            return [json.loads(ln) for ln in f]
-    except OSError:
-        return []
+def lava_tail():
+    with open(lava_log) as f:
+        return f.read()[-3000:]
 
 
-calls = recorded()
-t.ok(calls and all(c["valid"] for c in calls), f"{len(calls)} lava-test-case calls, all valid",
-     [c for c in calls if not c["valid"]][:5])
-names = [c["argv"][0] for c in calls]
+try:
+    ljob = JobParser().parse(yaml.safe_dump(lava_doc), device, JOB_ID, logger, None)
+    ljob.validate()
+    deploy = ljob.pipeline.actions[0]
+    deploy.run(None, time.monotonic() + 300)  # the deploy: the overlay and its tarball
+    overlay = deploy.get_namespace_data(action="compress-overlay", label="output", key="file")
+    with tarfile.open(overlay) as tar:  # what the device's ApplyOverlay does, at its "/"
+        tar.extractall(device_root)
+    err = None
+except Exception as e:  # LAVA's JobError, InfrastructureError, ... or a missing overlay
+    err = f"{type(e).__name__}: {e}"
+lava = results_dir % JOB_ID
+test_dir = os.path.join(lava, "0", "tests", f"0_{md.get('name')}")
+run_sh = os.path.join(test_dir, "run.sh")
+t.ok(err is None and os.path.isfile(run_sh), "lava-dispatcher deploys the job's test action: "
+     "the definition cloned from git, run.sh written", (err, lava_tail()))
+if err is not None or not os.path.isfile(run_sh):
+    t.done()
+with open(run_sh) as f:
+    run_text = f.read()
+assigned = re.findall(r"^([A-Z_]+)='", run_text, re.M)
+t.ok(set(params) | set(JOB_PARAMS) <= set(assigned)
+     and all(ln in run_text.splitlines() for ln in steps),
+     "run.sh as LAVA writes it: the params as shell variables (not exported), then the steps",
+     run_text)
+
+if not (userns_works() and os.geteuid() == 0):
+    t.skip("LAVA's lava-test-runner runs run.sh: every case and metric reported",
+           "needs root and user namespaces")
+    t.done()
+
+# The runner as the device's shell starts it (lava-test-runner puts its bin/ first in PATH).
+# No ucbench in PATH: with SKIP_BUILD=true, only the UCBENCH parameter can name the binary.
+no_ucbench = [p for p in os.environ["PATH"].split(":")
+              if p and not os.access(os.path.join(p, "ucbench"), os.X_OK)]
+r = subprocess.run([os.path.join(lava, "bin", "lava-test-runner"), os.path.join(lava, "0")],
+                   env=dict(os.environ, SHELL="/bin/sh", PATH=":".join(no_ucbench)),
+                   capture_output=True, text=True, timeout=900)
+shell = TestShellAction()
+shell._reset_patterns()
+SIGNAL = re.compile(shell.patterns["signal"])
+signals = SIGNAL.findall(r.stdout)
+calls, bad_signals = [], []
+for name, sparams in signals:
+    if name != "TESTCASE":
+        continue
+    try:  # the dispatcher's own reading of a TESTCASE signal
+        calls.append(SignalMatch().match(handle_testcase(sparams.split())))
+    except Exception as e:  # JobError / TestError: LAVA would log an error, no result
+        bad_signals.append((sparams, f"{type(e).__name__}: {e}"))
+rcs = []  # lava-test-shell writes run.sh's exit status to RESULTS/NAME-TIME/return_code
+for rc_file in glob.glob(os.path.join(lava, "0", "results", "*", "return_code")):
+    with open(rc_file) as f:
+        rcs.append(f.read().strip())
+t.ok(r.returncode == 0 and rcs == ["0"] and [n for n, _ in signals][:1] == ["STARTRUN"]
+     and [n for n, _ in signals][-1:] == ["ENDRUN"] and "<LAVA_TEST_RUNNER EXIT>" in r.stdout,
+     "lava-test-runner runs run.sh from start to end, exit status 0",
+     (rcs, r.stdout[-1500:] + r.stderr[-2000:]))
+t.ok(calls and not bad_signals, f"{len(calls)} TESTCASE signals, each read by the dispatcher",
+     bad_signals[:5])
+out = os.path.join(test_dir, "lava-output")  # ucbench-lava.sh's default OUTDIR
+names = [c["test_case_id"] for c in calls]
 bad = [n for n in names if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]*[A-Za-z0-9]", n)]
 t.ok(not bad, "names: letters, digits, . _ - (no spaces, `=` or `/`)", bad)
 t.ok(len(set(names)) == len(names), "every name once", sorted(n for n in names
                                                               if names.count(n) > 1)[:5])
-res = {c["argv"][0]: c["argv"][2] for c in calls}
-meas = {c["argv"][0]: (float(c["argv"][4]), c["argv"][6]) for c in calls if len(c["argv"]) > 3}
+res = {c["test_case_id"]: c["result"] for c in calls}
+meas = {c["test_case_id"]: (c["measurement"], c.get("units")) for c in calls
+        if "measurement" in c}
 t.ok(res.get("build") == "pass" and res.get("run") == "pass", "build and run: pass",
      {k: res.get(k) for k in ("build", "run", "verify")})
 
-with open(os.path.join(out, "verify.json")) as f:
-    vdoc = json.load(f)
+
+
+def load(name):
+    try:
+        with open(os.path.join(out, name)) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return None
+
+
+vdoc, rdoc = load("verify.json"), load("run.json")
+argv = {k: (d or {}).get("run", {}).get("argv") for k, d in (("verify", vdoc), ("run", rdoc))}
+t.ok(argv["verify"] and argv["run"] and res.get("build") == "pass"
+     and argv["verify"][1:2 + len(JOB_PARAMS["VERIFY_ARGS"].split())]
+     == ["verify", *JOB_PARAMS["VERIFY_ARGS"].split()]
+     and argv["run"][1:2 + len(JOB_PARAMS["RUN_ARGS"].split())]
+     == ["run", *JOB_PARAMS["RUN_ARGS"].split()]
+     and not os.path.exists(os.path.join(test_dir, "build")),
+     "the job's parameters reach ucbench-lava.sh: SKIP_BUILD (nothing built), UCBENCH (no "
+     "ucbench in PATH, yet build passes), VERIFY_ARGS and RUN_ARGS (each document's run.argv)",
+     (argv, r.stdout[-1500:], r.stderr[-1500:]))
+if not (vdoc and rdoc):
+    t.done()
 MAP = {"pass": "pass", "fail": "fail", "known-bug": "fail", "skip": "skip", "error": "unknown"}
 cases = {c["id"]: c["status"] for c in vdoc["verify"]}
 t.ok(len(cases) >= 20 and all(res.get(f"verify.{cid}") == MAP[st] for cid, st in cases.items()),
@@ -138,8 +247,6 @@ t.ok(res.get("verify") == ("pass" if all(s in ("pass", "skip", "known-bug")
                                          for s in cases.values()) else "fail"),
      "verify: the overall verdict as ucbench's exit status", res.get("verify"))
 
-with open(os.path.join(out, "run.json")) as f:
-    rdoc = json.load(f)
 METRICS = {"per_container_ops": "ops/s", "total_ops_per_s": "ops/s", "per_task_ops": "ops/s",
            "cpu_ns_per_op": "ns/op", "scalability": "ratio", "fairness": "ratio",
            "failed_ops": "ops"}
