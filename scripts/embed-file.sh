@@ -55,7 +55,7 @@ trap 'rm -f "$tmp"' EXIT HUP INT TERM
       for (f = 1; f <= NF; f++)
         {
           c = val[$f]; total++
-          if (c == 10) { line = line "\\n"; flush (); continue }
+          if (c == 10) { line = line "\\n"; flush(); continue }
           if (c == 9) s = "\\t"
           else if (c == 34) s = "\\\""
           else if (c == 92) s = "\\\\"
@@ -63,11 +63,11 @@ trap 'rm -f "$tmp"' EXIT HUP INT TERM
           else if (c >= 32 && c < 127) s = sprintf ("%c", c)
           else s = sprintf ("\\%03o", c) # always three digits: never merges with a digit after it
           line = line s; n++
-          if (n >= 96) flush ()          # keeps very long input lines readable
+          if (n >= 96) flush()           # keeps very long input lines readable
         }
     }
     END {
-      if (n > 0 || total == 0) flush ()
+      if (n > 0 || total == 0) flush()
       printf ";\n"
     }'
   printf 'const size_t %s_len = sizeof %s - 1;\n' "$symbol" "$symbol"

@@ -3,13 +3,18 @@
 #include "config.h"
 
 #include <errno.h>
+#include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/commands.h"
 #include "cli/options.h"
+#include "core/lists.h"
 #include "core/util.h"
+#include "core/version.h"
 
 static int cmd_help (int argc, char **argv, ucb_error_t *err);
 
@@ -43,6 +48,48 @@ find_command (const char *name)
   return NULL;
 }
 
+/* Whether ucbench(1) is installed: under the configured mandir, or under the prefix this binary
+ * runs from (a DESTDIR or moved install, which man-db finds through PATH); Debian gzips it. */
+static bool
+man_page_installed (void)
+{
+  char exe[PATH_MAX], here[PATH_MAX + 32], path[PATH_MAX + 64];
+  ssize_t n = readlink ("/proc/self/exe", exe, sizeof exe - 1);
+  const char *dirs[] = { UCB_MANDIR, NULL };
+  char *slash;
+
+  if (n > 0 && (exe[n] = '\0', slash = strrchr (exe, '/')) != NULL)
+    {
+      *slash = '\0';
+      snprintf (here, sizeof here, "%s/../share/man", exe);
+      dirs[1] = here;
+    }
+  for (size_t i = 0; i < 2 && dirs[i]; i++)
+    for (int gz = 0; gz < 2; gz++)
+      {
+        snprintf (path, sizeof path, "%s/man1/ucbench.1%s", dirs[i], gz ? ".gz" : "");
+        if (access (path, R_OK) == 0)
+          return true;
+      }
+  return false;
+}
+
+/* A name that is no command: the commands listed, the nearest suggested. */
+static int
+unknown_command (const char *name, ucb_error_t *err)
+{
+  static const char *const options[] = { "--help", "--version" }; /* and -h, -V: too short */
+  const char *names[UCB_ARRAY_SIZE (commands)];
+
+  if (name[0] == '-') /* before the command: only ucbench's own options */
+    return ucb_keyword_error (err, "unknown option", name, options, UCB_ARRAY_SIZE (options),
+                              "a command");
+
+  for (size_t i = 0; i < UCB_ARRAY_SIZE (commands); i++)
+    names[i] = commands[i].name; /* the last is NULL, which the keyword helpers skip */
+  return ucb_keyword_error (err, "unknown command", name, names, UCB_ARRAY_SIZE (names), NULL);
+}
+
 static void
 print_main_help (FILE *f)
 {
@@ -55,8 +102,10 @@ print_main_help (FILE *f)
               "  -V, --version  show the version\n\n"
               "`ucbench run` with no options runs a short default sweep (signal workload;\n"
               "1, NPROC and 2*NPROC containers; shared and distinct owners).\n"
-              "`ucbench help COMMAND` shows the options of COMMAND; see also ucbench(1)\n"
-              "(not installed: mandoc -a man/ucbench.1 in the source tree).\n");
+              "`ucbench help COMMAND` shows the options of COMMAND; see also ucbench(1)");
+  fputs (man_page_installed () ? ".\n"
+                               : "\n(not installed: mandoc -a man/ucbench.1 in the source tree).\n",
+         f);
 }
 
 static int
@@ -73,7 +122,7 @@ cmd_help (int argc, char **argv, ucb_error_t *err)
     return ucb_usage_error (err, "help takes one command name, got %d", argc - 1);
   c = find_command (argv[1]);
   if (c == NULL)
-    return ucb_usage_error (err, "unknown command `%s`", argv[1]);
+    return unknown_command (argv[1], err);
   fputs (c->usage, stdout);
   return 0;
 }
@@ -82,7 +131,7 @@ static int
 cmd_version (int argc, char **argv, ucb_error_t *err)
 {
   (void) argc, (void) argv, (void) err;
-  printf ("ucbench %s\n", PACKAGE_VERSION);
+  printf ("ucbench %s\n", ucb_version);
   return 0;
 }
 
@@ -115,7 +164,7 @@ main (int argc, char **argv)
       const struct ucb_command *c = find_command (argv[1]);
       if (c == NULL)
         {
-          ucb_usage_error (&err, "unknown command `%s`", argv[1]);
+          unknown_command (argv[1], &err);
           return ucb_error_report (&err);
         }
       handler = c->handler;

@@ -22,6 +22,7 @@
 #include "core/process.h"
 #include "core/stats.h"
 #include "core/util.h"
+#include "core/version.h"
 #include "report/model.h"
 #include "report/report.h"
 
@@ -59,7 +60,7 @@ ucb_report_document (int argc, char **argv, double start_realtime, double durati
   for (int i = 0; i < argc; i++)
     ucb_json_push (av, ucb_json_str (argv[i]));
   ucb_json_set (tool, "name", ucb_json_str (PACKAGE_NAME));
-  ucb_json_set (tool, "version", ucb_json_str (PACKAGE_VERSION));
+  ucb_json_set (tool, "version", ucb_json_str (ucb_version));
   ucb_json_set (run, "start_time", ucb_json_str (when));
   ucb_json_set (run, "start_epoch_s", ucb_json_int ((long long) start_realtime));
   ucb_json_set (run, "duration_s", ucb_json_real (duration_s));
