@@ -34,7 +34,7 @@
 const char ucb_verify_usage[]
     = "Usage: ucbench verify [limits] [CASE-ID|RLIMIT ...] [OPTION]...\n"
       "Check that the kernel enforces the ucounts rlimits across the user-namespace\n"
-      "hierarchy (kernel-ucounts.md §4).  Each case runs with fresh uids in its own user\n"
+      "hierarchy (docs/kernel-ucounts.md §4).  Each case runs with fresh uids in its own user\n"
       "namespaces and must leave nothing behind.  Select cases by id (ULIM-01) or by rlimit\n"
       "(sigpending, nproc, msgqueue, memlock); the default is every case.\n"
       "\n"

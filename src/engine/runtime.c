@@ -106,7 +106,8 @@ ucb_runtime_init_hook (void *arg, const struct ucb_container_spec *spec, ucb_err
   const struct ucb_runtime *rt = arg;
   struct ucb_container_rec *rec = rt->rec ? &rt->rec[spec->index] : NULL;
 
-  /* ecosystem.md 4: bounding set, ambient, permitted/effective, no-new-privs, then seccomp. */
+  /* Bounding set (needs CAP_SETPCAP, so before the sets drop it), ambient, permitted/effective,
+   * no-new-privs (what a seccomp filter needs without CAP_SYS_ADMIN), then seccomp. */
   if (rt->caps_on)
     {
       if (ucb_caps_apply (rt->opt->caps.keep, rt->opt->caps.nkeep, err) < 0)

@@ -39,8 +39,9 @@ uint64_t ucb_caps_effective (void);
  * namespace) only for capabilities still in the set. */
 int ucb_caps_bound (const int *keep, size_t n, ucb_error_t *err)
     __attribute__ ((warn_unused_result));
-/* The whole sequence, in the order ecosystem.md 4 gives, in the process that starts the tasks:
- * bounding set, ambient reset, permitted/effective/inheritable = keep (what is held of it),
+/* The whole sequence, in the process that starts the tasks: bounding set (first: dropping from
+ * it needs CAP_SETPCAP, which the next steps may drop), ambient reset,
+ * permitted/effective/inheritable = keep (what is held of it),
  * then no-new-privs.  Seccomp comes after, and only then the tasks. */
 int ucb_caps_apply (const int *keep, size_t n, ucb_error_t *err)
     __attribute__ ((warn_unused_result));

@@ -17,7 +17,13 @@ with open(os.path.join(stubs, "dpkg-query"), "w") as f:
     f.write('#!/bin/sh\nfor a; do last=$a; done\n[ "$last" = mandoc ] && exit 1\n'
             'echo "install ok installed"\n')
 with open(os.path.join(stubs, "apt-get"), "w") as f:
-    f.write(f'#!/bin/sh\necho "apt-get $*" >> {calls}\n')
+    # apt's size line on stdout, its progress on the Status-Fd quickstart asks for (fd 3).
+    f.write(f'#!/bin/sh\necho "apt-get $*" >> {calls}\n'
+            'case "$*" in *Status-Fd=3*)\n'
+            '  echo "Need to get 1234 kB of archives."\n'
+            '  for p in 5 50 100; do echo "dlstatus:1:$p:Retrieving file 1 of 1" >&3; done\n'
+            '  for p in 40 100; do echo "pmstatus:mandoc:$p:Installing mandoc" >&3; done;;\n'
+            'esac\n')
 for name in ("dpkg-query", "apt-get"):
     os.chmod(os.path.join(stubs, name), 0o755)
 env = dict(os.environ, PATH=stubs + ":" + os.environ["PATH"],
@@ -35,6 +41,14 @@ for st in ("apt", "configure", "build", "run"):
 order = [ln.split()[1].rstrip(":") for ln in lines if " done in " in ln]
 t.ok(order == ["apt", "configure", "build", "run"], "the stages in order", order)
 t.ok(any("installing mandoc" in ln for ln in lines), "apt names what it installs", lines)
+# apt's progress, not minutes of silence: its size line, then a line per tenth reached.
+prog = [ln for ln in lines if re.match(r"quickstart: apt: (Need to get|download|install) ", ln)]
+t.ok(prog == ["quickstart: apt: Need to get 1234 kB of archives.",
+              "quickstart: apt: download 50% (Retrieving file 1 of 1)",
+              "quickstart: apt: download 100% (Retrieving file 1 of 1)",
+              "quickstart: apt: install 40% (Installing mandoc)",
+              "quickstart: apt: install 100% (Installing mandoc)"],
+     "apt shows its download size and its progress", lines)
 try:
     with open(calls) as f:
         got = f.read()

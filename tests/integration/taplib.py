@@ -522,6 +522,21 @@ def scratch_dir(prefix):
     return d
 
 
+def reachable_copy(prefix, exe=None):
+    """(folder, path): a copy of exe (default UCBENCH) that every uid may run, in a 0755
+    scratch_dir.  For a test that runs the binary as another uid, or as root of a user
+    namespace that does not map the file's owner: the build tree may sit where only its owner
+    gets in (a checkout in /root, mode 0700), and exec there is "Permission denied".  Run it
+    with cwd=folder too, for the same reason."""
+    exe = exe or UCBENCH
+    d = scratch_dir(prefix)
+    os.chmod(d, 0o755)
+    path = os.path.join(d, os.path.basename(exe))
+    shutil.copy(shutil.which(exe) or exe, path)
+    os.chmod(path, 0o755)
+    return d, path
+
+
 def doc_scratch(prefix):
     """A scratch_dir for documents: (d, path, write), where path(name) is a file in d and
     write(name, doc) writes doc there as JSON and gives that path."""

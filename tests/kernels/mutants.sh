@@ -152,7 +152,7 @@ if [ ! -f "$TARBALL" ] && [ "$(id -u)" -eq 0 ]; then
 fi
 [ -f "$TARBALL" ] || die "$TARBALL missing: apt-get install -y linux-source-$SERIES build-essential bc bison flex libelf-dev libssl-dev"
 for t in make gcc bison flex bc patch qemu-system-x86_64 python3 cpio flock; do
-  command -v "$t" >/dev/null || die "$t missing (see kernel-matrix.md, Packages)"
+  command -v "$t" >/dev/null || die "$t missing (see tests/kernels/README.md, Packages)"
 done
 [ -x "$BOOT" ] || die "boot harness $BOOT missing"
 
@@ -164,7 +164,7 @@ flock -n 9 || die "another mutants.sh holds $CACHE/.mutants.lock"
 note_time() { printf '%s\t%s\t%s\n' "$1" "$2" "$3" >> "$TIMES.new"; }   # kernel step seconds
 
 # ---------------------------------------------------------------- the tree
-# The config fragment on top of tinyconfig + kvm_guest.config (kernel-matrix.md).  GZIP, not
+# The config fragment on top of tinyconfig + kvm_guest.config (README.md, Pitfalls).  GZIP, not
 # XZ: XZ takes ~4 s to decompress under TCG.  SLUB instead of tinyconfig's SLOB.
 FRAGMENT='CONFIG_64BIT=y
 CONFIG_SMP=y
@@ -290,7 +290,7 @@ configure_kernel() {
     grep -qx "$l" "$B/.config" || missing="$missing $l"
   done
   [ -z "$missing" ] || die "options not set after olddefconfig:$missing"
-  grep -qx 'CONFIG_USER_NS=y' "$B/.config" || die "CONFIG_USER_NS unset (kernel-matrix.md pitfall 2)"
+  grep -qx 'CONFIG_USER_NS=y' "$B/.config" || die "CONFIG_USER_NS unset (tests/kernels/README.md, pitfall 2)"
   echo "$want" > "$B/.ucb-config"
   note_time tree config $((SECONDS - t0))
 }
@@ -419,7 +419,7 @@ if [ $BUILD_ONLY -eq 1 ]; then
 fi
 
 boot_kernel baseline || die "the unpatched kernel does not boot/run: see $OUT/baseline.serial.log"
-# /proc/self/ns/user in the guest (kernel-matrix.md pitfall 2): ucbench info reports it
+# /proc/self/ns/user in the guest (README.md, pitfall 2): ucbench info reports it
 for n in "${KERNELS[@]:1}"; do
   [ -z "${BUILD_FAILED[$n]:-}" ] || continue
   boot_kernel "$n" || log "$n: boot/run failed (see $OUT/$n.serial.log)"
@@ -506,7 +506,7 @@ survivors = [r for r in rows if r["caught"] == "NO (survived)"]
 for r in survivors:
     print(f"SURVIVED {r['kernel']}: no case observes {r['breaks'] or 'its bug'}")
 print("\nbaseline verdicts: " + " ".join(f"{c}={s}" for c, s in sorted(base.items())))
-# kernel-matrix.md pitfall 2: without CONFIG_USER_NS unshare(CLONE_NEWUSER) is EPERM on Debian
+# README.md pitfall 2: without CONFIG_USER_NS unshare(CLONE_NEWUSER) is EPERM on Debian
 # trees.  ULIM-20 stats /proc/self/ns/user (error when it is missing); info probes a userns.
 try:
     with open(os.path.join(out, "baseline.info.json")) as f:

@@ -26,7 +26,8 @@ def sources(top):
     else:
         names = [os.path.relpath(os.path.join(d, f), top) for d, _, fs in os.walk(top)
                  for f in fs]
-    skip = ("docs/results/", "tests/golden/", "data/", "m4/", "build")
+    # _build/: where make distcheck builds, inside the unpacked tarball
+    skip = ("docs/results/", "tests/golden/", "data/", "m4/", "build", "_build/")
     return sorted(n for n in names if not n.startswith(skip)
                   and (n in NAMED or n.endswith(SUFFIXES)) and "autom4te" not in n)
 

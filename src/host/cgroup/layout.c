@@ -42,7 +42,7 @@ fs_is (const char *path, long magic)
   return statfs (path, &st) == 0 && (long) st.f_type == magic;
 }
 
-/* ecosystem.md 2, pitfall 8: libcgroup 2.0.2 cannot say which layout, so ask statfs. */
+/* libcgroup 2.0.2 cannot say which layout, so ask statfs. */
 enum ucb_cg_layout
 ucb_cgroup_detect (void)
 {

@@ -18,7 +18,7 @@ enum ucb_cg_layout
 
 /* "none" "legacy" "hybrid" "unified". */
 const char *ucb_cg_layout_name (enum ucb_cg_layout l);
-/* statfs on /sys/fs/cgroup: libcgroup 2.0.2 cannot tell (ecosystem.md 2, pitfall 8). */
+/* statfs on /sys/fs/cgroup: libcgroup 2.0.2 has no call that tells. */
 enum ucb_cg_layout ucb_cgroup_detect (void);
 /* The mount point of the unified hierarchy: /sys/fs/cgroup (unified), /sys/fs/cgroup/unified
  * (hybrid), NULL (legacy, none). */

@@ -13,8 +13,8 @@
 #ifdef HAVE_CGROUP
 #include <libcgroup.h>
 
-/* ECGOTHER means "see cgroup_get_last_errno()", and cgroup_strerror() may then say "Success"
- * (ecosystem.md 2, pitfall 2): report both numbers. */
+/* ECGOTHER means "see cgroup_get_last_errno()", and cgroup_strerror() may then say "Success":
+ * report both numbers. */
 static int
 lcg_error (ucb_error_t *err, int rc, const char *what)
 {
