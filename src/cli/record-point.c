@@ -85,11 +85,12 @@ struct contention
 {
   double threshold;
   size_t ntasks, nint;
-  bool *owns;    /* per task: should own a CPU */
-  double *fair;  /* per task: its fair share of one CPU */
-  double *share; /* [k * ntasks + task], k the 0-based interval; NaN = unknown */
+  bool *owns;     /* per task: should own a CPU */
+  double *fair;   /* per task: its fair share of one CPU */
+  int *group;     /* per task: the tasks that take turns with it (its pinned CPU; -1 unpinned) */
+  double *share;  /* [k * ntasks + task], k the 0-based interval; NaN = unknown */
   double *wshare; /* per task: over the whole window; NaN = unknown */
-  bool *flag;    /* [k * ntasks + task]: the sample is contended */
+  bool *flag;     /* [k * ntasks + task]: the sample is contended */
   bool owns_all;
   double fair_min;
   size_t samples, contended; /* task samples */
@@ -134,7 +135,7 @@ fair_shares (struct contention *ct, const struct ucb_point_result *r,
   cleanup_free int *cpu = xcalloc (nt + 1, sizeof *cpu);
 
   for (size_t t = 0; t < nt; t++)
-    cpu[t] = r->c[t / T].cpu[t % T];
+    ct->group[t] = cpu[t] = r->c[t / T].cpu[t % T];
   ct->owns_all = nt > 0;
   ct->fair_min = NAN;
   for (size_t t = 0; t < nt; t++)
@@ -151,10 +152,10 @@ fair_shares (struct contention *ct, const struct ucb_point_result *r,
   ct->by_window = ct->per_cpu > 1 && (double) r->interval_ns / 1e9 < ct->window_needed_s;
 }
 
-/* Task t's share over the whole window, and whether it is contended judged on that.  A task
- * publishes its CPU time after each batch of its workload's ops: with fewer than two batches in
- * the window, the steps of its CPU time are as large as the time itself, so it is unknown. */
-static bool
+/* Task t's share over the whole window.  A task publishes its CPU time after each batch of its
+ * workload's ops: with fewer than two batches in the window, the steps of its CPU time are as
+ * large as the time itself, so it is unknown. */
+static void
 window_share (struct contention *ct, const struct ucb_point_result *r, size_t t)
 {
   const struct ucb_samples *s = &r->samples;
@@ -163,8 +164,38 @@ window_share (struct contention *ct, const struct ucb_point_result *r, size_t t)
   uint64_t batch = r->pt.workload && r->pt.workload->batch ? r->pt.workload->batch : 1000;
 
   ct->wshare[t] = b->ops - a->ops >= 2 * batch ? ucb_cpu_share (a, b) : NAN;
-  return ucb_sample_contended (ct->fair[t], ct->wshare[t], ct->threshold,
-                               (double) (b->t_ns - a->t_ns) / 1e9);
+}
+
+/* Judge each task of `share` (one value per task, over `period_s`) into flag[]: on the mean
+ * share of the tasks that take turns with it (its CPU's, or every unpinned task), against its
+ * fair share.  Turns move time between those tasks, not away from them: how one of them fared
+ * against another is the point's own fairness (summary.fairness), not contention; what the
+ * group as a whole did not get, something else took.  A group with an unknown share is not
+ * contended. */
+static void
+judge (const struct contention *ct, const double *share, double period_s, bool *flag)
+{
+  size_t nt = ct->ntasks, ng = 1;
+  cleanup_free double *sum = NULL;
+  cleanup_free size_t *cnt = NULL;
+
+  for (size_t t = 0; t < nt; t++)
+    if (ct->group[t] >= 0 && (size_t) ct->group[t] + 2 > ng)
+      ng = (size_t) ct->group[t] + 2;
+  sum = xcalloc (ng, sizeof *sum);
+  cnt = xcalloc (ng, sizeof *cnt);
+  for (size_t t = 0; t < nt; t++)
+    {
+      size_t g = (size_t) (ct->group[t] + 1);
+      sum[g] += share[t]; /* NaN stays NaN */
+      cnt[g]++;
+    }
+  for (size_t t = 0; t < nt; t++)
+    {
+      size_t g = (size_t) (ct->group[t] + 1);
+      flag[t]
+          = ucb_sample_contended (ct->fair[t], sum[g] / (double) cnt[g], ct->threshold, period_s);
+    }
 }
 
 static void
@@ -180,6 +211,7 @@ contention_init (struct contention *ct, const struct ucb_point_result *r,
   ct->nint = s->nreadings > 1 ? s->nreadings - 1 : 0;
   ct->owns = xcalloc (nt + 1, sizeof *ct->owns);
   ct->fair = xcalloc (nt + 1, sizeof *ct->fair);
+  ct->group = xcalloc (nt + 1, sizeof *ct->group);
   ct->wshare = xcalloc (nt + 1, sizeof *ct->wshare);
   ct->share = xcalloc (ct->nint * nt + 1, sizeof *ct->share);
   ct->flag = xcalloc (ct->nint * nt + 1, sizeof *ct->flag);
@@ -187,22 +219,33 @@ contention_init (struct contention *ct, const struct ucb_point_result *r,
   readings_late (ct, r);
   for (size_t t = 0; t < nt; t++)
     {
-      bool whole = window_share (ct, r, t);
-
+      window_share (ct, r, t);
       for (size_t k = 0; k < ct->nint; k++)
-        {
-          const struct ucb_reading *x = ucb_reading_at (s, k, t), *y = ucb_reading_at (s, k + 1, t);
-          double sh = ucb_cpu_share (x, y);
-          bool c = ct->by_window ? whole
-                                 : ucb_sample_contended (ct->fair[t], sh, ct->threshold,
-                                                         (double) (y->t_ns - x->t_ns) / 1e9);
-
-          ct->share[k * nt + t] = sh;
-          ct->flag[k * nt + t] = c;
-          ct->samples++;
-          ct->contended += ct->late[k] || c;
-        }
+        ct->share[k * nt + t]
+            = ucb_cpu_share (ucb_reading_at (s, k, t), ucb_reading_at (s, k + 1, t));
     }
+  if (ct->by_window)
+    {
+      cleanup_free bool *whole = xcalloc (nt + 1, sizeof *whole);
+      const struct ucb_reading *a = ucb_reading_at (s, 0, 0);
+      const struct ucb_reading *b = ucb_reading_at (s, ct->nint, 0);
+
+      judge (ct, ct->wshare, (double) (b->t_ns - a->t_ns) / 1e9, whole);
+      for (size_t k = 0; k < ct->nint; k++)
+        memcpy (&ct->flag[k * nt], whole, nt * sizeof *whole);
+    }
+  else
+    for (size_t k = 0; k < ct->nint; k++)
+      {
+        const struct ucb_reading *x = ucb_reading_at (s, k, 0), *y = ucb_reading_at (s, k + 1, 0);
+        judge (ct, &ct->share[k * nt], (double) (y->t_ns - x->t_ns) / 1e9, &ct->flag[k * nt]);
+      }
+  for (size_t k = 0; k < ct->nint; k++)
+    for (size_t t = 0; t < nt; t++)
+      {
+        ct->samples++;
+        ct->contended += ct->late[k] || ct->flag[k * nt + t];
+      }
 }
 
 static void
@@ -210,6 +253,7 @@ contention_free (struct contention *ct)
 {
   free (ct->owns);
   free (ct->fair);
+  free (ct->group);
   free (ct->wshare);
   free (ct->share);
   free (ct->flag);

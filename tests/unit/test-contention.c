@@ -296,17 +296,19 @@ test_fair (void)
   static const int unpinned[] = { -1, -1 }, crowded[] = { 0, 1, 0 };
   static const double three[3][3] = { { 1, 1, 1 }, { 1.1, 1.5, 1.1 }, { 1.2, 2.0, 1.2 } };
   static const double halves[3][3] = { { 1, 1, 1 }, { 1.25, 1.5, 1.25 }, { 1.49, 2.0, 1.5 } };
+  static const double unequal[3][3] = { { 1, 1, 1 }, { 1.14, 1.5, 1.36 }, { 1.28, 2.0, 1.72 } };
   struct hand h;
   json_t *o = hand_point (&h, 2, 1, unpinned, two, 0.9);
 
-  /* Unpinned, 2 tasks on 2 CPUs: a whole CPU each by right; task 0 got half of one. */
+  /* Unpinned, 2 tasks on 2 CPUs: a whole CPU each by right; together they got 1.5 and 1.45 of
+   * the 2: something else took the rest, so both are contended. */
   tap_check (json_is_false (at (o, "contention.owns_cpu")));
   tap_check_near (num (o, "contention.fair_share"), 1.0, 0);
-  tap_check_int (num (o, "contention.contended_samples"), ==, 2);
+  tap_check_int (num (o, "contention.contended_samples"), ==, 4);
   tap_check (json_is_true (at (o, "contention.contended")));
   tap_check_near (num (o, "per_container.0.tasks.0.samples.0.cpu_share"), 0.5, 1e-9);
   tap_check (json_is_true (at (o, "per_container.0.tasks.0.samples.0.contended")));
-  tap_check (json_is_false (at (o, "per_container.1.tasks.0.samples.0.contended")));
+  tap_check (json_is_true (at (o, "per_container.1.tasks.0.samples.0.contended")));
   tap_check (json_is_string (at (o, "contention.judged_over")));
   json_decref (o);
 
@@ -320,7 +322,13 @@ test_fair (void)
   tap_check_near (num (o, "contention.cpu_share_min"), 0.2, 1e-9);
   tap_check (strcmp (json_string_value (at (o, "contention.judged_over")), "interval") == 0);
   json_decref (o);
-  /* ... 0.5 and 0.48 (a slice's worth less) is not. */
+  /* ... 0.28 and 0.72 is not: CPU 0 was the two tasks' all along, they only took unequal
+   * turns (the point's fairness, not contention)... */
+  o = hand_point (&h, 3, 1, crowded, unequal, 0.9);
+  tap_check_int (num (o, "contention.contended_samples"), ==, 0);
+  tap_check_near (num (o, "contention.cpu_share_min"), 0.28, 1e-9);
+  json_decref (o);
+  /* ... nor is 0.5 and 0.48 (a slice's worth less). */
   o = hand_point (&h, 3, 1, crowded, halves, 0.9);
   tap_check_int (num (o, "contention.contended_samples"), ==, 0);
   tap_check (json_is_false (at (o, "contention.contended")));
@@ -440,7 +448,7 @@ static const struct tap_test tests[] = {
   { "container sample: the lowest share of its tasks", test_container_min },
   { "a reading late by more than an interval: its interval is late and contended", test_late },
   { "fair share: 1 owning a CPU, CPUs / tasks unpinned, 1 / tasks on a shared CPU", test_fair_share },
-  { "contended against the fair share, pinned and unpinned, a slice of slack", test_fair },
+  { "contended: the tasks taking turns on a CPU got under their fair share together", test_fair },
   { "starved: a container with fewer than 100 ops", test_starved },
   { "model, table mark and cpu column, the warning; old documents", test_readers },
 };
