@@ -85,7 +85,6 @@ struct contention
 {
   double threshold;
   size_t ntasks, nint;
-  bool *owns;     /* per task: should own a CPU */
   double *fair;   /* per task: its fair share of one CPU */
   int *group;     /* per task: the tasks that take turns with it (its pinned CPU; -1 unpinned) */
   double *share;  /* [k * ntasks + task], k the 0-based interval; NaN = unknown */
@@ -140,8 +139,7 @@ fair_shares (struct contention *ct, const struct ucb_point_result *r,
   ct->fair_min = NAN;
   for (size_t t = 0; t < nt; t++)
     {
-      ct->owns[t] = ucb_task_owns_cpu (cpu, nt, t, pl->nallowed);
-      ct->owns_all &= ct->owns[t];
+      ct->owns_all &= ucb_task_owns_cpu (cpu, nt, t, pl->nallowed);
       ct->fair[t] = ucb_task_fair_share (cpu, nt, t, pl->nallowed);
       if (!(ct->fair[t] >= ct->fair_min))
         ct->fair_min = ct->fair[t];
@@ -209,7 +207,6 @@ contention_init (struct contention *ct, const struct ucb_point_result *r,
   ct->threshold = r->contention_threshold > 0 ? r->contention_threshold : UCB_CONTENTION_THRESHOLD;
   ct->ntasks = nt;
   ct->nint = s->nreadings > 1 ? s->nreadings - 1 : 0;
-  ct->owns = xcalloc (nt + 1, sizeof *ct->owns);
   ct->fair = xcalloc (nt + 1, sizeof *ct->fair);
   ct->group = xcalloc (nt + 1, sizeof *ct->group);
   ct->wshare = xcalloc (nt + 1, sizeof *ct->wshare);
@@ -251,7 +248,6 @@ contention_init (struct contention *ct, const struct ucb_point_result *r,
 static void
 contention_free (struct contention *ct)
 {
-  free (ct->owns);
   free (ct->fair);
   free (ct->group);
   free (ct->wshare);

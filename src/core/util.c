@@ -213,11 +213,18 @@ ucb_parse_seconds (const char *s, double min, double max, double *out)
 }
 
 uint64_t
-ucb_now_ns (void)
+ucb_clock_ns (clockid_t c)
 {
   struct timespec ts;
-  clock_gettime (CLOCK_MONOTONIC, &ts);
-  return (uint64_t) ts.tv_sec * 1000000000ull + (uint64_t) ts.tv_nsec;
+
+  return clock_gettime (c, &ts) == 0 ? (uint64_t) ts.tv_sec * 1000000000ull + (uint64_t) ts.tv_nsec
+                                     : 0;
+}
+
+uint64_t
+ucb_now_ns (void)
+{
+  return ucb_clock_ns (CLOCK_MONOTONIC);
 }
 
 int

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 #include <stdio.h>
 #include <sys/types.h>
 
@@ -62,6 +63,8 @@ int ucb_name_index (const char *const *names, size_t n, const char *name);
 /* Write `s` escaped for XML/HTML text and attribute values (SVG, HTML, JUnit). */
 void ucb_xml_puts (FILE *f, const char *s);
 
+/* Clock `c` in nanoseconds; 0 when it cannot be read (a thread clock of a gone thread). */
+uint64_t ucb_clock_ns (clockid_t c);
 /* Monotonic clock in nanoseconds. */
 uint64_t ucb_now_ns (void);
 

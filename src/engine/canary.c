@@ -36,18 +36,9 @@ ucb_canary_loop (uint64_t seed, uint64_t iters)
        * empty asm hides x from the optimiser (no closed form, no vectorising, no unrolling
        * across the dependency). */
       x = x * 6364136223846793005ull + 1442695040888963407ull;
-      __asm__ volatile ("" : "+r"(x));
+      __asm__ volatile("" : "+r"(x));
     }
   return x;
-}
-
-static uint64_t
-clock_of (clockid_t c)
-{
-  struct timespec ts;
-
-  return clock_gettime (c, &ts) == 0 ? (uint64_t) ts.tv_sec * 1000000000ull + (uint64_t) ts.tv_nsec
-                                     : 0;
 }
 
 void
@@ -69,9 +60,9 @@ ucb_canary_add_cpus (struct ucb_canary *c, const int *task_cpu, size_t n)
 /* What one CPU gave over an edge. */
 struct cpu_run
 {
-  double best;           /* loops/s of thread CPU time, the fastest chunk; 0 = none */
+  double best; /* loops/s of thread CPU time, the fastest chunk; 0 = none */
   uint64_t loops, wall_ns;
-  bool failed;           /* the thread could not move there */
+  bool failed; /* the thread could not move there */
 };
 
 volatile uint64_t ucb_canary_sink; /* the chain's result goes somewhere: it must be computed */
@@ -82,9 +73,9 @@ run_chunks (struct cpu_run *r, unsigned chunks)
 {
   for (unsigned k = 0; k < chunks; k++)
     {
-      uint64_t c0 = clock_of (CLOCK_THREAD_CPUTIME_ID), w0 = clock_of (CLOCK_MONOTONIC);
+      uint64_t c0 = ucb_clock_ns (CLOCK_THREAD_CPUTIME_ID), w0 = ucb_clock_ns (CLOCK_MONOTONIC);
       ucb_canary_sink = ucb_canary_loop (w0 + k, CHUNK_ITERS);
-      uint64_t c1 = clock_of (CLOCK_THREAD_CPUTIME_ID), w1 = clock_of (CLOCK_MONOTONIC);
+      uint64_t c1 = ucb_clock_ns (CLOCK_THREAD_CPUTIME_ID), w1 = ucb_clock_ns (CLOCK_MONOTONIC);
       /* The best chunk, not the median: disturbances (an interrupt, the vCPU descheduled with
        * its time charged to us) only ever slow a chunk, and the median of chunks was bimodal
        * here (CV 9 %) where the best varied by 1.3 % (docs/statistics.md). */

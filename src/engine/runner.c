@@ -142,25 +142,16 @@ struct task_arg
   unsigned long runid;
 };
 
-static uint64_t
-clock_ns (clockid_t c)
-{
-  struct timespec ts;
-
-  return clock_gettime (c, &ts) == 0 ? (uint64_t) ts.tv_sec * 1000000000ull + (uint64_t) ts.tv_nsec
-                                     : 0;
-}
-
 /* The task's own CPU time, published for the parent: clocks of threads in other processes
  * cannot be read from outside, and the same path serves processes.  A task process also
  * publishes what it waited for: its ended threads (in the process clock) and reaped children. */
 static void
 publish_cpu (struct ucb_slot *slot, bool threads)
 {
-  uint64_t own = clock_ns (CLOCK_THREAD_CPUTIME_ID), busy = own;
+  uint64_t own = ucb_clock_ns (CLOCK_THREAD_CPUTIME_ID), busy = own;
   struct rusage ru;
 
-  if (!threads && (busy = clock_ns (CLOCK_PROCESS_CPUTIME_ID)) != 0
+  if (!threads && (busy = ucb_clock_ns (CLOCK_PROCESS_CPUTIME_ID)) != 0
       && getrusage (RUSAGE_CHILDREN, &ru) == 0)
     busy += ((uint64_t) ru.ru_utime.tv_sec + (uint64_t) ru.ru_stime.tv_sec) * 1000000000ull
             + ((uint64_t) ru.ru_utime.tv_usec + (uint64_t) ru.ru_stime.tv_usec) * 1000ull;

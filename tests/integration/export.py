@@ -10,7 +10,7 @@ import shutil
 import subprocess
 import xml.etree.ElementTree as ET
 
-from taplib import SRCDIR, Tap, run
+from taplib import SRCDIR, Tap, reachable_copy, run
 from taplib import doc_scratch
 
 t = Tap()
@@ -332,18 +332,12 @@ t.ok(r.returncode == 0 and r.stdout.startswith("Usage: ucbench export"), "--help
 # A file that cannot be read says why, not "not valid JSON: line -1 column -1" (as another uid:
 # root reads anything; the binary copied where that uid can reach it).
 if os.geteuid() == 0:
-    sub = os.path.join(d, "unreadable")
-    os.makedirs(sub)
-    os.chmod(d, 0o755)
-    os.chmod(sub, 0o755)
-    ucb = os.path.join(sub, "ucbench")
-    shutil.copy2(os.path.abspath(os.environ.get("UCBENCH", "ucbench")), ucb)
-    os.chmod(ucb, 0o755)
+    sub, ucb = reachable_copy("ucb-export-")
     locked = os.path.join(sub, "locked.json")
     shutil.copy(RUN, locked)
     os.chmod(locked, 0)
     r = subprocess.run([ucb, "export", "--to", "gab", locked], capture_output=True, text=True,
-                       user=65534, group=65534)
+                       user=65534, group=65534, cwd=sub)
     first = r.stderr.splitlines()[0] if r.stderr else ""
     t.ok(r.returncode == 2 and "Permission denied" in first and "line -1" not in first,
          "an unreadable file: exit 2 and why, no line -1", r.stderr)
