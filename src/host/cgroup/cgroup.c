@@ -94,12 +94,17 @@ create_parent_group (struct ucb_cgroup *cg, struct ucb_cg_hier *h, ucb_error_t *
   cleanup_free char *subtree = NULL;
   struct ucb_cg_kv kv[2];
   size_t nkv = 0;
+  cleanup_close int turn = -1;
   int jx;
 
   h->group_rel = ucb_cg_join_rel (h->parent_rel, name);
   h->group_dir = ucb_cg_dir_of (h->mount, h->group_rel);
   if (h->version == 2)
     {
+      /* Concurrent runs take turns until the group exists: its own +controllers make a disable
+       * above fail (EBUSY) while it does (share.c). */
+      if (h->nctrls && (turn = ucb_cg2_take_turn (cg, h, err)) < 0)
+        return -1;
       if (ucb_cg2_enable (cg, h, err) < 0)
         return -1;
       if (h->nctrls)
@@ -165,11 +170,11 @@ create_parent_group (struct ucb_cgroup *cg, struct ucb_cg_hier *h, ucb_error_t *
 
 /* ---- the API ---- */
 
-/* At most one entry per group, leaf and controller enabled at each level above a v2 group. */
+/* At most one entry per group, leaf, turn and controller at each level above a v2 group. */
 static size_t
 journal_capacity (const struct ucb_cgroup *cg)
 {
-  size_t n = cg->nh + 1;
+  size_t n = cg->nh + 2;
 
   for (size_t i = 0; i < cg->nh; i++)
     {
@@ -397,7 +402,7 @@ static bool
 teardown (struct ucb_cgroup *cg)
 {
   ucb_error_t e = NULL;
-  bool ok = true;
+  bool ok = true, out;
 
   if (ucb_cgroup_remove_containers (cg, &e) < 0)
     {
@@ -415,12 +420,11 @@ teardown (struct ucb_cgroup *cg)
           }
         cg->h[i].created = false;
       }
-  if (ucb_cg2_revert (cg) > 0)
+  /* The controllers (the last run out disables them), then back into X; the leaf goes once
+   * the janitor has left it. */
+  if (ucb_cg2_release (cg->journal, cg->self_moved, &out) > 0)
     ok = false;
-  /* Back into X now that it has no controllers; the leaf goes once the janitor has left it. */
-  if (cg->self_moved && ucb_cg2_leave_leaf (cg->self_from) < 0)
-    ok = false;
-  else
+  if (out)
     cg->self_moved = false;
   return ok;
 }

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* internal.h - the structures and helpers the files of the cgroup module share: layout.c
  * (read-only probing, layout.h), util.c (leaf helpers) and journal.c (the changes shared with
- * the janitor) at the bottom, v1.c and v2.c (the backends) on them, hier.c and janitor.c on
- * those, and cgroup.c (the API of cgroup.h) on top.  Calls run only downwards; nothing here
- * calls cgroup.c. */
+ * the janitor) at the bottom, share.c (what concurrent runs share) on them, v1.c and v2.c (the
+ * backends) on those, hier.c and janitor.c above, and cgroup.c (the API of cgroup.h) on top.
+ * Calls run only downwards; nothing here calls cgroup.c. */
 #ifndef UCB_CG_INTERNAL_H
 #define UCB_CG_INTERNAL_H
 
@@ -59,12 +59,14 @@ enum ucb_cg_jkind
   UCB_CG_J_GROUP,  /* path: ucbench-<pid> of one hierarchy, with whatever is below it */
   UCB_CG_J_ENABLE, /* path: a group whose cgroup.subtree_control gets +ctrl */
   UCB_CG_J_LEAF,   /* path: X/ucbench-<pid>-self, where ucbench and the janitor move from X */
+  UCB_CG_J_TURN,   /* path: the directory concurrent runs take turns on (share.c) */
 };
 
 struct ucb_cg_jentry
 {
-  int kind; /* enum ucb_cg_jkind */
-  bool v2;  /* GROUP: in the unified hierarchy (cgroup.kill) */
+  int kind;    /* enum ucb_cg_jkind */
+  bool v2;     /* GROUP: in the unified hierarchy (cgroup.kill) */
+  bool shared; /* ENABLE: ucbench's record lists it (share.c): the last run out disables it */
   char ctrl[64];
   char path[PATH_MAX];
 };
@@ -114,8 +116,11 @@ int ucb_cg2_enable (struct ucb_cgroup *cg, struct ucb_cg_hier *h, ucb_error_t *e
     __attribute__ ((warn_unused_result));
 int ucb_cg2_create (const struct ucb_cg_hier *h, const char *rel, const struct ucb_cg_kv *kv,
                     size_t nkv, ucb_error_t *err) __attribute__ ((warn_unused_result));
-/* Disable what ucbench enabled, bottom-up; how many it could not. */
-int ucb_cg2_revert (struct ucb_cgroup *cg);
+/* Taking turns (share.c): each ENABLE entry of the journal bottom-up, disabled when it is
+ * this run's own or still in ucbench's record, unless a group below still has it (EBUSY: a
+ * run still there leaves later); then, with `leave`, the calling process back from the LEAF
+ * entry's leaf into X (*out: it is not in a leaf).  How many could not be done. */
+int ucb_cg2_release (const struct ucb_cg_journal *j, bool leave, bool *out);
 /* "-ctrl" to dir/cgroup.subtree_control; 0, or -1 with errno (ENOENT: dir is gone). */
 int ucb_cg2_disable (const char *dir, const char *ctrl);
 /* Move the calling process (ucbench, or the janitor) from its leaf back into X; it fails
@@ -147,6 +152,21 @@ size_t ucb_cg_kill_tree (const char *dir, bool use_kill);
 /* rmdir the groups below `dir`, deepest first, then `dir`; 0 or -1 with errno. */
 int ucb_cg_remove_tree (const char *dir);
 
+/* share.c: what concurrent runs share in the unified hierarchy. */
+#define UCB_CG_TURN_WAIT_MS 30000 /* a holder keeps the turn for milliseconds */
+/* flock(LOCK_EX) on `dir`, waited for at most `ms`: the fd that holds it (close() gives it
+ * back), or -1 with errno (ETIMEDOUT). */
+int ucb_cg2_turn_wait (const char *dir, long ms);
+/* Journal the turn on h->mount, then take it: the fd, or -1 with the error. */
+int ucb_cg2_take_turn (struct ucb_cgroup *cg, const struct ucb_cg_hier *h, ucb_error_t *err)
+    __attribute__ ((warn_unused_result));
+/* Does ucbench's record of `dir` list `ctrl`?  1, 0, or -1 with errno (EOPNOTSUPP: no xattrs
+ * on this cgroupfs, ENOENT: dir is gone). */
+int ucb_cg2_recorded (const char *dir, const char *ctrl);
+/* Add `ctrl` to the record of `dir`, or drop it (the xattr goes with the last); 0 or -1 with
+ * errno.  Under the turn. */
+int ucb_cg2_record (const char *dir, const char *ctrl, bool add);
+
 /* journal.c */
 /* Room for `cap` entries; NULL with the error when it cannot be mapped. */
 struct ucb_cg_journal *ucb_cg_journal_new (size_t cap, ucb_error_t *err);
@@ -156,6 +176,11 @@ void ucb_cg_journal_free (struct ucb_cg_journal *j);
 int ucb_cg_journal_add (struct ucb_cg_journal *j, enum ucb_cg_jkind kind, const char *path,
                         const char *ctrl, bool v2, ucb_error_t *err)
     __attribute__ ((warn_unused_result));
+/* An ENABLE entry of a controller ucbench's record lists: shared with the runs to come. */
+int ucb_cg_journal_add_shared (struct ucb_cg_journal *j, const char *path, const char *ctrl,
+                               ucb_error_t *err) __attribute__ ((warn_unused_result));
+/* Entry `index` is this run's own after all: its record could not be written. */
+void ucb_cg_journal_unshare (struct ucb_cg_journal *j, int index);
 /* The directory of entry `index` turned out to be someone else's: not ours to remove. */
 void ucb_cg_journal_retract (struct ucb_cg_journal *j, int index);
 /* How many entries are complete (0 for NULL). */

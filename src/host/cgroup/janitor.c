@@ -22,14 +22,16 @@
 
 #define JANITOR_KILL_S 10 /* how long the janitor kills and waits for what is left */
 
-/* Undo the journal: everything in its groups killed, then each entry bottom-up (the groups
- * with what is below them, the subtree_control changes, ucbench's leaf).  An entry whose
- * change was never made finds nothing (ENOENT) and costs nothing. */
+/* Undo the journal: everything in its groups killed, the groups removed with what is below
+ * them, then, taking turns with other runs (share.c), the subtree_control changes bottom-up and
+ * our way back from ucbench's leaf, which goes last.  An entry whose change was never made
+ * finds nothing (ENOENT) and costs nothing. */
 static void
 janitor_clean (const struct ucb_cg_journal *j)
 {
   size_t n = ucb_cg_journal_count (j);
   uint64_t t0 = ucb_now_ns ();
+  bool out;
 
   for (;;)
     {
@@ -43,37 +45,18 @@ janitor_clean (const struct ucb_cg_journal *j)
     }
   t0 = ucb_now_ns ();
   for (size_t i = n; i-- > 0;)
+    if (__atomic_load_n (&j->e[i].kind, __ATOMIC_ACQUIRE) == UCB_CG_J_GROUP)
+      while (ucb_cg_remove_tree (j->e[i].path) < 0 && errno == EBUSY
+             && ucb_cg_ms_since (t0) < UCB_CG_REMOVE_RETRY_MS)
+        ucb_cg_sleep_ms (20);
+  if (ucb_cg2_release (j, true, &out) > 0)
     {
-      const struct ucb_cg_jentry *e = &j->e[i];
-      switch (__atomic_load_n (&e->kind, __ATOMIC_ACQUIRE))
-        {
-        case UCB_CG_J_GROUP:
-          while (ucb_cg_remove_tree (e->path) < 0 && errno == EBUSY
-                 && ucb_cg_ms_since (t0) < UCB_CG_REMOVE_RETRY_MS)
-            ucb_cg_sleep_ms (20);
-          break;
-        case UCB_CG_J_ENABLE:
-          /* A controller a new child of someone else still uses stays (EBUSY). */
-          if (ucb_cg2_disable (e->path, e->ctrl) < 0)
-            {
-              /* nothing more to do */
-            }
-          break;
-        case UCB_CG_J_LEAF:
-          {
-            /* We were moved into the leaf (or not yet): back into X, which has no controllers
-             * of ours any more, then the leaf goes once ucbench's exit is complete. */
-            char x[sizeof e->path];
-            memcpy (x, e->path, sizeof x);
-            *strrchr (x, '/') = '\0';
-            if (ucb_cg2_leave_leaf (x) == 0)
-              ucb_cg2_remove_leaf (e->path);
-          }
-          break;
-        default:
-          break;
-        }
+      /* what could not be undone stays: nobody else is left to try */
     }
+  /* The leaf goes once ucbench's exit is complete. */
+  for (size_t i = 0; out && i < n; i++)
+    if (__atomic_load_n (&j->e[i].kind, __ATOMIC_ACQUIRE) == UCB_CG_J_LEAF)
+      ucb_cg2_remove_leaf (j->e[i].path);
 }
 
 /* 1: ucbench said it is done; 0: EOF without it; -1: nothing to read yet. */

@@ -43,9 +43,9 @@ ucb_cg_journal_free (struct ucb_cg_journal *j)
     munmap (j, journal_bytes (j->cap));
 }
 
-int
-ucb_cg_journal_add (struct ucb_cg_journal *j, enum ucb_cg_jkind kind, const char *path,
-                    const char *ctrl, bool v2, ucb_error_t *err)
+static int
+journal_put (struct ucb_cg_journal *j, enum ucb_cg_jkind kind, const char *path, const char *ctrl,
+             bool v2, bool shared, ucb_error_t *err)
 {
   size_t n = __atomic_load_n (&j->n, __ATOMIC_RELAXED);
   struct ucb_cg_jentry *e;
@@ -59,11 +59,33 @@ ucb_cg_journal_add (struct ucb_cg_journal *j, enum ucb_cg_jkind kind, const char
   memset (e, 0, sizeof *e);
   e->kind = kind;
   e->v2 = v2;
+  e->shared = shared;
   strcpy (e->path, path);
   if (ctrl)
     strcpy (e->ctrl, ctrl);
   __atomic_store_n (&j->n, n + 1, __ATOMIC_RELEASE);
   return (int) n;
+}
+
+int
+ucb_cg_journal_add (struct ucb_cg_journal *j, enum ucb_cg_jkind kind, const char *path,
+                    const char *ctrl, bool v2, ucb_error_t *err)
+{
+  return journal_put (j, kind, path, ctrl, v2, false, err);
+}
+
+int
+ucb_cg_journal_add_shared (struct ucb_cg_journal *j, const char *path, const char *ctrl,
+                           ucb_error_t *err)
+{
+  return journal_put (j, UCB_CG_J_ENABLE, path, ctrl, true, true, err);
+}
+
+void
+ucb_cg_journal_unshare (struct ucb_cg_journal *j, int index)
+{
+  if (index >= 0 && (size_t) index < __atomic_load_n (&j->n, __ATOMIC_RELAXED))
+    __atomic_store_n (&j->e[index].shared, false, __ATOMIC_RELEASE);
 }
 
 void

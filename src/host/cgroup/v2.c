@@ -33,7 +33,27 @@ write_in (const char *dir, const char *file, const char *data)
   return 0;
 }
 
-/* Enable each controller of `h` that `dir` lacks in its cgroup.subtree_control; record it. */
+/* Why a write of +ctrl to dir/cgroup.subtree_control failed (errno e). */
+static int
+enable_error (ucb_error_t *err, int e, const char *dir, const char *ctrl, bool root)
+{
+  if (e == EACCES || e == EPERM || e == EROFS)
+    return ucb_cg_access_error (err, dir);
+  /* "No internal processes": only the root may have both processes and controllers. */
+  if (e == EBUSY && !root)
+    return ucb_make_error (
+        err, 0,
+        "--cgroup: cannot enable controller %s in %s: it has processes of its own; run "
+        "under `systemd-run --scope -p Delegate=yes ucbench ...` or pass --cgroup=PARENT "
+        "naming an empty delegated group",
+        ctrl, dir);
+  return ucb_make_error (err, e, "enable controller %s in %s/cgroup.subtree_control", ctrl, dir);
+}
+
+/* Under the turn: each controller of `h` in dir/cgroup.subtree_control.  One enabled without
+ * ucbench's record is someone else's: untouched.  One in the record, or missing (then recorded
+ * and enabled), is journaled as shared: the last run out disables it.  Where no record can be
+ * written it is this run's own, disabled by it alone (issue 25). */
 static int
 enable_in (struct ucb_cgroup *cg, struct ucb_cg_hier *h, const char *dir, bool root,
            ucb_error_t *err)
@@ -46,27 +66,33 @@ enable_in (struct ucb_cgroup *cg, struct ucb_cg_hier *h, const char *dir, bool r
   for (size_t i = 0; i < h->nctrls; i++)
     {
       cleanup_free char *cmd = xasprintf ("+%s", h->ctrls[i]);
+      int rec = ucb_cg2_recorded (dir, h->ctrls[i]), jx, e;
+      bool on = has_word (sc, h->ctrls[i]);
       struct ucb_cg_change *ch;
-      int e;
 
-      if (has_word (sc, h->ctrls[i]))
+      if (on && rec != 1)
         continue;
-      if (ucb_cg_journal_add (cg->journal, UCB_CG_J_ENABLE, dir, h->ctrls[i], true, err) < 0)
+      jx = rec >= 0
+               ? ucb_cg_journal_add_shared (cg->journal, dir, h->ctrls[i], err)
+               : ucb_cg_journal_add (cg->journal, UCB_CG_J_ENABLE, dir, h->ctrls[i], true, err);
+      if (jx < 0)
         return -1;
+      if (on)
+        continue;
+      /* Recorded before it is made, as journaled: a kill between the two costs nothing. */
+      if (rec == 0 && ucb_cg2_record (dir, h->ctrls[i], true) < 0)
+        {
+          rec = -1;
+          ucb_cg_journal_unshare (cg->journal, jx);
+        }
       if (write_in (dir, "cgroup.subtree_control", cmd) < 0)
         {
           e = errno;
-          if (e == EACCES || e == EPERM || e == EROFS)
-            return ucb_cg_access_error (err, dir);
-          /* "No internal processes": only the root may have both processes and controllers. */
-          if (e == EBUSY && !root)
-            return ucb_make_error (
-                err, 0,
-                "--cgroup: cannot enable controller %s in %s: it has processes of its own; run "
-                "under `systemd-run --scope -p Delegate=yes ucbench ...` or pass --cgroup=PARENT "
-                "naming an empty delegated group",
-                h->ctrls[i], dir);
-          return ucb_make_error (err, e, "enable controller %s in %s", h->ctrls[i], path);
+          if (rec == 0 && ucb_cg2_record (dir, h->ctrls[i], false) < 0)
+            {
+              /* left listed: the next run enables it again, or its last one drops it */
+            }
+          return enable_error (err, e, dir, h->ctrls[i], root);
         }
       cg->changes = xrealloc (cg->changes, (cg->nchanges + 1) * sizeof *cg->changes);
       ch = &cg->changes[cg->nchanges++];
@@ -219,15 +245,77 @@ ucb_cg2_disable (const char *dir, const char *ctrl)
   return write_in (dir, "cgroup.subtree_control", cmd);
 }
 
-int
-ucb_cg2_revert (struct ucb_cgroup *cg)
+/* One ENABLE entry, under the turn; -1 when it could not be done. */
+static int
+release_one (const struct ucb_cg_jentry *e)
 {
+  bool shared = __atomic_load_n (&e->shared, __ATOMIC_ACQUIRE);
+
+  /* No longer listed: a run before us disabled it (or it was never made). */
+  if (shared && ucb_cg2_recorded (e->path, e->ctrl) != 1)
+    return 0;
+  if (ucb_cg2_disable (e->path, e->ctrl) == 0)
+    return shared && ucb_cg2_record (e->path, e->ctrl, false) < 0 && errno != ENOENT ? -1 : 0;
+  /* EBUSY: a group below still has it, another run's (the last one out disables it) or
+   * someone else's; ENOENT: the group is gone. */
+  return errno == EBUSY || errno == ENOENT ? 0 : -1;
+}
+
+/* The journal's turn: an fd holding it, -2 when the journal has none (nothing shared), -1 when
+ * it stayed taken. */
+static int
+journal_turn (const struct ucb_cg_journal *j)
+{
+  size_t n = ucb_cg_journal_count (j);
+
+  for (size_t i = 0; i < n; i++)
+    if (__atomic_load_n (&j->e[i].kind, __ATOMIC_ACQUIRE) == UCB_CG_J_TURN)
+      return ucb_cg2_turn_wait (j->e[i].path, UCB_CG_TURN_WAIT_MS);
+  return -2;
+}
+
+int
+ucb_cg2_release (const struct ucb_cg_journal *j, bool leave, bool *out)
+{
+  size_t n = ucb_cg_journal_count (j);
+  cleanup_close int turn = -1;
+  bool have = false;
   int failed = 0;
 
-  /* Bottom-up; a controller a new child of someone else still uses stays (EBUSY). */
-  for (size_t i = cg->nchanges; i-- > 0;)
-    if (ucb_cg2_disable (cg->changes[i].dir, cg->changes[i].ctrl) < 0 && errno != ENOENT)
-      failed++;
+  *out = true;
+  for (size_t i = n; i-- > 0;)
+    {
+      const struct ucb_cg_jentry *e = &j->e[i];
+      int kind = __atomic_load_n (&e->kind, __ATOMIC_ACQUIRE);
+
+      if (kind != UCB_CG_J_ENABLE && (kind != UCB_CG_J_LEAF || !leave))
+        continue;
+      if (!have)
+        {
+          turn = journal_turn (j);
+          if (turn == -1)
+            {
+              /* Changing nothing beats breaking another run's setup: the janitor tries too. */
+              *out = !leave;
+              return failed + 1;
+            }
+          have = true;
+        }
+      if (kind == UCB_CG_J_ENABLE)
+        failed += release_one (e) < 0;
+      else
+        {
+          /* Back into X, which has no controllers of ours any more. */
+          char x[sizeof e->path];
+          memcpy (x, e->path, sizeof x);
+          *strrchr (x, '/') = '\0';
+          if (ucb_cg2_leave_leaf (x) < 0)
+            {
+              *out = false;
+              failed++;
+            }
+        }
+    }
   return failed;
 }
 
