@@ -32,6 +32,8 @@ static const struct ucb_command commands[] = {
     ucb_export_usage },
   { "plot", ucb_cmd_plot, "draw ops/s and scalability vs containers as SVG or an HTML report",
     ucb_plot_usage },
+  { "model", ucb_cmd_model, "fit the Universal Scalability Law per series: sigma, kappa, predict",
+    ucb_model_usage },
   { "list", ucb_cmd_list, "workloads: what one op is, which counter it hits", ucb_list_usage },
   { "info", ucb_cmd_info, "this host: kernel, CPUs, user namespaces, cgroups, caps, LSMs",
     ucb_info_usage },

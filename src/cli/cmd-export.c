@@ -13,7 +13,7 @@
 #include "core/process.h"
 #include "core/util.h"
 #include "report/export.h"
-#include "report/report.h"
+#include "report/output.h"
 
 const char ucb_export_usage[]
     = "Usage: ucbench export --to FORMAT FILE.json [--output OUT] [--origin NAME]\n"
@@ -119,6 +119,6 @@ ucb_cmd_export (int argc, char **argv, ucb_error_t *err)
   if (o.output && ucb_report_check_output (o.output, err) < 0)
     return -1;
   r = ucb_export (o.format, o.input, o.output, &o.x, err);
-  /* The writer finished (or left alone) the output first (report.c). */
+  /* The writer finished (or left alone) the output first (output.c). */
   return ucb_interrupted_status (r, ": the output was written first", err);
 }

@@ -8,8 +8,8 @@
 
 #include "cli/commands.h"
 #include "core/util.h"
+#include "report/output.h"
 #include "report/plot.h"
-#include "report/report.h"
 
 const char ucb_plot_usage[]
     = "Usage: ucbench plot FILE.json [FILE.json ...] --output REPORT.html|CHART.svg\n"

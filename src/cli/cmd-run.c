@@ -27,6 +27,7 @@
 #include "host/hostinfo.h"
 #include "host/topology.h"
 #include "host/users.h"
+#include "report/contrast.h"
 #include "report/csv.h"
 #include "report/report.h"
 
@@ -274,6 +275,23 @@ auto_done (const struct auto_point *a)
   return a->skipped || a->prec.reached || a->n >= UCB_MAX_REPEAT;
 }
 
+/* Point k's owner modes (neighbours in the sweep: the owner varies fastest) go on together
+ * until each has reached the precision, so their repeats keep alternating and the owner
+ * contrast compares repeats that drift hit alike. */
+static bool
+auto_turn_over (const struct auto_sweep *s, size_t k, size_t n_owners)
+{
+  const struct auto_point *a = &s->p[k];
+  size_t first = k - k % n_owners;
+
+  if (a->skipped || a->n >= UCB_MAX_REPEAT)
+    return true;
+  for (size_t j = first; j < first + n_owners && j < s->np; j++)
+    if (!auto_done (&s->p[j]))
+      return false;
+  return true;
+}
+
 /* One more repeat of point a; its values come from the entry just recorded. */
 static int
 auto_repeat (const struct ucb_run_options *o, const struct ucb_placement *pl,
@@ -337,7 +355,7 @@ auto_rounds (const struct ucb_run_options *o, const struct ucb_placement *pl,
           struct auto_point *a = &s->p[k];
           double elapsed = (double) (ucb_now_ns () - t0) / 1e9;
 
-          if (auto_done (a))
+          if (auto_turn_over (s, k, o->plan.n_owners))
             continue;
           if (round > 1 && elapsed + a->last_s > s->max_time_s)
             {
@@ -445,6 +463,7 @@ run_sweep_auto (struct ucb_run_options *o, const struct ucb_placement *pl, struc
                 json_t *results, json_t **precision, char **note, ucb_error_t *err)
 {
   __attribute__ ((cleanup (auto_free))) struct auto_sweep s = { 0 };
+  int r;
 
   s.np = ucb_sweep_size (&o->plan); /* plan.repeat is 1: the points */
   s.p = xcalloc (s.np + 1, sizeof *s.p);
@@ -456,14 +475,14 @@ run_sweep_auto (struct ucb_run_options *o, const struct ucb_placement *pl, struc
       s.p[k].contended = xcalloc (UCB_MAX_REPEAT, sizeof *s.p[k].contended);
       s.p[k].prec.ci_pct = NAN;
     }
-  if (auto_rounds (o, pl, rt, &s, err) < 0)
-    return -1;
+  /* Cut short or not, the repeats finished so far are results (written out, marked). */
+  r = auto_rounds (o, pl, rt, &s, err);
   for (size_t k = 0; k < s.np; k++)
     json_array_extend (results, s.p[k].runs);
   o->plan.max_time_s = s.max_time_s;
   *precision = auto_summary (&s);
   *note = auto_note (o, &s);
-  return 0;
+  return r;
 }
 
 /* The document to --output and stdout, then the lines for stderr that come after the table. */
@@ -474,11 +493,11 @@ emit (const struct ucb_run_options *o, json_t *doc, const char *busy, const char
   int r = 0;
 
   if (o->output)
-    r = ucb_report_write_file (doc, o->output, err);
+    r = ucb_report_write_kept (doc, o->output, "run", err); /* kept elsewhere if it fails */
   if (r == 0 && o->format == UCB_FORMAT_JSON)
     r = ucb_json_write (doc, stdout, err);
   else if (r == 0 && o->format == UCB_FORMAT_CSV)
-    ucb_csv_write_rows (stdout, json_object_get (doc, "results"));
+    ucb_csv_write_run (stdout, doc);
   else if (o->format == UCB_FORMAT_TEXT && !o->quiet)
     ucb_report_text (stdout, doc); /* also when --output failed: the run is not lost */
   fflush (stdout);
@@ -506,18 +525,99 @@ check_before_start (struct ucb_run_options *o, struct ucb_placement *pl, ucb_err
   return 0;
 }
 
+/* What a run collects on the way to its document. */
+struct run_state
+{
+  json_t *host, *results, *notes, *precision;
+  char *busy, *starved, *auto_line;
+  double t_real; /* CLOCK_REALTIME at the start */
+  uint64_t t0;   /* ucb_now_ns() at the start */
+};
+
+static void
+run_state_free (struct run_state *st)
+{
+  json_decref (st->host);
+  json_decref (st->results);
+  json_decref (st->notes);
+  json_decref (st->precision);
+  free (st->busy);
+  free (st->starved);
+  free (st->auto_line);
+}
+
+/* run.interrupted: the sweep ended before its last point, by signal `sig` (0: by the error
+ * `why`); results[] holds the points finished before. */
+static json_t *
+interrupted_record (const struct ucb_run_options *o, int sig, const ucb_error_t *why,
+                    size_t finished)
+{
+  json_t *in = ucb_json_obj ();
+  const char *reason = *why && (*why)->msg ? (*why)->msg : "interrupted";
+
+  ucb_json_set (in, "signal", sig ? ucb_json_int (sig) : json_null ());
+  ucb_json_set (in, "reason", ucb_json_str (reason));
+  ucb_json_set (in, "points_finished", ucb_json_int ((long long) finished));
+  /* --repeat auto decides its repeats as it goes: no plan to count against. */
+  ucb_json_set (in, "points_planned", o->plan.repeat_auto
+                                          ? json_null ()
+                                          : ucb_json_int ((long long) ucb_sweep_size (&o->plan)));
+  return in;
+}
+
+/* The document of what was measured (all of the sweep, or what a signal or an error left:
+ * `cut` holds why), to --output and stdout. */
+static int
+finish (int argc, char **argv, const struct ucb_run_options *o, const struct ucb_placement *pl,
+        const struct ucb_runtime *rt, struct run_state *st, const ucb_error_t *cut,
+        ucb_error_t *err)
+{
+  cleanup_json json_t *doc = NULL;
+  json_t *config, *run, *l3 = NULL, *contrast;
+  size_t finished = json_array_size (st->results);
+
+  ucb_report_scalability (st->results);
+  if (o->plan.pin == UCB_PIN_L3)
+    l3 = ucb_report_l3_table (st->results);
+  st->busy = ucb_report_contention_note (st->results);
+  if (st->busy)
+    ucb_json_push (st->notes, ucb_json_str (st->busy));
+  st->starved = ucb_report_starved_note (st->results);
+  if (st->starved)
+    ucb_json_push (st->notes, ucb_json_str (st->starved));
+  if (*cut)
+    {
+      cleanup_free char *note = xasprintf ("the sweep ended early (%s): results[] holds the %zu "
+                                           "points finished before; the rest were not run",
+                                           (*cut)->msg, finished);
+      ucb_json_push (st->notes, ucb_json_str (note));
+    }
+  config = ucb_record_config (o, pl, rt);
+  ucb_json_set (config, "notes", steal_pointer (&st->notes));
+  doc = ucb_report_document (argc, argv, st->t_real, (double) (ucb_now_ns () - st->t0) / 1e9,
+                             steal_pointer (&st->host), config, steal_pointer (&st->results));
+  run = json_object_get (doc, "run");
+  if (*cut)
+    ucb_json_set (run, "interrupted", interrupted_record (o, ucb_interrupted (), cut, finished));
+  if (st->precision)
+    ucb_json_set (doc, "precision", steal_pointer (&st->precision));
+  if (l3)
+    ucb_json_set (doc, "l3_scaling", l3);
+  contrast = ucb_report_owner_contrast (json_object_get (doc, "results"));
+  if (contrast)
+    ucb_json_set (doc, "owner_contrast", contrast);
+  return emit (o, doc, st->busy, st->starved, st->auto_line, err);
+}
+
 int
 ucb_cmd_run (int argc, char **argv, ucb_error_t *err)
 {
   __attribute__ ((cleanup (ucb_run_options_free))) struct ucb_run_options o = { 0 };
   __attribute__ ((cleanup (ucb_placement_free))) struct ucb_placement pl = { 0 };
   __attribute__ ((cleanup (ucb_runtime_close))) struct ucb_runtime rt = { 0 };
-  cleanup_json json_t *host = NULL, *results = NULL, *notes = NULL, *precision = NULL;
-  cleanup_free char *busy = NULL, *starved = NULL;
-  cleanup_free char *auto_line = NULL;
+  __attribute__ ((cleanup (run_state_free))) struct run_state st = { 0 };
   struct ucb_interrupt_saved sweep_handlers; /* not put back: SIG_DFL at the end */
-  double t_real;
-  uint64_t t0;
+  ucb_error_t out_err = NULL;
   int r;
 
   if (ucb_run_options_parse (&o, argc, argv, allowed_cpus (), err) < 0)
@@ -530,58 +630,52 @@ ucb_cmd_run (int argc, char **argv, ucb_error_t *err)
   o.progress = !o.quiet && isatty (STDERR_FILENO);
   if (o.progress)
     o.plan.on_phase = progress_phase;
-  notes = ucb_json_arr ();
-  narrow_unprivileged (&o, notes);
+  st.notes = ucb_json_arr ();
+  narrow_unprivileged (&o, st.notes);
   if (o.baseline_added)
-    ucb_json_push (notes, ucb_json_str ("containers=1 added to the sweep: scale divides by the "
-                                        "1-container point of its series (--no-baseline leaves "
-                                        "it out)"));
+    ucb_json_push (st.notes, ucb_json_str ("containers=1 added to the sweep: scale divides by the "
+                                           "1-container point of its series (--no-baseline "
+                                           "leaves it out)"));
   if (check_before_start (&o, &pl, err) < 0)
     return -1;
-  t_real = realtime_now ();
-  t0 = ucb_now_ns ();
+  st.t_real = realtime_now ();
+  st.t0 = ucb_now_ns ();
   /* The host as the user left it: before ensure_fds() lifts RLIMIT_NOFILE; profiles and
    * cgroups fail here, before any container exists. */
-  if (ucb_host_collect (&host, err) < 0 || ensure_fds (&o, err) < 0
+  if (ucb_host_collect (&st.host, err) < 0 || ensure_fds (&o, err) < 0
       || ucb_runtime_open (&rt, &o.plan, err) < 0 || ucb_become_subreaper (err) < 0)
     return -1;
-  results = ucb_json_arr ();
+  st.results = ucb_json_arr ();
   ucb_install_interrupt_handlers ();
   if (o.plan.repeat_auto)
-    r = run_sweep_auto (&o, &pl, &rt, results, &precision, &auto_line, err);
+    r = run_sweep_auto (&o, &pl, &rt, st.results, &st.precision, &st.auto_line, err);
   else
-    r = run_sweep (&o, &pl, &rt, results, err);
-  /* Every container is gone now.  A signal from here on is only noted: the run is finished
-   * (the document written, the table printed), then it ends as an interrupted one. */
+    r = run_sweep (&o, &pl, &rt, st.results, err);
+  /* Every container is gone now.  A signal from here on is only noted (a second one ends us
+   * at once): what was measured is written out, then the run ends as an interrupted one. */
   ucb_interrupts_defer (&sweep_handlers);
-  if (r == 0 && ucb_interrupted ())
-    r = ucb_make_error (err, EINTR, "interrupted by signal %d", ucb_interrupted ());
   if (r == 0)
+    r = finish (argc, argv, &o, &pl, &rt, &st, &out_err, err);
+  else if (json_array_size (st.results) > 0)
     {
-      cleanup_json json_t *doc = NULL;
-      json_t *config, *l3 = NULL;
-
-      ucb_report_scalability (results);
-      if (o.plan.pin == UCB_PIN_L3)
-        l3 = ucb_report_l3_table (results);
-      busy = ucb_report_contention_note (results);
-      if (busy)
-        ucb_json_push (notes, ucb_json_str (busy));
-      starved = ucb_report_starved_note (results);
-      if (starved)
-        ucb_json_push (notes, ucb_json_str (starved));
-      config = ucb_record_config (&o, &pl, &rt);
-      ucb_json_set (config, "notes", steal_pointer (&notes));
-      doc = ucb_report_document (argc, argv, t_real, (double) (ucb_now_ns () - t0) / 1e9,
-                                 steal_pointer (&host), config, steal_pointer (&results));
-      if (precision)
-        ucb_json_set (doc, "precision", steal_pointer (&precision));
-      if (l3)
-        ucb_json_set (doc, "l3_scaling", l3);
-      r = emit (&o, doc, busy, starved, auto_line, err);
+      /* No measurement is thrown away: the finished points, marked, then the sweep's error. */
+      size_t n = json_array_size (st.results);
+      if (finish (argc, argv, &o, &pl, &rt, &st, err, &out_err) == 0 && *err)
+        {
+          ucb_error_t e = NULL;
+          /* EINTR's strerror would only repeat "interrupted by signal N". */
+          ucb_make_error (&e, (*err)->code == EINTR ? 0 : (*err)->code,
+                          "%s: the %zu points finished before were written out, marked as "
+                          "interrupted (run.interrupted)",
+                          (*err)->msg, n);
+          e->status = (*err)->status;
+          ucb_error_free (err);
+          *err = e;
+        }
+      else
+        ucb_error_report (&out_err);
     }
   ucb_restore_interrupt_handlers (); /* not the sweep's: a late signal ends us the ordinary way */
-  /* A signal during the sweep stopped it (no document); one after it came once the document
-   * was written. */
+  /* A signal during the sweep cut it short; one after it came once the document was written. */
   return ucb_interrupted_status (r, " after the sweep: its results were written out first", err);
 }

@@ -27,6 +27,7 @@
 #include "host/hostinfo.h"
 #include "host/users.h"
 #include "report/export.h"
+#include "report/output.h"
 #include "report/report.h"
 #include "verify/matrix.h"
 #include "verify/verify.h"
@@ -435,7 +436,7 @@ write_outputs (const struct vopts *o, int argc, char **argv, double t_real, uint
   ucb_json_set (doc, "verify_kernel",
                 ucb_json_checked (json_sprintf ("%u.%u.%u", k->major, k->minor, k->patch)));
   if (o->output)
-    r = ucb_report_write_file (doc, o->output, err);
+    r = ucb_report_write_kept (doc, o->output, "verify", err);
   if (r == 0 && o->format == VF_JSON)
     r = ucb_json_write (doc, stdout, err);
   else if (r == 0 && o->format == VF_JUNIT)

@@ -23,6 +23,7 @@ int ucb_cmd_verify (int argc, char **argv, ucb_error_t *err);
 int ucb_cmd_compare (int argc, char **argv, ucb_error_t *err);
 int ucb_cmd_export (int argc, char **argv, ucb_error_t *err);
 int ucb_cmd_plot (int argc, char **argv, ucb_error_t *err);
+int ucb_cmd_model (int argc, char **argv, ucb_error_t *err);
 
 extern const char ucb_list_usage[];
 extern const char ucb_info_usage[];
@@ -30,5 +31,6 @@ extern const char ucb_verify_usage[];
 extern const char ucb_compare_usage[];
 extern const char ucb_export_usage[];
 extern const char ucb_plot_usage[];
+extern const char ucb_model_usage[];
 
 #endif

@@ -17,9 +17,18 @@
 static volatile sig_atomic_t interrupted_by;
 static const int interrupt_sigs[] = { SIGINT, SIGTERM, SIGHUP };
 
+/* The first signal is noted: the command ends what it can (the finished points written out)
+ * and then exits 128+N.  A second one means "now": the default action, at once (what outlives
+ * us is cleaned up as after a SIGKILL: death signals, the cgroup janitor, stale temporaries). */
 static void
 on_interrupt (int sig)
 {
+  if (interrupted_by != 0)
+    {
+      signal (sig, SIG_DFL);
+      raise (sig); /* blocked while we run: delivered, with SIG_DFL, when we return */
+      return;
+    }
   interrupted_by = sig;
 }
 

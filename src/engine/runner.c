@@ -100,18 +100,21 @@ void
 ucb_sweep_point (const struct ucb_plan *o, size_t k, struct ucb_point *pt)
 {
   size_t i = k;
-  unsigned rep = (unsigned) (i % o->repeat);
-  size_t n, t, d, ow, w;
+  size_t ow = i % o->n_owners;
+  unsigned rep;
+  size_t n, t, d, w;
 
+  /* The owner modes take turns, repeat by repeat (docs/statistics.md, the owner contrast):
+   * whatever drifts during the run hits each of them alike. */
+  i /= o->n_owners;
+  rep = (unsigned) (i % o->repeat);
   i /= o->repeat;
   n = i % o->n_containers;
   i /= o->n_containers;
   t = i % o->n_tasks;
   i /= o->n_tasks;
   d = i % o->n_depths;
-  i /= o->n_depths;
-  ow = i % o->n_owners;
-  w = i / o->n_owners;
+  w = i / o->n_depths;
   *pt = (struct ucb_point){ .workload = o->workloads[w],
                             .containers = o->containers[n],
                             .owner = o->owners[ow],

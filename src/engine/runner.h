@@ -84,8 +84,10 @@ struct ucb_point_result
 };
 
 /* The sweep: every combination of the list-valued options, in a stable order (the last
- * varying fastest): workload, owner, depth, tasks, containers, repetition.  Containers vary
- * just before repetitions, so each series' 1-container baseline is measured next to it. */
+ * varying fastest): workload, depth, tasks, containers, repetition, owner.  The owner modes
+ * take turns within each repetition (repeat r of shared, of distinct, then repeat r + 1), so
+ * drift hits them alike (the owner contrast); containers vary just outside repetitions, so
+ * each series' 1-container baseline is measured next to it. */
 size_t ucb_sweep_size (const struct ucb_plan *o);
 void ucb_sweep_point (const struct ucb_plan *o, size_t k, struct ucb_point *pt);
 

@@ -12,6 +12,7 @@
 #include "core/util.h"
 #include "report/compare-stats.h"
 #include "report/compare-text.h"
+#include "report/compare-usl.h"
 #include "report/compare.h"
 
 static void
@@ -196,6 +197,7 @@ ucb_compare_print_text (json_t *out, const struct ucb_doc *base, size_t n_base,
               json_string_value (json_object_get (x, "base")) ?: "(absent)",
               json_string_value (json_object_get (x, "head")) ?: "(absent)",
               json_is_true (json_object_get (x, "newly_failing")) ? "  NEWLY FAILING" : "");
+  ucb_compare_usl_print (json_object_get (out, "scalability"));
   printf ("# %lld regression(s), %lld newly failing verify case(s)\n",
           json_integer_value (json_object_get (out, "regressions")),
           json_integer_value (json_object_get (out, "newly_failing")));

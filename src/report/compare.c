@@ -17,6 +17,7 @@
 #include "report/compare-diff.h"
 #include "report/compare-stats.h"
 #include "report/compare-text.h"
+#include "report/compare-usl.h"
 #include "report/compare.h"
 #include "report/docload.h"
 #include "report/model.h"
@@ -560,6 +561,7 @@ compare_docs (const struct side *base, const struct side *head, const struct par
   only_in (head, base, only);
   ucb_json_set (out, "only_in", only);
   ucb_json_set (out, "verify", compare_verify (base, head, &newly));
+  ucb_json_set (out, "scalability", ucb_compare_usl (base->docs, base->n, head->docs, head->n));
   ucb_json_set (out, "regressions", ucb_json_int ((long long) regressions));
   ucb_json_set (out, "newly_failing", ucb_json_int ((long long) newly));
   return out;

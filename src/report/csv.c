@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/json-util.h"
 #include "core/lists.h"
 #include "core/util.h"
 #include "report/csv.h"
@@ -167,4 +168,51 @@ ucb_csv_write_rows (FILE *f, const json_t *rows)
     fputs ("\r\n", f);
   }
   ucb_free_items (h.name, h.n);
+}
+
+/* The owner_contrast[] entry of results[] entry `e`, or NULL: the same point, either mode. */
+static json_t *
+pair_of (const json_t *contrast, const json_t *e)
+{
+  static const char *const keys[] = { "workload", "depth", "tasks", "mode", "containers" };
+  const char *owner = json_string_value (json_object_get (e, "owner"));
+  size_t i;
+  json_t *c;
+
+  if (!owner || (strcmp (owner, "shared") != 0 && strcmp (owner, "distinct") != 0))
+    return NULL;
+  json_array_foreach (contrast, i, c)
+  {
+    size_t k = 0;
+    while (k < UCB_ARRAY_SIZE (keys)
+           && json_equal (json_object_get (c, keys[k]), json_object_get (e, keys[k])))
+      k++;
+    if (k == UCB_ARRAY_SIZE (keys))
+      return c;
+  }
+  return NULL;
+}
+
+void
+ucb_csv_write_run (FILE *f, const json_t *doc)
+{
+  static const char *const cols[] = { "ratio", "ci_low", "ci_high", "verdict" };
+  const json_t *contrast = json_object_get (doc, "owner_contrast");
+  cleanup_json json_t *rows = ucb_json_arr ();
+  json_t *e, *c;
+  size_t i;
+
+  json_array_foreach (json_object_get (doc, "results"), i, e)
+  {
+    json_t *row = ucb_json_checked (json_is_object (e) ? json_copy (e) : json_incref (e));
+    if (json_is_object (e) && (c = pair_of (contrast, e)) != NULL)
+      {
+        json_t *o = ucb_json_obj ();
+        for (size_t k = 0; k < UCB_ARRAY_SIZE (cols); k++)
+          ucb_json_set (o, cols[k], json_incref (json_object_get (c, cols[k])));
+        ucb_json_set (row, "owner_contrast", o);
+      }
+    ucb_json_push (rows, row);
+  }
+  ucb_csv_write_rows (f, rows);
 }

@@ -12,6 +12,11 @@
  * row, or null, is an empty cell; an array of scalars is one cell, its items separated by
  * spaces; arrays of objects are left out.  Lines end in CRLF. */
 void ucb_csv_write_rows (FILE *f, const json_t *rows);
+/* `run --format csv`: the rows of the document's results[] as ucb_csv_write_rows() writes
+ * them; where a row's point is in owner_contrast[] (its owner `shared` or `distinct`), it also
+ * has the pair's owner_contrast.ratio, .ci_low, .ci_high and .verdict (the same on both modes'
+ * rows; empty on the others). */
+void ucb_csv_write_run (FILE *f, const json_t *doc);
 /* One field, quoted when it holds a comma, a quote, CR or LF. */
 void ucb_csv_field (FILE *f, const char *s);
 

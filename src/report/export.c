@@ -16,7 +16,7 @@
 #include "report/export.h"
 #include "report/flags.h"
 #include "report/model.h"
-#include "report/report.h"
+#include "report/output.h"
 
 const char *const ucb_export_format_names[UCB_EXPORT_N]
     = { "gab", "gab-smaller", "bmf", "gbench", "lkp", "junit", "ktap", "kcidb" };
@@ -175,6 +175,8 @@ export_gab (const struct ucb_doc *d, bool smaller, const struct ucb_flags *fl)
     if (first_of_group (d, seen, i)
         && (!smaller || isfinite (d->groups[d->points[i].group].median.cpu_ns_per_op)))
       ucb_json_push (arr, gab_entry (d, &d->points[i], smaller, &fl[d->points[i].group]));
+  if (!smaller)
+    ucb_export_contrast_gab (d, arr);
   return arr;
 }
 
@@ -238,6 +240,7 @@ export_bmf (const struct ucb_doc *d, const struct ucb_flags *fl)
         ucb_json_set (b, "cpu_ns_per_op", bmf_measure (d, p, true));
       ucb_json_set (out, name, b);
     }
+  ucb_export_contrast_bmf (d, out);
   return out;
 }
 

@@ -65,6 +65,12 @@ ucb_export_per_task (const struct ucb_doc_point *p, const struct ucb_doc_summary
   return m->total_ops_per_s / ((double) p->containers * (double) (p->tasks > 0 ? p->tasks : 1));
 }
 
+/* The owner contrast of `d` (report/contrast.h) for dashboards (report/export-contrast.c): an
+ * entry per pair with a ratio, appended to github-action-benchmark's array `arr` (unit
+ * "shared/distinct", bigger is better) or put into BMF's object `out` (measure owner_ratio). */
+void ucb_export_contrast_gab (const struct ucb_doc *d, json_t *arr);
+void ucb_export_contrast_bmf (const struct ucb_doc *d, json_t *out);
+
 /* The text of verify case i (its detail, checks, dependencies, each expected observation and
  * what was observed), one line each, as a string (free it). */
 char *ucb_export_case_string (const struct ucb_doc *d, size_t i);

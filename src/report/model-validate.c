@@ -233,6 +233,33 @@ load_config (struct ucb_loc *l, json_t *c, struct ucb_doc_config *out, ucb_error
 }
 
 /* The optional top-level objects a reader uses, each checked where present. */
+/* run.interrupted, when the sweep ended before its last point. */
+static int
+load_interrupted (struct ucb_loc *l, json_t *run, struct ucb_doc *d, ucb_error_t *err)
+{
+  json_t *in;
+  size_t at;
+
+  d->points_finished = d->points_planned = -1;
+  if (ucb_field (l, run, "interrupted", UCB_J_OBJECT, true, &in, err) < 0)
+    return -1;
+  if (in == NULL)
+    return 0;
+  at = ucb_loc_push (l, "interrupted");
+  if (ucb_opt_str (l, in, "reason", &d->interrupted_reason, err) < 0
+      || ucb_opt_int (l, in, "signal", 0, &d->interrupted_signal, err) < 0
+      || ucb_opt_int (l, in, "points_finished", -1, &d->points_finished, err) < 0
+      || ucb_opt_int (l, in, "points_planned", -1, &d->points_planned, err) < 0
+      || ucb_range (l, "signal", (double) d->interrupted_signal, 0, 64, err) < 0
+      || ucb_range (l, "points_finished", (double) d->points_finished, -1, 1e12, err) < 0
+      || ucb_range (l, "points_planned", (double) d->points_planned, -1, 1e12, err) < 0)
+    return -1;
+  if (d->interrupted_reason == NULL)
+    d->interrupted_reason = "interrupted";
+  ucb_loc_pop (l, at);
+  return 0;
+}
+
 static int
 load_context (struct ucb_doc *d, struct ucb_loc *l, ucb_error_t *err)
 {
@@ -249,7 +276,8 @@ load_context (struct ucb_doc *d, struct ucb_loc *l, ucb_error_t *err)
       || load_config (l, c, &d->config, err) < 0)
     return -1;
   at = ucb_loc_push (l, "run");
-  if (ucb_opt_str (l, run, "start_time", &d->start_time, err) < 0)
+  if (ucb_opt_str (l, run, "start_time", &d->start_time, err) < 0
+      || load_interrupted (l, run, d, err) < 0)
     return -1;
   ucb_loc_pop (l, at);
   at = ucb_loc_push (l, "kernel_matrix");

@@ -141,6 +141,11 @@ struct ucb_doc
   struct ucb_doc_host host;
   struct ucb_doc_config config;
   const char *start_time; /* run.start_time */
+  /* run.interrupted: the sweep ended early (a signal or an error) and results[] holds only
+   * the points finished before; interrupted_reason is NULL when it ran to the end. */
+  const char *interrupted_reason;
+  long long interrupted_signal;           /* 0: ended by an error, not a signal */
+  long long points_finished, points_planned; /* -1 when not known */
   bool emulated_timing;   /* kernel_matrix.emulated_timing */
   const char *emulated_where;
   struct ucb_doc_point *points;

@@ -17,8 +17,9 @@
 #include "report/docload.h"
 #include "report/flags.h"
 #include "report/model.h"
+#include "report/output.h"
+#include "report/plot-contrast.h"
 #include "report/plot.h"
-#include "report/report.h"
 #include "report/svg.h"
 
 #define BARS_NOTE "markers: median over repeats; bars: min-max of per-interval per-container ops/s"
@@ -293,8 +294,18 @@ collect_notes (const struct input *in, size_t n_in, size_t *n)
   return out;
 }
 
-/* The charts; a standalone SVG has the documents' notes under them (the HTML report lists them
- * as text). */
+/* The owner contrast of the inputs (report/plot-contrast.h): free it. */
+static struct ucb_plot_contrast *
+contrast_of (const struct input *in, size_t n_in)
+{
+  struct ucb_plot_contrast *pc = ucb_plot_contrast_new ();
+  for (size_t i = 0; i < n_in; i++)
+    ucb_plot_contrast_add (pc, &in[i].doc, n_in > 1 ? in[i].base : NULL);
+  return pc;
+}
+
+/* The charts, then the owner contrast's; a standalone SVG has the documents' notes under them
+ * (the HTML report lists them as text). */
 static void
 write_svg (FILE *f, const struct workload *ws, size_t n_ws, const struct input *in, size_t n_in,
            bool standalone)
@@ -306,7 +317,8 @@ write_svg (FILE *f, const struct workload *ws, size_t n_ws, const struct input *
   cleanup_free struct ucb_series *s = xcalloc (2 * lines + 1, sizeof *s);
   cleanup_free char **titles = xcalloc (n_c, sizeof *titles);
   cleanup_free char **notes = standalone ? collect_notes (in, n_in, &n_notes) : NULL;
-  double h = 0, y = 0;
+  struct ucb_plot_contrast *pc = contrast_of (in, n_in);
+  double h = ucb_plot_contrast_height (pc), y = 0;
 
   for (size_t i = 0, off = 0; i < n_ws; off += 2 * ws[i].n_lines, i++)
     charts_of (&ws[i], s + off, titles + 2 * i, c + 2 * i);
@@ -319,6 +331,9 @@ write_svg (FILE *f, const struct workload *ws, size_t n_ws, const struct input *
       y += ucb_svg_chart_height (&c[i]);
       free (titles[i]);
     }
+  ucb_plot_contrast_svg (f, pc, y);
+  y += ucb_plot_contrast_height (pc);
+  ucb_plot_contrast_free (pc);
   ucb_svg_notes (f, notes, n_notes, y);
   for (size_t i = 0; i < n_notes; i++)
     free (notes[i]);
@@ -502,6 +517,11 @@ write_html (FILE *f, const struct workload *ws, size_t n_ws, const struct input 
   html_notes (f, in, n_in);
   write_svg (f, ws, n_ws, in, n_in, false);
   html_table (f, ws, n_ws, in, n_in);
+  {
+    struct ucb_plot_contrast *pc = contrast_of (in, n_in);
+    ucb_plot_contrast_html (f, pc);
+    ucb_plot_contrast_free (pc);
+  }
   fputs ("</body>\n</html>\n", f);
 }
 
@@ -542,7 +562,7 @@ load_inputs (char **paths, size_t n, struct input *in, ucb_error_t *err)
   return 0;
 }
 
-/* The page made in memory, then written as the document is (report.c): a kill leaves the old
+/* The page made in memory, then written as the document is (output.c): a kill leaves the old
  * file or the new one, never half a page. */
 static int
 write_output (const char *path, bool html, const struct workload *ws, size_t n_ws,

@@ -5,24 +5,16 @@
  * the document (through the model, report/model.h), so the two can never disagree. */
 #include "config.h"
 
-#include <dirent.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <libgen.h>
-#include <limits.h>
 #include <math.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "core/json-util.h"
-#include "core/process.h"
 #include "core/stats.h"
 #include "core/util.h"
 #include "core/version.h"
+#include "report/contrast.h"
 #include "report/model.h"
 #include "report/report.h"
 
@@ -72,280 +64,6 @@ ucb_report_document (int argc, char **argv, double start_realtime, double durati
   ucb_json_set (doc, "config", config);
   ucb_json_set (doc, "results", results);
   return doc;
-}
-
-/* Not a regular file (a pipe, a terminal, /dev/stdout): write through it; renaming a
- * temporary over it would replace the device node or the symlink itself. */
-/* What goes into the file: a JSON document, or bytes already made (export's text formats,
- * plot's HTML and SVG). */
-struct content
-{
-  const json_t *doc;
-  const char *buf;
-  size_t len;
-};
-
-static int
-put (const struct content *c, FILE *f, ucb_error_t *err)
-{
-  if (c->doc)
-    return ucb_json_write (c->doc, f, err);
-  if (fwrite (c->buf, 1, c->len, f) != c->len || fflush (f) != 0)
-    return ucb_make_error (err, errno ? errno : EIO, "write");
-  return 0;
-}
-
-static int
-write_direct (const struct content *doc, const char *path, ucb_error_t *err)
-{
-  cleanup_file FILE *f = fopen (path, "we");
-
-  if (f == NULL)
-    return ucb_make_error (err, errno, "open `%s`", path);
-  if (put (doc, f, err) < 0)
-    return ucb_error_wrap (err, "`%s`", path);
-  if (fclose (steal_pointer (&f)) != 0)
-    return ucb_make_error (err, errno, "write `%s`", path);
-  return 0;
-}
-
-/* Where the document for `path` goes: written directly (a pipe, a terminal, another
- * non-regular file, a dangling symlink: NULL), or through a temporary next to the returned
- * file (a new or regular one; a symlink's target, not the link). */
-static char *
-atomic_target (const char *path, struct stat *st, bool *exists)
-{
-  char *real = NULL;
-
-  *exists = stat (path, st) == 0;
-  if (*exists)
-    {
-      if (!S_ISREG (st->st_mode))
-        return NULL;
-      real = realpath (path, NULL);
-    }
-  else if (lstat (path, st) == 0 && S_ISLNK (st->st_mode))
-    return NULL;
-  return real ? real : xstrdup (path);
-}
-
-/* ---- the temporary ------------------------------------------------------------------------ *
- * An unnamed file (O_TMPFILE) in the target's directory, linked in when complete: a crash at
- * any point leaves no file behind.  A name exists only for the instant between linking and
- * renaming over an old document, or for the whole write where the filesystem has no
- * O_TMPFILE; that name, TARGET.ucbench-tmp-PID-N, tells whether its ucbench still lives. */
-
-#define TMP_TAG ".ucbench-tmp-"
-
-/* A fresh name for a temporary of `real` (n: tried so far). */
-static char *
-tmp_name (const char *real, unsigned n)
-{
-  return xasprintf ("%s" TMP_TAG "%ld-%u", real, (long) getpid (), n);
-}
-
-/* Remove the temporaries of `real` left by a ucbench that died (SIGKILL, a crash) while it
- * wrote; those of a live process are its business. */
-static void
-clean_stale (const char *real)
-{
-  cleanup_free char *copy = xstrdup (real), *copy2 = xstrdup (real);
-  cleanup_free char *prefix = xasprintf ("%s" TMP_TAG, basename (copy2));
-  size_t len = strlen (prefix);
-  DIR *dir = opendir (dirname (copy));
-  struct dirent *e;
-
-  if (dir == NULL)
-    return;
-  while ((e = readdir (dir)) != NULL)
-    {
-      char *end;
-      long pid;
-
-      if (strncmp (e->d_name, prefix, len) != 0)
-        continue;
-      errno = 0;
-      pid = strtol (e->d_name + len, &end, 10);
-      if (errno || end == e->d_name + len || *end != '-' || pid <= 0 || pid == (long) getpid ())
-        continue;
-      if (kill ((pid_t) pid, 0) < 0 && errno == ESRCH)
-        unlinkat (dirfd (dir), e->d_name, 0);
-    }
-  closedir (dir);
-}
-
-/* Open the temporary of `real`: unnamed (*named NULL) where the filesystem can, else named. */
-static int
-open_temp (const char *real, char **named)
-{
-  cleanup_free char *copy = xstrdup (real);
-  int fd = open (dirname (copy), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);
-
-  *named = NULL;
-  /* EOPNOTSUPP: this filesystem has none; EISDIR: this kernel has none. */
-  if (fd >= 0 || (errno != EOPNOTSUPP && errno != EISDIR))
-    return fd;
-  for (unsigned n = 0; n < 1000; n++)
-    {
-      *named = tmp_name (real, n);
-      fd = open (*named, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0644);
-      if (fd >= 0 || errno != EEXIST)
-        break;
-      free (steal_pointer (named));
-    }
-  if (fd < 0)
-    {
-      int e = errno;
-      free (steal_pointer (named));
-      errno = e;
-    }
-  return fd;
-}
-
-/* Give the unnamed file `fd` the name `to` (EEXIST when taken). */
-static int
-link_unnamed (int fd, const char *to)
-{
-  char proc[64];
-
-  snprintf (proc, sizeof proc, "/proc/self/fd/%d", fd);
-  if (linkat (AT_FDCWD, proc, AT_FDCWD, to, AT_SYMLINK_FOLLOW) == 0)
-    return 0;
-  if (errno != ENOENT)
-    return -1;
-  /* No /proc: the same by descriptor, which needs CAP_DAC_READ_SEARCH. */
-  return linkat (fd, "", AT_FDCWD, to, AT_EMPTY_PATH);
-}
-
-/* Put the complete temporary in place of `real`: rename a named one; link an unnamed one, to
- * `real` itself when there is none yet, else to a fresh name renamed over it (a link cannot
- * replace a file). */
-static int
-publish (int fd, const char *named, const char *real)
-{
-  cleanup_free char *tmp = NULL;
-  int e;
-
-  if (named)
-    return rename (named, real);
-  if (link_unnamed (fd, real) == 0)
-    return 0;
-  if (errno != EEXIST)
-    return -1;
-  for (unsigned n = 0; tmp == NULL && n < 1000; n++)
-    {
-      tmp = tmp_name (real, n);
-      if (link_unnamed (fd, tmp) < 0)
-        {
-          free (steal_pointer (&tmp));
-          if (errno != EEXIST)
-            return -1;
-        }
-    }
-  if (tmp == NULL)
-    return -1;
-  if (rename (tmp, real) == 0)
-    return 0;
-  e = errno;
-  unlink (tmp);
-  errno = e;
-  return -1;
-}
-
-int
-ucb_report_check_output (const char *path, ucb_error_t *err)
-{
-  struct stat st;
-  bool exists;
-  cleanup_free char *real = atomic_target (path, &st, &exists);
-  cleanup_free char *named = NULL;
-  int fd;
-
-  if (exists && S_ISDIR (st.st_mode))
-    return ucb_usage_error (err, "cannot write --output `%s`: it is a directory", path);
-  if (real == NULL)
-    {
-      /* A pipe or device must take writes now; a dangling link's target is made at the end. */
-      if (exists && access (path, W_OK) < 0)
-        return ucb_usage_error (err, "cannot write --output `%s`: %s", path, strerror (errno));
-      return 0;
-    }
-  /* The temporary the writer will make, made and dropped now: a directory that takes no new
-   * file (/proc, sysfs, read-only) fails here, before anything is measured. */
-  fd = open_temp (real, &named);
-  if (fd < 0)
-    return ucb_usage_error (err, "cannot write --output `%s`: cannot create a file next to it: %s",
-                            path, strerror (errno));
-  close (fd);
-  if (named)
-    unlink (named);
-  return 0;
-}
-
-/* The document into a temporary next to `real`, then in its place. */
-static int
-write_atomic (const struct content *doc, const char *path, const char *real, ucb_error_t *err)
-{
-  cleanup_free char *named = NULL;
-  cleanup_file FILE *f = NULL;
-  int fd = open_temp (real, &named), e;
-
-  if (fd < 0)
-    return ucb_make_error (err, errno, "create a temporary file next to `%s`", path);
-  f = fdopen (fd, "w");
-  if (f == NULL)
-    {
-      e = errno;
-      close (fd);
-    }
-  else if (put (doc, f, err) < 0)
-    e = -1;
-  else if (fchmod (fd, 0644) == 0 && fsync (fd) == 0 && publish (fd, named, real) == 0)
-    return fclose (steal_pointer (&f)) == 0 ? 0 : ucb_make_error (err, errno, "close `%s`", path);
-  else
-    e = errno;
-  if (named)
-    unlink (named);
-  return e < 0 ? ucb_error_wrap (err, "`%s`", path) : ucb_make_error (err, e, "write `%s`", path);
-}
-
-static int
-write_file (const struct content *doc, const char *path, ucb_error_t *err)
-{
-  struct ucb_interrupt_saved saved;
-  struct stat st;
-  bool exists;
-  cleanup_free char *real = atomic_target (path, &st, &exists);
-  int r;
-
-  /* A signal now is noted, not obeyed: the document is finished (or the old one left), and
-   * the caller, seeing ucb_interrupted(), ends as an interrupted run. */
-  ucb_interrupts_defer (&saved);
-  if (real == NULL)
-    r = write_direct (doc, path, err);
-  else
-    {
-      clean_stale (real);
-      r = write_atomic (doc, path, real, err);
-    }
-  ucb_interrupts_resume (&saved);
-  return r;
-}
-
-int
-ucb_report_write_file (const json_t *doc, const char *path, ucb_error_t *err)
-{
-  const struct content c = { .doc = doc };
-
-  return write_file (&c, path, err);
-}
-
-int
-ucb_report_write_bytes (const char *buf, size_t len, const char *path, ucb_error_t *err)
-{
-  const struct content c = { .buf = buf, .len = len };
-
-  return write_file (&c, path, err);
 }
 
 /* A number for the table: "-" for null (NaN), as JSON has it. */
@@ -404,9 +122,18 @@ ucb_report_text (FILE *f, const json_t *doc)
           cell (b[6], sizeof b[6], 2, p->contention.cpu_share_median), s->failed_ops,
           ucb_point_flags (p, flags, sizeof flags) ? " * " : "", flags);
     }
+  if (d.interrupted_reason)
+    {
+      /* Not a flag of the points above (each was measured whole): of the sweep. */
+      fprintf (f, "interrupted: %s; %lld", d.interrupted_reason, d.points_finished);
+      if (d.points_planned >= 0)
+        fprintf (f, " of %lld", d.points_planned);
+      fputs (" points finished, the rest were not run (run.interrupted)\n", f);
+    }
   ucb_doc_free (&d);
   fputs (ucb_report_legend, f);
   ucb_report_l3_text (f, json_object_get (doc, "l3_scaling"));
+  ucb_contrast_text (f, json_object_get (doc, "owner_contrast"));
 }
 
 /* Over the contended points: how many, the median of their CPU shares, the worst steal and

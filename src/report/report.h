@@ -8,6 +8,7 @@
 #include <jansson.h>
 
 #include "core/error.h"
+#include "report/output.h" /* where a document goes: --output */
 #include "report/schema.h"
 
 /* Fill summary.scalability of every entry: total / (N * median total of the 1-container
@@ -16,18 +17,6 @@ void ucb_report_scalability (json_t *results);
 /* The whole document; steals references to host, config and results. */
 json_t *ucb_report_document (int argc, char **argv, double start_realtime, double duration_s,
                              json_t *host, json_t *config, json_t *results);
-/* Before anything is measured: would ucb_report_write_file() be able to write `path`?  A usage
- * error naming why when not (a directory, a place that takes no new file, no write access). */
-int ucb_report_check_output (const char *path, ucb_error_t *err)
-    __attribute__ ((warn_unused_result));
-/* Write with ucb_json_write() to `path`, atomically (an O_TMPFILE linked in), signals deferred
- * meanwhile; a pipe or another non-regular file directly. */
-int ucb_report_write_file (const json_t *doc, const char *path, ucb_error_t *err)
-    __attribute__ ((warn_unused_result));
-/* The same for bytes already made (export's text formats, plot's pages): the old file or the
- * new one, never half of it. */
-int ucb_report_write_bytes (const char *buf, size_t len, const char *path, ucb_error_t *err)
-    __attribute__ ((warn_unused_result));
 /* l3.c: rows of the scaling-by-L3-domain table (--pin l3), from results[].placement. */
 json_t *ucb_report_l3_table (json_t *results);
 void ucb_report_l3_text (FILE *f, json_t *rows);

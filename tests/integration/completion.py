@@ -11,7 +11,7 @@ from taplib import SRCDIR, Tap, UCBENCH, run, scratch_dir, skip_all
 
 BASH_COMPLETION = "/usr/share/bash-completion/bash_completion"
 SCRIPT = os.path.join(SRCDIR, "data", "bash-completion", "ucbench")
-COMMANDS = ["run", "verify", "compare", "export", "plot", "list", "info", "help"]
+COMMANDS = ["run", "verify", "compare", "export", "plot", "model", "list", "info", "help"]
 
 if not os.path.exists(BASH_COMPLETION):
     skip_all("bash-completion is not installed (apt-get install bash-completion)")
@@ -73,6 +73,8 @@ check("list -f ", ["text", "json", "csv"])
 check("info --format ", ["text", "json"])
 check("compare ", ["base.json", "head.json"])
 check("compare --base b", ["base.json"])
+check("model ", ["base.json", "head.json"])
+check("model -f ", ["text", "json"])
 
 # Workloads: exactly what this ucbench lists.
 r = run(["list", "-f", "csv"])

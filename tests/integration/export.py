@@ -1,12 +1,15 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """export.py - `ucbench export`: every format of the examples byte-for-byte against
 tests/golden, each checked against what its consumer accepts (zod shape, BMF schema, xmllint,
-prove, the googlecpp fields); a flagged point in each format (and its golden); verdicts of every
-status; --output; bad usage is one line, exit 2."""
+prove, the googlecpp fields); a flagged point in each format (and its golden); the owner
+contrast's entries (gab and bmf, tests/golden/run-owners.*); verdicts of every status; --output;
+bad usage is one line, exit 2."""
 import copy
 import json
+import math
 import os
 import shutil
+import statistics
 import subprocess
 import xml.etree.ElementTree as ET
 
@@ -343,6 +346,70 @@ if os.geteuid() == 0:
          "an unreadable file: exit 2 and why, no line -1", r.stderr)
 else:
     t.skip("an unreadable file: exit 2 and why", "needs root to run as another uid")
+
+# The owner contrast (docs/statistics.md): a document with both owner modes, 3 repeats each,
+# in the order run writes them (the modes in turns); gab and bmf add an entry per pair,
+# byte-for-byte against tests/golden/run-owners.*, their ratio recomputed here.
+odoc = copy.deepcopy(doc)
+odoc["results"] = []
+SCALE = {"shared": {1: (1.0, 1.01, 0.99), 2: (0.60, 0.62, 0.61)},
+         "distinct": {1: (1.0, 0.995, 1.005), 2: (0.95, 0.96, 0.97)}}
+for e0 in doc["results"]:
+    for k in range(3):
+        for owner in ("shared", "distinct"):
+            e = copy.deepcopy(e0)
+            f = SCALE[owner][e["containers"]][k]
+            e["owner"], e["repeat"] = owner, k + 1
+            e["summary"]["per_container_ops"] *= f
+            e["summary"]["total_ops_per_s"] *= f
+            e["summary"]["cpu_ns_per_op"] /= f
+            odoc["results"].append(e)
+opath = write("run-owners.json", odoc)
+oout = {}
+for fmt in ("gab", "bmf"):
+    r = run(["export", "--to", fmt, opath])
+    with open(os.path.join(GOLDEN, "run-owners." + fmt)) as f:
+        want = f.read()
+    t.ok(r.returncode == 0 and r.stderr == "" and r.stdout == want,
+         f"{fmt}: a document with both owner modes matches run-owners.{fmt}",
+         r.stderr + r.stdout[:1500])
+    oout[fmt] = r.stdout
+ga = [e for e in json.loads(oout["gab"] or "[]") if "/shared-vs-distinct/" in e["name"]]
+
+
+def geo(owner, n):
+    return math.exp(statistics.fmean(math.log(v) for v in SCALE[owner][n]))
+
+
+want = {n: geo("shared", n) / geo("distinct", n) for n in (1, 2)}
+t.ok([e["name"] for e in ga] == [f"signal/shared-vs-distinct/depth:1/tasks:1/process/containers:{n}"
+                                 for n in (1, 2)]
+     and all(e["unit"] == "shared/distinct" and isinstance(e["range"], str)
+             and isinstance(e["extra"], str) and math.isclose(e["value"], want[n], rel_tol=1e-9)
+             for e, n in zip(ga, (1, 2)))
+     and "verdict: none" in ga[0]["extra"] and "verdict: penalty" in ga[1]["extra"],
+     "gab: a shared-vs-distinct entry per N (zod shape), the ratio of geometric means, the "
+     "verdict in extra", json.dumps(ga))
+ob = json.loads(oout["bmf"] or "{}")
+om = {k: v for k, v in ob.items() if "/shared-vs-distinct/" in k}
+ok_schema = True
+if jsonschema is not None:
+    try:
+        jsonschema.validate(ob, BMF)
+    except jsonschema.ValidationError:
+        ok_schema = False
+t.ok(ok_schema and len(om) == 2 and all(
+    set(m) == {"owner_ratio"}
+    and m["owner_ratio"]["lower_value"] <= m["owner_ratio"]["value"] <= m["owner_ratio"]["upper_value"]
+    for m in om.values()),
+     "bmf: valid, an owner_ratio measure per pair with its interval as lower/upper_value",
+     json.dumps(om))
+odoc["results"][-1]["contention"] = {"contended": True}
+r = run(["export", "--to", "bmf", write("run-owners-flagged.json", odoc)])
+keys = sorted(k for k in json.loads(r.stdout or "{}") if "/shared-vs-distinct/" in k)
+t.ok(keys == ["signal/shared-vs-distinct/depth:1/tasks:1/process/containers:1",
+              "signal/shared-vs-distinct/depth:1/tasks:1/process/containers:2-bencher-ignore"],
+     "bmf: a pair with a contended repeat is -bencher-ignore, as a flagged point", str(keys))
 
 shutil.rmtree(d)
 t.done()

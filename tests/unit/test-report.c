@@ -19,6 +19,7 @@
 #include "core/util.h"
 #include "engine/runner.h"
 #include "engine/workload.h"
+#include "report/output.h"
 #include "report/report.h"
 
 /* Two containers, 3 readings 1 s apart: container 0 does 100 then 300 ops, container 1 does

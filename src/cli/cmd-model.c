@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* cmd-model.c - `ucbench model FILE.json [--predict N,...]`: the options; the model is
+ * report/usl-report.c, its statistics docs/statistics.md. */
+#include "config.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "cli/commands.h"
+#include "cli/options.h"
+#include "core/process.h"
+#include "core/util.h"
+#include "report/output.h"
+#include "report/usl-report.h"
+
+#define MAX_PREDICT 1000000u
+
+const char ucb_model_usage[]
+    = "Usage: ucbench model FILE.json [--predict N[,N...]] [-f text|json] [-o OUT]\n"
+      "       [--plot CHART.svg]\n"
+      "Fit Gunther's Universal Scalability Law to each series (workload, owner, depth,\n"
+      "tasks, mode) of a `ucbench run` document: per container\n"
+      "  X(N) = lambda / (1 + sigma (N-1) + kappa N (N-1))\n"
+      "lambda: ops/s of one container alone; sigma: contention (a serialised share); kappa:\n"
+      "coherency (a cache line bounced between the N containers).  Least squares on the log\n"
+      "of every repeat's per-container ops/s, sigma and kappa >= 0, each with a 95% profile\n"
+      "likelihood interval; the residual, and the measured against the fitted ops/s.  Only\n"
+      "repeats whose tasks each had a CPU of their own are used (not contended, not\n"
+      "starved, N x tasks within the CPUs); a series with fewer than 3 such container\n"
+      "counts, or too few repeats to measure the noise, is refused with the reason.\n"
+      "See docs/statistics.md.\n"
+      "\n"
+      "  --predict N[,N...]    also predict per-container ops/s and the scale X(N)/lambda at\n"
+      "                        these container counts, each with its 95% interval (beyond\n"
+      "                        the largest N measured it extrapolates, and says so)\n"
+      "  --plot CHART.svg      draw each series: the repeats, the fitted curve, its 95% band\n"
+      "                        and the predictions\n"
+      "  -f, --format text|json  a table, or the ucbench-model/1 JSON (default: text)\n"
+      "  -o, --output OUT      write the table or JSON to OUT (atomically) instead of stdout\n"
+      "  -h, --help            show this help\n"
+      "\n"
+      "Exit status: 0 every series fitted, 1 a series refused (the reason is printed) or an\n"
+      "output write failed midway, 2 bad input.\n";
+
+struct mopts
+{
+  struct ucb_model_args a;
+  unsigned *predict;
+  enum ucb_format format;
+};
+
+static int
+model_opt (void *ctx, int c, const char *arg, ucb_error_t *err)
+{
+  struct mopts *o = ctx;
+
+  switch (c)
+    {
+    case 'P':
+      free (o->predict);
+      o->predict = NULL;
+      return ucb_parse_uint_list (arg, 1, MAX_PREDICT, &o->predict, &o->a.n_predict, "--predict",
+                                  err);
+    case 'p':
+      o->a.plot = arg;
+      return 0;
+    case 'f':
+      return ucb_parse_format (arg, &o->format, err);
+    case 'o':
+      o->a.output = arg;
+      return 0;
+    default:
+      return 1;
+    }
+}
+
+static int
+parse (struct mopts *o, int argc, char **argv, ucb_error_t *err)
+{
+  static const struct option longopts[] = {
+    { "predict", required_argument, NULL, 'P' },
+    { "plot", required_argument, NULL, 'p' },
+    { "format", required_argument, NULL, 'f' },
+    { "output", required_argument, NULL, 'o' },
+    { NULL, 0, NULL, 0 }, /* and -h/--help: ucb_getopt_each adds it */
+  };
+  const char *dot;
+  int r;
+
+  r = ucb_getopt_command (argc, argv, ucb_model_usage, "f:o:", longopts, model_opt, o, err);
+  if (r != 0)
+    return r;
+  if (argc - optind != 1)
+    return ucb_usage_error (err, "model needs exactly one document FILE.json (got %d)",
+                            argc - optind);
+  o->a.input = argv[optind];
+  o->a.json = o->format == UCB_FORMAT_JSON;
+  dot = o->a.plot ? strrchr (o->a.plot, '.') : NULL;
+  if (o->a.plot && (dot == NULL || strchr (dot, '/') || strcasecmp (dot, ".svg") != 0))
+    return ucb_usage_error (err, "--plot `%s`: the chart is SVG, name it .svg", o->a.plot);
+  /* A path that cannot be written is the user's to change (2), found before any work. */
+  if ((o->a.output && ucb_report_check_output (o->a.output, err) < 0)
+      || (o->a.plot && ucb_report_check_output (o->a.plot, err) < 0))
+    return -1;
+  return 0;
+}
+
+int
+ucb_cmd_model (int argc, char **argv, ucb_error_t *err)
+{
+  struct mopts o = { .format = UCB_FORMAT_TEXT };
+  int r = parse (&o, argc, argv, err);
+
+  if (r == 0)
+    {
+      o.a.predict = o.predict;
+      r = ucb_model (&o.a, err);
+      /* A signal while an output was written (signals are deferred then): that output is
+       * whole, and the exit status says the signal (128 + N), as export's does. */
+      if (r >= 0 && ucb_interrupted_status (0, ": the output was written first", err) < 0)
+        r = -1;
+    }
+  else if (r > 0)
+    r = 0; /* the help was shown */
+  free (o.predict);
+  return r;
+}

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* contrast.h - the owner contrast (docs/statistics.md, "The owner contrast"): for every sweep
+ * point measured with both `shared` and `distinct` owners (same workload, containers, depth,
+ * tasks, mode), the ratio shared/distinct of per-container ops/s with a 95 % interval over the
+ * repeats, and a verdict: compare's estimator and rules (report/compare-stats.h) with the two
+ * owner modes of one document as base (distinct) and head (shared), Holm's adjustment over the
+ * document's pairs, contended repeats left out. */
+#ifndef UCB_CONTRAST_H
+#define UCB_CONTRAST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include <jansson.h>
+
+#include "report/compare-stats.h"
+#include "report/model.h"
+
+/* A penalty is a shared owner costing more than this fraction of per-container ops/s. */
+#define UCB_CONTRAST_THRESHOLD 0.05
+
+/* One owner mode of one pair: the logs of its usable repeats' values (the unit: a repeat). */
+struct ucb_contrast_side
+{
+  const double *ops, *cpu; /* log per-container ops/s; log CPU ns/op where known */
+  size_t n_ops, n_cpu;
+};
+
+/* One pair: shared against distinct.  `contended`: a repeat was left out for contention;
+ * `from_contended`: too few were left for an interval, so the estimates are of every repeat
+ * and decide nothing (inconclusive (contended)). */
+struct ucb_contrast_pair
+{
+  struct ucb_cmp_est ops, cpu;
+  bool contended, from_contended;
+};
+
+/* The estimate of a pair from the sides with contended repeats left out (`shared`,
+ * `distinct`) and, used only when those give no interval and `contended`, from every repeat
+ * (`shared_all`, `distinct_all`; may be NULL when nothing was left out).  No drift term: both
+ * modes ran in one invocation, their repeats interleaved, so what drifts hits both. */
+void ucb_contrast_estimate (const struct ucb_contrast_side *shared,
+                            const struct ucb_contrast_side *distinct,
+                            const struct ucb_contrast_side *shared_all,
+                            const struct ucb_contrast_side *distinct_all, bool contended,
+                            struct ucb_contrast_pair *p);
+
+/* The verdicts of `n` pairs as one family: Holm over their p_beyond and p_inside (pairs without
+ * an interval, or from contended repeats, take no part), then compare's rules (ops/s decides,
+ * CPU ns/op must confirm).  Each output array has n entries; `needed` (may be NULL): for an
+ * inconclusive pair, the repeats a side that would likely settle it, else 0. */
+void ucb_contrast_verdicts (const struct ucb_contrast_pair *p, size_t n, double *adj_beyond,
+                            double *adj_inside, enum ucb_cmp_verdict *v, size_t *needed);
+
+/* compare's verdict in the words of the contrast: "penalty" (shared slower beyond the
+ * threshold), "shared faster", "none" (within it), "inconclusive", "inconclusive (1 repeat)",
+ * "inconclusive (contended)", "inconclusive (metrics disagree)". */
+const char *ucb_contrast_verdict_name (enum ucb_cmp_verdict v);
+
+/* The document's owner_contrast[] (docs/json.md): one entry per pair, in the order of their
+ * first repeat; NULL when `d` has no point measured with both owners. */
+json_t *ucb_contrast_json (const struct ucb_doc *d);
+/* The same for the results[] array `run` has just built (NULL as well when it has no pair):
+ * the call that puts `owner_contrast` into a run's document. */
+json_t *ucb_report_owner_contrast (json_t *results);
+
+/* The text after run's table: a line per pair of `rows` (an owner_contrast[] array); nothing
+ * when it is NULL or empty. */
+void ucb_contrast_text (FILE *f, const json_t *rows);
+
+#endif

@@ -1,0 +1,297 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* usl-report.c - `ucbench model FILE`: the USL fit of every series of a document (usl-doc.c)
+ * as the ucbench-model/1 JSON and the table drawn from it, its chart (plot-usl.c), each to
+ * stdout or written atomically. */
+#include "config.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/json-util.h"
+#include "core/util.h"
+#include "report/docload.h"
+#include "report/plot-usl.h"
+#include "report/output.h"
+#include "report/usl-doc.h"
+#include "report/usl-report.h"
+
+#define METHOD_TEXT                                                                                \
+  "X(N) = lambda / (1 + sigma (N-1) + kappa N (N-1)) per container; least squares on log ops/s "   \
+  "with sigma, kappa >= 0; 95% profile likelihood intervals"
+
+static json_t *
+method_json (void)
+{
+  json_t *o = ucb_json_obj ();
+  ucb_json_set (o, "model", ucb_json_str ("usl"));
+  ucb_json_set (o, "fit",
+                ucb_json_str ("least squares on log per-container ops/s, every "
+                              "repeat one observation, sigma >= 0, kappa >= 0"));
+  ucb_json_set (o, "interval", ucb_json_str ("profile-likelihood-t"));
+  ucb_json_set (o, "level", ucb_json_real (0.95));
+  ucb_json_set (o, "points",
+                ucb_json_str ("repeats whose tasks each had a CPU of their own, "
+                              "not contended, not starved"));
+  return o;
+}
+
+/* The warnings of the model: series fitted on an assumption, predictions that extrapolate. */
+static json_t *
+warnings_json (const struct ucb_doc *d, const struct ucb_usl_model *m, const unsigned *pred,
+               size_t n_pred)
+{
+  json_t *w = ucb_json_arr ();
+  long long hi = 0;
+  bool assumed = false;
+
+  for (size_t i = 0; i < m->n; i++)
+    {
+      assumed = assumed || m->s[i].assumed;
+      if (m->s[i].status == UCB_USL_OK)
+        hi = hi > m->s[i].levels[m->s[i].n_levels - 1].containers
+                 ? hi
+                 : m->s[i].levels[m->s[i].n_levels - 1].containers;
+    }
+  if (assumed)
+    ucb_json_push (w, ucb_json_checked (json_sprintf (
+                          "`%s` says neither whether its tasks got their CPU (no contention) nor "
+                          "how many CPUs it had: every measured repeat is used, as if each task "
+                          "had a CPU of its own",
+                          d->name)));
+  for (size_t k = 0; k < n_pred && hi > 0; k++)
+    if ((long long) pred[k] > hi)
+      {
+        ucb_json_push (w, ucb_json_checked (json_sprintf (
+                              "N=%u lies beyond the largest N fitted (%lld): the prediction "
+                              "extrapolates the law, and holds only while nothing but the same "
+                              "contention and coherency costs grows with N (no other lock, no "
+                              "memory bandwidth limit, no second socket); its interval is the "
+                              "fit's, not that of what else may change",
+                              pred[k], hi)));
+        break;
+      }
+  return w;
+}
+
+static json_t *
+model_json (const struct ucb_doc *d, const struct ucb_usl_model *m, const struct ucb_model_args *a)
+{
+  json_t *o = ucb_json_obj (), *series = ucb_json_arr ();
+
+  for (size_t i = 0; i < m->n; i++)
+    ucb_json_push (series, ucb_usl_series_json (&m->s[i], a->predict, a->n_predict));
+  ucb_json_set (o, "schema", ucb_json_str ("ucbench-model/1"));
+  ucb_json_set (o, "document", ucb_json_str (d->name));
+  ucb_json_set (o, "method", method_json ());
+  ucb_json_set (o, "predict", ucb_json_arr ());
+  for (size_t k = 0; k < a->n_predict; k++)
+    ucb_json_push (json_object_get (o, "predict"), ucb_json_int (a->predict[k]));
+  ucb_json_set (o, "warnings", warnings_json (d, m, a->predict, a->n_predict));
+  ucb_json_set (o, "series", series);
+  ucb_json_set (o, "fitted", ucb_json_int ((long long) (m->n - m->refused)));
+  ucb_json_set (o, "refused", ucb_json_int ((long long) m->refused));
+  return o;
+}
+
+/* ---- the table ------------------------------------------------------------------------------ */
+
+static double
+num (json_t *o, const char *k)
+{
+  json_t *v = json_object_get (o, k);
+  return json_is_number (v) ? json_number_value (v) : NAN;
+}
+
+/* How a number is shown: ops/s, a parameter, a scale. */
+enum shown
+{
+  OPS,
+  PARAM,
+  SCALE,
+};
+
+static void
+show (char *buf, size_t n, double v, enum shown how)
+{
+  if (!isfinite (v))
+    snprintf (buf, n, "unbounded");
+  else if (how == OPS)
+    snprintf (buf, n, "%.0f", v);
+  else if (how == PARAM)
+    snprintf (buf, n, "%.3g", v == 0 ? 0.0 : v); /* no -0 */
+  else
+    snprintf (buf, n, "%.3f", v);
+}
+
+/* "v [lo, hi]"; an end the data leave open is "unbounded". */
+static void
+interval_cell (json_t *iv, enum shown how, char *buf, size_t n)
+{
+  char e[32], lo[32], hi[32];
+
+  show (e, sizeof e, num (iv, "estimate"), how);
+  show (lo, sizeof lo, num (iv, "ci_low"), how);
+  show (hi, sizeof hi, num (iv, "ci_high"), how);
+  snprintf (buf, n, "%s [%s, %s]", e, lo, hi);
+}
+
+static void
+print_levels (FILE *f, json_t *levels)
+{
+  size_t i;
+  json_t *l;
+
+  fprintf (f, "  %8s %14s %14s %9s %8s\n", "N", "median ops/s", "fitted ops/s", "residual",
+           "repeats");
+  json_array_foreach (levels, i, l)
+  {
+    fprintf (f, "  %8lld %14.0f %14.0f %8.1f%% %8lld\n",
+             json_integer_value (json_object_get (l, "containers")), num (l, "median_ops_per_s"),
+             num (l, "fitted_ops_per_s"), num (l, "residual_pct"),
+             json_integer_value (json_object_get (l, "repeats")));
+  }
+}
+
+static void
+print_fitted (FILE *f, json_t *s)
+{
+  char c[112];
+  size_t i;
+  json_t *p;
+
+  interval_cell (json_object_get (s, "lambda"), OPS, c, sizeof c);
+  fprintf (f, "  lambda  %-40s ops/s, one container alone\n", c);
+  interval_cell (json_object_get (s, "sigma"), PARAM, c, sizeof c);
+  fprintf (f, "  sigma   %-40s contention (a serialised share)\n", c);
+  interval_cell (json_object_get (s, "kappa"), PARAM, c, sizeof c);
+  fprintf (f, "  kappa   %-40s coherency (a cache line bounced between containers)\n", c);
+  fprintf (f,
+           "  residual %.1f%% (SD of log ops/s %.4f, df %lld); no loss with N (sigma = kappa "
+           "= 0): p = %.2g\n",
+           num (s, "residual_pct"), num (s, "residual_sd_log"),
+           json_integer_value (json_object_get (s, "df")), num (s, "p_flat"));
+  print_levels (f, json_object_get (s, "levels"));
+  json_array_foreach (json_object_get (s, "predictions"), i, p)
+  {
+    char sc[112];
+    interval_cell (json_object_get (p, "ops_per_s"), OPS, c, sizeof c);
+    interval_cell (json_object_get (p, "scale"), SCALE, sc, sizeof sc);
+    fprintf (f, "  predicted at N=%lld: %s ops/s per container; scale %s%s\n",
+             json_integer_value (json_object_get (p, "containers")), c, sc,
+             json_is_true (json_object_get (p, "extrapolated")) ? "  (extrapolated)" : "");
+  }
+}
+
+static void
+print_text (FILE *f, json_t *out, const struct ucb_doc *d, const struct ucb_usl_model *m)
+{
+  size_t i;
+  json_t *w, *s;
+
+  fprintf (f, "# model of %s", d->name);
+  if (d->host.kernel_release || d->host.cpu_model)
+    fprintf (f, " (kernel %s, %s)", d->host.kernel_release ?: "?", d->host.cpu_model ?: "?");
+  fputc ('\n', f);
+  fprintf (f, "# method: %s (docs/statistics.md)\n", METHOD_TEXT);
+  fprintf (f, "# points: the repeats whose tasks each had a CPU of their own, not contended or "
+              "starved\n");
+  json_array_foreach (json_object_get (out, "warnings"), i, w)
+      fprintf (f, "# warning: %s\n", json_string_value (w));
+  json_array_foreach (json_object_get (out, "series"), i, s)
+  {
+    cleanup_free char *name = ucb_usl_series_name (&m->s[i]);
+    size_t n_lv = json_array_size (json_object_get (s, "levels"));
+    if (json_is_string (json_object_get (s, "reason")))
+      {
+        fprintf (f, "%s: refused: %s\n", name, json_string_value (json_object_get (s, "reason")));
+        continue;
+      }
+    fprintf (f, "%s: fitted over %zu container counts (%lld observations)\n", name, n_lv,
+             json_integer_value (json_object_get (s, "observations")));
+    print_fitted (f, s);
+  }
+  fprintf (f, "# %lld series fitted, %lld refused\n",
+           json_integer_value (json_object_get (out, "fitted")),
+           json_integer_value (json_object_get (out, "refused")));
+}
+
+/* ---- output --------------------------------------------------------------------------------- */
+
+/* `text` to `path`, or stdout when NULL. */
+static int
+emit (const char *buf, size_t len, const char *path, ucb_error_t *err)
+{
+  if (path)
+    return ucb_report_write_bytes (buf, len, path, err);
+  if (fwrite (buf, 1, len, stdout) != len || fflush (stdout) != 0)
+    return ucb_make_error (err, errno, "write to stdout");
+  return 0;
+}
+
+static int
+write_result (json_t *out, const struct ucb_doc *d, const struct ucb_usl_model *m,
+              const struct ucb_model_args *a, ucb_error_t *err)
+{
+  cleanup_free char *buf = NULL;
+  size_t len = 0;
+  FILE *f;
+
+  if (a->json && a->output)
+    return ucb_report_write_file (out, a->output, err);
+  if (a->json)
+    return ucb_json_write (out, stdout, err);
+  f = open_memstream (&buf, &len);
+  if (f == NULL)
+    ucb_oom ();
+  print_text (f, out, d, m);
+  if (fclose (f) != 0)
+    ucb_oom ();
+  return emit (buf, len, a->output, err);
+}
+
+static int
+write_plot (const struct ucb_doc *d, const struct ucb_usl_model *m, const struct ucb_model_args *a,
+            ucb_error_t *err)
+{
+  cleanup_free char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream (&buf, &len);
+
+  if (f == NULL)
+    ucb_oom ();
+  ucb_usl_plot_svg (f, m, a->predict, a->n_predict, d->name);
+  if (fclose (f) != 0)
+    ucb_oom ();
+  return ucb_report_write_bytes (buf, len, a->plot, err);
+}
+
+int
+ucb_model (const struct ucb_model_args *a, ucb_error_t *err)
+{
+  struct ucb_doc d;
+  struct ucb_usl_model m;
+  json_t *out;
+  int ret;
+
+  if (ucb_doc_open (a->input, UCB_DOC_RUN, &d, err) < 0)
+    return -1;
+  if (d.n_points == 0)
+    {
+      ucb_doc_free (&d);
+      return ucb_usage_error (err, "`%s`: no results[] entry: nothing to model", a->input);
+    }
+  ucb_usl_model_of (&d, 1, &m);
+  out = model_json (&d, &m, a);
+  ret = write_result (out, &d, &m, a, err);
+  if (ret == 0 && a->plot)
+    ret = write_plot (&d, &m, a, err);
+  if (ret == 0 && m.refused)
+    ret = UCB_EXIT_FAILURE;
+  json_decref (out);
+  ucb_usl_model_free (&m);
+  ucb_doc_free (&d);
+  return ret;
+}

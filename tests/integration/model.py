@@ -1,0 +1,213 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""model.py - `ucbench model`: the seed's published signal1 tables (tests/golden/usl-signal1-*)
+give lambda, sigma and kappa with intervals and a prediction at N=384 (text and JSON), the
+rlimit-cache table sigma and kappa indistinguishable from 0, and `compare` of the two says
+kappa fell; a 2-CPU document, and this machine's own sweep 1,C,2C, are refused with the reason
+(exit 1); the chart; bad input is one line and exit 2; valgrind-clean."""
+import copy
+import json
+import os
+import re
+import shutil
+import subprocess
+import xml.etree.ElementTree as ET
+
+from taplib import SRCDIR, Tap, UCBENCH, run, userns_works, uid_block
+from taplib import doc_scratch
+
+t = Tap()
+d, path, write = doc_scratch("ucb-model-")
+STOCK = os.path.join(SRCDIR, "tests", "golden", "usl-signal1-stock.json")
+PATCHED = os.path.join(SRCDIR, "tests", "golden", "usl-signal1-rlimit-cache.json")
+NUM = r"-?[0-9.e+-]+"
+IV = rf"({NUM}) \[({NUM}), ({NUM}|unbounded)\]"
+
+
+def load(text, what):
+    try:
+        return json.loads(text)
+    except ValueError as e:
+        t.diag(f"{what}: {e}")
+        return {}
+
+
+# ---- the seed's stock table: text ----
+r = run(["model", STOCK, "--predict", "384"])
+out = r.stdout
+t.ok(r.returncode == 0 and r.stderr == "", "model of the stock table: exit 0, nothing on stderr",
+     f"rc={r.returncode} {r.stderr}")
+got = {k: re.search(rf"^  {k} +{IV}", out, re.M) for k in ("lambda", "sigma", "kappa")}
+t.ok(all(got.values()), "prints lambda, sigma and kappa, each with a [low, high] interval", out)
+if all(got.values()):
+    lam = [float(x) for x in got["lambda"].groups()]
+    t.ok(lam[1] < 380068 < lam[2] and lam[1] <= lam[0] <= lam[2],
+         "lambda's interval holds the 1-container value (380068)", lam)
+pred = re.search(rf"^  predicted at N=384: {IV} ops/s per container; scale {IV}  \(extrapolated\)",
+                 out, re.M)
+t.ok(pred is not None, "a prediction at N=384 with its interval, marked extrapolated", out)
+if pred:
+    x, lo, hi = (float(v) for v in pred.groups()[:3])
+    t.ok(0 < lo < x < hi < 129152, "predicted at 384: below the 64-container value, interval "
+         "around it", pred.group(0))
+t.ok(re.search(r"^# warning: N=384 lies beyond the largest N fitted \(64\): the prediction "
+               r"extrapolates", out, re.M), "the warning that N=384 extrapolates", out)
+t.ok(re.search(r"^# warning: .* every measured repeat is used, as if each task had a CPU",
+               out, re.M), "the warning that nothing says whether each task had a CPU", out)
+t.ok(re.search(r"^  residual [0-9.]+% \(SD of log ops/s", out, re.M)
+     and re.search(r"^ +16 +306453 +[0-9]+ +[0-9.-]+% +1$", out, re.M),
+     "the residual, and each measured N against the fitted value", out)
+t.ok("nan" not in out.lower(), "never nan", out)
+
+# ---- the same as JSON, and -o ----
+r = run(["model", STOCK, "--predict", "384,128", "-f", "json"])
+doc = load(r.stdout, "model -f json")
+s = (doc.get("series") or [{}])[0]
+t.ok(r.returncode == 0 and doc.get("schema") == "ucbench-model/1" and s.get("status") == "fitted"
+     and doc.get("fitted") == 1 and doc.get("refused") == 0,
+     "JSON: ucbench-model/1, one series, fitted", r.stdout[:500])
+ok = all(isinstance(s.get(k), dict) and s[k]["ci_low"] <= s[k]["estimate"] <= s[k]["ci_high"]
+         for k in ("lambda", "sigma", "kappa"))
+t.ok(ok, "JSON: lambda, sigma, kappa as {estimate, ci_low, ci_high}, the estimate inside",
+     {k: s.get(k) for k in ("lambda", "sigma", "kappa")})
+preds = s.get("predictions", [])
+t.ok([p.get("containers") for p in preds] == [384, 128]
+     and all(p["extrapolated"] and p["ops_per_s"]["ci_low"] < p["ops_per_s"]["estimate"]
+             < p["ops_per_s"]["ci_high"] and 0 < p["scale"]["estimate"] < 1 for p in preds),
+     "JSON: a prediction per --predict N, with intervals, extrapolated", preds)
+levels = s.get("levels", [])
+t.ok([lv["containers"] for lv in levels] == [1, 4, 8, 16, 32, 64]
+     and all(abs(lv["residual_pct"]) < 3 * 100 * s["residual_sd_log"] for lv in levels)
+     and s.get("df") == 3 and s.get("observations") == 6 and s.get("assumed_own_cpu") is True,
+     "JSON: every level within 3 residual SDs of the fit; df 3", levels)
+if got["sigma"]:
+    t.ok(abs(float(got["sigma"].group(1)) - s["sigma"]["estimate"]) <= 1e-3 * s["sigma"]
+         ["estimate"], "the table and the JSON give the same sigma")
+outfile = path("model.txt")
+r = run(["model", STOCK, "--predict", "384", "-o", outfile])
+t.ok(r.returncode == 0 and r.stdout == "" and open(outfile).read() == out,
+     "-o FILE writes the table there, the same as stdout", r.stderr)
+
+# ---- the rlimit-cache table: no loss it can tell from noise ----
+r = run(["model", PATCHED, "-f", "json"])
+p = (load(r.stdout, "patched").get("series") or [{}])[0]
+t.ok(r.returncode == 0 and p.get("sigma", {}).get("ci_low") == 0
+     and p.get("kappa", {}).get("ci_low") == 0 and p.get("p_flat", 0) > 0.05,
+     "rlimit cache: sigma and kappa intervals hold 0; no loss is not rejected",
+     {k: p.get(k) for k in ("sigma", "kappa", "p_flat")})
+
+# ---- compare: kappa fell ----
+r = run(["compare", STOCK, PATCHED, "-f", "json"])
+c = load(r.stdout, "compare -f json")
+sc = (c.get("scalability") or [{}])[0]
+t.ok(r.returncode == 0 and sc.get("kappa", {}).get("direction") == "fell"
+     and sc.get("kappa", {}).get("change", 0) < 0 and sc["base"]["status"] == "fitted",
+     "compare stock rlimit-cache: kappa fell", sc)
+t.ok(sc.get("scale", {}).get("containers") == 64 and sc["scale"]["direction"] == "rose"
+     and sc["scale"]["established"] is True,
+     "compare: the scale at N=64 rose, the intervals apart", sc.get("scale"))
+r = run(["compare", STOCK, PATCHED])
+t.ok(re.search(r"^#   kappa \(coherency\) .* -> .*: fell", r.stdout, re.M)
+     and re.search(r"^#   sigma \(contention\) ", r.stdout, re.M),
+     "compare's text: the sigma and kappa lines, kappa fell", r.stdout[-1500:])
+
+# ---- a 2-CPU document: N = 1, 2 own a CPU, N = 4 does not ----
+ex = json.load(open(os.path.join(SRCDIR, "examples", "run-small.json")))
+four = copy.deepcopy(ex["results"][1])
+four["containers"] = 4
+two = copy.deepcopy(ex)
+two["results"].append(four)
+two_path = write("two-cpus.json", two)
+r = run(["model", two_path, "--predict", "384"])
+want = ("refused: needs at least 3 distinct container counts where each task had a CPU of its "
+        "own; this document has N=1,2 (2 CPUs); left out: N=4 (4 tasks on 2 CPUs)")
+t.ok(r.returncode == 1 and want in r.stdout and "predicted" not in r.stdout,
+     "a 2-CPU sweep 1,2,4: exit 1, refused with the reason", f"rc={r.returncode} {r.stdout}")
+r = run(["model", two_path, "-f", "json"])
+j = (load(r.stdout, "two -f json").get("series") or [{}])[0]
+t.ok(r.returncode == 1 and j.get("status") == "refused" and want[9:] == j.get("reason")
+     and j.get("sigma") is None and j.get("left_out", [{}])[0].get("containers") == 4,
+     "JSON: status refused, the reason, no estimates, N=4 left out", j)
+
+# ---- this machine's own sweep 1, C, 2C ----
+cpus = len(os.sched_getaffinity(0))
+if userns_works() and os.geteuid() == 0:
+    sweep = ",".join(str(n) for n in sorted({1, cpus, 2 * cpus}))
+    doc_path = path("own.json")
+    r = run(["run", "-w", "signal", "-c", sweep, "--owner", "shared", "-d", "0.4", "--warmup",
+             "0.1", "--interval", "0.2", "-q", "--uid-base", str(uid_block(2103500000, 10)),
+             "-o", doc_path])
+    t.ok(r.returncode == 0, f"run -c {sweep} on this {cpus}-CPU machine", r.stderr)
+    r = run(["model", doc_path])
+    t.ok(r.returncode == 1 and "refused: needs at least 3 distinct container counts where each "
+         f"task had a CPU of its own" in r.stdout and f"({cpus} CPUs)" in r.stdout
+         and f"N={2 * cpus} ({2 * cpus} tasks on {cpus} CPUs)" in r.stdout,
+         f"this machine's sweep {sweep}: refused, naming the CPUs and N={2 * cpus}", r.stdout)
+else:
+    t.skip("this machine's own sweep is refused", "needs root and user namespaces to run it")
+
+# ---- the chart ----
+svg = path("model.svg")
+r = run(["model", STOCK, "--predict", "384", "--plot", svg])
+try:
+    root = ET.parse(svg).getroot()
+except (ET.ParseError, OSError) as e:
+    root = None
+    t.diag(e)
+NS = "{http://www.w3.org/2000/svg}"
+t.ok(r.returncode == 0 and root is not None and root.tag == NS + "svg",
+     "--plot writes a well-formed SVG", r.stderr)
+if root is not None:
+    t.ok(len(root.findall(f".//{NS}circle[@class='used']")) == 6
+         and root.find(f".//{NS}path[@class='band']") is not None
+         and root.find(f".//{NS}polyline[@class='fit']") is not None
+         and root.find(f".//{NS}g[@class='prediction']") is not None,
+         "the chart: the 6 points, the fitted curve, its band, the prediction at 384")
+    texts = " ".join(x.text or "" for x in root.iter(NS + "text"))
+    t.ok("N=384" in texts and "containers (N, log scale)" in texts and "nan" not in texts,
+         "the chart labels the prediction and the log N axis", texts[:300])
+r = run(["model", two_path, "--plot", svg])
+t.ok(r.returncode == 1 and "4 tasks on 2 CPUs" in open(svg).read(),
+     "a refused series is drawn with its reason in the notes", r.stderr)
+
+# ---- bad input: one line, exit 2 ----
+notjson = path("bad.json")
+with open(notjson, "w") as f:
+    f.write("{nope")
+BAD = [
+    (["model"], "exactly one document"),
+    (["model", STOCK, PATCHED], "exactly one document"),
+    (["model", path("missing.json")], "missing.json"),
+    (["model", notjson], "not valid JSON"),
+    (["model", os.path.join(SRCDIR, "examples", "verify-small.json")], "verify"),
+    (["model", STOCK, "--predict", "0"], "--predict"),
+    (["model", STOCK, "--predict", "x"], "--predict"),
+    (["model", STOCK, "--format", "xml"], "xml"),
+    (["model", STOCK, "--plot", path("c.png")], ".svg"),
+    (["model", STOCK, "-o", "/nonexistent-dir/x.txt"], "/nonexistent-dir"),
+    (["model", STOCK, "--frobnicate"], "--frobnicate"),
+]
+for args, needle in BAD:
+    r = run(args)
+    lines = r.stderr.splitlines()
+    t.ok(r.returncode == 2 and lines and needle in lines[0] and r.stdout == "",
+         f"`ucbench {' '.join(os.path.basename(a) for a in args)}`: exit 2, one line with "
+         f"`{needle}`", f"rc={r.returncode} {r.stderr!r}")
+r = run(["help", "model"])
+t.ok(r.returncode == 0 and "--predict" in r.stdout and "Exit status" in r.stdout,
+     "`ucbench help model` shows the options", r.stderr)
+
+# ---- valgrind ----
+if shutil.which("valgrind") and not os.environ.get("UCB_SANITIZED"):
+    vg = subprocess.run(["valgrind", "-q", "--leak-check=full", "--error-exitcode=99",
+                         "--errors-for-leak-kinds=definite,indirect", UCBENCH, "model", STOCK,
+                         "--predict", "384", "-f", "json", "--plot", svg], capture_output=True,
+                        text=True, timeout=600)
+    t.ok(vg.returncode == 0, "valgrind: model with a prediction and a chart is clean",
+         vg.stderr[-3000:])
+    vg = subprocess.run(["valgrind", "-q", "--leak-check=full", "--error-exitcode=99",
+                         "--errors-for-leak-kinds=definite,indirect", UCBENCH, "model", two_path],
+                        capture_output=True, text=True, timeout=600)
+    t.ok(vg.returncode == 1, "valgrind: a refusal is clean", vg.stderr[-3000:])
+else:
+    t.skip("valgrind: model is clean", "valgrind is not installed (or a sanitizer build)")
+t.done()

@@ -1,0 +1,302 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""output-path.py - where --output may go, and what happens when it cannot (issue 25).
+
+In a sticky world-writable directory (as /tmp), root never follows another user's symlink,
+dangling or not, nor opens or replaces another user's FIFO or file there: only the caller's and
+the directory owner's are used, as fs.protected_symlinks=1 has it, whatever the sysctl says.
+A FIFO nobody reads is refused at once; one with a reader is written; a reader that stops
+reading cannot hold ucbench against SIGINT.  Whatever can be known before measuring (a trailing
+/, a name or path too long, a link loop, a dangling link, an immutable or append-only file, a
+block device, an empty name) is a usage error (exit 2) before anything is measured: the run
+ends well before its --duration.  A write that fails after measuring (ENOSPC, on a small full
+tmpfs in a mount namespace of its own) keeps the document: saved to a new 0600 file in the
+current directory or $TMPDIR, named in the error (exit 1)."""
+import fcntl
+import json
+import os
+import pwd
+import re
+import signal
+import stat
+import subprocess
+import threading
+import time
+
+from taplib import (SRCDIR, Tap, UCBENCH, require_root_userns, scratch_dir, skip_all, uid_block,
+                    wait_for)
+
+require_root_userns("needs root: files of other uids, and run's owner uids")
+try:
+    NOBODY = pwd.getpwnam("nobody").pw_uid
+except KeyError:
+    skip_all("no user `nobody` to own the links of another user")
+
+t = Tap()
+EXAMPLE = os.path.join(SRCDIR, "examples", "run-small.json")
+DIR_OWNER = 4242  # owns the sticky directory: neither root nor nobody
+DURATION = 2.0  # a refusal before measuring comes well before this
+BASE = uid_block(2107000000, 100)
+RUN = ["run", "--workload", "getppid", "--containers", "1", "--owner", "shared", "--duration",
+       str(DURATION), "--interval", "0.1", "--warmup", "0.1", "--quiet", "--uid-base", str(BASE)]
+SHORT_RUN = [a if a != str(DURATION) else "0.3" for a in RUN]
+EXPORT = ["export", "--to", "gab", EXAMPLE]
+
+scratch = scratch_dir("ucb-outpath-")
+sticky = os.path.join(scratch, "sticky")
+os.mkdir(sticky)
+os.chown(sticky, DIR_OWNER, DIR_OWNER)
+os.chmod(sticky, 0o1777)
+save = os.path.join(scratch, "save")  # $TMPDIR for the documents kept after a failure
+os.mkdir(save)
+ENV = dict(os.environ, TMPDIR=save)
+
+
+def ucb(args, timeout=30, cwd=None):
+    """ucbench ARGS: (exit status, stdout, stderr, seconds); a hung one is SIGKILLed after
+    `timeout` (exit status None): it ignores SIGTERM while it writes."""
+    t0 = time.monotonic()
+    p = subprocess.Popen([UCBENCH] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True, cwd=cwd or scratch, env=ENV)
+    try:
+        out, err = p.communicate(timeout=timeout)
+        rc = p.returncode
+    except subprocess.TimeoutExpired:
+        p.kill()
+        out, err = p.communicate()
+        rc, err = None, err + f"(hung: SIGKILLed after {timeout} s)"
+    return rc, out, err, time.monotonic() - t0
+
+
+def refused(r, path, why=""):
+    """Exit 2, and the first line of stderr names `path` (and `why`)."""
+    rc, _, err, _ = r
+    first = err.splitlines()[0] if err else ""
+    return rc == 2 and path in first and why in first
+
+
+def snapshot(path):
+    st = os.stat(path)
+    with open(path, "rb") as f:
+        return f.read(), stat.S_IMODE(st.st_mode), st.st_uid
+
+
+def put(path, text="old\n", uid=0, mode=0o600):
+    with open(path, "w") as f:
+        f.write(text)
+    os.chmod(path, mode)
+    os.chown(path, uid, uid)
+
+
+def link(target, name, uid):
+    path = os.path.join(sticky, name)
+    os.symlink(target, path)
+    os.lchown(path, uid, uid)
+    return path
+
+
+def kept(err):
+    """The file a failed write saved the document to, as the error names it; None."""
+    m = re.search(r"the document was saved to `([^`]+)` instead", err)
+    return m.group(1) if m else None
+
+
+def valid_doc(path):
+    try:
+        with open(path) as f:
+            return json.load(f).get("schema") == "ucbench-result/1"
+    except (OSError, ValueError):
+        return False
+
+
+# ---- another user's entries in a sticky world-writable directory -------------------------
+secret = os.path.join(scratch, "secret")
+put(secret, "root's own\n")
+before = snapshot(secret)
+foreign = link(secret, "out.json", NOBODY)
+r = ucb(EXPORT + ["--output", foreign])
+t.ok(refused(r, foreign, "symbolic link of uid"), "export through nobody's symlink in a sticky "
+     "directory: exit 2, one line", r)
+t.ok(snapshot(secret) == before, "... and the root-owned 0600 file it points to is untouched",
+     f"{snapshot(secret)}")
+t.ok(os.path.islink(foreign), "... and the link is still there")
+r = ucb(RUN + ["--output", foreign])
+t.ok(refused(r, foreign) and r[3] < DURATION and snapshot(secret) == before,
+     f"run through it: exit 2 before measuring ({r[3]:.2f} s < --duration {DURATION:g})", r)
+
+missing = os.path.join(scratch, "created-by-root.json")
+dangling = link(missing, "dangling.json", NOBODY)
+r = ucb(EXPORT + ["--output", dangling])
+t.ok(refused(r, dangling) and not os.path.exists(missing),
+     "nobody's dangling symlink in a sticky directory: exit 2, nothing created", r)
+
+for owner, who in ((0, "the caller's (root's)"), (DIR_OWNER, "the directory owner's")):
+    target = os.path.join(scratch, f"via-{owner}.json")
+    own = link(target, f"link-{owner}.json", owner)
+    r = ucb(EXPORT + ["--output", own])
+    t.ok(r[0] == 0 and os.path.islink(own) and os.path.exists(target)
+         and json.load(open(target)), f"{who} symlink there is followed: its target written", r)
+
+theirs = os.path.join(sticky, "theirs.json")
+put(theirs, "nobody's\n", NOBODY, 0o644)
+before = snapshot(theirs)
+r = ucb(EXPORT + ["--output", theirs])
+t.ok(refused(r, theirs, "file of uid") and snapshot(theirs) == before,
+     "nobody's regular file there: exit 2, neither replaced nor written", r)
+
+fifo = os.path.join(sticky, "theirs.fifo")
+os.mkfifo(fifo)
+os.chown(fifo, NOBODY, NOBODY)
+rfd = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+r = ucb(EXPORT + ["--output", fifo], timeout=10)
+try:
+    got = os.read(rfd, 65536)
+except BlockingIOError:
+    got = b""
+os.close(rfd)
+t.ok(refused(r, fifo, "FIFO of uid") and got == b"",
+     "nobody's FIFO there (with a reader): exit 2, nothing written to it", f"{r} {got[:80]}")
+
+# ---- FIFOs ---------------------------------------------------------------------------------
+fifo = os.path.join(scratch, "out.fifo")
+os.mkfifo(fifo)
+r = ucb(RUN + ["--output", fifo], timeout=10)
+t.ok(refused(r, fifo, "reader") and r[3] < 1.0,
+     f"a FIFO without a reader: exit 2 at once ({r[3]:.2f} s)", r)
+
+rfd = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+chunks = []
+
+
+def drain(fd, stop):
+    """Read the FIFO until `stop` and then nothing more (no writer yet reads as end of file
+    too)."""
+    while True:
+        try:
+            b = os.read(fd, 65536)
+        except BlockingIOError:
+            b = None
+        if b:
+            chunks.append(b)
+        elif stop.is_set():
+            return
+        else:
+            time.sleep(0.01)
+
+
+stop = threading.Event()
+reader = threading.Thread(target=drain, args=(rfd, stop))
+reader.start()
+r = ucb(SHORT_RUN + ["--output", fifo], timeout=60)
+stop.set()
+reader.join()
+os.close(rfd)
+try:
+    doc = json.loads(b"".join(chunks))
+except ValueError:
+    doc = None
+t.ok(r[0] == 0 and isinstance(doc, dict) and doc.get("results"),
+     "a FIFO with a reader gets the run's document", f"{r} {len(b''.join(chunks))} bytes")
+
+# A reader that stops reading: the pipe made small (one page) and never read; once ucbench
+# has filled it, SIGINT ends it, and the document is kept.
+rfd = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+fcntl.fcntl(rfd, 1031, 4096)  # F_SETPIPE_SZ
+p = subprocess.Popen([UCBENCH] + SHORT_RUN + ["--output", fifo], stdout=subprocess.PIPE,
+                     stderr=subprocess.PIPE, text=True, cwd=save, env=ENV)
+
+
+def pipe_full():
+    buf = bytearray(4)
+    fcntl.ioctl(rfd, 0x541B, buf)  # FIONREAD
+    return int.from_bytes(buf, "little") >= 4096 or p.poll() is not None
+
+
+full = wait_for(pipe_full, timeout=60)
+time.sleep(0.3)  # inside its wait for the reader, not on the way there
+if p.poll() is None:
+    p.send_signal(signal.SIGINT)
+try:
+    out, err = p.communicate(timeout=10)
+    rc = p.returncode
+except subprocess.TimeoutExpired:
+    p.kill()
+    out, err = p.communicate()
+    rc, err = None, err + "(hung after SIGINT: SIGKILLed)"
+os.close(rfd)
+t.ok(full and rc == 128 + signal.SIGINT,
+     "SIGINT while a FIFO takes no more: ucbench ends (exit 130)", f"{rc}: {err}")
+t.ok(kept(err) and valid_doc(kept(err)), "... and says where the document was kept", err)
+
+# ---- what can be known before measuring ---------------------------------------------------
+loop = os.path.join(scratch, "loop.json")
+os.symlink("loop.json", loop)
+gone = os.path.join(scratch, "gone.json")
+os.symlink("/nonexistent-ucbench-dir/out.json", gone)
+cases = [("a trailing /", os.path.join(scratch, "out.json") + "/", "/"),
+         ("a name of 256 bytes", os.path.join(scratch, "n" * 256), ""),
+         ("a path over PATH_MAX", "/" * 4100 + scratch.lstrip("/") + "/x.json", "PATH_MAX"),
+         ("a symlink loop", loop, "symbolic links"),
+         ("a dangling link into a missing directory", gone, "directory")]
+for name, path, why in cases:
+    r = ucb(RUN + ["--output", path])
+    t.ok(refused(r, path[-60:], why) and r[3] < DURATION,
+         f"{name}: exit 2 before measuring ({r[3]:.2f} s)", r)
+
+for flag, word in (("i", "immutable"), ("a", "append-only")):
+    path = os.path.join(scratch, f"chattr-{flag}.json")
+    put(path)
+    c = subprocess.run(["chattr", f"+{flag}", path], capture_output=True, text=True)
+    if c.returncode != 0:
+        t.skip(f"an {word} file: exit 2 before measuring", f"chattr +{flag}: {c.stderr.strip()}")
+        continue
+    r = ucb(RUN + ["--output", path])
+    subprocess.run(["chattr", f"-{flag}", path])
+    t.ok(refused(r, path, word) and r[3] < DURATION,
+         f"an {word} file: exit 2 before measuring ({r[3]:.2f} s)", r)
+
+
+def unused_block_major():
+    with open("/proc/devices") as f:
+        used = {int(x.split()[0]) for x in f.read().split("Block devices:")[1].splitlines()
+                if x.strip()}
+    return next((m for m in range(240, 255) if m not in used), None)
+
+
+major = unused_block_major()
+if major is None:
+    t.skip("a block device: exit 2", "no unused block major in 240-254 for a harmless node")
+else:
+    blk = os.path.join(scratch, "blk")
+    os.mknod(blk, stat.S_IFBLK | 0o600, os.makedev(major, 0))
+    r = ucb(RUN + ["--output", blk])
+    t.ok(refused(r, blk, "block device") and r[3] < DURATION,
+         f"a block device (major {major}, no driver): exit 2 before measuring", r)
+
+r = ucb(EXPORT + ["--output", "/dev/null"])
+t.ok(r[0] == 0 and r[2] == "", "a character device (/dev/null) is still written", r)
+for args in (RUN, ["verify", "ULIM-01", "--uid-base", str(BASE)], EXPORT, ["plot", EXAMPLE]):
+    r = ucb(args + ["--output", ""])
+    t.ok(r[0] == 2 and "empty" in r[2].splitlines()[0] and r[3] < DURATION,
+         f"{args[0]} --output '': exit 2, one line", r)
+
+# ---- a write that fails after measuring: the document is kept -----------------------------
+full = os.path.join(scratch, "full")
+os.mkdir(full)
+FILL = ('mount -t tmpfs -o size=64k ucb-full "$0" || exit 99; '
+        'dd if=/dev/zero of="$0/fill" bs=4k 2>/dev/null; cd "$0" && exec "$@"')
+for args, cmd in ((SHORT_RUN, "run"), (["verify", "ULIM-01", "--uid-base", str(BASE)], "verify")):
+    p = subprocess.run(["unshare", "--mount", "--propagation", "private", "sh", "-c", FILL, full,
+                        UCBENCH] + args + ["--output", "out.json"],
+                       capture_output=True, text=True, env=ENV, timeout=120)
+    if p.returncode == 99:
+        t.skip(f"{cmd}: ENOSPC keeps the document", f"no tmpfs here: {p.stderr.strip()}")
+        continue
+    where = kept(p.stderr)
+    t.ok(p.returncode == 1 and "No space left on device" in p.stderr and where
+         and os.path.dirname(where) == save,
+         f"{cmd} --output on a full filesystem: exit 1, the document kept in $TMPDIR", p.stderr)
+    ok = where and valid_doc(where) and stat.S_IMODE(os.stat(where).st_mode) == 0o600
+    t.ok(ok and re.fullmatch(rf"ucbench-{cmd}-\d{{8}}T\d{{6}}Z-\d+\.json",
+                             os.path.basename(where)),
+         f"... a complete document, 0600, named ucbench-{cmd}-WHEN-PID.json", where)
+t.done()
