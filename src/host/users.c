@@ -7,7 +7,7 @@
 
 #include <ctype.h>
 #include <dirent.h>
-#include <pwd.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +31,45 @@ in_set (const uid_t *uids, size_t n, unsigned long u)
   return u <= UCB_MAX_UID && bsearch (&key, uids, n, sizeof key, ucb_cmp_uid) != NULL;
 }
 
+/* One passwd(5) line, "name:password:uid:gid:gecos:home:shell": its name (in place) and uid,
+ * or false for what is no entry here (a comment, an empty line, a NIS "+"/"-" line, a line
+ * without a name or a numeric uid). */
+static bool
+passwd_entry (char *line, const char **name, unsigned long *uid)
+{
+  char *colon = strchr (line, ':'), *uidf, *end;
+
+  if (colon == NULL || colon == line || line[0] == '#' || line[0] == '+' || line[0] == '-')
+    return false;
+  *colon = '\0';
+  *name = line;
+  uidf = strchr (colon + 1, ':'); /* past the password field */
+  if (uidf == NULL || !isdigit ((unsigned char) uidf[1]))
+    return false;
+  errno = 0;
+  *uid = strtoul (uidf + 1, &end, 10);
+  return errno == 0 && (*end == ':' || *end == '\n' || *end == '\0');
+}
+
+size_t
+ucb_passwd_find_users (FILE *f, const uid_t *uids, size_t n, char **who)
+{
+  cleanup_free char *line = NULL;
+  size_t size = 0, found = 0;
+
+  if (who)
+    *who = NULL;
+  while (getline (&line, &size, f) >= 0)
+    {
+      const char *name;
+      unsigned long uid;
+
+      if (passwd_entry (line, &name, &uid) && in_set (uids, n, uid) && found++ == 0 && who)
+        *who = xasprintf ("uid %lu belongs to user `%s`", uid, name);
+    }
+  return found;
+}
+
 /* The set must be sorted (ucb_owner_collect's output is). */
 size_t
 ucb_uids_find_users (const uid_t *uids, size_t n, char **who)
@@ -38,7 +77,6 @@ ucb_uids_find_users (const uid_t *uids, size_t n, char **who)
   cleanup_free char *first = NULL;
   size_t found = 0;
   int self = (int) getpid ();
-  struct passwd *pw;
   DIR *d;
   struct dirent *de;
 
@@ -75,14 +113,16 @@ ucb_uids_find_users (const uid_t *uids, size_t n, char **who)
     }
   if (d)
     closedir (d);
-  setpwent ();
-  while ((pw = getpwent ()) != NULL)
-    if (in_set (uids, n, pw->pw_uid))
-      {
-        if (found++ == 0)
-          first = xasprintf ("uid %u belongs to user `%s`", (unsigned) pw->pw_uid, pw->pw_name);
-      }
-  endpwent ();
+  {
+    cleanup_file FILE *pw = fopen ("/etc/passwd", "re");
+    cleanup_free char *user = NULL;
+
+    /* Unreadable: no local accounts to collide with (the processes were checked above). */
+    if (pw)
+      found += ucb_passwd_find_users (pw, uids, n, found ? NULL : &user);
+    if (user)
+      first = steal_pointer (&user);
+  }
   if (who)
     *who = steal_pointer (&first);
   return found;

@@ -75,7 +75,7 @@ ucb_vcell_p4 (struct ucb_vctx *ctx, const struct ucb_rlops *ops, enum ucb_vlevel
     ucb_rlagent_fill (&a, ops->large, true, &big, err);
   ucb_rlagent_stop (&a, err);
   if (!*err && ucb_rlagent_start (&b, ops, "the bounded agent", ctx->uid_base, &fin, err) == 0)
-    ucb_rlagent_fill (&b, ops->cap, false, &f, err);
+    ucb_rlagent_fill_all (&b, &f, err);
   ucb_rlagent_stop (&b, err);
   if (*err)
     return -1;
@@ -104,12 +104,12 @@ p5_own (struct ucb_vctx *ctx, const struct ucb_rlops *ops, struct ucb_rlagent *a
   if (ucb_rlagent_start (a, ops, "sibling A", ctx->uid_base, &pl, err) < 0
       || ucb_rlagent_start (b, ops, "sibling B", ctx->uid_base, &pl, err) < 0)
     return;
-  ucb_rlagent_fill (a, ops->cap, false, &fa, err);
-  ucb_rlagent_fill (b, ops->cap, false, &fb, err);
+  ucb_rlagent_fill_all (a, &fa, err);
+  ucb_rlagent_fill_all (b, &fb, err);
   both = ucb_vcell_sigq (obs);
   ucb_rlagent_release (b, -1, &rel, err);
   ucb_rlagent_soft (a, ops->soft (1), &rel, err);
-  ucb_rlagent_fill (b, ops->cap, false, &again, err);
+  ucb_rlagent_fill_all (b, &again, err);
   if (*err)
     return;
   ucb_vsee_fill (ctx->res, "admitted to A at its own N", full, &fa);
@@ -140,14 +140,14 @@ p5_shared (struct ucb_vctx *ctx, const struct ucb_rlops *ops, enum ucb_vlevel le
       || ucb_rlagent_start (b, ops, "sibling B", ctx->uid_base, &pl, err) < 0)
     return;
   ucb_rlagent_fill (a, 2, false, &fa, err);
-  ucb_rlagent_fill (b, ops->cap, false, &fb, err);
+  ucb_rlagent_fill_all (b, &fb, err);
   sum = ucb_vcell_sigq (obs);
   ucb_rlagent_release (b, -1, &rel, err);
   ucb_rlagent_soft (a, ops->soft (1), &rel, err);
-  ucb_rlagent_fill (b, ops->cap, false, &tight, err);
+  ucb_rlagent_fill_all (b, &tight, err);
   ucb_rlagent_release (b, -1, &rel, err);
   ucb_rlagent_release (a, -1, &rel, err);
-  ucb_rlagent_fill (b, ops->cap, false, &alone, err);
+  ucb_rlagent_fill_all (b, &alone, err);
   if (*err)
     return;
   ucb_vsee_fill (ctx->res, "admitted to A (at most 2)", held, &fa);

@@ -49,8 +49,9 @@ ucb_vsnap_bound (const struct ucb_rlops *ops, long units)
 
 /* Which kernel the first observation that tells them apart showed: the rest are judged
  * against that one only, so that a stock kernel whose later counts fall to the intended values
- * (a leak that happens to look like the fix) fails instead of passing item by item. */
-static enum { UNDECIDED, INTENDED, STOCK } seen_kernel;
+ * (a leak that happens to look like the fix) fails instead of passing item by item.  NEITHER:
+ * it showed neither value (that observation fails), and each later one is held to both. */
+static enum { UNDECIDED, INTENDED, STOCK, NEITHER } seen_kernel;
 
 void
 ucb_vsee_reset (void)
@@ -62,17 +63,14 @@ static void
 see (struct ucb_vresult *r, const char *name, enum ucb_vkind kind, struct ucb_vtwo e, long observed,
      long tries)
 {
-  size_t n = r->n;
-
-  if (e.want != e.bug && seen_kernel == UNDECIDED)
+  if (e.want != e.bug && (seen_kernel == UNDECIDED || seen_kernel == NEITHER))
     {
-      seen_kernel = observed == e.bug ? STOCK : INTENDED;
-      ucb_vobserve_bug (r, name, kind, e.want, observed, e.bug);
+      if (seen_kernel == UNDECIDED)
+        seen_kernel = observed == e.bug ? STOCK : observed == e.want ? INTENDED : NEITHER;
+      ucb_vobserve_bug_count (r, name, kind, e.want, observed, e.bug, tries);
     }
   else
-    ucb_vobserve (r, name, kind, seen_kernel == STOCK ? e.bug : e.want, observed);
-  if (r->n > n) /* recorded (not past UCB_VITEMS_MAX) */
-    r->items[n].tries = tries;
+    ucb_vobserve_count (r, name, kind, seen_kernel == STOCK ? e.bug : e.want, observed, tries);
 }
 
 void
@@ -87,6 +85,12 @@ ucb_vsee_fill (struct ucb_vresult *r, const char *name, struct ucb_vtwo e,
                const struct ucb_rlans *fill)
 {
   see (r, name, UCB_VITEM_ADMITTED, e, fill->count, fill->tries);
+}
+
+void
+ucb_vsee_count (struct ucb_vresult *r, const char *name, struct ucb_vtwo e, long count, long tries)
+{
+  see (r, name, UCB_VITEM_ADMITTED, e, count, tries);
 }
 
 struct ucb_rlplace
@@ -121,6 +125,38 @@ ucb_vcell_sigq (const struct ucb_probe *obs)
   return obs->pid > 0 ? ucb_vsigq (obs->pid) : -1;
 }
 
+/* ---- which kernel: told apart before the cell, on its own ---- */
+
+bool
+ucb_vcell_tells_kernels (const struct ucb_rlops *ops, enum ucb_vlevel level, enum ucb_vprop prop)
+{
+  if (ops->snap_intended (CELL_N) == CELL_N)
+    return false; /* no known bug in the way: intended and stock counts agree */
+  if (prop == UCB_VPROP_P4)
+    return level != UCB_VLEVEL_PARENT; /* there the finite bound beside it is the own limit */
+  return level != UCB_VLEVEL_OWN;      /* the own level has no snapshot bound */
+}
+
+int
+ucb_vcell_which_kernel (struct ucb_vctx *ctx, const struct ucb_rlops *ops, ucb_error_t *err)
+{
+  /* Uid + 99, not the cell's: its counters stay untouched.  A finite own limit above the
+   * snapshot: a bug of RLIM_INFINITY (P4) does not reach this count. */
+  struct ucb_rlplace pl
+      = { .depth = 1, .snap = { ops->snap (CELL_N) }, .own = ops->soft (CELL_N + CELL_X) };
+  struct ucb_rlagent a = UCB_RLAGENT_NONE;
+  struct ucb_rlans f;
+
+  if (ucb_rlagent_start (&a, ops, "the units probe", ctx->uid_base + 99, &pl, err) < 0)
+    return -1;
+  ucb_rlagent_fill_all (&a, &f, err);
+  if (ucb_rlagent_stop (&a, err) < 0)
+    return -1;
+  ucb_vsee_fill (ctx->res, "units: 1-page locks, 4-byte parent bound",
+                 ucb_vroom (ops, ucb_vsnap_bound (ops, CELL_N)), &f);
+  return 0;
+}
+
 /* ---- P1: exactly the bound, then the refusal's errno ---- */
 
 int
@@ -135,13 +171,13 @@ ucb_vcell_p1 (struct ucb_vctx *ctx, const struct ucb_rlops *ops, enum ucb_vlevel
 
   if (ucb_rlagent_start (&a, ops, "the agent", ctx->uid_base, &pl, err) < 0)
     return -1;
-  ucb_rlagent_fill (&a, ops->cap, false, &f, err);
+  ucb_rlagent_fill_all (&a, &f, err);
   ucb_rlagent_release (&a, -1, &again, err);
-  ucb_rlagent_fill (&a, ops->cap, false, &again, err);
+  ucb_rlagent_fill_all (&a, &again, err);
   if (ucb_rlagent_stop (&a, err) < 0)
     return -1;
   snprintf (name, sizeof name, "admitted at the %s bound", ucb_vlevel_name (level));
-  ucb_vsee (ctx->res, name, UCB_VITEM_ADMITTED, b, f.count);
+  ucb_vsee_fill (ctx->res, name, b, &f);
   ucb_vobserve (ctx->res, "errno of the refusal", UCB_VITEM_ERRNO, ops->refusal, f.errnum);
   ucb_vsee_fill (ctx->res, "admitted again after the release", b, &again);
   return 0;
@@ -159,17 +195,17 @@ p2_refusals (struct ucb_vctx *ctx, const struct ucb_rlops *ops, struct ucb_rlage
   struct ucb_rlans f, t, rel, one;
   long seen;
 
-  ucb_rlagent_fill (a, ops->cap, false, &f, err);
+  ucb_rlagent_fill_all (a, &f, err);
   ucb_rlagent_try (a, CELL_K, ops->refusal, &t, err);
   seen = ucb_vcell_sigq (obs);
   ucb_rlagent_release (a, 1, &rel, err);
-  ucb_rlagent_fill (a, ops->cap, false, &one, err);
+  ucb_rlagent_fill_all (a, &one, err);
   if (*err)
     return;
   ucb_vsee_fill (ctx->res, "admitted before the refusal", full, &f);
   ucb_vobserve (ctx->res, "errno of the refusal", UCB_VITEM_ERRNO, ops->refusal, f.errnum);
-  ucb_vobserve (ctx->res, "admitted of 8 attempts after the refusal", UCB_VITEM_ADMITTED, 0,
-                t.count);
+  ucb_vobserve_count (ctx->res, "admitted of 8 attempts after the refusal", UCB_VITEM_ADMITTED, 0,
+                      t.count, CELL_K);
   ucb_vobserve (ctx->res, "of 8 attempts refused with the errno", UCB_VITEM_EXACT, CELL_K,
                 t.refused);
   if (obs->pid > 0)
@@ -193,10 +229,10 @@ p2_next_bound (struct ucb_vctx *ctx, struct ucb_rlagent *a, const char *name, rl
 
   ucb_rlagent_release (a, -1, &rel, err);
   ucb_rlagent_soft (a, soft, &rel, err);
-  ucb_rlagent_fill (a, a->ops->cap, false, &f, err);
+  ucb_rlagent_fill_all (a, &f, err);
   ucb_rlagent_release (a, -1, &rel, err);
   if (!*err)
-    ucb_vsee (ctx->res, name, UCB_VITEM_ADMITTED, e, f.count);
+    ucb_vsee_fill (ctx->res, name, e, &f);
 }
 
 /* The own level: refused at own soft N; the level above, made with N + X, is then seen by
@@ -242,7 +278,7 @@ p2_parent (struct ucb_vctx *ctx, const struct ucb_rlops *ops, struct ucb_rlagent
   p2_refusals (ctx, ops, a, obs, full, err);
   if (*err || ucb_rlagent_start (&b, ops, "the sibling", ctx->uid_base, &sib, err) < 0)
     return;
-  ucb_rlagent_fill (&b, ops->cap, false, &f, err);
+  ucb_rlagent_fill_all (&b, &f, err);
   if (ucb_rlagent_stop (&b, err) < 0)
     return;
   /* The agent holds `full` again (one released, one more admitted); both are tasks (NPROC). */
@@ -294,27 +330,32 @@ ucb_vcell_p2 (struct ucb_vctx *ctx, const struct ucb_rlops *ops, enum ucb_vlevel
 
 /* ---- P3: release restores ---- */
 
-/* R rounds of {fill, release everything}: the fewest and the most admitted, and how many
- * rounds ended with the refusal's errno. */
+/* R rounds of {fill, release everything}: the fewest and the most admitted (each a count of
+ * its round's tries), and how many rounds ended with the refusal's errno.  A round that
+ * reaches the cap ends them: the kernel over-admits, and every further round to the cap would
+ * only spend time that an emulated kernel does not have. */
 static void
 p3_rounds (struct ucb_vctx *ctx, struct ucb_rlagent *a, struct ucb_vtwo full, ucb_error_t *err)
 {
-  long lo = -1, hi = -1, refused = 0;
+  struct ucb_rlans lo = { .count = -1 }, hi = { .count = -1 };
+  long refused = 0;
 
   for (int i = 0; i < CELL_R && !*err; i++)
     {
       struct ucb_rlans f, rel;
 
-      ucb_rlagent_fill (a, a->ops->cap, false, &f, err);
+      ucb_rlagent_fill_all (a, &f, err);
       ucb_rlagent_release (a, -1, &rel, err);
-      lo = lo < 0 || f.count < lo ? f.count : lo;
-      hi = f.count > hi ? f.count : hi;
+      lo = lo.count < 0 || f.count < lo.count ? f : lo;
+      hi = f.count > hi.count ? f : hi;
       refused += f.errnum == a->ops->refusal;
+      if (f.errnum == 0)
+        break;
     }
   if (*err)
     return;
-  ucb_vsee (ctx->res, "fewest admitted in 8 fill/release rounds", UCB_VITEM_ADMITTED, full, lo);
-  ucb_vsee (ctx->res, "most admitted in 8 fill/release rounds", UCB_VITEM_ADMITTED, full, hi);
+  ucb_vsee_count (ctx->res, "fewest admitted in 8 fill/release rounds", full, lo.count, lo.tries);
+  ucb_vsee_count (ctx->res, "most admitted in 8 fill/release rounds", full, hi.count, hi.tries);
   ucb_vobserve (ctx->res, "rounds ended by the refusal", UCB_VITEM_EXACT, CELL_R, refused);
 }
 
@@ -331,25 +372,30 @@ ucb_vcell_p3 (struct ucb_vctx *ctx, const struct ucb_rlops *ops, enum ucb_vlevel
 
   if (ucb_vcell_observer (ops, &obs, ctx->uid_base, err) < 0)
     return -1;
+  /* Each count is recorded as soon as it is seen: a case stopped by its time limit is judged
+   * on what it recorded (verify.c). */
   if (ucb_rlagent_start (&a, ops, "the holder", ctx->uid_base, &pl, err) == 0)
     {
       p3_rounds (ctx, &a, full, err);
-      ucb_rlagent_fill (&a, ops->cap, false, &held, err);
+      if (ucb_rlagent_fill_all (&a, &held, err) == 0)
+        ucb_vsee_fill (ctx->res, "admitted to the holder before its exit", full, &held);
       sigq_held = ucb_vcell_sigq (&obs);
       /* The holder ends holding everything: its exit must release it at every level. */
       if (ucb_rlagent_exit_holding (&a, err) == 0)
         sigq_gone = ucb_vcell_sigq (&obs);
     }
-  if (!*err && ucb_rlagent_start (&again, ops, "the next agent", ctx->uid_base, &pl, err) == 0)
-    ucb_rlagent_fill (&again, ops->cap, false, &f, err);
+  if (!*err && ucb_rlagent_start (&again, ops, "the next agent", ctx->uid_base, &pl, err) == 0
+      && ucb_rlagent_fill_all (&again, &f, err) == 0)
+    {
+      ucb_vsee_fill (ctx->res, "admitted after the holder's exit", full, &f);
+      ucb_vobserve (ctx->res, "errno after the holder's exit", UCB_VITEM_ERRNO, ops->refusal,
+                    f.errnum);
+    }
   ucb_rlagent_stop (&again, err);
   ucb_rlagent_stop (&a, err);
   ucb_probe_kill (&obs);
   if (*err)
     return -1;
-  ucb_vsee_fill (ctx->res, "admitted to the holder before its exit", full, &held);
-  ucb_vsee_fill (ctx->res, "admitted after the holder's exit", full, &f);
-  ucb_vobserve (ctx->res, "errno after the holder's exit", UCB_VITEM_ERRNO, ops->refusal, f.errnum);
   if (obs.pid > 0 || sigq_held >= 0)
     {
       ucb_vsee (ctx->res, "observer SigQ while the holder holds", UCB_VITEM_COUNTER, full,

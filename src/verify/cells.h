@@ -47,7 +47,20 @@ void ucb_vsee (struct ucb_vresult *r, const char *name, enum ucb_vkind kind, str
 /* The same for the count of a fill (admitted, capped at the fill's tries: "> cap"). */
 void ucb_vsee_fill (struct ucb_vresult *r, const char *name, struct ucb_vtwo e,
                     const struct ucb_rlans *fill);
+/* The same for a count of at most `tries` attempts (a fill's, kept by the caller). */
+void ucb_vsee_count (struct ucb_vresult *r, const char *name, struct ucb_vtwo e, long count,
+                     long tries);
 void ucb_vsee_reset (void);
+
+/* Whether the cell's counts differ between the intended kernel and a stock one (MEMLOCK's
+ * snapshot bounds, ULIM-19's units bug).  Then ucb_vcell_which_kernel() tells them apart first,
+ * on its own: the known bug's count under a 4-byte parent bound (intended 0 pages, stock 4),
+ * made with another uid and a finite own limit, so that a second bug in the cell's own counts
+ * cannot offset the known one into a pass. */
+bool ucb_vcell_tells_kernels (const struct ucb_rlops *ops, enum ucb_vlevel level,
+                              enum ucb_vprop prop);
+int ucb_vcell_which_kernel (struct ucb_vctx *ctx, const struct ucb_rlops *ops, ucb_error_t *err)
+    __attribute__ ((warn_unused_result));
 
 /* The place whose tightest bound is N units at `level` (own: depth 0 with own soft N; parent:
  * created with N, own soft raised; grandparent: N1 created with N, N2 with the hard limit). */

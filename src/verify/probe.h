@@ -112,6 +112,16 @@ int ucb_probe_await (struct ucb_probe_out *order, ucb_error_t *err)
 
 /* Set the soft limit, keeping the hard one; RLIM_INFINITY for "soft = hard". */
 int ucb_vsoft (int resource, rlim_t soft, ucb_error_t *err) __attribute__ ((warn_unused_result));
+/* The progress of the running case, where verify.c, deciding whether the case is stuck, sees
+ * it (in memory shared with the case process and its probes): each message from a probe counts,
+ * as does each round of ucb_vrounds and each observation recorded.  NULL outside a case. */
+extern volatile uint64_t *ucb_vprogress_at;
+void ucb_vprogress (void);
+
+/* For the tests only: a kernel that over-admits, faked.  While set, every soft limit that
+ * ucb_vsoft sets (the probes' own limits, and so the snapshots of the namespaces they create)
+ * is the hard one, so that the cases' bounds are thousands and their counts run to the caps. */
+extern bool ucb_vsoft_loose;
 
 /* Fork a helper that dies with us and does not hold our probe's socket; 0 in the child. */
 pid_t ucb_vfork (void);

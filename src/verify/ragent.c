@@ -26,6 +26,7 @@ enum
   SIGQ,    /* answer */
   HELD,    /* answer */
   SIGQ_N1, /* answer: SigQ of the watcher in N1, -1 without one */
+  TRIES,   /* answer: fill: the most it tried (the held table may have room for fewer) */
 };
 
 /* SIGPENDING at depth 2: a child left sleeping in N1 as its uid 0 before N2 is made shows the
@@ -76,6 +77,7 @@ do_fill (const struct ucb_rlops *ops, struct ucb_rlheld *h, struct ucb_probe_out
   long max = room (ops, h, (long) o->v[ARG]), n = 0;
 
   o->errnum = 0;
+  o->v[TRIES] = max;
   while (n < max && (o->errnum = ops->charge (h, o->v[ARG2] != 0)) == 0)
     n++;
   o->v[COUNT] = n;
@@ -196,6 +198,7 @@ order (struct ucb_rlagent *a, int op, long arg, long arg2, struct ucb_rlans *ans
   ans->sigq = (long) o.v[SIGQ];
   ans->held = (long) o.v[HELD];
   ans->sigq_n1 = (long) o.v[SIGQ_N1];
+  ans->tries = (long) o.v[TRIES];
   return 0;
 }
 
@@ -212,10 +215,15 @@ int
 ucb_rlagent_fill (struct ucb_rlagent *a, long max, bool big, struct ucb_rlans *ans,
                   ucb_error_t *err)
 {
-  int r = order (a, 'f', max, big, ans, err);
+  return order (a, 'f', max, big, ans, err);
+}
 
-  ans->tries = max;
-  if (r == 0 && max == a->ops->cap && ans->errnum == 0)
+int
+ucb_rlagent_fill_all (struct ucb_rlagent *a, struct ucb_rlans *ans, ucb_error_t *err)
+{
+  int r = order (a, 'f', a->ops->cap + 1, false, ans, err);
+
+  if (r == 0 && ans->errnum == 0)
     capped++;
   return r;
 }

@@ -45,7 +45,8 @@ struct ucb_rlans
   long refused; /* try: attempts refused with the errno asked for */
   long sigq;    /* SigQ of the agent (its level-0 SIGPENDING counter) */
   long held;    /* charges it holds now */
-  long tries;   /* fill: the most it tried (its max): a count that reached it is capped */
+  long tries;   /* fill: the most it tried (its max, or less where its held table had no room
+                 * for more): a count that reached it is capped */
   long sigq_n1; /* SIGPENDING at depth 2: SigQ of (N1, 0), its level 1; else -1 */
 };
 
@@ -55,11 +56,14 @@ int ucb_rlagent_start (struct ucb_rlagent *a, const struct ucb_rlops *ops, const
 
 /* Orders.  Each does nothing and returns -1 once `err` is set, so that a sequence is checked
  * once, at its end; otherwise 0 with *ans filled. */
-/* Charge until refused or `max` charges (big ones with `big`). */
+/* Charge until refused or `max` charges (big ones with `big`): a known load. */
 int ucb_rlagent_fill (struct ucb_rlagent *a, long max, bool big, struct ucb_rlans *ans,
                       ucb_error_t *err);
-/* How many fills of this process reached their max at ops->cap without a refusal: the
- * kernel admitted at least the cap (a count "> cap"), far above every expectation. */
+/* Charge until refused, up to the safety cap: ops->cap + 1 tries, so that a count of all of
+ * them reads "> cap" (ans->tries: what it tried). */
+int ucb_rlagent_fill_all (struct ucb_rlagent *a, struct ucb_rlans *ans, ucb_error_t *err);
+/* How many fill_all()s of this process ended without a refusal: the kernel admitted more than
+ * the cap (a count "> cap"), far above every expectation. */
 long ucb_rlagent_capped (void);
 /* `k` more attempts, each kept if admitted: ans->count admitted, ans->refused refused with
  * `errnum`. */

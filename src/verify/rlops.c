@@ -111,8 +111,9 @@ nproc_release (struct ucb_rlheld *h)
 static rlim_t
 mq_soft (long units)
 {
-  /* Half a queue of slack: the count does not depend on a few bytes of struct layout. */
-  return (rlim_t) (units * MQ_COST + MQ_COST / 2);
+  /* Exactly `units` queues: a fill lands on the bound itself, where a kernel's off-by-one
+   * (">" against ">=") shows (the cost is ULIM-16's, checked there to the byte). */
+  return (rlim_t) (units * MQ_COST);
 }
 
 static void

@@ -32,7 +32,8 @@ struct ucb_rlops
   long cap;         /* a fill stops there at the latest: far above every expectation */
   long large;       /* P4: big charges expected without a refusal under RLIM_INFINITY */
   long big_units;   /* units of one big charge (1: a big charge is a unit) */
-  /* The soft limit that admits `units` at the own level. */
+  /* The soft limit that admits exactly `units` at the own level: one byte less admits one
+   * fewer (every fill lands on its bound). */
   rlim_t (*soft) (long units);
   /* The creator's soft limit that makes a parent bound of `units` on stock kernels, and the
    * bound that limit means by intent (MEMLOCK: the snapshot is in bytes but compared with

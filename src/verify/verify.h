@@ -59,6 +59,8 @@ struct ucb_vresult
   struct ucb_vitem items[UCB_VITEMS_MAX];
   char skip[UCB_VDETAIL_MAX];  /* non-empty: the case cannot run here, and why */
   char error[UCB_VDETAIL_MAX]; /* non-empty: the harness failed */
+  uint64_t progress;           /* steps taken (probe.h ucb_vprogress): a case without any for
+                                * ucb_vcase_idle_s is stuck */
 };
 
 /* What the cases need to know about the running kernel (expectations depend on it). */
@@ -157,11 +159,15 @@ void ucb_vobserve_count (struct ucb_vresult *r, const char *name, enum ucb_vkind
                          long long expected, long long observed, long long tries);
 /* Whether `it` is a count that reached its cap: its observed value then means "> cap". */
 bool ucb_vitem_capped (const struct ucb_vitem *it);
-/* "260" or "> 260" (a capped count), for messages. */
+/* "260" or "> 260 (the harness's cap)" (a capped count), for messages. */
 const char *ucb_vitem_observed_text (const struct ucb_vitem *it, char *buf, size_t len);
 /* The same, with the value a kernel with the case's known bug gives. */
 void ucb_vobserve_bug (struct ucb_vresult *r, const char *name, enum ucb_vkind kind,
                        long long expected, long long observed, long long bug_value);
+/* Both: a count of at most `tries` attempts, and a known bug's value. */
+void ucb_vobserve_bug_count (struct ucb_vresult *r, const char *name, enum ucb_vkind kind,
+                             long long expected, long long observed, long long bug_value,
+                             long long tries);
 void ucb_vskip (struct ucb_vresult *r, const char *fmt, ...)
     __attribute__ ((format (printf, 2, 3)));
 
@@ -190,6 +196,9 @@ struct ucb_vrun
  * root. */
 void ucb_verify_run (const struct ucb_vcase *c, uid_t uid_base, const struct ucb_kernel *k,
                      struct ucb_vrun *out);
+/* A case's time: it is stopped after ucb_vcase_idle_s (30) without progress, or ucb_vcase_limit_s
+ * (300) in all; one that has seen a violation by then fails with it, else errs. */
+extern double ucb_vcase_idle_s, ucb_vcase_limit_s;
 #define UCB_VERIFY_UID_BASE 2101000000u /* default: case i gets base + 100 i .. + 99 */
 
 int ucb_kernel_probe (struct ucb_kernel *k, ucb_error_t *err) __attribute__ ((warn_unused_result));

@@ -241,7 +241,7 @@ int
 ucb_vrounds (int rounds, ucb_vcount_fn count, long max, struct ucb_vrange *out, ucb_error_t *err)
 {
   out->lo = out->hi = -1;
-  out->eagain = 0;
+  out->eagain = out->rounds = 0;
   for (int round = 0; round < rounds; round++)
     {
       int refused;
@@ -249,11 +249,17 @@ ucb_vrounds (int rounds, ucb_vcount_fn count, long max, struct ucb_vrange *out, 
 
       if (n < 0)
         return -1;
+      ucb_vprogress ();
       if (out->lo < 0 || n < out->lo)
         out->lo = n;
       if (n > out->hi)
         out->hi = n;
       out->eagain += refused == EAGAIN;
+      out->rounds++;
+      /* A round that took all `max` was not refused: the kernel over-admits, and every
+       * further round to the cap would only spend time that an emulated kernel lacks. */
+      if (n >= max && refused == 0)
+        break;
     }
   return 0;
 }

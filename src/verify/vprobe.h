@@ -65,10 +65,11 @@ long ucb_vshm_lock_fill (const int *ids, long n, int *refused);
 void ucb_vshm_rmid_all (const int *ids, int n);
 
 /* `rounds` rounds of `count` (at most `max` each): the fewest and the most it admitted, and
- * how many rounds ended in EAGAIN. */
+ * how many rounds ended in EAGAIN.  A round that admits all `max` ends them (over-admission:
+ * the rounds after it would each run to the cap); `rounds` says how many ran. */
 struct ucb_vrange
 {
-  long lo, hi, eagain;
+  long lo, hi, eagain, rounds;
 };
 typedef long (*ucb_vcount_fn) (long max, int *refused, ucb_error_t *err);
 int ucb_vrounds (int rounds, ucb_vcount_fn count, long max, struct ucb_vrange *out,

@@ -149,7 +149,7 @@ static int
 script_step (struct ucb_vctx *ctx, struct ucb_probe *p, const struct ucb_vactor *actors,
              const struct ucb_vstep *s, ucb_error_t *err)
 {
-  long n = 0;
+  long n = 0, tries;
   int errnum = 0;
 
   switch (s->op)
@@ -173,8 +173,9 @@ script_step (struct ucb_vctx *ctx, struct ucb_probe *p, const struct ucb_vactor 
         return -1;
       break;
     }
-  ucb_vobserve_fill (ctx->res, s->name, s->kind, s->expected, n,
-                     s->op == UCB_VOP_FILL || s->op == UCB_VOP_COUNT ? s->max : 0, s->errno_name,
+  /* A fill, count or hold is a count of at most `max` tries: all of them admitted is "> cap". */
+  tries = s->op == UCB_VOP_FILL || s->op == UCB_VOP_COUNT || s->op == UCB_VOP_HOLD ? s->max : 0;
+  ucb_vobserve_fill (ctx->res, s->name, s->kind, s->expected, n, tries, s->errno_name,
                      s->errno_expected, errnum);
   return 0;
 }

@@ -3,6 +3,8 @@
  * root with fresh uids in user namespaces, passes here (or is the known bug), and its own
  * observations, perturbed the ways a broken kernel would (one more or one fewer admitted,
  * another errno, a counter that does not return to zero), must turn its verdict into `fail`.
+ * And on a kernel that over-admits (faked: every soft limit the probes set is the hard one),
+ * each count that ran to the harness's cap must say so ("> cap"), never read as a count.
  * Without root or user namespaces: `ok 1 # SKIP why`.  The verdict itself on faked
  * observations is tests/unit/test-verify.c. */
 #include "config.h"
@@ -14,6 +16,7 @@
 
 #include "../tap.h"
 #include "host/userns.h"
+#include "verify/probe.h"
 #include "verify/verify.h"
 
 /* Root, and user namespaces can be made here (the cases run in them). */
@@ -79,8 +82,63 @@ test_every_case_can_fail (void)
     }
 }
 
+/* A kernel that over-admits (faked: every soft limit a probe sets is the hard one, thousands,
+ * probe.h ucb_vsoft_loose): the counts run to the harness's caps, and each one that did must
+ * say so, "> cap" and listed as capped, never read as the kernel's count.  A count over its
+ * expectation that does not know its cap (no tries) would print the cap as a count. */
+static void
+test_overadmitting_kernel (void)
+{
+  struct ucb_kernel k;
+  ucb_error_t err = NULL;
+  size_t failed = 0, ran = 0;
+
+  if (!can_run_cases ())
+    {
+      tap_skip ("needs root and user namespaces to run the cases");
+      return;
+    }
+  tap_check_int (ucb_kernel_probe (&k, &err), ==, 0);
+  ucb_vsoft_loose = true;
+  for (size_t i = 0; ucb_vcases[i]; i++)
+    {
+      struct ucb_vrun v;
+
+      ucb_verify_run (ucb_vcases[i], 2104000000u + (uid_t) i * 100, &k, &v);
+      if (v.verdict == UCB_VERDICT_SKIP)
+        continue;
+      ran++;
+      failed += v.verdict == UCB_VERDICT_FAIL;
+      if (v.verdict == UCB_VERDICT_ERROR)
+        {
+          /* A case that ends in `error` hides its observations. */
+          printf ("# %s: error: %s\n", v.c->id, v.why);
+          tap_failed_checks++;
+        }
+      for (size_t it = 0; it < v.res.n; it++)
+        {
+          const struct ucb_vitem *x = &v.res.items[it];
+          char seen[64];
+
+          if (x->kind != UCB_VITEM_ADMITTED || x->observed <= x->expected || x->tries > 0)
+            continue;
+          printf ("# %s (%s): `%s` expected %lld, observed %s: a count without its cap\n", v.c->id,
+                  ucb_verdict_name (v.verdict), x->name, x->expected,
+                  ucb_vitem_observed_text (x, seen, sizeof seen));
+          tap_failed_checks++;
+        }
+    }
+  ucb_vsoft_loose = false;
+  /* The fake over-admits: most cases must see it (a fake that changed nothing proves none of
+   * the above). */
+  printf ("# %zu of %zu cases that ran failed on the over-admitting kernel\n", failed, ran);
+  tap_check (ran > 0 && failed * 2 > ran);
+}
+
 static const struct tap_test tests[] = {
   { "every case passes here and fails on each perturbed observation", test_every_case_can_fail },
+  { "on a kernel that over-admits, every count that reached a cap says so",
+    test_overadmitting_kernel },
 };
 
 TAP_MAIN (tests)

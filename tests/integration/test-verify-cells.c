@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -86,6 +87,10 @@ static int
 run_sabotaged (struct ucb_vctx *ctx, ucb_error_t *err)
 {
   ucb_vsee_reset ();
+  /* As cases/cells.c runs a cell: which kernel first, where the counts tell them apart. */
+  if (ucb_vcell_tells_kernels (&sabotaged, level, (enum ucb_vprop) prop)
+      && ucb_vcell_which_kernel (ctx, &sabotaged, err) < 0)
+    return -1;
   if (prop == 1)
     return ucb_vcell_p1 (ctx, &sabotaged, level, err);
   if (prop == 2)
@@ -170,8 +175,118 @@ test_sabotage_fails (void)
     }
 }
 
+static const struct ucb_rlops *memlock = &ucb_rlops[UCB_RL_MEMLOCK];
+
+/* A MEMLOCK charge refused whenever the own limit is the hard one (a bug of one configuration,
+ * as mutant 31 is of RLIM_INFINITY): the parent cells' agents raise their own limit to the hard
+ * one, so their counts all fall to 0, the intended values, offsetting the known units bug of a
+ * stock kernel. */
+static int
+charge_refused_at_hard (struct ucb_rlheld *h, bool big)
+{
+  struct rlimit rl;
+
+  if (getrlimit (RLIMIT_MEMLOCK, &rl) == 0 && rl.rlim_cur == rl.rlim_max)
+    return ENOMEM;
+  return memlock->charge (h, big);
+}
+
+/* A known-bug cell cannot pass because a second bug offsets the known one (issue 28, ULIM-53):
+ * which kernel this is is told apart on its own, before the cell's counts. */
+static void
+test_offset_known_bug (void)
+{
+  struct ucb_rlops offset = *memlock;
+  char why[UCB_VDETAIL_MAX];
+  enum ucb_verdict stock;
+
+  if (!can_run_cases ())
+    {
+      tap_skip ("needs root and user namespaces to run the cells");
+      return;
+    }
+  offset.charge = charge_refused_at_hard;
+  stock = verdict (memlock, 2, UCB_VLEVEL_PARENT, 2103010000u, why);
+  if (stock != UCB_VERDICT_KNOWN_BUG)
+    {
+      /* A fixed kernel: refusing everything there is the intended count. */
+      printf ("# real MEMLOCK operations, P2 at the parent level: %s (%s)\n",
+              ucb_verdict_name (stock), why);
+      tap_check_int (stock, ==, UCB_VERDICT_PASS);
+      tap_skip ("this kernel has no units bug to offset");
+      return;
+    }
+  for (int p = 2; p <= 3; p++)
+    {
+      enum ucb_verdict got = verdict (&offset, p, UCB_VLEVEL_PARENT, 2103010000u + 100u * p, why);
+      if (got != UCB_VERDICT_FAIL)
+        printf ("# the offsetting bug, P%d at the parent level: %s (%s)\n", p,
+                ucb_verdict_name (got), why);
+      tap_check_int (got, ==, UCB_VERDICT_FAIL);
+    }
+}
+
+/* Own soft limit soft(N) admits exactly N units, soft(N) - 1 (one byte, page or unit less) one
+ * fewer: every fill of the cells lands exactly on its bound (MSGQUEUE's limits had half a
+ * queue of slack, so no off-by-one at the bound could show). */
+static int
+run_exact (struct ucb_vctx *ctx, ucb_error_t *err)
+{
+  const struct ucb_rlops *ops = &sabotaged;
+
+  for (int less = 0; less < 2; less++)
+    {
+      struct ucb_rlplace pl = { .depth = 0, .own = ops->soft (CELL_N) - (rlim_t) less };
+      struct ucb_rlagent a = UCB_RLAGENT_NONE;
+      struct ucb_rlans f;
+      char name[UCB_VNAME_MAX];
+
+      if (ucb_rlagent_start (&a, ops, "the agent", ctx->uid_base + (uid_t) less, &pl, err) < 0)
+        return -1;
+      ucb_rlagent_fill_all (&a, &f, err);
+      if (ucb_rlagent_stop (&a, err) < 0)
+        return -1;
+      snprintf (name, sizeof name, "admitted at own soft(%d)%s", CELL_N, less ? " - 1" : "");
+      ucb_vobserve_count (ctx->res, name, UCB_VITEM_ADMITTED, CELL_N - less - ops->self, f.count,
+                          f.tries);
+    }
+  return 0;
+}
+
+static void
+test_exact_bounds (void)
+{
+  uid_t base = 2103020000u;
+
+  if (!can_run_cases ())
+    {
+      tap_skip ("needs root and user namespaces to run the cells");
+      return;
+    }
+  for (enum ucb_rl r = 0; r < UCB_RLS; r++, base += 100)
+    {
+      struct ucb_vcase c = fake;
+      struct ucb_kernel k = { 0 };
+      struct ucb_vrun v;
+
+      if (*ucb_rlops_unsupported (&ucb_rlops[r]))
+        {
+          tap_skip (ucb_rlops_unsupported (&ucb_rlops[r]));
+          continue;
+        }
+      sabotaged = ucb_rlops[r];
+      c.run = run_exact;
+      ucb_verify_run (&c, base, &k, &v);
+      if (v.verdict != UCB_VERDICT_PASS)
+        printf ("# %s: %s (%s)\n", ucb_rl_name (r), ucb_verdict_name (v.verdict), v.why);
+      tap_check_int (v.verdict, ==, UCB_VERDICT_PASS);
+    }
+}
+
 static const struct tap_test tests[] = {
   { "sabotaged SIGPENDING operations fail the cells of their property", test_sabotage_fails },
+  { "every rlimit's fill lands exactly on its bound", test_exact_bounds },
+  { "a second bug that offsets the known one does not make a pass", test_offset_known_bug },
 };
 
 TAP_MAIN (tests)

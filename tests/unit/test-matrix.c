@@ -200,6 +200,25 @@ test_two_kernels (void)
   tap_check_int (ucb_vjudge (&r, why, sizeof why), ==, UCB_VERDICT_PASS);
   r.items[1].observed = 4; /* the bug's value, on a kernel that showed the fix first */
   tap_check_int (ucb_vjudge (&r, why, sizeof why), ==, UCB_VERDICT_FAIL);
+  /* Neither value first (one page fewer than stock): it fails as what it is, an early denial
+   * against the stock bound, and the later counts are held to both values. */
+  memset (&r, 0, sizeof r);
+  ucb_vsee_reset ();
+  ucb_vsee (&r, "first", UCB_VITEM_ADMITTED, ucb_vtwo (0, 4), 3);
+  ucb_vsee (&r, "later", UCB_VITEM_ADMITTED, ucb_vtwo (0, 4), 4);
+  tap_check_int (ucb_vjudge (&r, why, sizeof why), ==, UCB_VERDICT_FAIL);
+  tap_check_str (why, "first: expected 0 (the known bug: 4), observed 3: early denial");
+  tap_check (r.items[1].has_bug_value && r.items[1].bug_value == 4);
+  r.items[0].observed = 5; /* one more than stock: a bypass */
+  tap_check_int (ucb_vjudge (&r, why, sizeof why), ==, UCB_VERDICT_FAIL);
+  tap_check (strstr (why, "over-admission") != NULL);
+  /* Which kernel is decided before the cell where it can be (MEMLOCK's snapshot bounds). */
+  tap_check (ucb_vcell_tells_kernels (&ucb_rlops[UCB_RL_MEMLOCK], UCB_VLEVEL_PARENT, UCB_VPROP_P2));
+  tap_check (ucb_vcell_tells_kernels (&ucb_rlops[UCB_RL_MEMLOCK], UCB_VLEVEL_OWN, UCB_VPROP_P4));
+  tap_check (
+      !ucb_vcell_tells_kernels (&ucb_rlops[UCB_RL_MEMLOCK], UCB_VLEVEL_PARENT, UCB_VPROP_P4));
+  tap_check (!ucb_vcell_tells_kernels (&ucb_rlops[UCB_RL_MEMLOCK], UCB_VLEVEL_OWN, UCB_VPROP_P2));
+  tap_check (!ucb_vcell_tells_kernels (&ucb_rlops[UCB_RL_NPROC], UCB_VLEVEL_PARENT, UCB_VPROP_P2));
   tap_check_int (ucb_vtwo_sub (ucb_vtwo (7, 7), ucb_vtwo (4, 9), -2).bug, ==, 0);
   tap_check_int (ucb_vtwo_sub (ucb_vtwo (7, 7), ucb_vtwo (4, 9), -2).want, ==, 1);
 }

@@ -5,9 +5,26 @@
 #include "config.h"
 
 #include <errno.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "../tap.h"
+#include "core/util.h"
+#include "host/caps.h"
+#include "verify/probe.h"
 #include "verify/verify.h"
+#include "verify/vprobe.h"
+
+/* A case for ucb_verify_run, its run() set by each test. */
+static const struct ucb_vcase cases_fake = {
+  .id = "TEST-1",
+  .name = "fake",
+  .title = "a fake case",
+  .rlimit = UCB_RL_SIGPENDING,
+  .checks = "",
+  .depends = "",
+  .cells = { { UCB_VLEVEL_OWN, UCB_VPROP_P1 } },
+};
 
 static struct ucb_vresult
 fake (long long expected, long long observed, enum ucb_vkind kind)
@@ -52,15 +69,16 @@ test_judge (void)
 static void
 test_capped_count (void)
 {
-  char why[UCB_VDETAIL_MAX], seen[32];
+  char why[UCB_VDETAIL_MAX], seen[64];
   struct ucb_vresult r;
 
   memset (&r, 0, sizeof r);
   ucb_vobserve_count (&r, "admitted", UCB_VITEM_ADMITTED, 5, 262, 262);
   tap_check (ucb_vitem_capped (&r.items[0]));
-  tap_check_str (ucb_vitem_observed_text (&r.items[0], seen, sizeof seen), "> 261");
+  tap_check_str (ucb_vitem_observed_text (&r.items[0], seen, sizeof seen),
+                 "> 261 (the harness's cap)");
   tap_check_int (ucb_vjudge (&r, why, sizeof why), ==, UCB_VERDICT_FAIL);
-  tap_check (strstr (why, "observed > 261: over-admission") != NULL);
+  tap_check (strstr (why, "observed > 261 (the harness's cap): over-admission") != NULL);
   memset (&r, 0, sizeof r);
   ucb_vobserve_count (&r, "admitted", UCB_VITEM_ADMITTED, 5, 7, 262); /* refused at 8 */
   tap_check (!ucb_vitem_capped (&r.items[0]));
@@ -82,8 +100,29 @@ test_known_bug_and_others (void)
   tap_check_int (ucb_vjudge (&r, why, sizeof why), ==, UCB_VERDICT_KNOWN_BUG);
   r.items[0].observed = 0; /* a fixed kernel */
   tap_check_int (ucb_vjudge (&r, why, sizeof why), ==, UCB_VERDICT_PASS);
-  r.items[0].observed = 17; /* neither intended nor the known bug */
+  r.items[0].observed = 17; /* neither intended nor the known bug: looser than both */
   tap_check_int (ucb_vjudge (&r, why, sizeof why), ==, UCB_VERDICT_FAIL);
+  tap_check_str (why, "locks: expected 0 (the known bug: 16), observed 17: over-admission (limit "
+                      "bypass)");
+  /* Stricter than the stock kernel (its bug admits 16): an early denial, never a bypass. */
+  r.items[0].observed = 15;
+  tap_check_int (ucb_vjudge (&r, why, sizeof why), ==, UCB_VERDICT_FAIL);
+  tap_check_str (why, "locks: expected 0 (the known bug: 16), observed 15: early denial");
+  /* ... and named after any other item's over-admission, which comes first. */
+  ucb_vobserve (&r, "other", UCB_VITEM_ADMITTED, 2, 3);
+  tap_check_int (ucb_vjudge (&r, why, sizeof why), ==, UCB_VERDICT_FAIL);
+  tap_check_str (why, "other: expected 2, observed 3: over-admission (limit bypass)");
+  /* A bug that admits fewer than intended: between the two is early denial too, above both a
+   * bypass. */
+  memset (&r, 0, sizeof r);
+  ucb_vobserve_bug (&r, "fewer", UCB_VITEM_ADMITTED, 6, 5, 4);
+  tap_check_int (ucb_vjudge (&r, why, sizeof why), ==, UCB_VERDICT_FAIL);
+  tap_check (strstr (why, "early denial") != NULL);
+  r.items[0].observed = 7;
+  tap_check_int (ucb_vjudge (&r, why, sizeof why), ==, UCB_VERDICT_FAIL);
+  tap_check (strstr (why, "over-admission") != NULL);
+  r.items[0].observed = 4;
+  tap_check_int (ucb_vjudge (&r, why, sizeof why), ==, UCB_VERDICT_KNOWN_BUG);
   memset (&r, 0, sizeof r);
   ucb_vskip (&r, "needs %s", "CAP_SYS_RESOURCE");
   tap_check_int (ucb_vjudge (&r, why, sizeof why), ==, UCB_VERDICT_SKIP);
@@ -133,12 +172,130 @@ test_registry_needs (void)
     }
 }
 
+/* ---- a case that runs out of time ---- */
+
+static volatile bool forever = true;
+
+/* A probe of an over-admitting kernel that is slow: it reports a count at the cap, then takes
+ * forever over the rest. */
+static int
+slow_probe (void *arg, struct ucb_probe_out *o, ucb_error_t *err)
+{
+  (void) arg;
+  o->v[0] = UCB_VTRIES (4);
+  if (ucb_probe_report (o, err) < 0)
+    return -1;
+  while (forever)
+    pause ();
+  return 0;
+}
+
+static int
+run_slow_overadmitting (struct ucb_vctx *ctx, ucb_error_t *err)
+{
+  struct ucb_probe_spec spec = { .what = "the slow probe" };
+  struct ucb_probe p = UCB_PROBE_NONE;
+  struct ucb_probe_out o;
+
+  if (ucb_probe_start_report (&p, &spec, slow_probe, NULL, &o, err) < 0)
+    return -1;
+  ucb_vobserve_count (ctx->res, "admitted", UCB_VITEM_ADMITTED, 4, o.v[0], UCB_VTRIES (4));
+  return ucb_probe_finish (&p, &o, err);
+}
+
+/* Slow, and nothing seen yet. */
+static int
+run_slow_silent (struct ucb_vctx *ctx, ucb_error_t *err)
+{
+  (void) ctx, (void) err;
+  while (forever)
+    pause ();
+  return 0;
+}
+
+/* Slow but making progress (a step every 0.1 s) for longer than the idle budget. */
+static int
+run_slow_progressing (struct ucb_vctx *ctx, ucb_error_t *err)
+{
+  (void) err;
+  for (int i = 0; i < 12; i++)
+    {
+      struct timespec ts = { 0, 100000000 };
+      nanosleep (&ts, NULL);
+      ucb_vprogress ();
+    }
+  ucb_vobserve (ctx->res, "admitted", UCB_VITEM_ADMITTED, 4, 4);
+  return 0;
+}
+
+/* Progress forever. */
+static int
+run_endless (struct ucb_vctx *ctx, ucb_error_t *err)
+{
+  (void) ctx, (void) err;
+  while (forever)
+    {
+      struct timespec ts = { 0, 50000000 };
+      nanosleep (&ts, NULL);
+      ucb_vprogress ();
+    }
+  return 0;
+}
+
+/* A case stopped by its time limit fails with the violation it had seen (issue 28: ULIM-12, 64
+ * and 65 ended in `error` on an over-admitting kernel under emulation); one that had seen none
+ * errs; one that keeps making progress is not stopped at the idle budget, only at the limit. */
+static void
+test_timeouts (void)
+{
+  static const struct
+  {
+    int (*run) (struct ucb_vctx *, ucb_error_t *);
+    enum ucb_verdict want;
+    const char *why;
+  } cases[] = {
+    { run_slow_overadmitting, UCB_VERDICT_FAIL,
+      "admitted: expected 4, observed > 260 (the harness's cap): over-admission (limit bypass) "
+      "(seen before the case timed out after " },
+    { run_slow_silent, UCB_VERDICT_ERROR, "timed out after " },
+    { run_slow_progressing, UCB_VERDICT_PASS, "" },
+    { run_endless, UCB_VERDICT_ERROR, "timed out after 2 s (the limit of a case)" },
+  };
+  double idle = ucb_vcase_idle_s, limit = ucb_vcase_limit_s;
+  struct ucb_kernel k = { 0 };
+  char unmet[UCB_VDETAIL_MAX];
+
+  if (ucb_vcase_unmet (&cases_fake, ucb_caps_effective (), true, unmet, sizeof unmet))
+    {
+      tap_skip ("needs CAP_SETUID, CAP_SETGID and CAP_KILL to run a case");
+      return;
+    }
+  ucb_vcase_idle_s = 0.6;
+  ucb_vcase_limit_s = 2;
+  for (size_t i = 0; i < UCB_ARRAY_SIZE (cases); i++)
+    {
+      struct ucb_vcase c = cases_fake;
+      struct ucb_vrun v;
+
+      c.run = cases[i].run;
+      ucb_verify_run (&c, 2105000000u + (uid_t) i * 100, &k, &v);
+      tap_check_int (v.verdict, ==, cases[i].want);
+      if (strncmp (v.why, cases[i].why, strlen (cases[i].why)) != 0)
+        printf ("# case %zu: why `%s`, expected it to begin `%s`\n", i, v.why, cases[i].why);
+      tap_check (strncmp (v.why, cases[i].why, strlen (cases[i].why)) == 0);
+    }
+  ucb_vcase_idle_s = idle;
+  ucb_vcase_limit_s = limit;
+}
+
 static const struct tap_test tests[] = {
   { "verdict: match, over-admission, early denial, wrong errno, leak", test_judge },
   { "verdict: a count that reached its cap reads \"> cap\", over-admission", test_capped_count },
   { "verdict: known bug vs fixed vs other, skip, error", test_known_bug_and_others },
   { "needs: missing capabilities and uid 0 of the initial user namespace named", test_needs },
   { "needs: every case declares the probes' capabilities", test_registry_needs },
+  { "time: a case stopped late fails with what it saw, else errs; progress keeps it going",
+    test_timeouts },
 };
 
 TAP_MAIN (tests)

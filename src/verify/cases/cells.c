@@ -28,6 +28,9 @@ cell_run (struct ucb_vctx *ctx, ucb_error_t *err)
       ucb_vskip (ctx->res, "%s", why);
       return 0;
     }
+  if (ucb_vcell_tells_kernels (ops, cell->level, cell->prop)
+      && ucb_vcell_which_kernel (ctx, ops, err) < 0)
+    return -1;
   if (cell->prop == UCB_VPROP_P1)
     r = ucb_vcell_p1 (ctx, ops, cell->level, err);
   else if (cell->prop == UCB_VPROP_P2)

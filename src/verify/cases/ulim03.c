@@ -60,7 +60,8 @@ ulim03_run (struct ucb_vctx *ctx, ucb_error_t *err)
       snprintf (name, sizeof name, "queued at depth 3 (%lu,%lu,%lu,%lu)",
                 (unsigned long) variants[v].soft[0], (unsigned long) variants[v].soft[1],
                 (unsigned long) variants[v].soft[2], (unsigned long) variants[v].soft[3]);
-      ucb_vobserve (ctx->res, name, UCB_VITEM_ADMITTED, variants[v].expect, o.v[0]);
+      ucb_vobserve_count (ctx->res, name, UCB_VITEM_ADMITTED, variants[v].expect, o.v[0],
+                          UCB_VTRIES (variants[v].expect));
       snprintf (name, sizeof name, "errno at the bound, variant %zu", v + 1);
       ucb_vobserve (ctx->res, name, UCB_VITEM_ERRNO, EAGAIN, o.errnum);
     }

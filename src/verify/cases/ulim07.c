@@ -82,7 +82,9 @@ observe_phase (struct ucb_vresult *r, size_t p, const struct ucb_probe_out *o)
   for (size_t i = 0; i < UCB_ARRAY_SIZE (items); i++)
     {
       snprintf (name, sizeof name, "%s: %s", phases[p].label, items[i].what);
-      ucb_vobserve (r, name, items[i].kind, expected[i], o->v[items[i].value]);
+      /* The rounds' counts are each of at most UCB_VTRIES (5) signals. */
+      ucb_vobserve_count (r, name, items[i].kind, expected[i], o->v[items[i].value],
+                          items[i].kind == UCB_VITEM_ADMITTED ? UCB_VTRIES (5) : 0);
     }
 }
 

@@ -174,7 +174,8 @@ observe_matrix (struct ucb_vresult *r, const struct ucb_probe_out *o)
 {
   const int64_t *v = o->v;
 
-  ucb_vobserve (r, "RT signals queued at soft 5", UCB_VITEM_ADMITTED, 5, v[QUEUED]);
+  ucb_vobserve_count (r, "RT signals queued at soft 5", UCB_VITEM_ADMITTED, 5, v[QUEUED],
+                      UCB_VTRIES (5));
   ucb_vobserve (r, "errno of the 6th sigqueue(RT)", UCB_VITEM_ERRNO, EAGAIN, v[REFUSED]);
   ucb_vobserve (r, "kill(SIGUSR1) at the limit", UCB_VITEM_ERRNO, 0, v[R_KILL]);
   ucb_vobserve (r, "SigQ after kill(SIGUSR1): override", UCB_VITEM_COUNTER, 6, v[Q_KILL]);

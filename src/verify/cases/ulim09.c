@@ -88,7 +88,7 @@ sends (struct ucb_vctx *ctx, struct ucb_probe *rcv, ucb_error_t *err)
   if (ucb_probe_next (rcv, &o, err) < 0)
     return -1;
   n = send_until_refused (rcv->pid, &refused);
-  ucb_vobserve (r, "queued by root to R (soft 3)", UCB_VITEM_ADMITTED, 3, n);
+  ucb_vobserve_count (r, "queued by root to R (soft 3)", UCB_VITEM_ADMITTED, 3, n, UCB_VTRIES (3));
   ucb_vobserve (r, "errno of root's 4th sigqueue", UCB_VITEM_ERRNO, EAGAIN, refused);
   ucb_vobserve (r, "R SigQ after root's sends", UCB_VITEM_COUNTER, 3, ucb_vsigq (rcv->pid));
   if (ucb_probe_order (rcv, &o, err) < 0 || ucb_probe_next (rcv, &o, err) < 0
@@ -96,7 +96,8 @@ sends (struct ucb_vctx *ctx, struct ucb_probe *rcv, ucb_error_t *err)
     return -1;
   ucb_vobserve (r, "R drained after root's sends", UCB_VITEM_EXACT, 3, o.v[0]);
   ucb_vobserve (r, "R SigQ after that drain", UCB_VITEM_COUNTER, 0, o.v[1]);
-  ucb_vobserve (r, "queued to R by ruid U2/euid 0, soft 1", UCB_VITEM_ADMITTED, 3, u2.v[0]);
+  ucb_vobserve_count (r, "queued to R by ruid U2/euid 0, soft 1", UCB_VITEM_ADMITTED, 3, u2.v[0],
+                      UCB_VTRIES (3));
   ucb_vobserve (r, "errno of its 4th sigqueue", UCB_VITEM_ERRNO, EAGAIN, u2.errnum);
   ucb_vobserve (r, "SigQ of that sender (U2's counter)", UCB_VITEM_COUNTER, 0, u2.v[1]);
   ucb_vobserve (r, "R SigQ after U2's sends", UCB_VITEM_COUNTER, 3, ucb_vsigq (rcv->pid));
@@ -199,7 +200,8 @@ ulim09_run (struct ucb_vctx *ctx, ucb_error_t *err)
 
   if (receiver_part (ctx, err) < 0 || ucb_probe_run (&spec, timers, NULL, &o, err) < 0)
     return -1;
-  ucb_vobserve (r, "timers created at soft 5", UCB_VITEM_ADMITTED, 5, o.v[TIMERS]);
+  ucb_vobserve_count (r, "timers created at soft 5", UCB_VITEM_ADMITTED, 5, o.v[TIMERS],
+                      MAX_TIMERS);
   ucb_vobserve (r, "errno of the 6th timer_create", UCB_VITEM_ERRNO, EAGAIN, o.errnum);
   ucb_vobserve (r, "SigQ with 5 timers", UCB_VITEM_COUNTER, 5, o.v[Q5]);
   ucb_vobserve (r, "SIGRTMIN pending with 5 timers", UCB_VITEM_EXACT, 0, o.v[PENDING5]);

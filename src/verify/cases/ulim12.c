@@ -12,7 +12,10 @@
  * charge behind on either level.
  *
  * Every fork count goes on until refused, up to the safety cap (vprobe.h), not to a fixed 64:
- * a round of cap + 1 reads "> cap", a bypass, never a count. */
+ * a round of cap + 1 reads "> cap", a bypass, never a count; such a round ends the rounds (each
+ * further one would run to the cap too, which an emulated kernel has no time for).  The first
+ * count is reported, and recorded, before the rounds: a case stopped by its time limit is
+ * judged on it. */
 #include "config.h"
 
 #include <errno.h>
@@ -40,10 +43,12 @@ probe (void *arg, struct ucb_probe_out *o, ucb_error_t *err)
   int refused;
 
   (void) arg;
-  if ((o->v[FORKED] = ucb_vfork_count (UCB_VTRIES (4), &refused, err)) < 0
-      || ucb_vrounds (ROUNDS, ucb_vfork_count, UCB_VTRIES (4), &range, err) < 0)
+  if ((o->v[FORKED] = ucb_vfork_count (UCB_VTRIES (4), &refused, err)) < 0)
     return -1;
   o->v[REFUSED] = refused;
+  if (ucb_probe_report (o, err) < 0
+      || ucb_vrounds (ROUNDS, ucb_vfork_count, UCB_VTRIES (4), &range, err) < 0)
+    return -1;
   o->v[LO] = range.lo;
   o->v[HI] = range.hi;
   o->v[EAGAIN_ROUNDS] = range.eagain;
@@ -59,13 +64,17 @@ ulim12_run (struct ucb_vctx *ctx, ucb_error_t *err)
                                  .userns = CLONE_NEWUSER,
                                  .soft_inside = RLIM_INFINITY };
   struct ucb_vresult *r = ctx->res;
+  struct ucb_probe p = UCB_PROBE_NONE;
   struct ucb_probe_out o;
 
-  if (ucb_probe_run (&spec, probe, NULL, &o, err) < 0)
+  if (ucb_probe_start_report (&p, &spec, probe, NULL, &o, err) < 0)
     return -1;
   ucb_vobserve_fill (r, "children forked in the container", UCB_VITEM_ADMITTED, 4, o.v[FORKED],
                      UCB_VTRIES (4), "errno at the parent bound", EAGAIN, o.v[REFUSED]);
-  ucb_vobserve (r, "fewest children in 50 refork rounds", UCB_VITEM_ADMITTED, 4, o.v[LO]);
+  if (ucb_probe_finish (&p, &o, err) < 0)
+    return -1;
+  ucb_vobserve_count (r, "fewest children in 50 refork rounds", UCB_VITEM_ADMITTED, 4, o.v[LO],
+                      UCB_VTRIES (4));
   ucb_vobserve_count (r, "most children in 50 refork rounds", UCB_VITEM_ADMITTED, 4, o.v[HI],
                       UCB_VTRIES (4));
   ucb_vobserve (r, "refork rounds refused with EAGAIN", UCB_VITEM_EXACT, ROUNDS,

@@ -72,7 +72,8 @@ ulim16_run (struct ucb_vctx *ctx, ucb_error_t *err)
           return -1;
         snprintf (name, sizeof name, "%ldx%ld queues at %ld B", shapes[s].maxmsg ?: 10,
                   shapes[s].msgsize ?: 8192, 2 * c - minus);
-        ucb_vobserve (ctx->res, name, UCB_VITEM_ADMITTED, minus ? 1 : 2, o.v[0]);
+        ucb_vobserve_count (ctx->res, name, UCB_VITEM_ADMITTED, minus ? 1 : 2, o.v[0],
+                            UCB_VTRIES (2));
         snprintf (name, sizeof name, "errno after %ldx%ld queues at %ld B", shapes[s].maxmsg ?: 10,
                   shapes[s].msgsize ?: 8192, 2 * c - minus);
         ucb_vobserve (ctx->res, name, UCB_VITEM_ERRNO, EMFILE, o.errnum);

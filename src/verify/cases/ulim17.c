@@ -261,7 +261,8 @@ part_d (struct ucb_vresult *r, rlim_t hard, ucb_error_t *err)
         break;
     }
   ucb_vobserve (r, "(d) queues held by root-owned A", UCB_VITEM_ADMITTED, 2, p.a);
-  ucb_vobserve (r, "(d) queues in root-owned B while A holds 2", UCB_VITEM_ADMITTED, 1, p.b);
+  ucb_vobserve_count (r, "(d) queues in root-owned B while A holds 2", UCB_VITEM_ADMITTED, 1, p.b,
+                      UCB_VTRIES (1));
   ucb_vobserve (r, "(d) errno of B's refused mq_open", UCB_VITEM_ERRNO, EMFILE, p.b_err);
   ucb_vobserve (r, "(d) root's MSGQUEUE bytes, after - before", UCB_VITEM_COUNTER, 0,
                 after - before);
@@ -278,14 +279,17 @@ parts_abc (struct ucb_vctx *ctx, ucb_error_t *err)
 
   if (ucb_probe_run (&spec, part_a, NULL, &o, err) < 0)
     return -1;
-  ucb_vobserve (r, "(a) queues under a 2240-B parent bound", UCB_VITEM_ADMITTED, 2, o.v[0]);
+  ucb_vobserve_count (r, "(a) queues under a 2240-B parent bound", UCB_VITEM_ADMITTED, 2, o.v[0],
+                      UCB_VTRIES (2));
   ucb_vobserve (r, "(a) errno of the 3rd mq_open", UCB_VITEM_ERRNO, EMFILE, o.v[1]);
-  ucb_vobserve (r, "(a) queues again after unlinking", UCB_VITEM_ADMITTED, 2, o.v[2]);
+  ucb_vobserve_count (r, "(a) queues again after unlinking", UCB_VITEM_ADMITTED, 2, o.v[2],
+                      UCB_VTRIES (2));
   ucb_vobserve (r, "(a) errno of the 3rd mq_open again", UCB_VITEM_ERRNO, EMFILE, o.v[3]);
   if (run_pair (&p, "(b)", ctx->uid_base + 1, 3 * COST, err) < 0)
     return -1;
   ucb_vobserve (r, "(b) queues held by A (same owner)", UCB_VITEM_ADMITTED, 2, p.a);
-  ucb_vobserve (r, "(b) queues in B while A holds 2", UCB_VITEM_ADMITTED, 1, p.b);
+  ucb_vobserve_count (r, "(b) queues in B while A holds 2", UCB_VITEM_ADMITTED, 1, p.b,
+                      UCB_VTRIES (1));
   ucb_vobserve (r, "(b) errno of B's refused mq_open", UCB_VITEM_ERRNO, EMFILE, p.b_err);
   spec = container ("(c)", ctx->uid_base + 2, COST, COST);
   if (ucb_probe_run (&spec, part_c, NULL, &o, err) < 0)
@@ -295,7 +299,8 @@ parts_abc (struct ucb_vctx *ctx, ucb_error_t *err)
   ucb_vobserve (r, "(c) queue again once unlinked and closed", UCB_VITEM_ERRNO, 0,
                 o.v[C_RECREATED]);
   ucb_vobserve (r, "(c) next after unlink without close", UCB_VITEM_ERRNO, EMFILE, o.v[C_UNLINKED]);
-  ucb_vobserve (r, "(c) queues after close and unlink", UCB_VITEM_ADMITTED, 1, o.v[C_AGAIN]);
+  ucb_vobserve_count (r, "(c) queues after close and unlink", UCB_VITEM_ADMITTED, 1, o.v[C_AGAIN],
+                      UCB_VTRIES (1));
   return 0;
 }
 
