@@ -3,7 +3,10 @@
 SIGTERM at a random point, from its first millisecond (cgroup setup) to its document write,
 and after every trial nothing may be left: no process, user namespace, POSIX queue, SysV
 object, ucbench-<pid> cgroup, changed sysctl or temporary file, and --output is the old file
-or a complete new document (issue 16).
+or a complete new document (issue 16).  A tenth of the trials with --output write it into a
+FIFO a slow reader drains, a tenth onto a full filesystem (ENOSPC: the document must be kept in
+the fallback file the error names, or not written at all when the kill came first), and a tenth
+through a symlink of the caller's (the target is then the old file or the new document).
 
 Seeded: the seed is the first TAP comment, and `--seed S --trial K` replays trial K exactly
 (each trial's choices depend only on S and K).  The whole test runs in its own PID, IPC and
@@ -177,9 +180,13 @@ def sysctls():
 
 
 def tmp_files(trial_dir):
-    """Temporaries: /tmp/ucbench* (our /tmp is our own) and out.json.* next to --output."""
+    """Temporaries: /tmp/ucbench* (our /tmp is our own) and out.json.* / real.json.* next to
+    --output (trial_dir, or its full/ filesystem)."""
     out = [os.path.join("/tmp", n) for n in os.listdir("/tmp") if n.startswith("ucbench")]
-    out += [os.path.join(trial_dir, n) for n in os.listdir(trial_dir) if n.startswith("out.json.")]
+    for d in (trial_dir, os.path.join(trial_dir, "full")):
+        if os.path.isdir(d):
+            out += [os.path.join(d, n) for n in os.listdir(d)
+                    if n.startswith(("out.json.", "real.json."))]
     return out
 
 
@@ -346,7 +353,89 @@ def make_trial(seed, k, uid_base, max_delay, trial_dir):
         # before its guard exists), from a stream of its own (the other trials stay the same).
         if cgroup and random.Random(f"{seed}/{k}/group").random() < 0.33:
             when = ("group", 0.0)
-    return argv, sig, when, old
+    # What --output is, from a stream of its own (the other choices stay the same).
+    r = random.Random(f"{seed}/{k}/out").random()
+    kind = (None if not has_out else "fifo" if r < 0.1 else "enospc" if r < 0.2
+            else "link" if r < 0.3 else "file")
+    if kind == "enospc":
+        argv[argv.index(out)] = os.path.join(trial_dir, "full", "out.json")
+    return argv, sig, when, old, kind
+
+
+class OutputKind:
+    """--output as a FIFO a slow reader drains, on a full tmpfs, or through the caller's own
+    symlink; check() says what is wrong with it after the trial (None: nothing)."""
+
+    def __init__(self, kind, trial_dir, old):
+        self.kind, self.dir, self.old = kind, trial_dir, old
+        self.out = os.path.join(trial_dir, "out.json")
+        self.got = bytearray()
+        self.fd = None
+        if kind == "fifo":
+            os.mkfifo(self.out)
+            self.fd = os.open(self.out, os.O_RDONLY | os.O_NONBLOCK)
+        elif kind == "enospc":
+            full = os.path.join(trial_dir, "full")
+            os.mkdir(full)
+            subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", full], check=True)
+            with open(os.path.join(full, "filler"), "wb") as f:
+                try:
+                    f.write(b"x" * 65536 * 2)
+                except OSError:
+                    pass
+        elif kind == "link":
+            os.symlink("real.json", self.out)
+
+    def drain(self):
+        """Read what the FIFO has now, slowly: a few KiB each call."""
+        if self.fd is None:
+            return
+        try:
+            self.got += os.read(self.fd, 4096)
+        except BlockingIOError:
+            pass
+
+    def check(self, err, sig):
+        if self.kind == "fifo":
+            while True:  # ucbench is gone: the rest, then EOF
+                try:
+                    b = os.read(self.fd, 65536)
+                except BlockingIOError:
+                    break
+                if not b:
+                    break
+                self.got += b
+            os.close(self.fd)
+            if not self.got:
+                return None
+            try:
+                doc = json.loads(self.got)
+            except ValueError:
+                # A document cut short by the kill is what a pipe's reader can get; a
+                # refusal or an error must say so.
+                return (None if sig == signal.SIGKILL or "interrupted" in err else
+                        f"the FIFO got a torn document ({len(self.got)} bytes): {err[-200:]}")
+            return None if doc.get("schema") == "ucbench-result/1" else "the FIFO got no document"
+        if self.kind == "enospc":
+            torn = output_problem(os.path.join(self.dir, "full", "out.json"), False)
+            if torn:
+                return torn
+            kept = [n for n in os.listdir(self.dir) if n.startswith("ucbench-")]
+            for n in kept:
+                if output_problem(os.path.join(self.dir, n), False):
+                    return f"the kept {n} is not a complete document"
+            if "saved to" in err and not kept:
+                return f"the error names a kept document that is not there: {err[-200:]}"
+            return None
+        if self.kind == "link":
+            if not os.path.islink(self.out):
+                return "the symlink --output was replaced instead of its target written"
+            return output_problem(os.path.join(self.dir, "real.json"), self.old)
+        return output_problem(self.out, self.old)
+
+    def close(self):
+        if self.kind == "enospc":
+            subprocess.run(["umount", "-l", os.path.join(self.dir, "full")], capture_output=True)
 
 
 def describe(argv, sig, when):
@@ -370,9 +459,10 @@ def by_hand(argv, sig, when):
     return f"{UCBENCH} {shlex.join(argv)} & sleep {when:.4f}; {kill}"
 
 
-def signal_at(p, sig, when, trial_dir, cgroup_roots):
+def signal_at(p, sig, when, trial_dir, cgroup_roots, drain):
     """Send `sig` to ucbench at `when`: whether it was still running then, and when it was
-    sent (seconds after exec; later than `when` on a loaded machine)."""
+    sent (seconds after exec; later than `when` on a loaded machine).  drain() reads a FIFO
+    --output meanwhile."""
     t0 = time.monotonic()
     if isinstance(when, tuple) and when[0] == "group":
         groups = [os.path.join(r, f"ucbench-{p.pid}") for r in cgroup_roots]
@@ -387,7 +477,9 @@ def signal_at(p, sig, when, trial_dir, cgroup_roots):
                     n.startswith("out.json.") for n in os.listdir(trial_dir)):
                 break
     else:
-        time.sleep(max(0.0, t0 + when - time.monotonic()))
+        while time.monotonic() < t0 + when:
+            drain()
+            time.sleep(max(0.0, min(0.01, t0 + when - time.monotonic())))
     if p.poll() is not None:
         return False, None
     os.kill(p.pid, sig)
@@ -437,33 +529,40 @@ class CgroupLock:
 def run_trial(t, world, lock, opts, k, stats):
     trial_dir = f"/tmp/ucb-kill-trial-{k}"
     os.makedirs(trial_dir)
-    argv, sig, when, old = make_trial(opts.seed, k, opts.uid_base, opts.max_delay, trial_dir)
+    argv, sig, when, old, kind = make_trial(opts.seed, k, opts.uid_base, opts.max_delay,
+                                            trial_dir)
     what = describe(argv, sig, when)
     cgroup = "--cgroup" in argv
-    if old:
-        with open(os.path.join(trial_dir, "out.json"), "w") as f:
+    if old and kind in ("file", "link"):
+        with open(os.path.join(trial_dir, "out.json" if kind == "file" else "real.json"),
+                  "w") as f:
             f.write(OLD_DOC)
+    outk = OutputKind(kind, trial_dir, old and kind in ("file", "link"))
     if cgroup:
         lock.take()
     try:
         with open(f"/tmp/ucb-kill-trial-{k}.log", "w+") as log:
+            # cwd: where a document kept after a failed --output goes first.
             p = subprocess.Popen([EXE] + argv, stdin=subprocess.DEVNULL, stdout=log,
-                                 stderr=log)
-            sent, at = signal_at(p, sig, when, trial_dir, world.cgroup_roots)
-            try:
-                rc = p.wait(timeout=DEADLINE)
-                hung = None
-            except subprocess.TimeoutExpired:
-                hung = f"ucbench still running {DEADLINE} s after the signal"
+                                 stderr=log, cwd=trial_dir)
+            sent, at = signal_at(p, sig, when, trial_dir, world.cgroup_roots, outk.drain)
+            hung = f"ucbench still running {DEADLINE} s after the signal"
+            end = time.monotonic() + DEADLINE
+            while time.monotonic() < end and p.poll() is None:
+                outk.drain()
+                time.sleep(0.01)
+            if p.poll() is None:
                 p.kill()
-                rc = p.wait()
+            else:
+                hung = None
+            rc = p.wait()
             log.seek(0)
             err = log.read()
         # Nothing left can go away once no process is left: wait for that, then look.
         wait_for(lambda: (reap(), not procs())[1])
         left = world.left(p.pid, trial_dir)
-        problems = [x for x in (hung, output_problem(os.path.join(trial_dir, "out.json"), old))
-                    if x]
+        problems = [x for x in (hung, outk.check(err, sig)) if x]
+        outk.close()
         if not sent and rc == 2:
             problems.append(f"ended by itself with status 2 (a bad trial command): {err[-300:]}")
         stats.record(k, sent, rc, left, problems, sig, err)
