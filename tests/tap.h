@@ -45,6 +45,18 @@ tap_fail (const char *file, int line, const char *fmt, ...)
     }                                                                                              \
   while (0)
 
+/* A check the rest of the test builds on: when it fails, the test ends there. */
+#define tap_require(cond)                                                                          \
+  do                                                                                               \
+    {                                                                                              \
+      if (!(cond))                                                                                 \
+        {                                                                                          \
+          tap_fail (__FILE__, __LINE__, "required check failed: %s", #cond);                       \
+          return;                                                                                  \
+        }                                                                                          \
+    }                                                                                              \
+  while (0)
+
 #define tap_check_int(a, op, b)                                                                    \
   do                                                                                               \
     {                                                                                              \

@@ -302,14 +302,12 @@ static int
 long_option_error (const char *tok, const struct option *longopts, ucb_error_t *err)
 {
   size_t len = strcspn (tok + 2, "="), n = 0, nmatch = 0;
-  cleanup_free char *name = strndup (tok + 2, len);
+  cleanup_free char *name = xstrndup (tok + 2, len);
   cleanup_free char *dashed = NULL, *list = NULL;
   cleanup_free const char **names = NULL, **match = NULL;
   const struct option *hit = NULL;
   const char *near;
 
-  if (name == NULL)
-    ucb_oom ();
   while (longopts[n].name)
     n++;
   names = xcalloc (n + 1, sizeof *names);
@@ -431,6 +429,7 @@ int
 ucb_parse_limits (const char *s, struct ucb_limit *limits, ucb_error_t *err)
 {
   cleanup_items struct ucb_items items = { NULL, 0 };
+  bool seen[UCB_RLS] = { false };
 
   if (ucb_split_list (s, "limit", &items, err) < 0)
     return -1;
@@ -448,6 +447,10 @@ ucb_parse_limits (const char *s, struct ucb_limit *limits, ucb_error_t *err)
       *eq = '\0';
       if (!ucb_rl_parse (item, &b) || b == UCB_RL_NONE)
         return unknown_rlimit (item, err);
+      /* Which of two values was meant is not ours to guess. */
+      if (seen[b])
+        return ucb_usage_error (err, "duplicate --limit rlimit `%s`: give each rlimit once", item);
+      seen[b] = true;
       if (strcmp (eq + 1, "unlimited") == 0)
         v = UCB_LIMIT_UNLIMITED;
       else if (ucb_parse_u64 (eq + 1, 0, UCB_LIMIT_UNLIMITED - 1, &v) < 0)

@@ -1,15 +1,22 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* error.c - construction, wrapping, reporting and serialisation of ucb_error_t. */
+/* error.c - construction, wrapping, reporting and serialisation of ucb_error_t; every message
+ * one line (control characters escaped). */
 #include "config.h"
 
 #include <errno.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "core/error.h"
+
+/* The functions themselves here, not the wrappers that show callers their -1. */
+#undef ucb_make_error
+#undef ucb_usage_error
+#undef ucb_error_wrap
 
 void
 ucb_oom (void)
@@ -22,6 +29,62 @@ ucb_oom (void)
   abort ();
 }
 
+/* The length of the valid UTF-8 sequence at `p` (1 for ASCII), 0 for none: a stray
+ * continuation byte, an overlong form, a surrogate, past U+10FFFF, or cut short. */
+static size_t
+utf8_len (const unsigned char *p)
+{
+  size_t n;
+
+  if (p[0] < 0x80)
+    return 1;
+  if (p[0] >= 0xc2 && p[0] <= 0xdf)
+    n = 2;
+  else if (p[0] >= 0xe0 && p[0] <= 0xef)
+    n = 3;
+  else if (p[0] >= 0xf0 && p[0] <= 0xf4)
+    n = 4;
+  else
+    return 0;
+  for (size_t i = 1; i < n; i++) /* stops at the terminator, which is no continuation */
+    if ((p[i] & 0xc0) != 0x80)
+      return 0;
+  if ((p[0] == 0xe0 && p[1] < 0xa0) || (p[0] == 0xed && p[1] >= 0xa0)
+      || (p[0] == 0xf0 && p[1] < 0x90) || (p[0] == 0xf4 && p[1] >= 0x90))
+    return 0;
+  return n;
+}
+
+char *
+ucb_escape_controls (const char *s)
+{
+  const unsigned char *p = (const unsigned char *) s;
+  char *out = malloc (4 * strlen (s) + 1), *o = out; /* at most \xHH a byte */
+
+  if (out == NULL)
+    ucb_oom ();
+  while (*p)
+    {
+      size_t n = utf8_len (p);
+      bool c1 = n == 2 && p[0] == 0xc2 && p[1] < 0xa0;
+
+      if ((n == 1 && *p >= 0x20 && *p != 0x7f) || (n > 1 && !c1))
+        {
+          memcpy (o, p, n);
+          o += n;
+          p += n;
+          continue;
+        }
+      for (size_t i = 0; i < (c1 ? 2 : 1); i++, p++)
+        {
+          const char *name = *p == '\n' ? "n" : *p == '\t' ? "t" : *p == '\r' ? "r" : NULL;
+          o += name ? snprintf (o, 5, "\\%s", name) : snprintf (o, 5, "\\x%02x", *p);
+        }
+    }
+  *o = '\0';
+  return out;
+}
+
 static int make_error_v (ucb_error_t *err, int code, int status, const char *fmt, va_list ap)
     __attribute__ ((format (printf, 4, 0)));
 
@@ -29,6 +92,7 @@ static int
 make_error_v (ucb_error_t *err, int code, int status, const char *fmt, va_list ap)
 {
   struct ucb_error_s *e;
+  char *raw = NULL;
 
   if (err == NULL)
     return -1;
@@ -37,8 +101,10 @@ make_error_v (ucb_error_t *err, int code, int status, const char *fmt, va_list a
     ucb_oom ();
   e->code = code;
   e->status = status;
-  if (vasprintf (&e->msg, fmt, ap) < 0)
+  if (vasprintf (&raw, fmt, ap) < 0)
     ucb_oom ();
+  e->msg = ucb_escape_controls (raw);
+  free (raw);
   ucb_error_free (err);
   *err = e;
   return -1;
@@ -71,16 +137,27 @@ ucb_usage_error (ucb_error_t *err, const char *fmt, ...)
 int
 ucb_error_wrap (ucb_error_t *err, const char *fmt, ...)
 {
-  char *ctx = NULL;
-  char *joined = NULL;
+  char *raw = NULL, *ctx, *joined = NULL;
+  size_t len;
   va_list ap;
 
   if (err == NULL || *err == NULL)
     return -1;
   va_start (ap, fmt);
-  if (vasprintf (&ctx, fmt, ap) < 0)
+  if (vasprintf (&raw, fmt, ap) < 0)
     ucb_oom ();
   va_end (ap);
+  ctx = ucb_escape_controls (raw);
+  free (raw);
+  len = strlen (ctx);
+  /* Each part of the message says its context once: a layer that adds "--cgroup" to
+   * "--cgroup=X: no such cgroup" says nothing new (strchr finds the terminator too: the
+   * message may be the context itself). */
+  if (len > 0 && strncmp ((*err)->msg, ctx, len) == 0 && strchr (" :=", (*err)->msg[len]))
+    {
+      free (ctx);
+      return -1;
+    }
   if (asprintf (&joined, "%s: %s", ctx, (*err)->msg) < 0)
     ucb_oom ();
   free (ctx);

@@ -24,12 +24,31 @@ int ucb_make_error (ucb_error_t *err, int code, const char *fmt, ...)
 /* A usage error (exit status 2); never carries an errno. */
 int ucb_usage_error (ucb_error_t *err, const char *fmt, ...)
     __attribute__ ((format (printf, 2, 3)));
-/* Prefix the existing message with context: "context: old message". */
+/* Prefix the existing message with context: "context: old message"; not when the message
+ * already starts with it ("--cgroup" before "--cgroup=X: ..." or "--cgroup needs ..."). */
 int ucb_error_wrap (ucb_error_t *err, const char *fmt, ...) __attribute__ ((format (printf, 2, 3)));
+/* The three always return -1, and say so where they are called: `return ucb_make_error (...)`
+ * then fails for the compiler and the static analyzer too (`make analyze`), which cannot see
+ * into error.c. */
+#define UCB_FAILED(call)                                                                           \
+  ({                                                                                               \
+    call;                                                                                          \
+    -1;                                                                                            \
+  })
+#define ucb_make_error(...) UCB_FAILED (ucb_make_error (__VA_ARGS__))
+#define ucb_usage_error(...) UCB_FAILED (ucb_usage_error (__VA_ARGS__))
+#define ucb_error_wrap(...) UCB_FAILED (ucb_error_wrap (__VA_ARGS__))
 void ucb_error_free (ucb_error_t *err);
 /* Out of memory: write a fixed message (no allocation) and abort.  Here, not in util.c, so
  * that errors need nothing above them (util.c builds on errors). */
 __attribute__ ((noreturn)) void ucb_oom (void);
+/* `s` fit for one line of a terminal: its control characters as C escapes (\n, \t, \r, \x1b
+ * for the others, the C1 controls U+0080..U+009F as the bytes of their UTF-8 form, \xc2\x9b),
+ * and a byte that starts no valid UTF-8 sequence as \xHH.  Backslashes are kept, so that a
+ * string escaped twice reads the same.  Every message of an error goes through it: a value
+ * quoted in one (an option's, a file name, a document's string) keeps it one line.  Freshly
+ * allocated. */
+char *ucb_escape_controls (const char *s);
 /* Print "ucbench: msg[: strerror]" to stderr, free, and return the exit status to use. */
 int ucb_error_report (ucb_error_t *err);
 

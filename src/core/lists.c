@@ -33,8 +33,7 @@ ucb_split_list (const char *s, const char *what, struct ucb_items *out, ucb_erro
       if (q == NULL)
         break;
     }
-  *out = l;
-  l = (struct ucb_items){ NULL, 0 };
+  *out = steal_struct (&l);
   return 0;
 }
 

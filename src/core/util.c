@@ -81,6 +81,15 @@ xstrdup (const char *s)
 }
 
 char *
+xstrndup (const char *s, size_t n)
+{
+  char *p = strndup (s, n);
+  if (p == NULL)
+    ucb_oom ();
+  return p;
+}
+
+char *
 xasprintf (const char *fmt, ...)
 {
   va_list ap;

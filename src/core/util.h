@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <time.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/types.h>
 
 #include "core/error.h"
@@ -20,21 +21,47 @@ void ucb_cleanup_pidp (pid_t *pid);
 #define cleanup_free __attribute__ ((cleanup (ucb_cleanup_freep)))
 #define cleanup_close __attribute__ ((cleanup (ucb_cleanup_closep)))
 #define cleanup_file __attribute__ ((cleanup (ucb_cleanup_filep)))
-/* SIGKILL and reap the child unless ownership was handed over (pid set to 0). */
+/* SIGKILL and reap the child unless ownership was handed over (steal_pid). */
 #define cleanup_pid __attribute__ ((cleanup (ucb_cleanup_pidp)))
 
-/* Hand ownership to the caller: returns the value and clears the variable. */
+/* Hand ownership to the caller: returns the value and clears the variable, so that its cleanup
+ * has nothing left to free.  One way for every kind: a pointer, an fd (left -1), a child (left 0:
+ * reaped here or someone else's to reap), a struct (left zeroed: an empty list).  Through the
+ * variable's address, which is also what lets the static analyzer (`make analyze`) see the
+ * clearing as used: it does not model the cleanup attribute. */
 #define steal_pointer(pp)                                                                          \
   ({                                                                                               \
     __typeof__ (*(pp)) _ptr = *(pp);                                                               \
     *(pp) = NULL;                                                                                  \
     _ptr;                                                                                          \
   })
+#define steal_struct(sp)                                                                           \
+  ({                                                                                               \
+    __typeof__ (*(sp)) _st = *(sp);                                                                \
+    memset ((sp), 0, sizeof *(sp));                                                                \
+    _st;                                                                                           \
+  })
+static inline int
+steal_fd (int *fd)
+{
+  int r = *fd;
+  *fd = -1;
+  return r;
+}
+static inline pid_t
+steal_pid (pid_t *pid)
+{
+  pid_t r = *pid;
+  *pid = 0;
+  return r;
+}
+
 #define UCB_ARRAY_SIZE(a) (sizeof (a) / sizeof ((a)[0]))
 
 void *xcalloc (size_t n, size_t size);
 void *xrealloc (void *p, size_t size);
 char *xstrdup (const char *s);
+char *xstrndup (const char *s, size_t n);
 char *xasprintf (const char *fmt, ...) __attribute__ ((format (printf, 1, 2)));
 
 /* Read a whole (small) file into a NUL-terminated buffer; trailing newline stripped. */

@@ -52,6 +52,7 @@ int
 ucb_parse_isolate (const char *s, int *flags, ucb_error_t *err)
 {
   cleanup_items struct ucb_items items = { NULL, 0 };
+  unsigned seen = 0;
 
   if (ucb_split_list (s, "namespace", &items, err) < 0)
     return -1;
@@ -69,6 +70,9 @@ ucb_parse_isolate (const char *s, int *flags, ucb_error_t *err)
           return ucb_keyword_error (err, "unknown --isolate namespace", items.v[i], names,
                                     UCB_ARRAY_SIZE (names), NULL);
         }
+      if (seen & (1u << k))
+        return ucb_usage_error (err, "duplicate --isolate namespace `%s`", items.v[i]);
+      seen |= 1u << k;
       *flags |= isolate_names[k].flag;
     }
   return 0;

@@ -70,6 +70,7 @@ ucb_caps_parse (const char *s, struct ucb_caps *c, ucb_error_t *err)
 {
   cleanup_free char *copy = NULL;
   cleanup_free int *v = NULL;
+  cleanup_free const char **names = NULL; /* as given, into `copy` */
   size_t n = 0;
   char *save = NULL;
 
@@ -100,9 +101,18 @@ ucb_caps_parse (const char *s, struct ucb_caps *c, ucb_error_t *err)
   for (char *t = strtok_r (copy, ",", &save); t; t = strtok_r (NULL, ",", &save))
     {
       v = xrealloc (v, (n + 1) * sizeof *v);
+      names = xrealloc (names, (n + 1) * sizeof *names);
       if (parse_one (t, &v[n], err) < 0)
         return -1;
-      n++;
+      for (size_t j = 0; j < n; j++)
+        if (v[j] == v[n])
+          return strcmp (names[j], t) == 0
+                     ? ucb_usage_error (err, "duplicate capability `%s` in --caps", t)
+                     : ucb_usage_error (err,
+                                        "duplicate capability `%s` in --caps (the same as "
+                                        "`%s`)",
+                                        t, names[j]);
+      names[n++] = t;
     }
   set_list (c, v, n);
   return 0;

@@ -128,13 +128,17 @@ int
 ucb_seccomp_check_finish (struct ucb_seccomp_check *c, void *ctx, uint32_t default_action,
                           const char *file, struct ucb_seccomp_stats *st, ucb_error_t *err)
 {
+  cleanup_free char *shown = ucb_escape_controls (file); /* a warning is one line too */
   char names[512];
   size_t n;
 
   /* The built-in profile is ours: its names unknown to an older libseccomp are expected. */
   if (c->nunknown && strcmp (file, "docker") != 0)
-    fprintf (stderr, "ucbench: warning: %u unknown syscall names in %s: %s (ignored)\n",
-             c->nunknown, file, c->unknown);
+    {
+      cleanup_free char *unknown = ucb_escape_controls (c->unknown);
+      fprintf (stderr, "ucbench: warning: %u unknown syscall names in %s: %s (ignored)\n",
+               c->nunknown, shown, unknown);
+    }
   n = list_calls (c, UCB_SECCOMP_BLOCKED, ESSENTIAL, names, sizeof names);
   if (n)
     return ucb_usage_error (err,
@@ -148,7 +152,7 @@ ucb_seccomp_check_finish (struct ucb_seccomp_check *c, void *ctx, uint32_t defau
     fprintf (stderr,
              "ucbench: warning: seccomp profile %s blocks %s, which the container machinery "
              "makes after loading it: containers may fail\n",
-             file, names);
+             shown, names);
   if (allows (default_action))
     return 0;
   n = list_calls (c, UCB_SECCOMP_UNNAMED, -1, names, sizeof names);
@@ -166,7 +170,7 @@ ucb_seccomp_check_finish (struct ucb_seccomp_check *c, void *ctx, uint32_t defau
     fprintf (stderr,
              "ucbench: seccomp profile %s: allowing %zu calls the container machinery makes "
              "after loading it, which its default action %s blocks: %s\n",
-             file, n, st->default_action, names);
+             shown, n, st->default_action, names);
   return 0;
 }
 

@@ -20,25 +20,39 @@ ucb_seccomp_active (void)
 }
 
 #ifdef HAVE_SECCOMP
-#include <seccomp.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
+#include "host/seccomp-reader.h"
+
+/* The program, compiled once; each container installs it (seccomp_load would compile the
+ * profile again in each: seconds for a large one). */
 struct ucb_seccomp
 {
-  scmp_filter_ctx ctx;
+  struct sock_filter *prog;
+  unsigned short len;
 };
+
+static void
+release_ctx (scmp_filter_ctx *c)
+{
+  if (*c)
+    seccomp_release (*c);
+}
 
 int
 ucb_seccomp_build (const struct ucb_seccomp_opts *o, struct ucb_seccomp **out,
                    struct ucb_seccomp_stats *st, ucb_error_t *err)
 {
+  __attribute__ ((cleanup (release_ctx))) scmp_filter_ctx ctx = NULL;
   cleanup_seccomp struct ucb_seccomp *s = NULL;
-  cleanup_close int memfd = -1;
   struct ucb_seccomp_stats local;
-  int opt = o->optimize ? o->optimize : 1, rc;
-  struct stat sb;
+  int opt = o->optimize ? o->optimize : 1;
+  unsigned min_insns = 0, len = 0;
+  void *c = NULL;
 
   *out = NULL;
   if (st == NULL)
@@ -48,36 +62,46 @@ ucb_seccomp_build (const struct ucb_seccomp_opts *o, struct ucb_seccomp **out,
     return ucb_usage_error (err, "seccomp profile: empty name (expected docker, none or a file)");
   if (opt != 1 && opt != 2)
     return ucb_usage_error (err, "seccomp optimize level %d: expected 1 or 2", o->optimize);
-  s = xcalloc (1, sizeof *s);
-  if (ucb_seccomp_profile_read (o, opt, &s->ctx, st, err) < 0)
+  if (ucb_seccomp_profile_read (o, opt, &c, st, &min_insns, err) < 0)
     return -1;
-
-  /* The program's size, from the generator seccomp_load uses; this also primes libseccomp's
-   * kernel probes here, so the containers do not each repeat them. */
-  memfd = memfd_create ("ucb-seccomp-bpf", MFD_CLOEXEC);
-  if (memfd < 0)
-    return ucb_make_error (err, errno, "memfd_create");
-  rc = seccomp_export_bpf (s->ctx, memfd);
-  if (rc < 0)
-    return ucb_make_error (err, -rc, "seccomp_export_bpf");
-  if (fstat (memfd, &sb) < 0)
-    return ucb_make_error (err, errno, "fstat memfd");
-  st->bpf_insns = (unsigned) ((size_t) sb.st_size / 8); /* sizeof (struct sock_filter) */
+  ctx = c;
+  /* Too big for the kernel: said before the compiler's minute where the rules tell, else
+   * once compiled; never in each container. */
+  if (ucb_seccomp_size_check (o->profile, min_insns, false, st->arches, err) < 0)
+    return -1;
+  s = xcalloc (1, sizeof *s);
+  if (ucb_seccomp_compile (ctx, &s->prog, &len, err) < 0)
+    return -1;
+  st->bpf_insns = len;
+  if (ucb_seccomp_size_check (o->profile, len, true, st->arches, err) < 0)
+    return -1;
+  s->len = (unsigned short) len;
 
   snprintf (active, sizeof active, "%s", o->profile);
   *out = steal_pointer (&s);
   return 0;
 }
+
 int
 ucb_seccomp_load (const struct ucb_seccomp *s, uint64_t *load_ns, ucb_error_t *err)
 {
+  struct sock_fprog prog = { .len = s->len, .filter = s->prog };
   uint64_t t0 = ucb_now_ns ();
-  int rc = seccomp_load (s->ctx);
+  int rc, e;
 
+  /* seccomp_load with libseccomp's defaults: SCMP_FLTATR_CTL_NNP on, no TSYNC, LOG or
+   * SPEC_ALLOW flag; prctl where the kernel has no seccomp() (before 3.17). */
+  rc = prctl (PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+  if (rc == 0)
+    rc = (int) syscall (SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog);
+  if (rc < 0 && errno == ENOSYS)
+    rc = prctl (PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0);
+  e = errno;
   if (load_ns)
     *load_ns = ucb_now_ns () - t0;
   if (rc < 0)
-    return ucb_make_error (err, -rc, "seccomp_load");
+    return ucb_make_error (err, e, "install the seccomp filter (%u BPF instructions)",
+                           (unsigned) s->len);
   return 0;
 }
 
@@ -86,8 +110,7 @@ ucb_seccomp_free (struct ucb_seccomp **s)
 {
   if (*s == NULL)
     return;
-  if ((*s)->ctx)
-    seccomp_release ((*s)->ctx);
+  free ((*s)->prog);
   free (*s);
   *s = NULL;
   active[0] = '\0';

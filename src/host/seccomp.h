@@ -39,16 +39,19 @@ struct ucb_seccomp_opts
   size_t ncaps;        /*   includes.caps / excludes.caps */
 };
 
-/* Read the profile and build the filter, in the parent, before any container exists.  A bad
- * profile is a usage error that names the file and the JSON location ("syscalls[3].action").
- * `st` may be NULL. */
+/* Read the profile and compile the filter, once, in the parent, before any container exists.
+ * A bad profile is a usage error that names the file and the JSON location
+ * ("syscalls[3].action"); so is one whose program the kernel would refuse for its size (over
+ * BPF_MAXINSNS instructions), found from its rules before compiling where they tell.  `st` may
+ * be NULL. */
 int ucb_seccomp_build (const struct ucb_seccomp_opts *o, struct ucb_seccomp **out,
                        struct ucb_seccomp_stats *st, ucb_error_t *err)
     __attribute__ ((warn_unused_result));
 
 /* Install the filter in the calling thread; in the process to confine (a forked child, before
- * it starts threads).  SCMP_FLTATR_CTL_NNP stays at its default: the caller sets
- * NO_NEW_PRIVS itself before.  `load_ns` (may be NULL) gets the time seccomp_load() took. */
+ * it starts threads).  The program compiled by ucb_seccomp_build, installed as seccomp_load()
+ * does with libseccomp's defaults (NO_NEW_PRIVS first, no filter flags), without compiling it
+ * again.  `load_ns` (may be NULL) gets the time that took. */
 int ucb_seccomp_load (const struct ucb_seccomp *s, uint64_t *load_ns, ucb_error_t *err)
     __attribute__ ((warn_unused_result));
 
@@ -66,9 +69,9 @@ json_t *ucb_seccomp_stats_json (const struct ucb_seccomp_stats *st);
 
 /* Private to seccomp.c, defined in seccomp-profile.c (with libseccomp only): read the profile
  * of `o` into a new filter context (a scmp_filter_ctx) at `optimize`, and fill in every field of
- * `st` but bpf_insns. */
+ * `st` but bpf_insns; `*min_insns`: the fewest BPF instructions its program can have. */
 int ucb_seccomp_profile_read (const struct ucb_seccomp_opts *o, int optimize, void **ctx,
-                              struct ucb_seccomp_stats *st, ucb_error_t *err)
+                              struct ucb_seccomp_stats *st, unsigned *min_insns, ucb_error_t *err)
     __attribute__ ((warn_unused_result));
 
 /* Private to seccomp-profile.c and seccomp-needs.c: what the profile says about the calls the

@@ -59,7 +59,7 @@ ucb_userns_probe (void)
     ;
   if (r != pid)
     return INT_MIN; /* cleanup_pid kills and reaps it */
-  pid = 0;
+  steal_pid (&pid); /* reaped */
   if (WIFSIGNALED (status))
     return -WTERMSIG (status);
   return WEXITSTATUS (status);

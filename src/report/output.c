@@ -103,11 +103,9 @@ step (struct ucb_output_place *p, const char *cur, ucb_error_t *err)
   const char *slash = strrchr (cur, '/');
   cleanup_free char *dir = slash == NULL  ? xstrdup (".")
                            : slash == cur ? xstrdup ("/")
-                                          : strndup (cur, (size_t) (slash - cur));
+                                          : xstrndup (cur, (size_t) (slash - cur));
   int fd;
 
-  if (dir == NULL)
-    ucb_oom ();
   fd = openat (p->dirfd >= 0 ? p->dirfd : AT_FDCWD, dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0)
     return fail (err, p, errno, "its directory `%s`", dir);

@@ -183,7 +183,11 @@ add_pair (struct ucb_plot_contrast *pc, size_t file, const json_t *x, bool cells
         }
       return;
     }
-  at = bsearch (&n, c->x, c->n_x, sizeof *c->x, cmp_ll);
+  /* Pass 1 took the same pairs, so the category and the line's values are there; never index
+   * past them should the passes ever disagree. */
+  at = c->n_x ? bsearch (&n, c->x, c->n_x, sizeof *c->x, cmp_ll) : NULL;
+  if (at == NULL || l->y == NULL)
+    return;
   i = (size_t) (at - c->x);
   l->y[i] = num (x, "ratio");
   l->lo[i] = num (x, "ci_low");

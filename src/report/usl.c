@@ -270,7 +270,7 @@ static double
 profile_rss (const struct ucb_usl_fit *f, enum mode mode, double w, double n)
 {
   struct prob pb = make_prob (f, mode, w, n);
-  double p[3];
+  double p[3] = { 0 }; /* pb.k of them free */
 
   unmap (&pb, f->theta, p);
   return minimise (&pb, p);

@@ -66,7 +66,7 @@ ucb_vcell_p4 (struct ucb_vctx *ctx, const struct ucb_rlops *ops, enum ucb_vlevel
   struct ucb_vtwo bound
       = level == UCB_VLEVEL_PARENT ? ucb_vtwo (CELL_N, CELL_N) : ucb_vsnap_bound (ops, CELL_N);
   struct ucb_rlagent a = UCB_RLAGENT_NONE, b = UCB_RLAGENT_NONE;
-  struct ucb_rlans big, f;
+  struct ucb_rlans big = { 0 }, f = { 0 }; /* read once every step succeeded; zeroed anyway */
   int r = raise_hard (ctx, ops, err);
 
   if (r != 0)

@@ -367,7 +367,7 @@ ucb_vcell_p3 (struct ucb_vctx *ctx, const struct ucb_rlops *ops, enum ucb_vlevel
   struct ucb_vtwo full = ucb_vroom (ops, ucb_vcell_bound (ops, level, CELL_N));
   struct ucb_probe obs = UCB_PROBE_NONE;
   struct ucb_rlagent a = UCB_RLAGENT_NONE, again = UCB_RLAGENT_NONE;
-  struct ucb_rlans held, f;
+  struct ucb_rlans held = { 0 }, f; /* held: read once every step succeeded; zeroed anyway */
   long sigq_held = -1, sigq_gone = -1;
 
   if (ucb_vcell_observer (ops, &obs, ctx->uid_base, err) < 0)

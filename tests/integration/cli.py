@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
-"""cli.py - bad input: one-line error naming the value, exit status 2; help and version; a
-kernel refusal explained with what to change (exit status 1).  "Exits at once" (no sweep) is
+"""cli.py - bad input: one-line error naming the value (escaped), exit status 2; an item given
+twice refused; no message repeating its context, over every option of run and verify; help and
+version; a kernel refusal explained with what to change (exit status 1).  "Exits at once" (no sweep) is
 timed: over its bound on a host measured busy (taplib.HostLoad) it skips."""
 import os
 import re
@@ -69,6 +70,19 @@ BAD = [
     # any work (issue 24): verify would otherwise run its case first.
     (["verify", "ULIM-01", "--output", "/nonexistent-dir/x.json"], "/nonexistent-dir"),
 ]
+# An item given twice in one list is refused, naming it (issue 25 item 10); quick options so
+# that a run that accepted it ends soon.
+QUICK = ["-c", "1", "-d", "0.2", "--interval", "0.1", "--warmup", "0", "--owner", "shared",
+         "--no-baseline", "--uid-base", "2100240000", "-q"]
+BAD += [
+    (["run", "--limit", "sigpending=10,sigpending=20"] + QUICK,
+     "duplicate --limit rlimit `sigpending`"),
+    (["run", "--limit", "NPROC=50,MEMLOCK=0,nproc=60"] + QUICK, "duplicate --limit rlimit `nproc`"),
+    (["run", "--isolate", "pid,pid"] + QUICK, "duplicate --isolate namespace `pid`"),
+    (["run", "--isolate", "user,ipc,user"] + QUICK, "duplicate --isolate namespace `user`"),
+    (["run", "--caps", "chown,kill,chown"] + QUICK, "duplicate capability `chown` in --caps"),
+    (["run", "--caps", "kill,CAP_KILL"] + QUICK, "duplicate capability `CAP_KILL` in --caps"),
+]
 for args, needle in BAD:
     load = HostLoad()
     t0 = time.monotonic()
@@ -81,6 +95,79 @@ for args, needle in BAD:
            f"`ucbench {' '.join(args)}` exits 2 with a one-line error naming `{needle}`",
            said and load.reason,
            f"rc={r.returncode} in {took:.1f} s stderr={r.stderr!r} stdout={r.stdout[:200]!r}")
+
+# A value quoted in an error is written escaped: control characters as \n, \t, \x1b and so
+# on, so that the message stays one line and cannot drive the terminal (issue 25 item 10):
+# option values, file names, arguments, and the strings of a document read.
+bad_doc_dir = scratch_dir("ucb-esc-")
+bad_doc = os.path.join(bad_doc_dir, "bad.json")
+with open(bad_doc, "w") as f:
+    f.write('{"schema": "ucbench-result/x\\n\\u001b[2J"}')
+ESCAPED = [
+    (["run", "--workload", "a\nb"], "`a\\nb`"),
+    (["run", "--limit", "sigpending\n=1"], "`sigpending\\n`"),
+    (["run", "--cgroup", "--cgroup-set", "a\x1b[31mb"], "a\\x1b[31mb"),
+    (["run", "--output", "/nonexistent-dir/a\nb.json"], "a\\nb.json"),
+    (["run", "--pin", "0,\x7f"], "`\\x7f`"),
+    (["run", "--workload", "a\u009bb"], "a\\xc2\\x9bb"),
+    (["run", "--frob\tx"], "`--frob\\tx`"),
+    (["nosuch\rcmd"], "nosuch\\rcmd"),
+    (["verify", "ULIM-01\n"], "ULIM-01\\n"),
+    (["export", "--to", "bmf", bad_doc], "ucbench-result/x\\n\\x1b[2J"),
+]
+for args, needle in ESCAPED:
+    r = run(args)
+    lines = r.stderr.splitlines()
+    raw = [c for c in r.stderr.replace("\n", "") if ord(c) < 32 or 127 <= ord(c) < 160]
+    t.ok(r.returncode in (1, 2) and lines and needle in lines[0] and not raw
+         and all(x.startswith(("ucbench: ", "Try ")) for x in lines),
+         f"`ucbench {' '.join(map(repr, args))}`: the value escaped, one line ({needle})",
+         f"rc={r.returncode} stderr={r.stderr!r}")
+os.unlink(bad_doc)
+os.rmdir(bad_doc_dir)
+
+
+def doubled(line):
+    """The context that starts the next part again: "--cgroup: --cgroup=X: ..."."""
+    parts = line.split(": ")
+    return next((a for a, b in zip(parts, parts[1:])
+                 if len(a) > 1 and (b == a or b.startswith((a + " ", a + "=")))), None)
+
+
+# Every option of `run --help` and `verify --help`, given values it refuses (and some it
+# takes): no message says its context twice ("--cgroup: --cgroup=x: ..."; issue 25 item 10).
+sweep_dir = scratch_dir("ucb-optsweep-")
+VALUES = ["", "bogus", "0", "-1", "99999999999999999999", "/nonexistent-ucb/x", "a\nb"]
+NEEDS = {"--cpuset": ["--cgroup"], "--pids-max": ["--cgroup"], "--cgroup-set": ["--cgroup"],
+         "--precision": ["--repeat", "auto"], "--max-time": ["--repeat", "auto", "--precision",
+                                                            "5"]}
+found, tried = [], 0
+for cmd, base in (("run", ["run", "-w", "getppid", "-c", "1", "-d", "0.2", "--interval", "0.1",
+                           "--warmup", "0", "--owner", "shared", "--no-baseline", "--uid-base",
+                           "2100250000", "-q", "-o", os.path.join(sweep_dir, "out.json")]),
+                  ("verify", ["verify", "--list"])):
+    for m in re.finditer(r"^  (?:-[a-zA-Z], )?(--[a-z][a-z-]*)(\[=[^\]]+\])?(?: (\S+))?",
+                         run([cmd, "--help"]).stdout, re.M):
+        opt, optional, metavar = m.groups()
+        if opt == "--help":
+            continue
+        if optional:
+            tries = [[f"{opt}={v}"] for v in VALUES]
+        elif metavar:
+            tries = [[opt, v] for v in VALUES]
+        else:
+            tries = [[f"{opt}=1"]]
+        for extra in tries:
+            tried += 1
+            r = run(base + NEEDS.get(opt, []) + extra, cwd=sweep_dir, timeout=120)
+            bad = [x for x in r.stderr.splitlines() if doubled(x)]
+            if bad:
+                found.append(f"{' '.join(map(repr, extra))}: {bad[0]}")
+t.ok(tried > 100 and not found, f"{tried} bad values of every `run` and `verify` option: no "
+     "message repeats its context", "\n".join(found))
+for f in os.listdir(sweep_dir):
+    os.unlink(os.path.join(sweep_dir, f))
+os.rmdir(sweep_dir)
 
 r = run([])
 t.ok(r.returncode == 2 and "Usage" in r.stderr, "no command: usage on stderr, exit 2")

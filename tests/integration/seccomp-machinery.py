@@ -5,9 +5,16 @@ named on one line; a rule that blocks exit_group is refused (exit 2, naming it);
 names are counted and named; a container that dies after loading the filter names the
 profile (SIGSYS); nothing waits for the ready timeout; `--seccomp docker` and
 examples/seccomp-deny-ns.json run as before, without a word.  "Nothing waits" is timed: over
-its bound on a host measured busy (taplib.HostLoad) it skips."""
+its bound on a host measured busy (taplib.HostLoad) it skips.
+A profile whose program is over the kernel's 4096 instructions (issue 25 item 9) is refused at
+once, exit 2, one line naming its size and the limit: before compiling when its rules alone
+need more (libseccomp took 17 s to compile 4500 argument rules over 8 calls, then again in
+every container, and every seccomp_load failed), else after the one compile; one just under
+the limit runs; the containers load the program compiled once (libseccomp compiled it again
+in each, seconds per container for a large one)."""
 import json
 import os
+import re
 import time
 
 from taplib import SRCDIR, HostLoad, Tap, require_root_userns, run, scratch_dir, uid_block
@@ -36,6 +43,55 @@ def ucb(seccomp, *extra, workload="getppid"):
              "--output", os.path.join(d, "out.json"), *extra], timeout=2 * READY_TIMEOUT)
     return r, time.monotonic() - t0, load.reason
 
+
+def arg_rules(name, n, calls, nargs=1):
+    """`n` rules of `nargs` argument comparisons each (distinct values), over `calls` in turn:
+    none the workload or the machinery makes."""
+    return profile(name, {"defaultAction": "SCMP_ACT_ALLOW", "syscalls": [
+        {"names": [calls[i % len(calls)]], "action": "SCMP_ACT_ERRNO",
+         "args": [{"index": k, "value": 1000 + i, "op": "SCMP_CMP_EQ"} for k in range(nargs)]}
+        for i in range(n)]})
+
+
+RARE = ["syslog", "acct", "sethostname", "setdomainname", "swapon", "swapoff", "quotactl",
+        "pivot_root", "chroot", "vhangup"]
+MAX_INSNS = re.compile(r"\b(\d+) BPF instructions\b.*\b4096\b")
+for name, n, calls, nargs, bound in (
+        # 4500 rules need 4500 comparisons at least: known before compiling
+        ("over-rules.json", 4500, RARE[:8], 1, 5),
+        # 2100 rules of two comparisons, about 6 instructions each: known once compiled
+        ("over-compiled.json", 2100, RARE[:1], 2, 30)):
+    path = arg_rules(name, n, calls, nargs)
+    r, took, busy = ucb(path)
+    lines = r.stderr.splitlines()
+    m = MAX_INSNS.search(lines[0]) if lines else None
+    said = (r.returncode == 2 and len(lines) == 2 and m is not None and int(m.group(1)) > 4096
+            and name in lines[0] and lines[1].startswith("Try "))
+    t.busy(said and took < bound,
+           f"{n} rules of {nargs} comparison(s) over {len(calls)} calls: over 4096 instructions, "
+           f"exit 2, one line naming the size and the limit ({took:.1f} s)", said and busy,
+           f"rc {r.returncode} in {took:.1f} s: {r.stderr}")
+
+under = arg_rules("under.json", 4000, RARE[:1])
+r, took, busy = ucb(under)
+with open(os.path.join(d, "out.json")) as f:
+    insns = json.load(f)["config"]["runtime"]["seccomp"]["bpf_insns"] if r.returncode == 0 else 0
+t.ok(r.returncode == 0 and 4000 < insns <= 4096 and r.stderr == "",
+     f"4000 argument rules on one call: {insns} instructions, runs", f"rc {r.returncode}: "
+     f"{r.stderr}")
+
+# Slow to compile (2500 rules over 10 calls: about 2 s here), quick to load once compiled.
+slow = arg_rules("slow.json", 2500, RARE)
+r, took, busy = ucb(slow, "--containers", "2", "--no-baseline", "--owner", "shared")
+loads = []
+if r.returncode == 0:
+    with open(os.path.join(d, "out.json")) as f:
+        loads = [c["seccomp_load_us"] / 1e3 for res in json.load(f)["results"]
+                 for c in res["per_container"]]
+fast = len(loads) == 2 and max(loads) < 500
+t.busy(fast, "a profile slow to compile loads in each container in under 0.5 s (compiled "
+       f"once: {', '.join(f'{x:.1f}' for x in loads)} ms)", r.returncode == 0 and busy,
+       f"rc {r.returncode}: {r.stderr}")
 
 deny_all = profile("deny-all.json", {"defaultAction": "SCMP_ACT_ERRNO", "syscalls": []})
 for mode in ([], ["--threads"], ["--depth", "0"]):

@@ -122,7 +122,7 @@ test_model (void)
   char flags[UCB_POINT_FLAGS_MAX];
   json_t *j = entry ("{\"before\":400,\"after\":100,\"change_pct\":-75,\"moved\":true}");
 
-  tap_check (j && ucb_doc_built (j, &d));
+  tap_require (j && ucb_doc_built (j, &d));
   tap_check (d.points[0].canary.known && d.points[0].canary.moved);
   tap_check_near (ucb_doc_canary_rate (&d.points[0].canary), 200, 1e-9); /* geometric mean */
   tap_check (ucb_point_flags (&d.points[0], flags, sizeof flags));
@@ -131,14 +131,14 @@ test_model (void)
   json_decref (j);
 
   j = entry ("{\"before\":null,\"after\":300,\"moved\":false}"); /* one edge: that one */
-  tap_check (j && ucb_doc_built (j, &d));
+  tap_require (j && ucb_doc_built (j, &d));
   tap_check_near (ucb_doc_canary_rate (&d.points[0].canary), 300, 1e-9);
   tap_check (!ucb_point_flags (&d.points[0], flags, sizeof flags));
   ucb_doc_free (&d);
   json_decref (j);
 
   j = entry (NULL); /* an older document: no canary, no flag, no rate */
-  tap_check (j && ucb_doc_built (j, &d));
+  tap_require (j && ucb_doc_built (j, &d));
   tap_check (!d.points[0].canary.known && !d.points[0].canary.moved);
   tap_check (isnan (ucb_doc_canary_rate (&d.points[0].canary)));
   ucb_doc_free (&d);

@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -81,8 +82,73 @@ test_wire_truncation (void)
   ucb_error_free (&err);
 }
 
+/* Control characters as C escapes, UTF-8 kept, C1 controls and invalid bytes as \xHH; twice
+ * is once; every message goes through it (issue 25 item 10). */
+static void
+test_escape (void)
+{
+  static const struct
+  {
+    const char *in, *out;
+  } cases[] = {
+    { "plain `x` \\n", "plain `x` \\n" },
+    { "a\nb\tc\rd", "a\\nb\\tc\\rd" },
+    { "\x1b[2J\x7f\x01", "\\x1b[2J\\x7f\\x01" },
+    { "caf\xc3\xa9 \xe6\x97\xa5 \xf0\x9f\x98\x80", "caf\xc3\xa9 \xe6\x97\xa5 \xf0\x9f\x98\x80" },
+    { "a\xc2\x9b"
+      "b",
+      "a\\xc2\\x9bb" },                                      /* U+009B, CSI */
+    { "\xe9t\xe6\x97", "\\xe9t\\xe6\\x97" },                 /* Latin-1, a cut sequence */
+    { "\xc0\xaf\xed\xa0\x80", "\\xc0\\xaf\\xed\\xa0\\x80" }, /* overlong, surrogate */
+  };
+  ucb_error_t err = NULL;
+
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+    {
+      char *once = ucb_escape_controls (cases[i].in), *twice = ucb_escape_controls (once);
+      tap_check_str (once, cases[i].out);
+      tap_check_str (twice, once);
+      free (once);
+      free (twice);
+    }
+  ucb_usage_error (&err, "unknown workload `%s`", "a\nb");
+  ucb_error_wrap (&err, "--x \x1b%s", "y");
+  tap_check_str (err->msg, "--x \\x1by: unknown workload `a\\nb`");
+  ucb_error_free (&err);
+}
+
+/* A context the message already starts with is not added again. */
+static void
+test_wrap_once (void)
+{
+  static const struct
+  {
+    const char *msg, *ctx, *out;
+  } cases[] = {
+    { "--cgroup=x: no such cgroup", "--cgroup", "--cgroup=x: no such cgroup" },
+    { "--cgroup needs write access", "--cgroup", "--cgroup needs write access" },
+    { "--cgroup: lock", "--cgroup", "--cgroup: lock" },
+    { "--cgroup", "--cgroup", "--cgroup" },
+    { "--cgroup-set a=1: no file", "--cgroup", "--cgroup: --cgroup-set a=1: no file" },
+    { "container 10 init: x", "container 1", "container 1: container 10 init: x" },
+    { "container 0 init: x", "container 0", "container 0 init: x" },
+    { "x", "", ": x" },
+  };
+
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+    {
+      ucb_error_t err = NULL;
+      ucb_make_error (&err, 0, "%s", cases[i].msg);
+      ucb_error_wrap (&err, "%s", cases[i].ctx);
+      tap_check_str (err->msg, cases[i].out);
+      ucb_error_free (&err);
+    }
+}
+
 static const struct tap_test tests[] = {
   { "make and wrap keep code and add context", test_make_and_wrap },
+  { "control characters escaped, every message one line", test_escape },
+  { "a context is said once", test_wrap_once },
   { "usage errors exit with status 2", test_usage_status },
   { "an error crosses fork over SOCK_SEQPACKET", test_cross_fork },
   { "wire messages are bounded and terminated", test_wire_truncation },

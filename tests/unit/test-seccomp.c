@@ -327,7 +327,7 @@ test_docker_loaded (void)
     return;
   if (!confined_loaded (&s, probe_docker, &p))
     return;
-  printf ("# docker opt 2: seccomp_load %.1f us\n", (double) p.load_ns / 1e3);
+  printf ("# docker opt 2: installed in %.1f us\n", (double) p.load_ns / 1e3);
   tap_check_int (p.seccomp, ==, 2);
   if (before >= 0)
     tap_check_int (p.filters, ==, before + 1);

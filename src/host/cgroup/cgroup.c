@@ -103,8 +103,12 @@ create_parent_group (struct ucb_cgroup *cg, struct ucb_cg_hier *h, ucb_error_t *
     {
       /* Concurrent runs take turns until the group exists: its own +controllers make a disable
        * above fail (EBUSY) while it does (share.c). */
-      if (h->nctrls && (turn = ucb_cg2_take_turn (cg, h, err)) < 0)
-        return -1;
+      if (h->nctrls)
+        {
+          turn = ucb_cg2_take_turn (cg, h, err);
+          if (turn < 0)
+            return -1;
+        }
       if (ucb_cg2_enable (cg, h, err) < 0)
         return -1;
       if (h->nctrls)

@@ -28,7 +28,6 @@ ucb_cg2_turn_wait (const char *dir, long ms)
 {
   cleanup_close int fd = open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   uint64_t t0 = ucb_now_ns ();
-  int r;
 
   if (fd < 0)
     return -1;
@@ -44,9 +43,7 @@ ucb_cg2_turn_wait (const char *dir, long ms)
         }
       ucb_cg_sleep_ms (5);
     }
-  r = fd;
-  fd = -1;
-  return r;
+  return steal_fd (&fd);
 }
 
 int
