@@ -76,6 +76,14 @@ ucb_json_real (double v)
   return ucb_json_checked (isfinite (v) ? json_real (v) : json_null ());
 }
 
+double
+ucb_json_num (const json_t *o, const char *key)
+{
+  json_t *v = json_object_get (o, key);
+
+  return json_is_number (v) ? json_number_value (v) : NAN;
+}
+
 int
 ucb_json_write (const json_t *doc, FILE *f, ucb_error_t *err)
 {

@@ -26,6 +26,8 @@ json_t *ucb_json_str (const char *s);
 json_t *ucb_json_int_array (const int *v, size_t n);
 /* A real, or null for NaN/inf (JSON has no NaN). */
 json_t *ucb_json_real (double v);
+/* The number o[key], NaN when absent, null or not a number (what ucb_json_real wrote back). */
+double ucb_json_num (const json_t *o, const char *key);
 
 /* Write `doc` with the house format (2-space indent, sorted keys, 10 significant digits) and a
  * newline, and flush. */

@@ -3,8 +3,11 @@
 #include "config.h"
 
 #include <math.h>
+#include <string.h>
 
+#include "core/json-util.h"
 #include "core/stats.h"
+#include "core/util.h"
 #include "report/compare-stats.h"
 
 /* P(T_df <= x / se), with se == 0 read as the limit (a side without spread). */
@@ -134,4 +137,37 @@ ucb_cmp_needed (const struct ucb_cmp_est *e, double thr, double alpha_point)
     if (ucb_t_quantile (1 - alpha_point / 2, 2.0 * (double) n - 2) * sqrt (v / (double) n) < dist)
       return n;
   return 0;
+}
+
+json_t *
+ucb_cmp_side_json (double med_ops, double med_cpu, double cv, size_t used, size_t left,
+                   const char *flags)
+{
+  json_t *o = ucb_json_obj (), *a = ucb_json_arr ();
+  cleanup_free char *buf = xstrdup (flags);
+  char *save = NULL;
+
+  for (char *f = strtok_r (buf, ",", &save); f; f = strtok_r (NULL, ",", &save))
+    ucb_json_push (a, ucb_json_str (f));
+  ucb_json_set (o, "median_ops_per_s", ucb_json_real (med_ops));
+  ucb_json_set (o, "median_cpu_ns_per_op", ucb_json_real (med_cpu));
+  ucb_json_set (o, "cv_pct", ucb_json_real (100 * cv));
+  ucb_json_set (o, "repeats_used", ucb_json_int ((long long) used));
+  ucb_json_set (o, "repeats_left_out", ucb_json_int ((long long) left));
+  ucb_json_set (o, "flags", a);
+  return o;
+}
+
+json_t *
+ucb_cmp_ratio_json (const struct ucb_cmp_est *e)
+{
+  json_t *o;
+
+  if (!isfinite (e->ratio))
+    return NULL;
+  o = ucb_json_obj ();
+  ucb_json_set (o, "ratio", ucb_json_real (e->ratio));
+  ucb_json_set (o, "ci_low", ucb_json_real (e->lo));
+  ucb_json_set (o, "ci_high", ucb_json_real (e->hi));
+  return o;
 }

@@ -6,6 +6,7 @@
 #ifndef UCB_COMPARE_STATS_H
 #define UCB_COMPARE_STATS_H
 
+#include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -60,5 +61,12 @@ enum ucb_cmp_verdict ucb_cmp_verdict (const struct ucb_cmp_est *ops, double adj_
  * shrink it: the units are then documents of as many repeats as now, each of variance
  * drift^2 + s^2 / n. */
 size_t ucb_cmp_needed (const struct ucb_cmp_est *e, double thr, double alpha_point);
+
+/* The JSON both `compare` and the owner contrast write: a side's medians, spread, repeats used
+ * and left out, and its flags (a comma-separated list, as an array); an estimate's ratio and
+ * interval ({ratio, ci_low, ci_high}), NULL without a ratio. */
+json_t *ucb_cmp_side_json (double med_ops, double med_cpu, double cv, size_t used, size_t left,
+                           const char *flags);
+json_t *ucb_cmp_ratio_json (const struct ucb_cmp_est *e);
 
 #endif

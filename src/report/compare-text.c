@@ -23,16 +23,8 @@ print_docs (const char *what, const struct ucb_doc *docs, size_t n)
             docs[k].host.cpu_model ?: "?");
 }
 
-static double
-num (json_t *o, const char *k)
-{
-  json_t *v = json_object_get (o, k);
-  return json_is_number (v) ? json_number_value (v) : NAN;
-}
-
-/* "used/left out" runs of one side: "3", or "2-1c" when one contended repeat was left out. */
-static void
-runs_of (json_t *s, char *buf, size_t n)
+void
+ucb_cmp_runs_cell (const json_t *s, char *buf, size_t n)
 {
   long long u = json_integer_value (json_object_get (s, "repeats_used"));
   long long l = json_integer_value (json_object_get (s, "repeats_left_out"));
@@ -42,12 +34,11 @@ runs_of (json_t *s, char *buf, size_t n)
     snprintf (buf, n, "%lld", u);
 }
 
-/* A ratio cell: "r [lo, hi]", or "r" without an interval, "-" without a ratio; " c" when it
- * comes from contended repeats. */
-static void
-ratio_cell (json_t *o, bool contended, char *buf, size_t n)
+void
+ucb_cmp_ratio_cell (const json_t *o, bool contended, char *buf, size_t n)
 {
-  double r = num (o, "ratio"), lo = num (o, "ci_low"), hi = num (o, "ci_high");
+  double r = ucb_json_num (o, "ratio"), lo = ucb_json_num (o, "ci_low"),
+         hi = ucb_json_num (o, "ci_high");
   const char *c = contended ? " c" : "";
 
   if (!isfinite (r))
@@ -62,7 +53,7 @@ ratio_cell (json_t *o, bool contended, char *buf, size_t n)
 static void
 rate_cell (json_t *o, const char *k, char *buf, size_t n)
 {
-  double v = num (o, k);
+  double v = ucb_json_num (o, k);
   if (isfinite (v))
     snprintf (buf, n, "%.0f", v);
   else
@@ -110,17 +101,17 @@ print_row (json_t *x)
   char ci[40], cpu[40], mb[24], mh[24], rb[24], rh[24], runs[56], p[16] = "-", v[64];
   char fl[4 * UCB_POINT_FLAGS_MAX + 32];
 
-  ratio_cell (x, c, ci, sizeof ci);
-  ratio_cell (json_object_get (x, "cpu_ns_per_op"), c, cpu, sizeof cpu);
+  ucb_cmp_ratio_cell (x, c, ci, sizeof ci);
+  ucb_cmp_ratio_cell (json_object_get (x, "cpu_ns_per_op"), c, cpu, sizeof cpu);
   rate_cell (b, "median_ops_per_s", mb, sizeof mb);
   rate_cell (h, "median_ops_per_s", mh, sizeof mh);
   flags_cell (b, h, fl, sizeof fl);
-  runs_of (b, rb, sizeof rb);
-  runs_of (h, rh, sizeof rh);
+  ucb_cmp_runs_cell (b, rb, sizeof rb);
+  ucb_cmp_runs_cell (h, rh, sizeof rh);
   snprintf (runs, sizeof runs, "%s/%s%s", rb, rh,
             strcmp (json_string_value (json_object_get (x, "unit")), "document") == 0 ? "d" : "");
-  if (isfinite (num (x, "p_beyond_adj")))
-    snprintf (p, sizeof p, "%.3f", num (x, "p_beyond_adj"));
+  if (isfinite (ucb_json_num (x, "p_beyond_adj")))
+    snprintf (p, sizeof p, "%.3f", ucb_json_num (x, "p_beyond_adj"));
   if (json_is_integer (json_object_get (x, "needed")))
     snprintf (v, sizeof v, "inconclusive (~%lld %s a side)",
               json_integer_value (json_object_get (x, "needed")),
@@ -174,7 +165,7 @@ ucb_compare_print_text (json_t *out, const struct ucb_doc *base, size_t n_base,
   printf ("# method: ratio head/base of per-container ops/s, 95%% Welch t interval on the log "
           "of per-run values;\n#   regression/improvement when the interval lies beyond "
           "1 -/+ %.1f%% with Holm-adjusted p < %.2f over the table (docs/statistics.md)\n",
-          num (json_object_get (out, "method"), "threshold_pct"), UCB_COMPARE_ALPHA);
+          ucb_json_num (json_object_get (out, "method"), "threshold_pct"), UCB_COMPARE_ALPHA);
   printf ("# runs b/h: repeats used a side (-Nc: N contended left out; d: the document is the "
           "unit); p adj: Holm-adjusted p of the change beyond the threshold; -: none\n");
   print_marks (json_object_get (out, "points"));

@@ -3,6 +3,7 @@
 #ifndef UCB_COMPARE_TEXT_H
 #define UCB_COMPARE_TEXT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include <jansson.h>
@@ -13,5 +14,10 @@
  * stdout as the text table, the documents of each side named first. */
 void ucb_compare_print_text (json_t *out, const struct ucb_doc *base, size_t n_base,
                              const struct ucb_doc *head, size_t n_head);
+/* The cells compare's table and the owner contrast share: a ratio object ({ratio, ci_low,
+ * ci_high}) as "r [lo, hi]", "r" without an interval, "-" without a ratio, " c" appended when it
+ * comes from contended repeats; a side's repeats as "3", or "2-1c" with one contended left out. */
+void ucb_cmp_ratio_cell (const json_t *o, bool contended, char *buf, size_t n);
+void ucb_cmp_runs_cell (const json_t *side, char *buf, size_t n);
 
 #endif

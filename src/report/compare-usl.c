@@ -102,13 +102,6 @@ ucb_compare_usl (const struct ucb_doc *base, size_t n_base, const struct ucb_doc
 
 /* ---- text ----------------------------------------------------------------------------------- */
 
-static double
-num (json_t *o, const char *k)
-{
-  json_t *v = json_object_get (o, k);
-  return json_is_number (v) ? json_number_value (v) : NAN;
-}
-
 /* "0.027 [0, 0.0528]"; an end the data leave open is "unbounded". */
 static void
 iv_text (json_t *iv, char *buf, size_t n)
@@ -117,8 +110,8 @@ iv_text (json_t *iv, char *buf, size_t n)
   const char *k[] = { "estimate", "ci_low", "ci_high" };
 
   for (size_t i = 0; i < 3; i++)
-    if (isfinite (num (iv, k[i])))
-      snprintf (e[i], sizeof e[i], "%.3g", num (iv, k[i]));
+    if (isfinite (ucb_json_num (iv, k[i])))
+      snprintf (e[i], sizeof e[i], "%.3g", ucb_json_num (iv, k[i]));
     else
       snprintf (e[i], sizeof e[i], "unbounded");
   snprintf (buf, n, "%s [%s, %s]", e[0], e[1], e[2]);

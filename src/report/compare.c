@@ -248,46 +248,6 @@ point_key (const struct ucb_doc_point *p)
                     p->tasks, p->mode);
 }
 
-/* The comma-separated list `flags` as an array of strings. */
-static json_t *
-flags_json (const char *flags)
-{
-  json_t *a = ucb_json_arr ();
-  cleanup_free char *buf = xstrdup (flags);
-  char *save = NULL;
-
-  for (char *f = strtok_r (buf, ",", &save); f; f = strtok_r (NULL, ",", &save))
-    ucb_json_push (a, ucb_json_str (f));
-  return a;
-}
-
-static json_t *
-side_json (double med, double cpu, double cv, size_t used, size_t left, const char *flags)
-{
-  json_t *o = ucb_json_obj ();
-  ucb_json_set (o, "median_ops_per_s", ucb_json_real (med));
-  ucb_json_set (o, "median_cpu_ns_per_op", ucb_json_real (cpu));
-  ucb_json_set (o, "cv_pct", ucb_json_real (100 * cv));
-  ucb_json_set (o, "repeats_used", ucb_json_int ((long long) used));
-  ucb_json_set (o, "repeats_left_out", ucb_json_int ((long long) left));
-  ucb_json_set (o, "flags", flags_json (flags));
-  return o;
-}
-
-/* The CPU ns/op ratio, its interval null with fewer than 2 units a side; null without one. */
-static json_t *
-cpu_json (const struct ucb_cmp_est *e)
-{
-  json_t *o;
-  if (!isfinite (e->ratio))
-    return NULL;
-  o = ucb_json_obj ();
-  ucb_json_set (o, "ratio", ucb_json_real (e->ratio));
-  ucb_json_set (o, "ci_low", ucb_json_real (e->lo));
-  ucb_json_set (o, "ci_high", ucb_json_real (e->hi));
-  return o;
-}
-
 /* One points[] entry: row `w` with its adjusted p-values, its verdict and what would settle it. */
 static json_t *
 row_json (const struct row *w, double adj_b, double adj_i, enum ucb_cmp_verdict v, size_t needed)
@@ -302,9 +262,9 @@ row_json (const struct row *w, double adj_b, double adj_i, enum ucb_cmp_verdict 
   ucb_json_set (o, "tasks", ucb_json_int (r->tasks));
   ucb_json_set (o, "mode", ucb_json_str (r->mode));
   ucb_json_set (o, "base",
-                side_json (w->med_b, w->cpu_b, w->cv_b, w->used_b, w->left_b, w->flags_b));
+                ucb_cmp_side_json (w->med_b, w->cpu_b, w->cv_b, w->used_b, w->left_b, w->flags_b));
   ucb_json_set (o, "head",
-                side_json (w->med_h, w->cpu_h, w->cv_h, w->used_h, w->left_h, w->flags_h));
+                ucb_cmp_side_json (w->med_h, w->cpu_h, w->cv_h, w->used_h, w->left_h, w->flags_h));
   ucb_json_set (o, "unit", ucb_json_str (w->invocation ? "document" : "repeat"));
   ucb_json_set (o, "n_base", ucb_json_int ((long long) w->ops.nb));
   ucb_json_set (o, "n_head", ucb_json_int ((long long) w->ops.nh));
@@ -318,7 +278,7 @@ row_json (const struct row *w, double adj_b, double adj_i, enum ucb_cmp_verdict 
   ucb_json_set (o, "p_beyond_adj", ucb_json_real (adj_b));
   ucb_json_set (o, "p_inside", ucb_json_real (w->ops.p_inside));
   ucb_json_set (o, "p_inside_adj", ucb_json_real (adj_i));
-  ucb_json_set (o, "cpu_ns_per_op", cpu_json (&w->cpu));
+  ucb_json_set (o, "cpu_ns_per_op", ucb_cmp_ratio_json (&w->cpu));
   ucb_json_set (o, "verdict", ucb_json_str (ucb_cmp_verdict_name (v)));
   ucb_json_set (o, "needed", needed ? ucb_json_int ((long long) needed) : NULL);
   ucb_json_set (o, "needed_unit",

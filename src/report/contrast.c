@@ -11,6 +11,7 @@
 #include "core/json-util.h"
 #include "core/stats.h"
 #include "core/util.h"
+#include "report/compare-text.h"
 #include "report/contrast.h"
 #include "report/flags.h"
 
@@ -194,45 +195,13 @@ make_row (const struct ucb_doc *d, const struct ucb_doc_point *pt, const struct 
 }
 
 static json_t *
-flags_json (const struct ucb_flags *f)
-{
-  json_t *a = ucb_json_arr ();
-  cleanup_free char *buf = xstrdup (f->list);
-  char *save = NULL;
-
-  for (char *s = strtok_r (buf, ",", &save); s; s = strtok_r (NULL, ",", &save))
-    ucb_json_push (a, ucb_json_str (s));
-  return a;
-}
-
-static json_t *
 side_json (const struct gathered *g, size_t used, size_t left)
 {
-  json_t *o = ucb_json_obj ();
   struct ucb_stats st;
 
   ucb_stats_compute (g->raw_ops, g->n_ops, &st);
-  ucb_json_set (o, "median_ops_per_s", ucb_json_real (st.median));
-  ucb_json_set (o, "cv_pct", ucb_json_real (100 * st.cv));
-  ucb_json_set (o, "median_cpu_ns_per_op", ucb_json_real (ucb_median (g->raw_cpu, g->n_cpu)));
-  ucb_json_set (o, "repeats_used", ucb_json_int ((long long) used));
-  ucb_json_set (o, "repeats_left_out", ucb_json_int ((long long) left));
-  ucb_json_set (o, "flags", flags_json (&g->flags));
-  return o;
-}
-
-static json_t *
-cpu_json (const struct ucb_cmp_est *e)
-{
-  json_t *o;
-
-  if (!isfinite (e->ratio))
-    return NULL;
-  o = ucb_json_obj ();
-  ucb_json_set (o, "ratio", ucb_json_real (e->ratio));
-  ucb_json_set (o, "ci_low", ucb_json_real (e->lo));
-  ucb_json_set (o, "ci_high", ucb_json_real (e->hi));
-  return o;
+  return ucb_cmp_side_json (st.median, ucb_median (g->raw_cpu, g->n_cpu), st.cv, used, left,
+                            g->flags.list);
 }
 
 static json_t *
@@ -261,7 +230,7 @@ row_json (const struct row *w, double adj_b, double adj_i, enum ucb_cmp_verdict 
   ucb_json_set (o, "p_beyond_adj", ucb_json_real (adj_b));
   ucb_json_set (o, "p_inside", ucb_json_real (e->p_inside));
   ucb_json_set (o, "p_inside_adj", ucb_json_real (adj_i));
-  ucb_json_set (o, "cpu_ns_per_op", cpu_json (&w->est.cpu));
+  ucb_json_set (o, "cpu_ns_per_op", ucb_cmp_ratio_json (&w->est.cpu));
   ucb_json_set (o, "verdict", ucb_json_str (ucb_contrast_verdict_name (v)));
   ucb_json_set (o, "needed", needed ? ucb_json_int ((long long) needed) : NULL);
   return o;
@@ -346,43 +315,8 @@ ucb_report_owner_contrast (json_t *results)
 
 /* ---- the text ------------------------------------------------------------------------------- */
 
-static double
-num (const json_t *o, const char *k)
-{
-  json_t *v = json_object_get (o, k);
-  return json_is_number (v) ? json_number_value (v) : NAN;
-}
-
-/* "r [lo, hi]", "r" without an interval, "-" without a ratio; " c" when of contended repeats. */
-static void
-ratio_cell (const json_t *o, bool c, char *buf, size_t n)
-{
-  double r = num (o, "ratio"), lo = num (o, "ci_low"), hi = num (o, "ci_high");
-
-  if (!isfinite (r))
-    snprintf (buf, n, "-");
-  else if (isfinite (lo) && isfinite (hi))
-    snprintf (buf, n, "%.3f [%.3f, %.3f]%s", r, lo, hi, c ? " c" : "");
-  else
-    snprintf (buf, n, "%.3f%s", r, c ? " c" : "");
-}
-
-/* Repeats used by a side: "5", or "4-1c" with one contended left out. */
-static void
-runs_cell (const json_t *s, char *buf, size_t n)
-{
-  long long u = json_integer_value (json_object_get (s, "repeats_used"));
-  long long l = json_integer_value (json_object_get (s, "repeats_left_out"));
-
-  if (l)
-    snprintf (buf, n, "%lld-%lldc", u, l);
-  else
-    snprintf (buf, n, "%lld", u);
-}
-
-/* " [shared: contended; distinct: starved]", "" when neither side has a flag. */
-static void
-flags_cell (const json_t *x, char *buf, size_t n)
+void
+ucb_contrast_flags (const json_t *x, const char *sep, char *buf, size_t n)
 {
   static const char *const sides[] = { SHARED, DISTINCT };
   size_t at = 0;
@@ -395,12 +329,10 @@ flags_cell (const json_t *x, char *buf, size_t n)
 
       if (!json_array_size (arr))
         continue;
-      at += (size_t) snprintf (buf + at, at < n ? n - at : 0, "%s%s: ", at ? "; " : " [", sides[k]);
+      at += (size_t) snprintf (buf + at, at < n ? n - at : 0, "%s%s: ", at ? "; " : "", sides[k]);
       json_array_foreach (arr, i, f) at += (size_t) snprintf (buf + at, at < n ? n - at : 0, "%s%s",
-                                                              i ? ", " : "", json_string_value (f));
+                                                              i ? sep : "", json_string_value (f));
     }
-  if (at)
-    snprintf (buf + at, at < n ? n - at : 0, "]");
 }
 
 static void
@@ -409,23 +341,26 @@ print_row (FILE *f, const json_t *x)
   const json_t *s = json_object_get (x, SHARED), *d = json_object_get (x, DISTINCT);
   bool c = json_is_true (json_object_get (x, "ratio_from_contended"));
   char ci[48], cpu[48], ms[24] = "-", md[24] = "-", rs[24], rd[24], runs[56], v[64];
-  char fl[4 * UCB_POINT_FLAGS_MAX + 40];
+  char sides[4 * UCB_POINT_FLAGS_MAX + 40], fl[sizeof sides + 3];
 
-  ratio_cell (x, c, ci, sizeof ci);
-  ratio_cell (json_object_get (x, "cpu_ns_per_op"), c, cpu, sizeof cpu);
-  if (isfinite (num (s, "median_ops_per_s")))
-    snprintf (ms, sizeof ms, "%.0f", num (s, "median_ops_per_s"));
-  if (isfinite (num (d, "median_ops_per_s")))
-    snprintf (md, sizeof md, "%.0f", num (d, "median_ops_per_s"));
-  runs_cell (s, rs, sizeof rs);
-  runs_cell (d, rd, sizeof rd);
+  ucb_cmp_ratio_cell (x, c, ci, sizeof ci);
+  ucb_cmp_ratio_cell (json_object_get (x, "cpu_ns_per_op"), c, cpu, sizeof cpu);
+  if (isfinite (ucb_json_num (s, "median_ops_per_s")))
+    snprintf (ms, sizeof ms, "%.0f", ucb_json_num (s, "median_ops_per_s"));
+  if (isfinite (ucb_json_num (d, "median_ops_per_s")))
+    snprintf (md, sizeof md, "%.0f", ucb_json_num (d, "median_ops_per_s"));
+  ucb_cmp_runs_cell (s, rs, sizeof rs);
+  ucb_cmp_runs_cell (d, rd, sizeof rd);
   snprintf (runs, sizeof runs, "%s/%s", rs, rd);
   if (json_is_integer (json_object_get (x, "needed")))
     snprintf (v, sizeof v, "inconclusive (~%lld repeats a side)",
               json_integer_value (json_object_get (x, "needed")));
   else
     snprintf (v, sizeof v, "%s", json_string_value (json_object_get (x, "verdict")));
-  flags_cell (x, fl, sizeof fl);
+  ucb_contrast_flags (x, ", ", sides, sizeof sides);
+  fl[0] = '\0';
+  if (sides[0])
+    snprintf (fl, sizeof fl, " [%s]", sides);
   fprintf (f, "%-9s %5lld %5lld %-7s %5lld %12s %14s  %-22s %-22s %-9s %s%s\n",
            json_string_value (json_object_get (x, "workload")),
            json_integer_value (json_object_get (x, "depth")),

@@ -61,6 +61,9 @@ const char *ucb_contrast_verdict_name (enum ucb_cmp_verdict v);
 /* The document's owner_contrast[] (docs/json.md): one entry per pair, in the order of their
  * first repeat; NULL when `d` has no point measured with both owners. */
 json_t *ucb_contrast_json (const struct ucb_doc *d);
+/* The flags of an owner_contrast entry's sides, "shared: contended; distinct: starved" (items
+ * of a side joined by `sep`), "" when neither side's repeats are flagged. */
+void ucb_contrast_flags (const json_t *x, const char *sep, char *buf, size_t n);
 /* The same for the results[] array `run` has just built (NULL as well when it has no pair):
  * the call that puts `owner_contrast` into a run's document. */
 json_t *ucb_report_owner_contrast (json_t *results);

@@ -24,35 +24,6 @@ pair_name (const json_t *x)
                     json_integer_value (json_object_get (x, "containers")));
 }
 
-static double
-num (const json_t *o, const char *k)
-{
-  json_t *v = json_object_get (o, k);
-  return json_is_number (v) ? json_number_value (v) : NAN;
-}
-
-/* "shared: contended; distinct: starved", "" when neither side's repeats are flagged. */
-static void
-pair_flags (const json_t *x, char *buf, size_t len)
-{
-  static const char *const sides[] = { "shared", "distinct" };
-  size_t at = 0;
-
-  buf[0] = '\0';
-  for (size_t k = 0; k < 2; k++)
-    {
-      json_t *arr = json_object_get (json_object_get (x, sides[k]), "flags"), *f;
-      size_t i;
-
-      if (!json_array_size (arr))
-        continue;
-      at += (size_t) snprintf (buf + at, at < len ? len - at : 0, "%s%s: ", at ? "; " : "",
-                               sides[k]);
-      json_array_foreach (arr, i, f) at += (size_t) snprintf (
-          buf + at, at < len ? len - at : 0, "%s%s", i ? "," : "", json_string_value (f));
-    }
-}
-
 void
 ucb_export_contrast_gab (const struct ucb_doc *d, json_t *arr)
 {
@@ -67,16 +38,16 @@ ucb_export_contrast_gab (const struct ucb_doc *d, json_t *arr)
     cleanup_free char *name = NULL, *extra = NULL;
     json_t *o;
 
-    if (!isfinite (num (x, "ratio")))
+    if (!isfinite (ucb_json_num (x, "ratio")))
       continue;
     name = pair_name (x);
-    pair_flags (x, flags, sizeof flags);
+    ucb_contrast_flags (x, ",", flags, sizeof flags);
     extra = xasprintf ("verdict: %s\nrepeats: %lld shared, %lld distinct\n"
                        "median ops/s: shared %.1f, distinct %.1f%s%s%s",
                        json_string_value (json_object_get (x, "verdict")),
                        json_integer_value (json_object_get (x, "n_shared")),
                        json_integer_value (json_object_get (x, "n_distinct")),
-                       num (s, "median_ops_per_s"), num (t, "median_ops_per_s"),
+                       ucb_json_num (s, "median_ops_per_s"), ucb_json_num (t, "median_ops_per_s"),
                        json_is_true (json_object_get (x, "ratio_from_contended"))
                            ? "\nratio of every repeat, contended ones too: decides nothing"
                            : "",
@@ -84,11 +55,12 @@ ucb_export_contrast_gab (const struct ucb_doc *d, json_t *arr)
     o = ucb_json_obj ();
     ucb_json_set (o, "name", ucb_json_str (name));
     ucb_json_set (o, "unit", ucb_json_str ("shared/distinct"));
-    ucb_json_set (o, "value", ucb_json_real (num (x, "ratio")));
-    if (isfinite (num (x, "ci_low")) && isfinite (num (x, "ci_high")))
-      ucb_json_set (o, "range",
-                    ucb_json_checked (json_sprintf ("95%% CI %.4f .. %.4f", num (x, "ci_low"),
-                                                    num (x, "ci_high"))));
+    ucb_json_set (o, "value", ucb_json_real (ucb_json_num (x, "ratio")));
+    if (isfinite (ucb_json_num (x, "ci_low")) && isfinite (ucb_json_num (x, "ci_high")))
+      ucb_json_set (
+          o, "range",
+          ucb_json_checked (json_sprintf ("95%% CI %.4f .. %.4f", ucb_json_num (x, "ci_low"),
+                                          ucb_json_num (x, "ci_high"))));
     ucb_json_set (o, "extra", ucb_json_str (extra));
     ucb_json_push (arr, o);
   }
@@ -107,10 +79,10 @@ ucb_export_contrast_bmf (const struct ucb_doc *d, json_t *out)
     cleanup_free char *name = NULL;
     json_t *m, *b;
 
-    if (!isfinite (num (x, "ratio")))
+    if (!isfinite (ucb_json_num (x, "ratio")))
       continue;
     name = pair_name (x);
-    pair_flags (x, flags, sizeof flags);
+    ucb_contrast_flags (x, ",", flags, sizeof flags);
     /* as a flagged point's: the same benchmark, its alerts off (export.c, BMF_IGNORE) */
     if (*flags || json_is_true (json_object_get (x, "ratio_from_contended")))
       {
@@ -119,11 +91,11 @@ ucb_export_contrast_bmf (const struct ucb_doc *d, json_t *out)
         name = ignored;
       }
     m = ucb_json_obj ();
-    ucb_json_set (m, "value", ucb_json_real (num (x, "ratio")));
-    if (isfinite (num (x, "ci_low")) && isfinite (num (x, "ci_high")))
+    ucb_json_set (m, "value", ucb_json_real (ucb_json_num (x, "ratio")));
+    if (isfinite (ucb_json_num (x, "ci_low")) && isfinite (ucb_json_num (x, "ci_high")))
       {
-        ucb_json_set (m, "lower_value", ucb_json_real (num (x, "ci_low")));
-        ucb_json_set (m, "upper_value", ucb_json_real (num (x, "ci_high")));
+        ucb_json_set (m, "lower_value", ucb_json_real (ucb_json_num (x, "ci_low")));
+        ucb_json_set (m, "upper_value", ucb_json_real (ucb_json_num (x, "ci_high")));
       }
     b = ucb_json_obj ();
     ucb_json_set (b, "owner_ratio", m);

@@ -65,13 +65,6 @@ ucb_plot_contrast_add (struct ucb_plot_contrast *pc, const struct ucb_doc *d, co
   pc->built = false;
 }
 
-static double
-num (const json_t *o, const char *k)
-{
-  json_t *v = json_object_get (o, k);
-  return json_is_number (v) ? json_number_value (v) : NAN;
-}
-
 static long long
 integer (const json_t *o, const char *k)
 {
@@ -189,9 +182,9 @@ add_pair (struct ucb_plot_contrast *pc, size_t file, const json_t *x, bool cells
   if (at == NULL || l->y == NULL)
     return;
   i = (size_t) (at - c->x);
-  l->y[i] = num (x, "ratio");
-  l->lo[i] = num (x, "ci_low");
-  l->hi[i] = num (x, "ci_high");
+  l->y[i] = ucb_json_num (x, "ratio");
+  l->lo[i] = ucb_json_num (x, "ci_low");
+  l->hi[i] = ucb_json_num (x, "ci_high");
   l->flags[i] = flags_of (x);
 }
 
@@ -258,7 +251,7 @@ build (struct ucb_plot_contrast *pc)
     return;
   pc->built = true;
   for (size_t f = 0; f < pc->n_files; f++)
-    json_array_foreach (pc->pairs[f], i, x) if (isfinite (num (x, "ratio")))
+    json_array_foreach (pc->pairs[f], i, x) if (isfinite (ucb_json_num (x, "ratio")))
         add_pair (pc, f, x, false);
   for (size_t k = 0; k < pc->n_charts; k++)
     {
@@ -276,7 +269,7 @@ build (struct ucb_plot_contrast *pc)
         }
     }
   for (size_t f = 0; f < pc->n_files; f++)
-    json_array_foreach (pc->pairs[f], i, x) if (isfinite (num (x, "ratio")))
+    json_array_foreach (pc->pairs[f], i, x) if (isfinite (ucb_json_num (x, "ratio")))
         add_pair (pc, f, x, true);
   for (size_t k = 0; k < pc->n_charts; k++)
     finish_chart (pc, &pc->charts[k]);
@@ -311,14 +304,14 @@ html_row (FILE *f, const struct ucb_plot_contrast *pc, size_t file, const json_t
   cleanup_free char *flags = flags_of (x);
   char a[32] = "-", b[32] = "-", r[32] = "-", ci[64] = "-";
 
-  if (isfinite (num (s, "median_ops_per_s")))
-    snprintf (a, sizeof a, "%.0f", num (s, "median_ops_per_s"));
-  if (isfinite (num (d, "median_ops_per_s")))
-    snprintf (b, sizeof b, "%.0f", num (d, "median_ops_per_s"));
-  if (isfinite (num (x, "ratio")))
-    snprintf (r, sizeof r, "%.3f", num (x, "ratio"));
-  if (isfinite (num (x, "ci_low")) && isfinite (num (x, "ci_high")))
-    snprintf (ci, sizeof ci, "%.3f-%.3f", num (x, "ci_low"), num (x, "ci_high"));
+  if (isfinite (ucb_json_num (s, "median_ops_per_s")))
+    snprintf (a, sizeof a, "%.0f", ucb_json_num (s, "median_ops_per_s"));
+  if (isfinite (ucb_json_num (d, "median_ops_per_s")))
+    snprintf (b, sizeof b, "%.0f", ucb_json_num (d, "median_ops_per_s"));
+  if (isfinite (ucb_json_num (x, "ratio")))
+    snprintf (r, sizeof r, "%.3f", ucb_json_num (x, "ratio"));
+  if (isfinite (ucb_json_num (x, "ci_low")) && isfinite (ucb_json_num (x, "ci_high")))
+    snprintf (ci, sizeof ci, "%.3f-%.3f", ucb_json_num (x, "ci_low"), ucb_json_num (x, "ci_high"));
   fputs (flags ? "<tr class=\"flagged\"><td>" : "<tr><td>", f);
   ucb_xml_puts (f, str (x, "workload"));
   if (pc->files[file])

@@ -98,13 +98,6 @@ model_json (const struct ucb_doc *d, const struct ucb_usl_model *m, const struct
 
 /* ---- the table ------------------------------------------------------------------------------ */
 
-static double
-num (json_t *o, const char *k)
-{
-  json_t *v = json_object_get (o, k);
-  return json_is_number (v) ? json_number_value (v) : NAN;
-}
-
 /* How a number is shown: ops/s, a parameter, a scale. */
 enum shown
 {
@@ -132,9 +125,9 @@ interval_cell (json_t *iv, enum shown how, char *buf, size_t n)
 {
   char e[32], lo[32], hi[32];
 
-  show (e, sizeof e, num (iv, "estimate"), how);
-  show (lo, sizeof lo, num (iv, "ci_low"), how);
-  show (hi, sizeof hi, num (iv, "ci_high"), how);
+  show (e, sizeof e, ucb_json_num (iv, "estimate"), how);
+  show (lo, sizeof lo, ucb_json_num (iv, "ci_low"), how);
+  show (hi, sizeof hi, ucb_json_num (iv, "ci_high"), how);
   snprintf (buf, n, "%s [%s, %s]", e, lo, hi);
 }
 
@@ -149,9 +142,9 @@ print_levels (FILE *f, json_t *levels)
   json_array_foreach (levels, i, l)
   {
     fprintf (f, "  %8lld %14.0f %14.0f %8.1f%% %8lld\n",
-             json_integer_value (json_object_get (l, "containers")), num (l, "median_ops_per_s"),
-             num (l, "fitted_ops_per_s"), num (l, "residual_pct"),
-             json_integer_value (json_object_get (l, "repeats")));
+             json_integer_value (json_object_get (l, "containers")),
+             ucb_json_num (l, "median_ops_per_s"), ucb_json_num (l, "fitted_ops_per_s"),
+             ucb_json_num (l, "residual_pct"), json_integer_value (json_object_get (l, "repeats")));
   }
 }
 
@@ -171,8 +164,8 @@ print_fitted (FILE *f, json_t *s)
   fprintf (f,
            "  residual %.1f%% (SD of log ops/s %.4f, df %lld); no loss with N (sigma = kappa "
            "= 0): p = %.2g\n",
-           num (s, "residual_pct"), num (s, "residual_sd_log"),
-           json_integer_value (json_object_get (s, "df")), num (s, "p_flat"));
+           ucb_json_num (s, "residual_pct"), ucb_json_num (s, "residual_sd_log"),
+           json_integer_value (json_object_get (s, "df")), ucb_json_num (s, "p_flat"));
   print_levels (f, json_object_get (s, "levels"));
   json_array_foreach (json_object_get (s, "predictions"), i, p)
   {

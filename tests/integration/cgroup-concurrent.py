@@ -20,9 +20,9 @@ import signal
 import subprocess
 import time
 
-from taplib import (DEADLINE, UCBENCH, Tap, cgroup_groups_of, cgroup_lock, cgroup_mounts,
-                    own_cgroup_dirs, require_root_userns, scratch_dir, skip_all, uid_block,
-                    wait_for)
+from taplib import (DEADLINE, UCBENCH, Tap, cgroup_groups_of, cgroup_layout, cgroup_lock,
+                    cgroup_mounts, own_cgroup_dirs, read_text, require_root_userns, scratch_dir,
+                    skip_all, uid_block, wait_for, write_text)
 
 require_root_userns("needs root (ucbench run --cgroup writes the host's cgroup tree)")
 
@@ -32,32 +32,6 @@ KILLED = max(1, PAIRS * 2 // 5)
 RECORDS = ("user.ucbench.enabled", "trusted.ucbench.enabled")
 UIDS = uid_block(2170000000, 20, room=100000)  # 10 for each run of a pair
 ERR = os.path.join(scratch_dir("ucb-cgconc-"), "stderr-%d")  # of run 0 and run 1
-
-
-def read(path):
-    try:
-        with open(path) as f:
-            return f.read().strip()
-    except OSError:
-        return None
-
-
-def write(path, text):
-    try:
-        with open(path, "w") as f:
-            f.write(text)
-        return True
-    except OSError:
-        return False
-
-
-def v2_root():
-    for line in open("/proc/self/mountinfo"):
-        left, _, right = line.partition(" - ")
-        if right.split()[0] == "cgroup2" and left.split()[4] in ("/sys/fs/cgroup",
-                                                                  "/sys/fs/cgroup/unified"):
-            return left.split()[4]
-    return None
 
 
 def hugetlb_file():
@@ -78,7 +52,7 @@ def hugetlb_file():
 def controller(root):
     """(name, ucbench options) of a controller ucbench enables in the unified hierarchy: pids
     on pure v2, hugetlb where pids is bound to v1 (hybrid); None when there is none."""
-    avail = (read(f"{root}/cgroup.controllers") or "").split()
+    avail = (read_text(f"{root}/cgroup.controllers") or "").split()
     if root == "/sys/fs/cgroup" and "pids" in avail:
         return "pids", ["--pids-max", "64"]
     if "hugetlb" in avail and hugetlb_file():
@@ -98,16 +72,16 @@ def xattrs(d):
 
 def state(dirs):
     """What the runs may change on the levels they use: subtree_control and records."""
-    return {d: (read(f"{d}/cgroup.subtree_control"), xattrs(d)) for d in dirs}
+    return {d: (read_text(f"{d}/cgroup.subtree_control"), xattrs(d)) for d in dirs}
 
 
 def restore(dirs, before):
     """After a failed pair: the levels as before, bottom-up, for the next pair."""
     for d in sorted(dirs, key=lambda x: -x.count("/")):
         sc, rec = before[d]
-        for c in (read(f"{d}/cgroup.subtree_control") or "").split():
+        for c in (read_text(f"{d}/cgroup.subtree_control") or "").split():
             if c not in (sc or "").split():
-                write(f"{d}/cgroup.subtree_control", f"-{c}")
+                write_text(f"{d}/cgroup.subtree_control", f"-{c}")
         for n in xattrs(d):
             if n not in rec:
                 os.removexattr(d, n)
@@ -118,7 +92,7 @@ def remove_group(d):
     for _ in range(200):
         pids = []
         for sub, _, _ in os.walk(d):
-            pids += (read(os.path.join(sub, "cgroup.procs")) or "").split()
+            pids += (read_text(os.path.join(sub, "cgroup.procs")) or "").split()
         if not pids:
             break
         for q in pids:
@@ -138,8 +112,8 @@ def janitors():
     """Our orphans (we are their subreaper) that are janitors still running; the dead reaped."""
     me = os.getpid()
     out = []
-    for d in (read(f"/proc/{me}/task/{me}/children") or "").split():
-        st = read(f"/proc/{d}/stat") or ""
+    for d in (read_text(f"/proc/{me}/task/{me}/children") or "").split():
+        st = read_text(f"/proc/{d}/stat") or ""
         f = st[st.rfind(")") + 2:].split()
         if len(f) > 1 and int(f[1]) == me and "(ucb-cg-janitor)" in st:
             if f[0] == "Z":
@@ -175,7 +149,7 @@ def run_pair(pair, ctl, kill):
         rc = p.wait(timeout=120)
         if i != victim and rc != 0:
             bad.append(f"run {i} ({pair.opts[i]}) exit {rc}: "
-                       f"{read(ERR % i)}")
+                       f"{read_text(ERR % i)}")
     # A killed run's janitor (now ours: we are the subreaper) finishes the job.
     if not wait_for(lambda: not janitors(), DEADLINE):
         bad.append(f"janitors {janitors()} still running after {DEADLINE} s")
@@ -183,13 +157,13 @@ def run_pair(pair, ctl, kill):
 
 
 def main():
-    root = v2_root()
+    root = cgroup_layout()[1]
     if root is None:
         skip_all("no cgroup2 hierarchy at /sys/fs/cgroup or /sys/fs/cgroup/unified")
     ctl = controller(root)
     if ctl is None:
         skip_all(f"no controller ucbench can enable in {root} (cgroup.controllers: "
-                 f"{read(f'{root}/cgroup.controllers')!r}; pids is bound to v1 and hugetlb "
+                 f"{read_text(f'{root}/cgroup.controllers')!r}; pids is bound to v1 and hugetlb "
                  f"has no huge page size)")
     name, ctl = ctl
     t = Tap()
@@ -240,7 +214,7 @@ def main():
             fails = []
             if pair.name not in alone:
                 rc = subprocess.run(pair.argv(0, ctl), timeout=120).returncode
-                alone[pair.name] = None if rc == 0 else f"a run alone: exit {rc}, {read(ERR % 0)}"
+                alone[pair.name] = None if rc == 0 else f"a run alone: exit {rc}, {read_text(ERR % 0)}"
                 if rc == 0 and state(dirs) != before:
                     fails.append(f"a run alone left {state(dirs)}")
                 restore(dirs, before)
@@ -248,8 +222,8 @@ def main():
                 t.skip(label, alone[pair.name])
                 continue
             # An administrator's controller (no record) stays enabled, whoever leaves last.
-            if admin and not (write(f"{root}/cgroup.subtree_control", f"+{name}")
-                              and write(f"{p}/cgroup.subtree_control", f"+{name}")):
+            if admin and not (write_text(f"{root}/cgroup.subtree_control", f"+{name}")
+                              and write_text(f"{p}/cgroup.subtree_control", f"+{name}")):
                 restore(dirs, before)
                 t.skip(label, f"cannot enable {name} in {root} and {p}")
                 continue
@@ -267,7 +241,7 @@ def main():
                     restore(dirs, base)
                     for x in sorted(dirs, key=lambda y: y.count("/")):
                         for c in (base[x][0] or "").split():
-                            write(f"{x}/cgroup.subtree_control", f"+{c}")
+                            write_text(f"{x}/cgroup.subtree_control", f"+{c}")
             restore(dirs, before)
             t.ok(not fails, f"{n} pairs, {label}: the tree as before after each",
                  f"{len(fails)} of {n} pairs left something:\n" + "\n".join(fails))

@@ -19,8 +19,8 @@ import signal
 import subprocess
 import time
 
-from taplib import (DEADLINE, UCBENCH, Tap, cgroup_lock, scratch_dir, skip_all, uid_block,
-                    userns_works, wait_for)
+from taplib import (DEADLINE, UCBENCH, Tap, cgroup_layout, cgroup_lock, cgroup_mounts, read_text,
+                    scratch_dir, skip_all, uid_block, userns_works, wait_for, write_text)
 
 if os.geteuid() != 0 or not userns_works():
     skip_all("needs root and user namespaces (ucbench run --cgroup)")
@@ -34,46 +34,6 @@ MKDIR = re.compile(r'^(mkdir(?:at)?)\((?:AT_FDCWD, )?"([^"]*)"[^=]*= (-?\d+)')
 DELAY_US = 20000000  # held this long at the point: longer than any wait for it, so it is there
 PR_SET_CHILD_SUBREAPER = 36
 UID = str(uid_block(2150000000, 10, room=100000))  # one owner uid, shared
-
-
-def cgroup_mounts():
-    """Every mounted cgroup hierarchy (v1 and v2): their mount points."""
-    out = []
-    with open("/proc/self/mountinfo") as f:
-        for line in f:
-            left, _, right = line.partition(" - ")
-            if right.split()[0] in ("cgroup", "cgroup2"):
-                out.append(left.split()[4].replace("\\040", " "))
-    return out
-
-
-def layout():
-    """(name, the unified hierarchy's mount or None) as ucbench sees /sys/fs/cgroup."""
-    mounts = cgroup_mounts()
-    with open("/proc/self/mountinfo") as f:
-        types = {ln.split(" - ")[0].split()[4]: ln.split(" - ")[1].split()[0] for ln in f}
-    if types.get("/sys/fs/cgroup") == "cgroup2":
-        return "unified", "/sys/fs/cgroup"
-    if types.get("/sys/fs/cgroup/unified") == "cgroup2":
-        return "hybrid", "/sys/fs/cgroup/unified"
-    return ("legacy" if any(m.startswith("/sys/fs/cgroup/") for m in mounts) else "none"), None
-
-
-def read(path):
-    try:
-        with open(path) as f:
-            return f.read().strip()
-    except OSError:
-        return None
-
-
-def write(path, text):
-    try:
-        with open(path, "w") as f:
-            f.write(text)
-        return True
-    except OSError:
-        return False
 
 
 def leftovers(pid):
@@ -94,7 +54,7 @@ def remove_group(d):
     for _ in range(200):
         pids = []
         for sub, _, _ in os.walk(d):
-            pids += (read(os.path.join(sub, "cgroup.procs")) or "").split()
+            pids += (read_text(os.path.join(sub, "cgroup.procs")) or "").split()
         if not pids:
             break
         for q in pids:
@@ -118,9 +78,9 @@ def _rmdir(d):
 
 
 def restore_subtree(d, before):
-    for c in (read(os.path.join(d, "cgroup.subtree_control")) or "").split():
+    for c in (read_text(os.path.join(d, "cgroup.subtree_control")) or "").split():
         if c not in before.split():
-            write(os.path.join(d, "cgroup.subtree_control"), f"-{c}")
+            write_text(os.path.join(d, "cgroup.subtree_control"), f"-{c}")
 
 
 def hugetlb_file():
@@ -170,7 +130,7 @@ def mkdirs(trace):
 def reached(d, sc, k, when):
     """strace holds ucbench at the entry (printed, not finished) or the exit (DELAYED) of the
     k-th `sc`."""
-    lines = [ln for ln in (read(os.path.join(d, "trace")) or "").split("\n")
+    lines = [ln for ln in (read_text(os.path.join(d, "trace")) or "").split("\n")
              if ln.startswith(sc + "(")]
     return len(lines) >= k and (when == "enter" or "(DELAYED)" in lines[k - 1])
 
@@ -179,8 +139,8 @@ def points(s, t, d):
     """A run of `s` to its end under strace: the mkdirs of its groups, where to kill."""
     argv, pidfile = s.command(d, None)
     r = subprocess.run(argv, capture_output=True, text=True, timeout=120)
-    pid = read(pidfile)
-    made = mkdirs(read(os.path.join(d, "trace")))
+    pid = read_text(pidfile)
+    made = mkdirs(read_text(os.path.join(d, "trace")))
     ours = [(sc, k, p) for sc, k, p, rc in made
             if rc == 0 and pid and re.search(rf"/ucbench-{pid}(-self)?(/c\d+)?$", p)]
     if not t.ok(r.returncode == 0 and ours, f"{s.name}: a run to its end makes its groups",
@@ -204,15 +164,15 @@ def points(s, t, d):
 def state_clean(s, pid, before):
     """What is left of ucbench `pid`: [] once everything is back."""
     left = leftovers(pid)
-    if s.v2_root and (read(f"{s.v2_root}/cgroup.subtree_control") or "") != before:
+    if s.v2_root and (read_text(f"{s.v2_root}/cgroup.subtree_control") or "") != before:
         left.append(f"{s.v2_root}/cgroup.subtree_control: "
-                    f"{read(f'{s.v2_root}/cgroup.subtree_control')!r}, was {before!r}")
+                    f"{read_text(f'{s.v2_root}/cgroup.subtree_control')!r}, was {before!r}")
     if s.scope:
         x = s.scope[0]
-        if read(f"{x}/cgroup.subtree_control"):
-            left.append(f"{x}/cgroup.subtree_control: {read(f'{x}/cgroup.subtree_control')!r}")
-        if read(f"{x}/cgroup.procs"):
-            left.append(f"{x}/cgroup.procs: {read(f'{x}/cgroup.procs')!r}")
+        if read_text(f"{x}/cgroup.subtree_control"):
+            left.append(f"{x}/cgroup.subtree_control: {read_text(f'{x}/cgroup.subtree_control')!r}")
+        if read_text(f"{x}/cgroup.procs"):
+            left.append(f"{x}/cgroup.procs: {read_text(f'{x}/cgroup.procs')!r}")
     for q in janitors():
         left.append(f"janitor {q} still running")
     return left
@@ -221,12 +181,12 @@ def state_clean(s, pid, before):
 def janitors():
     """Our orphans (we are their subreaper) that are janitors; the dead ones reaped."""
     me = os.getpid()
-    kids = read(f"/proc/{me}/task/{me}/children")
+    kids = read_text(f"/proc/{me}/task/{me}/children")
     if kids is None:  # a kernel without CONFIG_PROC_CHILDREN: look at every process
         kids = " ".join(d for d in os.listdir("/proc") if d.isdigit())
     out = []
     for d in kids.split():
-        st = read(f"/proc/{d}/stat") or ""
+        st = read_text(f"/proc/{d}/stat") or ""
         f = st[st.rfind(")") + 2:].split()
         if len(f) > 1 and int(f[1]) == me and "(ucb-cg-janitor)" in st:
             if f[0] == "Z":
@@ -242,8 +202,8 @@ def trial(t, s, point, sig, before, deadline):
     argv, pidfile = s.command(d, f"{sc}:delay_{when}={DELAY_US}:when={k}")
     name = f"{s.name}: {signal.Signals(sig).name} at the {when} of {sc} #{k} ({where})"
     p = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    ok = wait_for(lambda: read(pidfile) and reached(d, sc, k, when))
-    pid = int(read(pidfile) or 0)
+    ok = wait_for(lambda: read_text(pidfile) and reached(d, sc, k, when))
+    pid = int(read_text(pidfile) or 0)
     if pid:
         os.kill(pid, sig)
     # strace goes too: ucbench, detached, takes the signal where it was held, now.
@@ -255,7 +215,7 @@ def trial(t, s, point, sig, before, deadline):
     good = t.ok(ok and pid and left is True, name,
                 f"point reached: {bool(ok)}, pid {pid}\n"
                 f"left after {time.monotonic() - t0:.1f} s: {left}"
-                + (f"\nstrace log:\n{read(os.path.join(d, 'trace'))}" if not ok else ""))
+                + (f"\nstrace log:\n{read_text(os.path.join(d, 'trace'))}" if not ok else ""))
     if not good:
         cleanup(s, pid, before)
     return good
@@ -276,9 +236,9 @@ def cleanup(s, pid, before):
 
 def scenarios():
     """The host layout (v1 hierarchies + v2 where there are) and pure v2 in a scope."""
-    name, v2_root = layout()
+    name, v2_root = cgroup_layout()
     out = []
-    v2_ctrls = (read(f"{v2_root}/cgroup.controllers") or "").split() if v2_root else []
+    v2_ctrls = (read_text(f"{v2_root}/cgroup.controllers") or "").split() if v2_root else []
     hfile = hugetlb_file()
     if name in ("hybrid", "legacy"):
         args = ["--containers", "1", "--owner", "shared", "--duration", "0.3", "--interval",
@@ -315,13 +275,13 @@ def writable(v2_root):
 
 
 def main():
-    name, v2_root = layout()
+    name, v2_root = cgroup_layout()
     if name == "none" or not writable(v2_root):
         skip_all(f"cgroups are not writable here ({name} layout)")
     t = Tap()
     lock = cgroup_lock(t)  # noqa: F841 (held to the end: we change subtree_control)
     ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
-    before = (read(f"{v2_root}/cgroup.subtree_control") or "") if v2_root else ""
+    before = (read_text(f"{v2_root}/cgroup.subtree_control") or "") if v2_root else ""
     t0 = time.monotonic()
     passed = True
     for s in scenarios():

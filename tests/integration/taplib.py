@@ -579,6 +579,37 @@ def cgroup_mounts():
     return out
 
 
+def cgroup_layout():
+    """(name, the unified hierarchy's mount or None) as ucbench sees /sys/fs/cgroup: unified,
+    hybrid (v1 controllers and cgroup2 at /sys/fs/cgroup/unified), legacy or none."""
+    mounts = cgroup_mounts()
+    with open("/proc/self/mountinfo") as f:
+        types = {ln.split(" - ")[0].split()[4]: ln.split(" - ")[1].split()[0] for ln in f}
+    if types.get("/sys/fs/cgroup") == "cgroup2":
+        return "unified", "/sys/fs/cgroup"
+    if types.get("/sys/fs/cgroup/unified") == "cgroup2":
+        return "hybrid", "/sys/fs/cgroup/unified"
+    return ("legacy" if any(m.startswith("/sys/fs/cgroup/") for m in mounts) else "none"), None
+
+
+def read_text(path):
+    """A (kernel) file's text, stripped, or None when it cannot be read."""
+    try:
+        with open(path) as f:
+            return f.read().strip()
+    except OSError:
+        return None
+
+
+def write_text(path, text):
+    """Write `text` to a (kernel) file: whether it took it."""
+    try:
+        with open(path, "w") as f:
+            f.write(text)
+        return True
+    except OSError:
+        return False
+
 def cgroup_groups_of(pids, roots=None):
     """The cgroups of these ucbench runs in every hierarchy (or below `roots`), at any depth:
     ucbench-PID and its ucbench-PID-* leaves (the name is ucbench's pid), whatever other runs
