@@ -8,8 +8,8 @@
 #include <jansson.h>
 
 #include "cli/commands.h"
+#include "cli/doc.h"
 #include "cli/options.h"
-#include "cli/record.h"
 #include "core/json-util.h"
 #include "core/util.h"
 #include "engine/workload.h"

@@ -12,13 +12,13 @@
 #include <unistd.h>
 
 #include "cli/commands.h"
+#include "cli/doc.h"
 #include "cli/options.h"
-#include "cli/record.h"
 #include "core/json-util.h"
 #include "core/process.h"
-#include "core/stats.h"
 #include "core/util.h"
 #include "engine/owner.h"
+#include "engine/repeat-auto.h"
 #include "engine/rlimits.h"
 #include "engine/runner.h"
 #include "engine/runtime.h"
@@ -248,76 +248,30 @@ run_sweep (const struct ucb_run_options *o, const struct ucb_placement *pl, stru
   return 0;
 }
 
-/* --repeat auto (docs/statistics.md): one point's repeats so far and what they say. */
-struct auto_point
-{
-  struct ucb_point pt;
-  json_t *runs;    /* its results[] entries, repeat 1.. */
-  double *ops;     /* per-repeat summary.per_container_ops */
-  bool *contended; /* per-repeat contention.contended: not counted */
-  size_t n;
-  double last_s; /* wall time of its last repeat: will the next one fit in the time left? */
-  struct ucb_precision prec;
-  bool skipped;
-};
-
-struct auto_sweep
-{
-  struct auto_point *p;
-  size_t np;
-  double max_time_s; /* given, or UCB_AUTO_MAX_ROUNDS times the first round */
-  bool out_of_time;  /* a repeat was not started for want of time */
-};
-
-static bool
-auto_done (const struct auto_point *a)
-{
-  return a->skipped || a->prec.reached || a->n >= UCB_MAX_REPEAT;
-}
-
-/* Point k's owner modes (neighbours in the sweep: the owner varies fastest) go on together
- * until each has reached the precision, so their repeats keep alternating and the owner
- * contrast compares repeats that drift hit alike. */
-static bool
-auto_turn_over (const struct auto_sweep *s, size_t k, size_t n_owners)
-{
-  const struct auto_point *a = &s->p[k];
-  size_t first = k - k % n_owners;
-
-  if (a->skipped || a->n >= UCB_MAX_REPEAT)
-    return true;
-  for (size_t j = first; j < first + n_owners && j < s->np; j++)
-    if (!auto_done (&s->p[j]))
-      return false;
-  return true;
-}
-
-/* One more repeat of point a; its values come from the entry just recorded. */
+/* --repeat auto: one more repeat of point k, its entry onto `runs`, what it measured to the
+ * policy. */
 static int
 auto_repeat (const struct ucb_run_options *o, const struct ucb_placement *pl,
-             struct ucb_runtime *rt, struct auto_point *a, ucb_error_t *err)
+             struct ucb_runtime *rt, struct ucb_repeat_auto *s, size_t k, json_t *runs,
+             ucb_error_t *err)
 {
+  const struct ucb_point *pt = &s->p[k].pt;
   json_t *e, *v;
-  uint64_t t = ucb_now_ns ();
+  bool contended;
 
-  a->pt.repeat = (unsigned) a->n + 1;
-  if (run_once (o, pl, rt, &a->pt, &e, err) < 0)
+  if (run_once (o, pl, rt, pt, &e, err) < 0)
     return -1;
-  a->last_s = (double) (ucb_now_ns () - t) / 1e9;
-  ucb_json_push (a->runs, e);
-  a->skipped = a->pt.workload->unsupported_reason != NULL;
+  ucb_json_push (runs, e);
   v = json_object_get (json_object_get (e, "summary"), "per_container_ops");
-  a->ops[a->n] = json_is_number (v) ? json_number_value (v) : NAN;
-  a->contended[a->n]
-      = json_is_true (json_object_get (json_object_get (e, "contention"), "contended"));
-  a->n++;
-  ucb_precision_of (a->ops, a->contended, a->n, o->plan.precision_pct, &a->prec);
+  contended = json_is_true (json_object_get (json_object_get (e, "contention"), "contended"));
+  ucb_repeat_auto_record (s, k, pt->workload->unsupported_reason != NULL,
+                          json_is_number (v) ? json_number_value (v) : NAN, contended);
   return 0;
 }
 
 static void
-progress_auto (const struct ucb_run_options *o, unsigned round, const struct auto_sweep *s,
-               double elapsed, const struct auto_point *a)
+progress_auto (const struct ucb_run_options *o, const struct ucb_repeat_auto *s, double elapsed,
+               const struct ucb_repeat_auto_point *a)
 {
   cleanup_free char *owner = NULL;
   char of[32] = "";  /* empty in round 1 without --max-time: the default is not known yet */
@@ -333,59 +287,22 @@ progress_auto (const struct ucb_run_options *o, unsigned round, const struct aut
   fprintf (stderr,
            "\r\033[K[round %u] %s owner=%s depth=%u tasks=%u containers=%u repeat=%zu  "
            "ci %s  %.0fs%s",
-           round, a->pt.workload->name, owner, a->pt.depth, a->pt.tasks, a->pt.containers, a->n + 1,
-           ci, elapsed, of);
+           s->round, a->pt.workload->name, owner, a->pt.depth, a->pt.tasks, a->pt.containers,
+           a->n + 1, ci, elapsed, of);
 }
 
-/* Rounds: every point not yet done once a round, in sweep order, while its next repeat is
- * expected to end within the time (the first round always runs whole). */
-static int
-auto_rounds (const struct ucb_run_options *o, const struct ucb_placement *pl,
-             struct ucb_runtime *rt, struct auto_sweep *s, ucb_error_t *err)
-{
-  uint64_t t0 = ucb_now_ns ();
-  bool ran = true;
-
-  s->max_time_s = o->plan.max_time_s;
-  for (unsigned round = 1; ran; round++)
-    {
-      ran = false;
-      for (size_t k = 0; k < s->np; k++)
-        {
-          struct auto_point *a = &s->p[k];
-          double elapsed = (double) (ucb_now_ns () - t0) / 1e9;
-
-          if (auto_turn_over (s, k, o->plan.n_owners))
-            continue;
-          if (round > 1 && elapsed + a->last_s > s->max_time_s)
-            {
-              s->out_of_time = true;
-              continue;
-            }
-          progress_auto (o, round, s, elapsed, a);
-          if (auto_repeat (o, pl, rt, a, err) < 0)
-            return -1;
-          ran = true;
-        }
-      if (round == 1 && !(s->max_time_s > 0))
-        s->max_time_s = UCB_AUTO_MAX_ROUNDS * (double) (ucb_now_ns () - t0) / 1e9;
-    }
-  if (o->progress)
-    fprintf (stderr, "\r\033[K");
-  return 0;
-}
-
-/* The document's precision[]: per point, what was reached; the identity from its first entry. */
+/* The document's precision[]: per point, what was reached; the identity from its first entry
+ * (runs[k]: point k's entries). */
 static json_t *
-auto_summary (const struct auto_sweep *s)
+auto_summary (const struct ucb_repeat_auto *s, json_t *runs)
 {
   static const char *const id[] = { "workload", "owner", "depth", "tasks", "mode", "containers" };
   json_t *arr = ucb_json_arr ();
 
   for (size_t k = 0; k < s->np; k++)
     {
-      const struct auto_point *a = &s->p[k];
-      json_t *o = ucb_json_obj (), *first = json_array_get (a->runs, 0);
+      const struct ucb_repeat_auto_point *a = &s->p[k];
+      json_t *o = ucb_json_obj (), *first = json_array_get (json_array_get (runs, k), 0);
 
       if (a->skipped || !first)
         {
@@ -403,85 +320,37 @@ auto_summary (const struct auto_sweep *s)
   return arr;
 }
 
-/* The line stderr gets at the end: how many points reached it, and the worst. */
-static char *
-auto_note (const struct ucb_run_options *o, const struct auto_sweep *s)
-{
-  const struct auto_point *worst = NULL;
-  cleanup_free char *owner = NULL;
-  cleanup_free char *why = NULL;
-  cleanup_free char *ci = NULL;
-  size_t nrun = 0, nreached = 0;
-
-  for (size_t k = 0; k < s->np; k++)
-    {
-      const struct auto_point *a = &s->p[k];
-      if (a->skipped)
-        continue;
-      nrun++;
-      nreached += a->prec.reached;
-      /* worst: not reached before reached, then the widest (no interval is the widest) */
-      if (!worst || (worst->prec.reached && !a->prec.reached)
-          || (worst->prec.reached == a->prec.reached
-              && (isnan (a->prec.ci_pct) || a->prec.ci_pct > worst->prec.ci_pct)))
-        worst = a;
-    }
-  if (!worst)
-    return xstrdup ("--repeat auto: no point was run");
-  owner = ucb_owner_mode_name (&worst->pt.owner);
-  if (nreached < nrun)
-    why = s->out_of_time ? xasprintf ("; --max-time %g s was spent first: the precision was not "
-                                      "reached (the exit status stays 0)",
-                                      s->max_time_s)
-                         : xasprintf ("; %d repeats a point is the most", UCB_MAX_REPEAT);
-  ci = isnan (worst->prec.ci_pct) ? xstrdup ("no interval")
-                                  : xasprintf ("±%.3g %%", worst->prec.ci_pct);
-  return xasprintf ("--repeat auto: %zu of %zu points reached ±%g %%; worst: %s owner=%s "
-                    "depth=%u tasks=%u containers=%u at %s after %zu repeats (%zu counted: "
-                    "uncontended)%s",
-                    nreached, nrun, o->plan.precision_pct, worst->pt.workload->name, owner,
-                    worst->pt.depth, worst->pt.tasks, worst->pt.containers, ci, worst->n,
-                    worst->prec.counted, why ? why : "");
-}
-
-static void
-auto_free (struct auto_sweep *s)
-{
-  for (size_t k = 0; k < s->np; k++)
-    {
-      json_decref (s->p[k].runs);
-      free (s->p[k].ops);
-      free (s->p[k].contended);
-    }
-  free (s->p);
-}
-
-/* --repeat auto: results[] in sweep order, each point's repeats together as with --repeat N;
- * *precision gets the summary, *note the line for stderr, max_time_s what was used. */
+/* --repeat auto (engine/repeat-auto.h decides what runs): results[] in sweep order, each
+ * point's repeats together as with --repeat N; *precision gets the summary, *note the line for
+ * stderr, max_time_s what was used. */
 static int
 run_sweep_auto (struct ucb_run_options *o, const struct ucb_placement *pl, struct ucb_runtime *rt,
                 json_t *results, json_t **precision, char **note, ucb_error_t *err)
 {
-  __attribute__ ((cleanup (auto_free))) struct auto_sweep s = { 0 };
-  int r;
+  __attribute__ ((cleanup (ucb_repeat_auto_free))) struct ucb_repeat_auto s = { 0 };
+  cleanup_json json_t *runs = ucb_json_arr (); /* per point: its results[] entries */
+  double elapsed;
+  size_t k;
+  int r = 0;
 
-  s.np = ucb_sweep_size (&o->plan); /* plan.repeat is 1: the points */
-  s.p = xcalloc (s.np + 1, sizeof *s.p);
-  for (size_t k = 0; k < s.np; k++)
+  ucb_repeat_auto_init (&s, &o->plan);
+  for (k = 0; k < s.np; k++)
+    ucb_json_push (runs, ucb_json_arr ());
+  while (ucb_repeat_auto_next (&s, &k, &elapsed))
     {
-      ucb_sweep_point (&o->plan, k, &s.p[k].pt);
-      s.p[k].runs = ucb_json_arr ();
-      s.p[k].ops = xcalloc (UCB_MAX_REPEAT, sizeof *s.p[k].ops);
-      s.p[k].contended = xcalloc (UCB_MAX_REPEAT, sizeof *s.p[k].contended);
-      s.p[k].prec.ci_pct = NAN;
+      progress_auto (o, &s, elapsed, &s.p[k]);
+      r = auto_repeat (o, pl, rt, &s, k, json_array_get (runs, k), err);
+      if (r < 0)
+        break;
     }
+  if (r == 0 && o->progress)
+    fprintf (stderr, "\r\033[K");
   /* Cut short or not, the repeats finished so far are results (written out, marked). */
-  r = auto_rounds (o, pl, rt, &s, err);
-  for (size_t k = 0; k < s.np; k++)
-    json_array_extend (results, s.p[k].runs);
+  for (k = 0; k < s.np; k++)
+    json_array_extend (results, json_array_get (runs, k));
   o->plan.max_time_s = s.max_time_s;
-  *precision = auto_summary (&s);
-  *note = auto_note (o, &s);
+  *precision = auto_summary (&s, runs);
+  *note = ucb_repeat_auto_note (&s);
   return r;
 }
 

@@ -11,8 +11,8 @@
 #include "core/json-util.h"
 #include "core/util.h"
 #include "engine/rlimits.h"
-#include "engine/runner.h"
 #include "engine/spawn.h"
+#include "engine/sweep.h"
 #include "engine/workload.h"
 
 static uint64_t

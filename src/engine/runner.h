@@ -16,35 +16,8 @@
 #include "engine/plan.h"
 #include "engine/rlimits.h"
 #include "engine/runtime.h"
+#include "engine/sweep.h"
 #include "host/perf.h"
-#include "host/topology.h"
-
-struct ucb_workload;
-
-struct ucb_point
-{
-  const struct ucb_workload *workload;
-  unsigned containers;
-  struct ucb_owner_mode owner;
-  unsigned depth;
-  unsigned tasks;  /* per container */
-  bool threads;    /* tasks are threads of one process per container */
-  int isolate;     /* CLONE_NEW* besides the user namespace (used at depth >= 1) */
-  unsigned repeat; /* 1-based repetition index */
-  unsigned index;  /* 0-based position in the sweep */
-};
-
-/* Task placement: `cpus` of every task, or none (the allowed set is recorded). */
-struct ucb_placement
-{
-  enum ucb_pin_mode mode;
-  int *cpus; /* pin targets (auto: the allowed set; list: the user's list) */
-  size_t ncpus;
-  int *allowed; /* sched_getaffinity at start */
-  size_t nallowed;
-  struct ucb_topology topo; /* of the allowed CPUs; topo.ncpus == 0 when sysfs could not say */
-  char *topo_error;         /* why not, then */
-};
 
 struct ucb_container_result
 {
@@ -82,22 +55,6 @@ struct ucb_point_result
   double teardown_s;           /* final reading to every process reaped */
   struct ucb_canary canary;    /* the host's speed just before and just after the window */
 };
-
-/* The sweep: every combination of the list-valued options, in a stable order (the last
- * varying fastest): workload, depth, tasks, containers, repetition, owner.  The owner modes
- * take turns within each repetition (repeat r of shared, of distinct, then repeat r + 1), so
- * drift hits them alike (the owner contrast); containers vary just outside repetitions, so
- * each series' 1-container baseline is measured next to it. */
-size_t ucb_sweep_size (const struct ucb_plan *o);
-void ucb_sweep_point (const struct ucb_plan *o, size_t k, struct ucb_point *pt);
-
-/* The distinct CPUs among task_cpu[0..T-1], in first-seen order, into out (room for T);
- * unpinned tasks (-1) are left out. */
-size_t ucb_distinct_cpus (const int *task_cpu, size_t T, int *out);
-
-int ucb_placement_init (struct ucb_placement *p, const struct ucb_plan *o, ucb_error_t *err)
-    __attribute__ ((warn_unused_result));
-void ucb_placement_free (struct ucb_placement *p);
 
 /* `rt` may be NULL: containers with namespaces only. */
 int ucb_run_point (const struct ucb_plan *o, const struct ucb_placement *pl, struct ucb_runtime *rt,

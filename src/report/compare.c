@@ -19,7 +19,7 @@
 #include "report/compare-text.h"
 #include "report/compare-usl.h"
 #include "report/compare.h"
-#include "report/docload.h"
+#include "report/doc-file.h"
 #include "report/model.h"
 
 /* The documents of one side. */

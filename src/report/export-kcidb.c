@@ -362,7 +362,7 @@ point_tests (struct kcidb *k, const struct ucb_doc_point *p)
   const struct metric mt[] = {
     { "per_container_ops", "ops/s", true, m->per_container_ops },
     { "total_ops_per_s", "ops/s", true, m->total_ops_per_s },
-    { "per_task_ops", "ops/s", true, ucb_export_per_task (p, m) },
+    { "per_task_ops", "ops/s", true, ucb_doc_per_task_ops (p, m) },
     { "scalability", NULL, false, m->scalability },
     { "fairness", NULL, false, m->fairness },
     { "cpu_ns_per_op", "ns", false, m->cpu_ns_per_op },

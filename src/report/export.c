@@ -12,7 +12,7 @@
 #include "core/json-util.h"
 #include "core/stats.h"
 #include "core/util.h"
-#include "report/docload.h"
+#include "report/doc-file.h"
 #include "report/export.h"
 #include "report/flags.h"
 #include "report/model.h"
@@ -435,7 +435,7 @@ export_lkp (FILE *f, const struct ucb_doc *d, const struct ucb_flags *fl)
       if (!first_of_group (d, seen, i))
         continue;
       ucb_stats_compute (gr->rates, gr->n_rates, &st);
-      v[0] = ucb_export_per_task (p, m);
+      v[0] = ucb_doc_per_task_ops (p, m);
       v[1] = m->total_ops_per_s;
       v[2] = m->scalability;
       v[3] = m->per_container_ops;

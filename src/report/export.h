@@ -55,16 +55,6 @@ int ucb_export (enum ucb_export_format format, const char *input, const char *ou
 json_t *ucb_export_kcidb (const struct ucb_doc *d, const char *origin,
                           const struct ucb_flags *flags);
 
-/* ops/s per task of point p at its summary `m` (summary.per_task_ops, which the model does not
- * keep): total / (containers x tasks).  Inline: export.c and export-kcidb.c both use it, and
- * export.c calls export-kcidb.c (files must not call each other in a circle). */
-static inline double
-ucb_export_per_task (const struct ucb_doc_point *p, const struct ucb_doc_summary *m)
-{
-  /* In doubles: containers x tasks of a (valid) document can exceed a long long. */
-  return m->total_ops_per_s / ((double) p->containers * (double) (p->tasks > 0 ? p->tasks : 1));
-}
-
 /* The owner contrast of `d` (report/contrast.h) for dashboards (report/export-contrast.c): an
  * entry per pair with a ratio, appended to github-action-benchmark's array `arr` (unit
  * "shared/distinct", bigger is better) or put into BMF's object `out` (measure owner_ratio). */

@@ -194,6 +194,15 @@ bool ucb_point_flags (const struct ucb_doc_point *p, char *buf, size_t len);
  * canary.after, the one known when only one is, NaN when neither (or no canary). */
 double ucb_doc_canary_rate (const struct ucb_doc_canary *c);
 
+/* ops/s per task of point p at its summary `m` (summary.per_task_ops, which the model does not
+ * keep): total / (containers x tasks), as the lkp and kcidb exports report it. */
+static inline double
+ucb_doc_per_task_ops (const struct ucb_doc_point *p, const struct ucb_doc_summary *m)
+{
+  /* In doubles: containers x tasks of a (valid) document can exceed a long long. */
+  return m->total_ops_per_s / ((double) p->containers * (double) (p->tasks > 0 ? p->tasks : 1));
+}
+
 /* summary.scalability of every point, as `run` fills it in: total / (N x B), B the median total
  * of the 1-container points of its series; NaN (leave as is) without such a point or B <= 0.
  * `out` has n_points entries. */

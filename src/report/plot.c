@@ -14,7 +14,7 @@
 #include <strings.h>
 
 #include "core/util.h"
-#include "report/docload.h"
+#include "report/doc-file.h"
 #include "report/flags.h"
 #include "report/model.h"
 #include "report/output.h"

@@ -12,7 +12,7 @@
 
 #include "core/json-util.h"
 #include "core/util.h"
-#include "report/docload.h"
+#include "report/doc-file.h"
 #include "report/plot-usl.h"
 #include "report/output.h"
 #include "report/usl-doc.h"

@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "../tap.h"
-#include "cli/record.h"
+#include "cli/doc.h"
 #include "core/json-util.h"
 #include "core/util.h"
 #include "engine/measure.h"

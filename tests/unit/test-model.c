@@ -10,7 +10,7 @@
 
 #include "../tap.h"
 #include "core/util.h"
-#include "report/docload.h"
+#include "report/doc-file.h"
 #include "report/model.h"
 
 /* A results[] entry with every field the model reads; `total` < 0 for null. */

@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "../tap.h"
-#include "cli/record.h"
+#include "cli/doc.h"
 #include "core/process.h"
 #include "core/util.h"
 #include "engine/runner.h"

@@ -14,7 +14,7 @@
 #include "../tap.h"
 #include "core/util.h"
 #include "engine/rlimits.h"
-#include "engine/runner.h"
+#include "engine/sweep.h"
 #include "engine/workload.h"
 
 enum

@@ -5,7 +5,7 @@
 #include "../tap.h"
 #include "cli/options.h"
 #include "core/util.h"
-#include "engine/runner.h"
+#include "engine/sweep.h"
 #include "engine/workload.h"
 
 static int

@@ -14,7 +14,7 @@
 #include "../tap.h"
 #include "core/json-util.h"
 #include "core/util.h"
-#include "report/docload.h"
+#include "report/doc-file.h"
 #include "report/usl-doc.h"
 #include "report/usl.h"
 

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* record.h - the engine's results and the plan as the result document's JSON: the one place
- * that knows both the engine's types and the document (report/ knows only the document). */
-#ifndef UCB_RECORD_H
-#define UCB_RECORD_H
+/* doc.h - writing the result document (doc-*.c): the engine's results and the plan as its
+ * JSON; the one place that knows both the engine's types and the document (report/ knows
+ * only the document). */
+#ifndef UCB_CLI_DOC_H
+#define UCB_CLI_DOC_H
 
 #include <jansson.h>
 
@@ -19,11 +20,11 @@ json_t *ucb_record_config (const struct ucb_run_options *o, const struct ucb_pla
 /* ["SIGPENDING", ...]: the rlimits of the set `bits` (UCB_RLIM_*), as `list` and results[]
  * name what a workload charges. */
 json_t *ucb_record_rlimits (unsigned bits);
-/* record-runtime.c: what --pin, --cgroup, --seccomp, --caps and --perf add. */
+/* doc-runtime.c: what --pin, --cgroup, --seccomp, --caps and --perf add. */
 json_t *ucb_record_topology (const struct ucb_placement *pl);
 void ucb_record_task_topology (json_t *task, const struct ucb_placement *pl, int cpu);
 void ucb_record_container_extras (json_t *o, const struct ucb_container_result *c, uint64_t ops);
-/* record-canary.c: the entry's `canary` (engine/canary.h). */
+/* doc-canary.c: the entry's `canary` (engine/canary.h). */
 void ucb_record_canary (json_t *o, const struct ucb_point_result *r);
 void ucb_record_point_extras (json_t *o, json_t *sum, const struct ucb_point_result *r,
                               const struct ucb_placement *pl, const uint64_t *container_ops);

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* docload.c - reading a ucbench-result document from a file, with one-line errors for bad input;
+/* doc-file.c - reading a ucbench-result document from a file, with one-line errors for bad input;
  * model.c checks what is inside. */
 #include "config.h"
 
@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 
 #include "core/util.h"
-#include "report/docload.h"
+#include "report/doc-file.h"
 #include "report/schema.h"
 
 #define MAX_DOC_BYTES (512ull << 20) /* far above any real sweep; refuses runaway input */

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* record-canary.c - a results[] entry's `canary`: the host's speed before and after the window
+/* doc-canary.c - a results[] entry's `canary`: the host's speed before and after the window
  * (engine/canary.h), whether it moved, and the CPUs it ran on. */
 #include "config.h"
 
 #include <math.h>
 
-#include "cli/record.h"
+#include "cli/doc.h"
 #include "core/json-util.h"
 
 void

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* record-point.c - one results[] entry: per-task and per-container figures and the summary,
+/* doc-point.c - one results[] entry: per-task and per-container figures and the summary,
  * all derived here, once, from the raw readings. */
 #include "config.h"
 
@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/record.h"
+#include "cli/doc.h"
 #include "core/errnames.h"
 #include "core/json-util.h"
 #include "core/stats.h"

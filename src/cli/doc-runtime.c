@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* record-runtime.c - the parts of the result document that --pin, --cgroup, --seccomp, --caps
+/* doc-runtime.c - the parts of the result document that --pin, --cgroup, --seccomp, --caps
  * and --perf add: topology and placement, per-container confinement, counters per op. */
 #include "config.h"
 
@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/record.h"
+#include "cli/doc.h"
 #include "core/json-util.h"
 #include "core/util.h"
 

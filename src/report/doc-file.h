@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* docload.h - reading a ucbench-result document back from a file (compare, export, plot). */
-#ifndef UCB_DOCLOAD_H
-#define UCB_DOCLOAD_H
+/* doc-file.h - reading a ucbench-result document back from a file (compare, export, plot). */
+#ifndef UCB_DOC_FILE_H
+#define UCB_DOC_FILE_H
 
 #include <jansson.h>
 

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* record-config.c - the document's `config`: every run option as resolved. */
+/* doc-config.c - the document's `config`: every run option as resolved. */
 #include "config.h"
 
-#include "cli/record.h"
+#include "cli/doc.h"
 #include "core/json-util.h"
 #include "core/util.h"
 #include "engine/rlimits.h"
