@@ -84,5 +84,10 @@ int ucb_vcell_p4 (struct ucb_vctx *ctx, const struct ucb_rlops *ops, enum ucb_vl
                   ucb_error_t *err);
 int ucb_vcell_p5 (struct ucb_vctx *ctx, const struct ucb_rlops *ops, enum ucb_vlevel level,
                   ucb_error_t *err);
+/* P8 (cells-race.c): racing tasks of one uid lose no update. */
+int ucb_vcell_p8 (struct ucb_vctx *ctx, const struct ucb_rlops *ops, enum ucb_vlevel level,
+                  ucb_error_t *err);
+/* P9 (cells-pin.c): refusals and releases pin no user namespace. */
+int ucb_vcell_p9 (struct ucb_vctx *ctx, const struct ucb_rlops *ops, ucb_error_t *err);
 
 #endif

@@ -78,7 +78,7 @@ ucb_vmatrix_list (FILE *f, const struct ucb_vcase *const *cases)
     }
   fprintf (f, "P1 exact bound, P2 refusal has no side effects, P3 release restores, P4 unlimited "
               "is unlimited,\nP5 levels are independent, P6 owners are separate, P7 exemptions "
-              "and overrides.\n");
+              "and overrides,\nP8 exact under concurrency, P9 nothing pinned.\n");
 }
 
 /* Worse verdicts rank higher; 0: no run. */

@@ -18,8 +18,9 @@
 
 enum
 {
-  OP,      /* order: 'f' fill, 't' try, 'r' release, 's' soft, 'e' for exit, 'q' quit */
-  ARG,     /* order: max / k / soft */
+  OP,      /* order: 'f' fill, 't' try, 'r' release, 's' soft, 'e' for exit, 'c' race,
+            * 'q' quit */
+  ARG,     /* order: max / k / soft / the race's page */
   ARG2,    /* order: fill: big; try: the errno */
   COUNT,   /* answer */
   REFUSED, /* answer: try */
@@ -40,19 +41,24 @@ struct agent_arg
 };
 
 /* The place: each namespace created with its soft limit, the innermost with an IPC namespace
- * of its own where the charges live in one (at depth 0 the case's root made it). */
+ * of its own where the charges live in one (at depth 0 the case's root made it); in a room
+ * (P9) made inside it, waiting for room that freed namespaces leave (asynchronously). */
 static int
 take_place (const struct agent_arg *a, ucb_error_t *err)
 {
   int res = ucb_rl_resource (a->ops->rl);
+  uint64_t wait = a->pl.room > 0 ? UCB_VUSERNS_FREED_NS : 0;
 
+  if (a->pl.room > 0 && ucb_vuserns_join (a->pl.room, err) < 0)
+    return ucb_error_wrap (err, "entering the room");
   for (int i = 0; i < a->pl.depth; i++)
     {
       if (i == 1 && res == RLIMIT_SIGPENDING && (n1_watcher = ucb_vfork ()) == 0)
         for (;;)
           pause ();
       if (ucb_vsoft (res, a->pl.snap[i], err) < 0
-          || ucb_userns_enter (i == a->pl.depth - 1 && a->ops->ipc ? CLONE_NEWIPC : 0, err) < 0)
+          || ucb_vuserns_enter (i == a->pl.depth - 1 && a->ops->ipc ? CLONE_NEWIPC : 0, wait, err)
+                 < 0)
         return ucb_error_wrap (err, "creating user namespace %d of %d", i + 1, a->pl.depth);
     }
   if (ucb_vsoft (res, a->pl.own, err) < 0)
@@ -110,6 +116,120 @@ do_release (const struct ucb_rlops *ops, struct ucb_rlheld *h, long k, struct uc
   o->v[COUNT] = n;
 }
 
+/* ---- the race (ragent.h ucb_rlrace) ---- */
+
+bool ucb_rlagent_racing;
+
+/* Books one more unit held by the racing agents, and the most they held at once. */
+static void
+race_add (struct ucb_rlrace *r)
+{
+  long now = __atomic_add_fetch (&r->held, 1, __ATOMIC_SEQ_CST);
+  long most = __atomic_load_n (&r->most, __ATOMIC_SEQ_CST);
+
+  while (now > most
+         && !__atomic_compare_exchange_n (&r->most, &most, now, false, __ATOMIC_SEQ_CST,
+                                          __ATOMIC_SEQ_CST))
+    ;
+}
+
+/* Release the last unit held: booked off before the kernel sees the release, so that the
+ * books never count more than the kernel does. */
+static void
+race_release (const struct ucb_rlops *ops, struct ucb_rlheld *h, struct ucb_rlrace *r)
+{
+  long before = h->n;
+
+  __atomic_sub_fetch (&r->held, 1, __ATOMIC_SEQ_CST);
+  ops->release (h);
+  /* A release that found fewer than it held (sig_release) drops the rest from the books. */
+  if (h->n < before - 1)
+    __atomic_sub_fetch (&r->held, before - 1 - h->n, __ATOMIC_SEQ_CST);
+}
+
+/* Whether the race is over at `now`: its time is up and enough happened, or its bound. */
+static bool
+race_over (const struct ucb_rlrace *r, uint64_t now)
+{
+  uint64_t ms = (now - r->start_ns) / 1000000u;
+
+  if (ms >= (uint64_t) r->max_ms)
+    return true;
+  return ms >= (uint64_t) r->ms
+         && __atomic_load_n (&r->admitted, __ATOMIC_RELAXED) >= r->min_admitted
+         && __atomic_load_n (&r->refused, __ATOMIC_RELAXED) >= r->min_refused;
+}
+
+/* Every agent has its order (all of them race at once), or the race's bound is spent. */
+static void
+race_barrier (struct ucb_rlrace *r)
+{
+  uint64_t until = ucb_now_ns () + (uint64_t) r->max_ms * 1000000u;
+  struct timespec ts = { 0, 100000 };
+
+  __atomic_add_fetch (&r->arrived, 1, __ATOMIC_SEQ_CST);
+  while (__atomic_load_n (&r->arrived, __ATOMIC_SEQ_CST) < r->agents && ucb_now_ns () < until)
+    nanosleep (&ts, NULL);
+  /* The first one through starts the clock; the others keep it. */
+  {
+    uint64_t zero = 0;
+    __atomic_compare_exchange_n (&r->start_ns, &zero, ucb_now_ns (), false, __ATOMIC_SEQ_CST,
+                                 __ATOMIC_SEQ_CST);
+  }
+}
+
+/* The race's end is the last agent's. */
+static void
+race_ended (struct ucb_rlrace *r)
+{
+  uint64_t end = ucb_now_ns (), last = __atomic_load_n (&r->end_ns, __ATOMIC_SEQ_CST);
+
+  while (end > last
+         && !__atomic_compare_exchange_n (&r->end_ns, &last, end, false, __ATOMIC_SEQ_CST,
+                                          __ATOMIC_SEQ_CST))
+    ;
+}
+
+static int
+do_race (const struct ucb_rlops *ops, struct ucb_rlheld *h, struct ucb_rlrace *r,
+         struct ucb_probe_out *o, ucb_error_t *err)
+{
+  long admitted = 0, refused = 0, hold = r->hold < 1 ? 1 : r->hold > 8 ? 8 : r->hold;
+  int e;
+
+  if (r->magic != UCB_RLRACE_MAGIC)
+    return ucb_make_error (err, 0, "internal: the race's page is not shared with the agent");
+  race_barrier (r);
+  ucb_rlagent_racing = true;
+  while (!race_over (r, ucb_now_ns ()))
+    {
+      if (h->n < hold)
+        {
+          if ((e = ops->charge (h, false)) == 0)
+            {
+              admitted++;
+              __atomic_add_fetch (&r->admitted, 1, __ATOMIC_RELAXED);
+              race_add (r);
+              continue;
+            }
+          refused++;
+          __atomic_add_fetch (&r->refused, 1, __ATOMIC_RELAXED);
+          if (e != ops->refusal && o->errnum == 0)
+            o->errnum = e;
+          if (h->n == 0)
+            continue;
+        }
+      race_release (ops, h, r);
+    }
+  while (h->n > 0)
+    race_release (ops, h, r);
+  ucb_rlagent_racing = false;
+  race_ended (r);
+  o->v[COUNT] = admitted;
+  o->v[REFUSED] = refused;
+  return 0;
+}
+
 static int
 agent_main (void *arg, struct ucb_probe_out *o, ucb_error_t *err)
 {
@@ -146,6 +266,10 @@ agent_main (void *arg, struct ucb_probe_out *o, ucb_error_t *err)
         case 'e':
           ops->for_exit (h);
           break;
+        case 'c':
+          if (do_race (ops, h, (struct ucb_rlrace *) (uintptr_t) o->v[ARG], o, err) < 0)
+            return -1;
+          break;
         default: /* 'q' */
           do_release (ops, h, -1, o);
           return 0;
@@ -178,19 +302,28 @@ ucb_rlagent_start (struct ucb_rlagent *a, const struct ucb_rlops *ops, const cha
   return 0;
 }
 
+/* An order, sent; its answer is collected apart (the race sends to every agent first). */
 static int
-order (struct ucb_rlagent *a, int op, long arg, long arg2, struct ucb_rlans *ans, ucb_error_t *err)
+order_send (struct ucb_rlagent *a, int op, int64_t arg, long arg2, ucb_error_t *err)
 {
   struct ucb_probe_out o;
 
-  memset (ans, 0, sizeof *ans);
   if (*err)
     return -1;
   memset (&o, 0, sizeof o);
   o.v[OP] = op;
   o.v[ARG] = arg;
   o.v[ARG2] = arg2;
-  if (ucb_probe_order (&a->p, &o, err) < 0 || ucb_probe_next (&a->p, &o, err) < 0)
+  return ucb_probe_order (&a->p, &o, err);
+}
+
+static int
+order_collect (struct ucb_rlagent *a, struct ucb_rlans *ans, ucb_error_t *err)
+{
+  struct ucb_probe_out o;
+
+  memset (ans, 0, sizeof *ans);
+  if (*err || ucb_probe_next (&a->p, &o, err) < 0)
     return -1;
   ans->count = (long) o.v[COUNT];
   ans->errnum = o.errnum;
@@ -200,6 +333,27 @@ order (struct ucb_rlagent *a, int op, long arg, long arg2, struct ucb_rlans *ans
   ans->sigq_n1 = (long) o.v[SIGQ_N1];
   ans->tries = (long) o.v[TRIES];
   return 0;
+}
+
+static int
+order (struct ucb_rlagent *a, int op, long arg, long arg2, struct ucb_rlans *ans, ucb_error_t *err)
+{
+  memset (ans, 0, sizeof *ans);
+  if (order_send (a, op, arg, arg2, err) < 0)
+    return -1;
+  return order_collect (a, ans, err);
+}
+
+int
+ucb_rlagent_race_send (struct ucb_rlagent *a, struct ucb_rlrace *race, ucb_error_t *err)
+{
+  return order_send (a, 'c', (int64_t) (uintptr_t) race, 0, err);
+}
+
+int
+ucb_rlagent_race_collect (struct ucb_rlagent *a, struct ucb_rlans *ans, ucb_error_t *err)
+{
+  return order_collect (a, ans, err);
 }
 
 /* Fills of this case process that stopped at the cap, not at a refusal. */

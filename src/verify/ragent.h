@@ -7,6 +7,7 @@
 #define UCB_RAGENT_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/resource.h>
 #include <sys/types.h>
 
@@ -25,6 +26,8 @@ struct ucb_rlplace
   int depth;
   rlim_t snap[2];
   rlim_t own;
+  int room; /* > 0: an fd (the case process's) of a user namespace of the agent's uid that it
+             * enters first (setns) and makes its namespaces in (P9, cells-pin.c) */
 };
 
 struct ucb_rlagent
@@ -80,5 +83,45 @@ int ucb_rlagent_exit_holding (struct ucb_rlagent *a, ucb_error_t *err);
 /* Release everything, end, reap; its error if it failed.  With `err` already set just kill
  * it (an error path). */
 int ucb_rlagent_stop (struct ucb_rlagent *a, ucb_error_t *err);
+
+/* ---- the race (P8, cells-race.c): agents of one uid charge and release at once ---- */
+
+/* What the racing agents share.  It lives in a MAP_SHARED anonymous mapping that the case
+ * process makes before it starts the agents: they are forked from it, so they share the page
+ * (its address is the same in them).  The agents update it atomically. */
+struct ucb_rlrace
+{
+  uint64_t magic; /* UCB_RLRACE_MAGIC: an agent refuses any other page */
+  /* Set by the case process before the orders. */
+  long agents;       /* the race starts once this many agents have their order */
+  long hold;         /* units an agent holds at most */
+  long ms;           /* race at least this long, */
+  long min_admitted; /* and past it only until this many charges were admitted */
+  long min_refused;  /* and this many refused in all, */
+  long max_ms;       /* but never longer (CLOCK_MONOTONIC) */
+  /* Kept by the agents. */
+  long arrived;      /* agents that have their order */
+  long held;         /* units all of them hold: + 1 after an admitted charge, - 1 before a
+                      * release, so it never exceeds what the kernel counts for them */
+  long most;         /* the most `held` reached */
+  long admitted;     /* charges admitted while racing, all agents */
+  long refused;      /* charges refused while racing */
+  uint64_t start_ns; /* the race's start (CLOCK_MONOTONIC) */
+  uint64_t end_ns;   /* the last agent's end */
+};
+#define UCB_RLRACE_MAGIC 0x75636272616365ull /* "ucbrace" */
+
+/* Order the race: the agent waits until `race->agents` have the order (at most max_ms), then
+ * until the race ends charges one unit while it holds fewer than `race->hold` and releases one
+ * otherwise or when refused (ops->charge, ops->release: the kernel's own paths), and finally
+ * releases everything.  Sent to every agent before any answer is collected: each is a process
+ * of its own, so they race. */
+int ucb_rlagent_race_send (struct ucb_rlagent *a, struct ucb_rlrace *race, ucb_error_t *err);
+/* Its answer: ans->count admitted, ans->refused refused, ans->errnum the errno of a refusal
+ * other than ops->refusal (0: none), ans->held 0. */
+int ucb_rlagent_race_collect (struct ucb_rlagent *a, struct ucb_rlans *ans, ucb_error_t *err);
+/* In an agent: true while it races.  For the tests only: their sabotaged operations go wrong
+ * under the race alone, as a kernel's lost update would. */
+extern bool ucb_rlagent_racing;
 
 #endif

@@ -58,6 +58,8 @@ static const char *const prop_names[][2] = {
   { "P5", "levels are independent" },
   { "P6", "owners are separate" },
   { "P7", "exemptions and overrides" },
+  { "P8", "exact under concurrency" },
+  { "P9", "nothing pinned" },
 };
 
 const char *

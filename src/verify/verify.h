@@ -101,8 +101,10 @@ enum ucb_vprop
   UCB_VPROP_P5, /* levels are independent */
   UCB_VPROP_P6, /* owners are separate */
   UCB_VPROP_P7, /* exemptions and overrides */
+  UCB_VPROP_P8, /* exact under concurrency: racing charges and releases lose no update */
+  UCB_VPROP_P9, /* nothing pinned: what a scenario made is freed after it ends */
 };
-#define UCB_VPROPS 8
+#define UCB_VPROPS 10
 
 #define UCB_VCELLS_MAX 4
 struct ucb_vcell
@@ -112,7 +114,7 @@ struct ucb_vcell
 };
 
 const char *ucb_vlevel_name (enum ucb_vlevel l); /* "own", "parent", "grandparent", "none" */
-const char *ucb_vprop_name (enum ucb_vprop p);   /* "P1" ... "P7", "none" */
+const char *ucb_vprop_name (enum ucb_vprop p);   /* "P1" ... "P9", "none" */
 const char *ucb_vprop_title (enum ucb_vprop p);  /* "exact bound" ... */
 /* How many cells `c` lists (the first is its primary one). */
 size_t ucb_vcase_ncells (const struct ucb_vcase *c);

@@ -5,15 +5,18 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <mqueue.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/ipc.h>
 #include <sys/shm.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "core/util.h"
+#include "host/userns.h"
 #include "verify/vprobe.h"
 
 static int
@@ -281,4 +284,85 @@ ucb_vroot_of_init_userns (void)
     }
   return sscanf (map, "%lu %lu %lu", &inside, &outside, &count) == 3 && inside == 0 && outside == 0
          && count == 4294967295UL;
+}
+
+/* ---- user namespaces ---- */
+
+int
+ucb_vuserns_sysctl (ino_t outer, const char *file, long long value, ucb_error_t *err)
+{
+  char path[128], val[32];
+  struct stat st;
+
+  if (stat ("/proc/self/ns/user", &st) < 0)
+    return ucb_make_error (err, errno, "stat /proc/self/ns/user");
+  if (st.st_ino == outer)
+    return ucb_make_error (err, 0, "still in the host's user namespace");
+  snprintf (path, sizeof path, "/proc/sys/user/%s", file);
+  snprintf (val, sizeof val, "%lld\n", value);
+  return ucb_write_file_at (AT_FDCWD, path, val, err);
+}
+
+int
+ucb_vuserns_join (int fd, ucb_error_t *err)
+{
+  if (setns (fd, CLONE_NEWUSER) < 0)
+    return ucb_make_error (err, errno, "setns(%d, CLONE_NEWUSER)", fd);
+  return 0;
+}
+
+/* unshare(CLONE_NEWUSER | extra_flags), a refusal with ENOSPC retried until `deadline`: 0 or
+ * the errno. */
+static int
+unshare_user (int extra_flags, uint64_t deadline)
+{
+  while (unshare (CLONE_NEWUSER | extra_flags) < 0)
+    {
+      if (errno != ENOSPC || ucb_now_ns () >= deadline)
+        return errno;
+      nanosleep (&(struct timespec){ 0, 1000000 }, NULL);
+    }
+  return 0;
+}
+
+int
+ucb_vuserns_enter (int extra_flags, uint64_t wait_ns, ucb_error_t *err)
+{
+  /* As ucb_userns_enter: our ids outside, read before they are unmapped. */
+  uid_t uid = geteuid ();
+  gid_t gid = getegid ();
+  int e = unshare_user (extra_flags, ucb_now_ns () + wait_ns);
+
+  if (e)
+    return ucb_make_error (err, e, "unshare(CLONE_NEWUSER%s)", extra_flags ? "|..." : "");
+  return ucb_userns_write_maps (0, uid, gid, 1, true, err);
+}
+
+int
+ucb_vnest (void *arg, struct ucb_probe_out *o, ucb_error_t *err)
+{
+  const struct ucb_vnest *n = arg;
+  uint64_t deadline = ucb_now_ns () + n->wait_ns;
+  long count = 0;
+
+  if (n->join > 0 && ucb_vuserns_join (n->join, err) < 0)
+    return -1;
+  o->errnum = 0;
+  while (count < n->max)
+    {
+      uid_t uid = geteuid ();
+      gid_t gid = getegid ();
+      int e = unshare_user (0, count < n->want ? deadline : 0);
+
+      if (e)
+        {
+          o->errnum = e; /* the refusal, whatever it is: an observation, not an error */
+          break;
+        }
+      if (ucb_userns_write_maps (0, uid, gid, 1, true, err) < 0)
+        return ucb_error_wrap (err, "user namespace %ld of the count", count + 1);
+      count++;
+    }
+  o->v[0] = count;
+  return 0;
 }

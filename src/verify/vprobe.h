@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/resource.h>
 #include <sys/types.h>
 
@@ -77,5 +78,39 @@ int ucb_vrounds (int rounds, ucb_vcount_fn count, long max, struct ucb_vrange *o
 
 /* Are we uid 0 of the initial user namespace (the NPROC exemptions are about it)? */
 bool ucb_vroot_of_init_userns (void);
+
+/* ---- user namespaces: the per-namespace maximum, its asynchronous release (ULIM-20, P9) ---- */
+
+/* How long a user namespace may stay counted (UCOUNT_USER_NAMESPACES of its creator) after its
+ * last task was reaped: free_user_ns runs from a work item, and an IPC namespace that holds one
+ * is freed from another, after an RCU grace period.  10 s: an emulated kernel (QEMU TCG) on a
+ * loaded host runs those work items late; a correct kernel returns in milliseconds, so only a
+ * pinned namespace ever waits it out. */
+#define UCB_VUSERNS_FREED_NS 10000000000ull
+
+/* Write /proc/sys/user/`file` of our user namespace (its root may: set_permissions checks
+ * CAP_SYS_RESOURCE there), refused while we are still in the namespace whose inode is `outer`
+ * (the case process's: never the table of the namespace ucbench runs in). */
+int ucb_vuserns_sysctl (ino_t outer, const char *file, long long value, ucb_error_t *err)
+    __attribute__ ((warn_unused_result));
+/* setns(fd, CLONE_NEWUSER): enter the user namespace of `fd` (its owner's tasks may). */
+int ucb_vuserns_join (int fd, ucb_error_t *err) __attribute__ ((warn_unused_result));
+/* ucb_userns_enter (host/userns.h), a refusal with ENOSPC retried for up to `wait_ns`: room
+ * that a freed namespace leaves comes back asynchronously. */
+int ucb_vuserns_enter (int extra_flags, uint64_t wait_ns, ucb_error_t *err)
+    __attribute__ ((warn_unused_result));
+
+/* A probe function (probe.h): how many user namespaces the namespace it joins allows, nested
+ * one in the other (each counts at every level up to it): up to `want`, each ENOSPC retried
+ * until `wait_ns` passed since the start, then up to `max` without waiting.  out->v[0] is the
+ * count (they go with the probe), out->errnum the refusal of the unshare that ended it (ENOSPC
+ * at a maximum, EUSERS at 32 levels; 0: `max` reached). */
+struct ucb_vnest
+{
+  int join; /* > 0: an fd of the user namespace to enter first (ucb_vuserns_join) */
+  long want, max;
+  uint64_t wait_ns;
+};
+int ucb_vnest (void *arg, struct ucb_probe_out *out, ucb_error_t *err);
 
 #endif

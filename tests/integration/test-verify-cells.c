@@ -2,14 +2,18 @@
 /* test-verify-cells.c - the generic matrix cells notice a kernel that breaks their property:
  * the SIGPENDING operations are sabotaged in userspace the ways a kernel mutant would break
  * them (a refusal that also uncharges, a release that forgets, a charge that ignores the
- * bound), and the cells of that property must turn `fail`, while the real operations pass.
+ * bound; under the race of P8 only: one update lost, refusals turned into admissions), and
+ * the cells of that property must turn `fail`, while the real operations pass.
  * Needs root and user namespaces (`ok 1 # SKIP why` without them).  That every observation
  * of every case can fail is test-verify-cases.c. */
 #include "config.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <sched.h>
 #include <signal.h>
+#include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -18,6 +22,7 @@
 #include "../tap.h"
 #include "host/userns.h"
 #include "verify/cells.h"
+#include "verify/ragent.h"
 #include "verify/rlops.h"
 #include "verify/verify.h"
 
@@ -79,6 +84,44 @@ charge_ignores_bound (struct ucb_rlheld *h, bool big)
   return e;
 }
 
+/* Units release_loses_racing() may still lose, in all the agents together: a page shared
+ * with them (they are forked from us). */
+static int *lose_budget;
+
+/* While racing (P8), a release that forgets its unit once in the whole race, mid-race: the one
+ * update a kernel loses when two CPUs decrement at once (the counter stays one high).  Before
+ * and after the race it releases as it should, so only the race can show it. */
+static void
+release_loses_racing (struct ucb_rlheld *h)
+{
+  static unsigned calls;
+  int left = 1;
+
+  if (ucb_rlagent_racing && ++calls > 64
+      && __atomic_compare_exchange_n (lose_budget, &left, 0, false, __ATOMIC_SEQ_CST,
+                                      __ATOMIC_SEQ_CST))
+    h->n--;
+  else
+    real->release (h);
+}
+
+/* While racing (P8), now and then a refusal reported as an admission: to the harness a kernel
+ * that admitted one more than the bound at that moment.  Outside the race the bound holds, so
+ * only the units held at once can show it. */
+static int
+charge_passes_bound_racing (struct ucb_rlheld *h, bool big)
+{
+  static unsigned refusals;
+  int e = real->charge (h, big);
+
+  if (e == EAGAIN && ucb_rlagent_racing && ++refusals % 8 == 0)
+    {
+      h->n++;
+      return 0;
+    }
+  return e;
+}
+
 static struct ucb_rlops sabotaged;
 static int prop;
 static enum ucb_vlevel level;
@@ -97,6 +140,8 @@ run_sabotaged (struct ucb_vctx *ctx, ucb_error_t *err)
     return ucb_vcell_p2 (ctx, &sabotaged, level, err);
   if (prop == 3)
     return ucb_vcell_p3 (ctx, &sabotaged, level, err);
+  if (prop == 8)
+    return ucb_vcell_p8 (ctx, &sabotaged, level, err);
   return ucb_vcell_p5 (ctx, &sabotaged, level, err);
 }
 
@@ -111,12 +156,15 @@ static const struct ucb_vcase fake = {
   .cells = { { UCB_VLEVEL_OWN, UCB_VPROP_P1 } },
 };
 
+/* The last run verdict() made: its observations. */
+static struct ucb_vrun last;
+
 /* The verdict of property p at level l with the operations `ops`. */
 static enum ucb_verdict
 verdict (const struct ucb_rlops *ops, int p, enum ucb_vlevel l, uid_t base, char *why)
 {
   struct ucb_kernel k;
-  struct ucb_vrun v;
+  struct ucb_vrun *v = &last;
   ucb_error_t err = NULL;
 
   sabotaged = *ops;
@@ -124,9 +172,19 @@ verdict (const struct ucb_rlops *ops, int p, enum ucb_vlevel l, uid_t base, char
   level = l;
   if (ucb_kernel_probe (&k, &err) < 0)
     return UCB_VERDICT_ERROR;
-  ucb_verify_run (&fake, base, &k, &v);
-  snprintf (why, UCB_VDETAIL_MAX, "%s", v.why);
-  return v.verdict;
+  ucb_verify_run (&fake, base, &k, v);
+  snprintf (why, UCB_VDETAIL_MAX, "%.*s", UCB_VDETAIL_MAX - 1, v->why);
+  return v->verdict;
+}
+
+/* What the last run observed as `name` less what it expected; LLONG_MIN when not recorded. */
+static long long
+last_off (const char *name)
+{
+  for (size_t i = 0; i < last.res.n; i++)
+    if (strcmp (last.res.items[i].name, name) == 0)
+      return last.res.items[i].observed - last.res.items[i].expected;
+  return LLONG_MIN;
 }
 
 static void
@@ -173,6 +231,72 @@ test_sabotage_fails (void)
           tap_check_int (got, ==, runs[i].want);
         }
     }
+}
+
+/* P8 at every level: the real operations pass; an update lost under the race fails the count
+ * after it (or the SigQ after it); an admission past the bound under the race fails the units
+ * held at once.  Each failure must be the one its sabotage causes. */
+static void
+test_race_sabotage_fails (void)
+{
+  static const enum ucb_vlevel levels[]
+      = { UCB_VLEVEL_OWN, UCB_VLEVEL_PARENT, UCB_VLEVEL_GRANDPARENT };
+  struct ucb_rlops lost = *real, over = *real;
+  uid_t base = 2103050000u;
+
+  if (!can_run_cases ())
+    {
+      tap_skip ("needs root and user namespaces to run the cells");
+      return;
+    }
+  lose_budget
+      = mmap (NULL, sizeof *lose_budget, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  if (lose_budget == MAP_FAILED)
+    {
+      tap_skip ("mmap for the shared budget failed");
+      return;
+    }
+  lost.release = release_loses_racing;
+  over.charge = charge_passes_bound_racing;
+  for (size_t l = 0; l < sizeof levels / sizeof levels[0]; l++, base += 1000)
+    {
+      struct
+      {
+        const struct ucb_rlops *ops;
+        enum ucb_verdict want;
+        const char *why; /* in the reason of the failure */
+        const char *what;
+      } runs[] = {
+        { real, UCB_VERDICT_PASS, "", "real operations, P8" },
+        { &lost, UCB_VERDICT_FAIL, "after the race", "a release lost under the race, P8" },
+        { &over, UCB_VERDICT_FAIL, "most held at once", "the bound passed under the race, P8" },
+      };
+      for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++)
+        {
+          char why[UCB_VDETAIL_MAX];
+          enum ucb_verdict got;
+          bool named;
+
+          *lose_budget = 1;
+          got = verdict (runs[i].ops, 8, levels[l], base + (uid_t) i * 100, why);
+          named = strstr (why, runs[i].why) != NULL;
+          /* One unit lost: the counter one high, the fill after the race one fewer. */
+          if (runs[i].ops == &lost)
+            {
+              tap_check_int (*lose_budget, ==, 0);
+              tap_check_int (last_off ("admitted after the race"), ==, -1);
+              tap_check_int (last_off ("observer SigQ after the race"), ==, 1);
+            }
+
+          if (got != runs[i].want || !named)
+            printf ("# %s at the %s level: %s (%s), expected %s naming `%s`\n", runs[i].what,
+                    ucb_vlevel_name (levels[l]), ucb_verdict_name (got), why,
+                    ucb_verdict_name (runs[i].want), runs[i].why);
+          tap_check_int (got, ==, runs[i].want);
+          tap_check (named);
+        }
+    }
+  munmap (lose_budget, sizeof *lose_budget);
 }
 
 static const struct ucb_rlops *memlock = &ucb_rlops[UCB_RL_MEMLOCK];
@@ -287,6 +411,8 @@ static const struct tap_test tests[] = {
   { "sabotaged SIGPENDING operations fail the cells of their property", test_sabotage_fails },
   { "every rlimit's fill lands exactly on its bound", test_exact_bounds },
   { "a second bug that offsets the known one does not make a pass", test_offset_known_bug },
+  { "P8: an update lost or a bound passed under the race fails, the real race passes",
+    test_race_sabotage_fails },
 };
 
 TAP_MAIN (tests)

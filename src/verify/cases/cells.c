@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* cells.c - ULIM-21 ... ULIM-71: the generic cells of the property matrix, one case per
- * (rlimit, level, property) among P1-P5 that no hand-written case covers (docs/verify.md
+ * (rlimit, level, property) among P1-P5 that no hand-written case covers, and every cell of
+ * P8 (exact under concurrency) and P9 (nothing pinned) (docs/verify.md
  * "The matrix").  Each is a table entry: the runners are src/verify/cells.c and
  * cells-more.c, the rlimits' charge and release src/verify/rlops.c. */
 #include "config.h"
@@ -41,6 +42,10 @@ cell_run (struct ucb_vctx *ctx, ucb_error_t *err)
     r = ucb_vcell_p4 (ctx, ops, cell->level, err);
   else if (cell->prop == UCB_VPROP_P5)
     r = ucb_vcell_p5 (ctx, ops, cell->level, err);
+  else if (cell->prop == UCB_VPROP_P8)
+    r = ucb_vcell_p8 (ctx, ops, cell->level, err);
+  else if (cell->prop == UCB_VPROP_P9)
+    r = ucb_vcell_p9 (ctx, ops, err);
   else
     return ucb_make_error (err, 0, "internal: %s is no generic cell", ctx->c->id);
   /* A count at the cap says "at least the cap": said apart from any count. */
@@ -59,12 +64,18 @@ cell_run (struct ucb_vctx *ctx, ucb_error_t *err)
 #define SLUG_P3 "release-restores"
 #define SLUG_P4 "unlimited"
 #define SLUG_P5 "independent"
+#define SLUG_P8 "race-exact"
+#define SLUG_P9 "nothing-pinned"
 
 #define TITLE_P1 "exactly the bound admitted, then the refusal's errno"
 #define TITLE_P2 "after a refusal 8 more are refused, counts unchanged, one released = one more"
 #define TITLE_P3 "8 fill/release rounds identical; a holder's exit releases everything"
 #define TITLE_P4 "RLIM_INFINITY admits a large count; the finite bound beside it holds"
 #define TITLE_P5 "siblings: own limits apart, the shared bound binds the sum"
+#define TITLE_P8                                                                                   \
+  "racing tasks charge and release; the bound is never passed and as exact after"
+#define TITLE_P9                                                                                   \
+  "refusals, releases and exits, repeated past a namespace allowance: nothing pinned"
 
 #define CHECKS_SIGPENDING                                                                          \
   "sig_get_ucounts -> inc_rlimit_get_ucounts (walk up iter->ns->ucounts, max = rlimit_max of "     \
@@ -84,6 +95,12 @@ cell_run (struct ucb_vctx *ctx, ucb_error_t *err)
 #define CHECKS_P3 "every release path uncharges every level"
 #define CHECKS_P4 "RLIM_INFINITY (own soft, or rlimit_max clamped to LONG_MAX) never refuses"
 #define CHECKS_P5 "each level is compared with its own bound only"
+#define CHECKS_P8                                                                                  \
+  "every level's counter moves by one atomic add or sub (atomic_long_add_return), so no update "   \
+  "is lost when tasks of one (user ns, uid) charge and release at once on several CPUs"
+#define CHECKS_P9                                                                                  \
+  "every get_ucounts of a charge, refusal or release path has its put_ucounts: a ucounts "        \
+  "holds its user namespace (get_user_ns), which stays counted in UCOUNT_USER_NAMESPACES"
 
 #define DEPENDS_P1 "59ec71575ab4 (5.16-rc7) for parent levels; 8f2f9c4d82f2 (5.17-rc5) for NPROC"
 #define DEPENDS_P2                                                                                 \
@@ -92,6 +109,10 @@ cell_run (struct ucb_vctx *ctx, ucb_error_t *err)
 #define DEPENDS_P4                                                                                 \
   "set_userns_rlimit_max clamps to LONG_MAX (de399236e240, 6.1); 5c2a956c3eea (5.18) MEMLOCK"
 #define DEPENDS_P5 "59ec71575ab4 (5.16-rc7): parent levels use the child ns's snapshot"
+#define DEPENDS_P8 "ucounts rlimits (5.14+); 59ec71575ab4 for parent levels"
+#define DEPENDS_P9                                                                                 \
+  "ucounts rlimits (5.14+); per-namespace max_user_namespaces (4.9+); the namespace is freed "    \
+  "asynchronously (free_user_ns from a work item)"
 
 /* Besides UCB_VNEEDS_PROBES: private IPC namespaces of init_user_ns (an agent at depth 0)
  * need CAP_SYS_ADMIN. */
@@ -111,6 +132,19 @@ cell_run (struct ucb_vctx *ctx, ucb_error_t *err)
     .needs_caps = NEEDS_##RL,                                                                      \
     .run = cell_run,                                                                               \
     .cells = { { UCB_VLEVEL_##LV, UCB_VPROP_##PR } },                                              \
+  };
+/* P9: one case per rlimit, refusals at the own and the parent level. */
+#define CELL9(num, rl, RL)                                                                         \
+  const struct ucb_vcase ucb_vcase_ulim##num = {                                                   \
+    .id = "ULIM-" #num,                                                                            \
+    .name = rl "-" SLUG_P9,                                                                        \
+    .title = #RL ": " TITLE_P9,                                                                    \
+    .rlimit = UCB_RL_##RL,                                                                         \
+    .checks = CHECKS_##RL "; " CHECKS_P9,                                                          \
+    .depends = DEPENDS_P9,                                                                         \
+    .needs_caps = NEEDS_##RL,                                                                      \
+    .run = cell_run,                                                                               \
+    .cells = { { UCB_VLEVEL_OWN, UCB_VPROP_P9 }, { UCB_VLEVEL_PARENT, UCB_VPROP_P9 } },            \
   };
 #define CELLS3(a, b, c, rl, RL, PR)                                                                \
   CELL (a, rl, RL, OWN, PR) CELL (b, rl, RL, PARENT, PR) CELL (c, rl, RL, GRANDPARENT, PR)
@@ -138,3 +172,13 @@ CELLS3 (60, 61, 62, "nproc", NPROC, P2)
 CELLS3 (63, 64, 65, "nproc", NPROC, P3)
 CELLS3 (66, 67, 68, "nproc", NPROC, P4)
 CELLS3 (69, 70, 71, "nproc", NPROC, P5)
+/* P8, every rlimit and level. */
+CELLS3 (72, 73, 74, "sigpending", SIGPENDING, P8)
+CELLS3 (75, 76, 77, "msgqueue", MSGQUEUE, P8)
+CELLS3 (78, 79, 80, "memlock", MEMLOCK, P8)
+CELLS3 (81, 82, 83, "nproc", NPROC, P8)
+/* P9, every rlimit. */
+CELL9 (84, "sigpending", SIGPENDING)
+CELL9 (85, "msgqueue", MSGQUEUE)
+CELL9 (86, "memlock", MEMLOCK)
+CELL9 (87, "nproc", NPROC)

@@ -72,4 +72,20 @@
   X (ulim68)                                                                                       \
   X (ulim69)                                                                                       \
   X (ulim70)                                                                                       \
-  X (ulim71)
+  X (ulim71)                                                                                       \
+  X (ulim72)                                                                                       \
+  X (ulim73)                                                                                       \
+  X (ulim74)                                                                                       \
+  X (ulim75)                                                                                       \
+  X (ulim76)                                                                                       \
+  X (ulim77)                                                                                       \
+  X (ulim78)                                                                                       \
+  X (ulim79)                                                                                       \
+  X (ulim80)                                                                                       \
+  X (ulim81)                                                                                       \
+  X (ulim82)                                                                                       \
+  X (ulim83)                                                                                       \
+  X (ulim84)                                                                                       \
+  X (ulim85)                                                                                       \
+  X (ulim86)                                                                                       \
+  X (ulim87)

@@ -122,16 +122,19 @@ make_userns (void *arg, struct ucb_probe_out *o, ucb_error_t *err)
   return 0;
 }
 
-/* A probe's attempt to create a user namespace: 0 or its errno; -1 with `err` set. */
+/* A probe's attempt at one nested user namespace, waiting up to `wait_ns` for the room
+ * (ucb_vnest): 1 when made, else 0 with the refusal's errno in *refused; -1 with `err` set. */
 static int
-try_userns (ucb_error_t *err)
+try_userns (uint64_t wait_ns, int *refused, ucb_error_t *err)
 {
   struct ucb_probe_spec spec = { .what = "an attempt at a nested user namespace" };
+  struct ucb_vnest n = { .want = 1, .max = 1, .wait_ns = wait_ns };
   struct ucb_probe_out o;
 
-  if (ucb_probe_run (&spec, make_userns, NULL, &o, err) < 0)
+  if (ucb_probe_run (&spec, ucb_vnest, &n, &o, err) < 0)
     return -1;
-  return o.errnum;
+  *refused = o.errnum;
+  return (int) o.v[0];
 }
 
 /* One nested user namespace held, a second refused, then free again once the holder is
@@ -143,25 +146,21 @@ nested_userns (struct ucb_probe_out *o, ucb_error_t *err)
   struct ucb_probe holder = UCB_PROBE_NONE;
   struct ucb_probe_out held;
   static bool hold = true;
-  uint64_t deadline;
-  int rc;
+  int rc, second = 0, back = 0;
 
   if (ucb_probe_start_report (&holder, &spec, make_userns, &hold, &held, err) < 0)
     return -1;
-  if ((rc = try_userns (err)) < 0 || ucb_probe_order (&holder, &held, err) < 0
+  if (try_userns (0, &second, err) < 0 || ucb_probe_order (&holder, &held, err) < 0
       || ucb_probe_finish (&holder, NULL, err) < 0)
     {
       ucb_probe_kill (&holder);
       return -1;
     }
   o->v[FIRST] = held.errnum;
-  o->v[SECOND] = rc;
-  deadline = ucb_now_ns () + USERNS_BACK_S * 1000000000ull;
-  while ((rc = try_userns (err)) == ENOSPC && ucb_now_ns () < deadline)
-    nanosleep (&(struct timespec){ 0, 2000000 }, NULL);
-  if (rc < 0)
+  o->v[SECOND] = second;
+  if ((rc = try_userns (USERNS_BACK_S * 1000000000ull, &back, err)) < 0)
     return -1;
-  o->v[BACK] = rc == 0;
+  o->v[BACK] = rc == 1;
   return 0;
 }
 
@@ -211,21 +210,11 @@ static int
 probe (void *arg, struct ucb_probe_out *o, ucb_error_t *err)
 {
   ino_t host_userns = *(const ino_t *) arg;
-  struct stat st;
 
-  /* Never write the host's table. */
-  if (stat ("/proc/self/ns/user", &st) < 0)
-    return ucb_make_error (err, errno, "stat /proc/self/ns/user");
-  if (st.st_ino == host_userns)
-    return ucb_make_error (err, 0, "still in the host's user namespace");
+  /* Never the host's table (ucb_vuserns_sysctl refuses it). */
   for (size_t i = 0; i < UCB_ARRAY_SIZE (settings); i++)
-    {
-      char path[128], val[32];
-      snprintf (path, sizeof path, SYSCTL_DIR "/%s", settings[i].file);
-      snprintf (val, sizeof val, "%lld\n", settings[i].value);
-      if (ucb_write_file_at (AT_FDCWD, path, val, err) < 0)
-        return -1;
-    }
+    if (ucb_vuserns_sysctl (host_userns, settings[i].file, settings[i].value, err) < 0)
+      return -1;
   for (size_t i = 0; i < UCB_ARRAY_SIZE (settings); i++)
     o->v[READ_BACK + i] = read_sysctl (settings[i].file);
   if (nested_userns (o, err) < 0)

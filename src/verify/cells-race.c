@@ -1,0 +1,205 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* cells-race.c - the generic matrix cell P8 exact under concurrency (cells.h): k agents of one
+ * uid, placed as P1 places one, charge and release at once against the one counter of the
+ * level checked, as the containers of one owner share (init_user_ns, U).  A lost update shows
+ * in the count admitted after the race; an admission past the bound in the units held at
+ * once while racing (docs/verify.md "P8"). */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "core/util.h"
+#include "verify/cells.h"
+
+enum
+{
+  RACE_AGENTS_MIN = 4,  /* agents: 2 per online CPU, at least this many, */
+  RACE_AGENTS_MAX = 64, /* at most this many (a bound's fill stays below every rlimit's cap) */
+  RACE_HOLD = 2,        /* units each agent holds at most: k agents want twice the room */
+  RACE_MS = 500,        /* the race's window; longer only until enough happened, */
+  RACE_MAX_MS = 5000,   /* never longer than this */
+  RACE_MIN_EACH = 8,    /* per agent: admitted and refused charges a race needs to be judged */
+};
+
+/* The cell's numbers: k agents, each below a bound of n units at the level, which leaves
+ * `room` units for all of them together (NPROC: each agent is one task itself). */
+struct race_plan
+{
+  long k, n;
+  struct ucb_rlplace pl;
+  struct ucb_vtwo room;
+};
+
+static struct race_plan
+race_plan (const struct ucb_rlops *ops, enum ucb_vlevel level)
+{
+  long cpus = sysconf (_SC_NPROCESSORS_ONLN), k = 2 * (cpus > 0 ? cpus : 1);
+  struct race_plan p;
+
+  p.k = k < RACE_AGENTS_MIN ? RACE_AGENTS_MIN : k > RACE_AGENTS_MAX ? RACE_AGENTS_MAX : k;
+  /* Room for k units besides the agents themselves: half of what they want at once. */
+  p.n = p.k + p.k * ops->self;
+  p.pl = ucb_vcell_place (ops, level, p.n);
+  p.room = ucb_vtwo_add (ucb_vcell_bound (ops, level, p.n), -p.k * ops->self);
+  return p;
+}
+
+/* The most held at once, as recorded: a value within a kernel's room reads as that room (a
+ * race need not fill the room at any one moment, and the books lag the kernel), a value
+ * above the looser room as it is: the kernel held more than its bound allows. */
+static long
+most_seen (long most, struct ucb_vtwo room)
+{
+  long lo = room.want < room.bug ? room.want : room.bug;
+  long hi = room.want < room.bug ? room.bug : room.want;
+
+  return most <= lo ? lo : most <= hi ? hi : most;
+}
+
+/* The first agent fills until refused and releases everything: the count the counter allows. */
+static void
+race_fill (struct ucb_vctx *ctx, struct ucb_rlagent *a, const char *when, struct ucb_vtwo room,
+           long *count, ucb_error_t *err)
+{
+  struct ucb_rlans f, rel;
+  char name[UCB_VNAME_MAX];
+
+  ucb_rlagent_fill_all (a, &f, err);
+  ucb_rlagent_release (a, -1, &rel, err);
+  if (*err)
+    return;
+  if (count)
+    *count = f.count;
+  snprintf (name, sizeof name, "admitted %s the race", when);
+  ucb_vsee_fill (ctx->res, name, room, &f);
+  snprintf (name, sizeof name, "errno %s the race", when);
+  ucb_vobserve (ctx->res, name, UCB_VITEM_ERRNO, a->ops->refusal, f.errnum);
+}
+
+/* The race: every agent gets its order before any answer is read.  What the agents answered
+ * (their own counts) is compared with what the shared page booked: the totals show the race's
+ * size, and that the page the held check rests on saw every charge. */
+static void
+race_run (struct ucb_vctx *ctx, struct ucb_rlagent *ag, const struct race_plan *p,
+          struct ucb_rlrace *race, ucb_error_t *err)
+{
+  const struct ucb_rlops *ops = ag[0].ops;
+  long admitted = 0, refused = 0;
+  int other = 0;
+
+  for (long i = 0; i < p->k; i++)
+    ucb_rlagent_race_send (&ag[i], race, err);
+  for (long i = 0; i < p->k; i++)
+    {
+      struct ucb_rlans a;
+      if (ucb_rlagent_race_collect (&ag[i], &a, err) < 0)
+        return;
+      admitted += a.count;
+      refused += a.refused;
+      other = other ? other : a.errnum;
+    }
+  /* The books never exceed what the kernel counts: more than the room was admitted at once.
+   * At most k * RACE_HOLD can be seen: that many reads "> cap". */
+  if (race->admitted > 0)
+    ucb_vsee_count (ctx->res, "most held at once racing, at most the room", p->room,
+                    most_seen (race->most, p->room), p->k * RACE_HOLD);
+  if (refused > 0)
+    ucb_vobserve (ctx->res, "errno of the refusals racing", UCB_VITEM_ERRNO, ops->refusal,
+                  other ? other : ops->refusal);
+  ucb_vobserve (ctx->res, "admitted racing: the agents', the page's", UCB_VITEM_EXACT, admitted,
+                race->admitted);
+  ucb_vobserve (ctx->res, "refused racing: the agents', the page's", UCB_VITEM_EXACT, refused,
+                race->refused);
+}
+
+/* A race too small to judge (no refusal, or hardly any charge: a slow machine) is a skip
+ * with what it measured, unless what was seen fails already. */
+static void
+race_judge_size (struct ucb_vctx *ctx, const struct race_plan *p, const struct ucb_rlrace *race)
+{
+  char why[UCB_VDETAIL_MAX];
+  double ms = race->end_ns > race->start_ns ? (double) (race->end_ns - race->start_ns) / 1e6 : 0;
+
+  if (race->admitted >= race->min_admitted && race->refused >= race->min_refused)
+    return;
+  if (ucb_vjudge (ctx->res, why, sizeof why) == UCB_VERDICT_FAIL)
+    return;
+  ucb_vskip (ctx->res,
+             "the race was too small to judge: %ld charges admitted and %ld refused in %.0f ms "
+             "by %ld agents (at least %ld and %ld needed)",
+             race->admitted, race->refused, ms, p->k, race->min_admitted, race->min_refused);
+}
+
+/* Start the k agents; the first error ends it (they are stopped by the caller). */
+static void
+race_start (struct ucb_vctx *ctx, const struct ucb_rlops *ops, struct ucb_rlagent *ag,
+            const struct race_plan *p, ucb_error_t *err)
+{
+  for (long i = 0; i < p->k && !*err; i++)
+    {
+      char what[32];
+      snprintf (what, sizeof what, "racing agent %ld", i + 1);
+      if (ucb_rlagent_start (&ag[i], ops, what, ctx->uid_base, &p->pl, err) < 0)
+        return;
+    }
+}
+
+static void
+race_steps (struct ucb_vctx *ctx, struct ucb_rlagent *ag, const struct race_plan *p,
+            struct ucb_rlrace *race, const struct ucb_probe *obs, ucb_error_t *err)
+{
+  long c0 = 0;
+
+  /* Before: the count one agent gets while the others hold nothing. */
+  race_fill (ctx, &ag[0], "before", p->room, &c0, err);
+  race->agents = p->k;
+  race->hold = RACE_HOLD;
+  race->ms = RACE_MS;
+  race->max_ms = RACE_MAX_MS;
+  race->min_admitted = c0 > 0 ? RACE_MIN_EACH * p->k : 0; /* a room of 0 admits none */
+  race->min_refused = RACE_MIN_EACH * p->k;
+  race_run (ctx, ag, p, race, err);
+  if (*err)
+    return;
+  if (obs->pid > 0)
+    ucb_vobserve (ctx->res, "observer SigQ after the race", UCB_VITEM_COUNTER, 0,
+                  ucb_vcell_sigq (obs));
+  /* After: the same count.  A lost increment leaves the counter one low, so the fill admits
+   * one more (over-admission); a lost decrement one high, one fewer (early denial). */
+  race_fill (ctx, &ag[0], "after", p->room, NULL, err);
+  if (!*err)
+    race_judge_size (ctx, p, race);
+}
+
+int
+ucb_vcell_p8 (struct ucb_vctx *ctx, const struct ucb_rlops *ops, enum ucb_vlevel level,
+              ucb_error_t *err)
+{
+  struct race_plan p = race_plan (ops, level);
+  struct ucb_probe obs = UCB_PROBE_NONE;
+  cleanup_free struct ucb_rlagent *ag = xcalloc ((size_t) p.k, sizeof *ag);
+  /* Made before the agents start: they are forked, so they share it. */
+  struct ucb_rlrace *race
+      = mmap (NULL, sizeof *race, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+
+  if (race == MAP_FAILED)
+    return ucb_make_error (err, errno, "mmap for the race's page");
+  race->magic = UCB_RLRACE_MAGIC;
+  for (long i = 0; i < p.k; i++)
+    ag[i] = (struct ucb_rlagent) UCB_RLAGENT_NONE;
+  if (ucb_vcell_observer (ops, &obs, ctx->uid_base, err) == 0)
+    race_start (ctx, ops, ag, &p, err);
+  if (!*err)
+    race_steps (ctx, ag, &p, race, &obs, err);
+  /* Every agent is stopped and reaped, on error paths too (killed there): what it held lives
+   * in its own IPC namespace or is its own task, and goes with it. */
+  for (long i = p.k - 1; i >= 0; i--)
+    ucb_rlagent_stop (&ag[i], err);
+  ucb_probe_kill (&obs);
+  munmap (race, sizeof *race);
+  return *err ? -1 : 0;
+}
