@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """starved.py - a window too short for every task to get its turn: 512 containers on (at most)
 2 CPUs for 0.3 s.  A task runs about 10 ms a turn and a round of 256 turns lasts 2.6 s, so
-most containers never get one (measured: 373 of 512 did under 100 ops): the point is starved, and every output says so - a warning before the point with the
+many containers never get one (measured: 207 to 373 of 512 did under 100 ops): the point is starved, and every output says so - a warning before the point with the
 window it needs, the table's mark, the note after the sweep (stderr and config.notes), the
 document's contention.starved and per_container[].starved.  Rerun with the window the warning
 names, every container does work (or the host was measurably busy: skip with why)."""
@@ -54,8 +54,13 @@ if doc:
     p = doc["results"][0]
     c = p["contention"]
     starved = [x for x in p["per_container"] if x["starved"]]
-    t.ok(c["starved"] is True and c["starved_containers"] == len(starved) > N // 2
+    # How many get no turn depends on the scheduler's slice (EEVDF's is shorter than the 10 ms
+    # the estimate assumes: 207 to 373 of 512 measured), so the count is checked against the
+    # per-container entries, not against a share of N.
+    fed = [x for x in p["per_container"] if not x["starved"]]
+    t.ok(c["starved"] is True and c["starved_containers"] == len(starved) >= 1
          and all(x["ops"] + x["failed_ops"] < c["starved_min_ops"] for x in starved)
+         and all(x["ops"] + x["failed_ops"] >= c["starved_min_ops"] for x in fed)
          and c["starved_min_ops"] == 100 and c["judged_over"] == "window",
          f"the document: starved, {c['starved_containers']} of {N} containers under 100 ops",
          json.dumps(c))
