@@ -41,7 +41,7 @@ workload_json (const struct ucb_workload *w)
   ucb_json_set (o, "op", ucb_json_str (w->op));
   ucb_json_set (o, "counter", ucb_json_str (ucb_workload_counter (w)));
   ucb_json_set (o, "locks", ucb_json_str (w->locks));
-  ucb_json_set (o, "rlimits", ucb_record_rlimits (w->rlimits));
+  ucb_json_set (o, "rlimits", ucb_emit_rlimits (w->rlimits));
   ucb_json_set (o, "supported", json_boolean (w->unsupported_reason == NULL));
   ucb_json_set (o, "unsupported_reason", ucb_json_str (w->unsupported_reason));
   return o;

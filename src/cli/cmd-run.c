@@ -207,13 +207,13 @@ run_once (const struct ucb_run_options *o, const struct ucb_placement *pl, struc
   if (pt->workload->unsupported_reason)
     {
       /* Listed, never run: the document says why (stress-ng's unimplemented). */
-      *entry = ucb_record_skipped (pt, pt->workload->unsupported_reason);
+      *entry = ucb_emit_skipped (pt, pt->workload->unsupported_reason);
       return 0;
     }
   warn_short_window (o, pl, pt);
   r = ucb_run_point (&o->plan, pl, rt, pt, &res, err);
   if (r == 0)
-    *entry = ucb_record_point (&res, pl);
+    *entry = ucb_emit_point (&res, pl);
   ucb_point_result_free (&res);
   if (r == 0)
     return 0;
@@ -461,7 +461,7 @@ finish (int argc, char **argv, const struct ucb_run_options *o, const struct ucb
                                            (*cut)->msg, finished);
       ucb_json_push (st->notes, ucb_json_str (note));
     }
-  config = ucb_record_config (o, pl, rt);
+  config = ucb_emit_config (o, pl, rt);
   ucb_json_set (config, "notes", steal_pointer (&st->notes));
   doc = ucb_report_document (argc, argv, st->t_real, (double) (ucb_now_ns () - st->t0) / 1e9,
                              steal_pointer (&st->host), config, steal_pointer (&st->results));

@@ -9,7 +9,7 @@
 #include "core/json-util.h"
 
 void
-ucb_record_canary (json_t *o, const struct ucb_point_result *r)
+ucb_emit_canary (json_t *o, const struct ucb_point_result *r)
 {
   const struct ucb_canary *c = &r->canary;
   double change = ucb_canary_change_pct (c);

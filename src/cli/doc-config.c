@@ -9,7 +9,7 @@
 #include "engine/workload.h"
 
 json_t *
-ucb_record_config (const struct ucb_run_options *o, const struct ucb_placement *pl,
+ucb_emit_config (const struct ucb_run_options *o, const struct ucb_placement *pl,
                    const struct ucb_runtime *rt)
 {
   json_t *c = ucb_json_obj (), *w = ucb_json_arr (), *n = ucb_json_arr (), *ow = ucb_json_arr (),
@@ -66,7 +66,7 @@ ucb_record_config (const struct ucb_run_options *o, const struct ucb_placement *
   ucb_json_set (pin, "mode", ucb_json_str (ucb_pin_mode_name (o->plan.pin)));
   ucb_json_set (pin, "cpus", ucb_json_int_array (pl->cpus, pl->ncpus));
   ucb_json_set (pin, "allowed", ucb_json_int_array (pl->allowed, pl->nallowed));
-  ucb_json_set (pin, "topology", ucb_record_topology (pl));
+  ucb_json_set (pin, "topology", ucb_emit_topology (pl));
   ucb_json_set (c, "pin", pin);
   ucb_json_set (c, "runtime", rt ? ucb_runtime_config_json (rt) : NULL);
   ucb_json_set (c, "output", ucb_json_str (o->output));

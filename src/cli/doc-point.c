@@ -24,7 +24,7 @@ struct window
 };
 
 json_t *
-ucb_record_rlimits (unsigned bits)
+ucb_emit_rlimits (unsigned bits)
 {
   json_t *a = ucb_json_arr ();
 
@@ -426,7 +426,7 @@ container_json (const struct ucb_point_result *r, const struct ucb_placement *pl
 
       ucb_json_set (tj, "index", ucb_json_int ((long long) t));
       ucb_json_set (tj, "cpu", c->cpu[t] >= 0 ? ucb_json_int (c->cpu[t]) : NULL);
-      ucb_record_task_topology (tj, pl, c->cpu[t]);
+      ucb_emit_task_topology (tj, pl, c->cpu[t]);
       ucb_json_set (tj, "pid", ucb_json_int (c->task_pid[t]));
       ucb_json_set (tj, "samples", samples_json (s, ct, first + t, 1, rates));
       window_json (tj, &tw, rates, s->nreadings - 1);
@@ -457,7 +457,7 @@ container_json (const struct ucb_point_result *r, const struct ucb_placement *pl
   ucb_json_set (o, "last_errno", last_errno ? errno_name (last_errno) : NULL);
   ucb_json_set (o, "starved", json_boolean (cw->ops + cw->fails < UCB_STARVED_MIN_OPS));
   ucb_json_set (o, "tasks", tasks);
-  ucb_record_container_extras (o, c, cw->ops);
+  ucb_emit_container_extras (o, c, cw->ops);
   return o;
 }
 
@@ -472,7 +472,7 @@ point_header (json_t *o, const struct ucb_point *pt, const char *status)
   json_t *charges = ucb_json_obj ();
 
   ucb_json_set (charges, "counter", ucb_json_str (counter));
-  ucb_json_set (charges, "rlimits", ucb_record_rlimits (w->rlimits));
+  ucb_json_set (charges, "rlimits", ucb_emit_rlimits (w->rlimits));
   ucb_json_set (charges, "locks", ucb_json_str (w->locks));
   ucb_json_set (charges, "op", ucb_json_str (w->op));
   ucb_json_set (o, "workload", ucb_json_str (w->name));
@@ -491,7 +491,7 @@ point_header (json_t *o, const struct ucb_point *pt, const char *status)
 }
 
 json_t *
-ucb_record_skipped (const struct ucb_point *pt, const char *reason)
+ucb_emit_skipped (const struct ucb_point *pt, const char *reason)
 {
   json_t *o = ucb_json_obj (), *sum = ucb_json_obj ();
   static const char *const nulls[]
@@ -510,7 +510,7 @@ ucb_record_skipped (const struct ucb_point *pt, const char *reason)
 }
 
 json_t *
-ucb_record_point (const struct ucb_point_result *r, const struct ucb_placement *pl)
+ucb_emit_point (const struct ucb_point_result *r, const struct ucb_placement *pl)
 {
   size_t n = r->pt.containers, T = r->pt.tasks;
   cleanup_free double *rates = xcalloc (n, sizeof *rates);
@@ -562,10 +562,10 @@ ucb_record_point (const struct ucb_point_result *r, const struct ucb_placement *
   ucb_json_set (sum, "failed_by_errno", errnos);
   ucb_json_set (sum, "idle_pct", ucb_json_real (r->idle_pct));
   ucb_json_set (sum, "steal_pct", ucb_json_real (r->steal_pct));
-  ucb_record_point_extras (o, sum, r, pl, cops);
+  ucb_emit_point_extras (o, sum, r, pl, cops);
   ucb_json_set (o, "summary", sum);
   contention_json (o, r, &ct);
   contention_free (&ct);
-  ucb_record_canary (o, r);
+  ucb_emit_canary (o, r);
   return o;
 }

@@ -12,7 +12,7 @@
 #include "core/util.h"
 
 json_t *
-ucb_record_topology (const struct ucb_placement *pl)
+ucb_emit_topology (const struct ucb_placement *pl)
 {
   const struct ucb_topology *t = &pl->topo;
   json_t *o = ucb_json_obj (), *cpus;
@@ -44,7 +44,7 @@ ucb_record_topology (const struct ucb_placement *pl)
 }
 
 void
-ucb_record_task_topology (json_t *task, const struct ucb_placement *pl, int cpu)
+ucb_emit_task_topology (json_t *task, const struct ucb_placement *pl, int cpu)
 {
   const struct ucb_cpu_topo *c = cpu >= 0 ? ucb_topology_cpu (&pl->topo, cpu) : NULL;
 
@@ -73,7 +73,7 @@ perf_per_op (const double *counts, double ops, const char (*reason)[200])
 }
 
 void
-ucb_record_container_extras (json_t *o, const struct ucb_container_result *c, uint64_t ops)
+ucb_emit_container_extras (json_t *o, const struct ucb_container_result *c, uint64_t ops)
 {
   ucb_json_set (o, "cgroup", c->cgroup ? json_incref (c->cgroup) : NULL);
   ucb_json_set (o, "seccomp_load_us",
@@ -83,7 +83,7 @@ ucb_record_container_extras (json_t *o, const struct ucb_container_result *c, ui
 }
 
 void
-ucb_record_point_extras (json_t *o, json_t *sum, const struct ucb_point_result *r,
+ucb_emit_point_extras (json_t *o, json_t *sum, const struct ucb_point_result *r,
                          const struct ucb_placement *pl, const uint64_t *container_ops)
 {
   size_t n = r->pt.containers, T = r->pt.tasks, nc;

@@ -11,22 +11,22 @@
 #include "engine/runner.h"
 
 /* One results[] entry from a measured point (pure: no I/O). */
-json_t *ucb_record_point (const struct ucb_point_result *r, const struct ucb_placement *pl);
+json_t *ucb_emit_point (const struct ucb_point_result *r, const struct ucb_placement *pl);
 /* A results[] entry for a point that was not run (an unsupported workload), with `reason`. */
-json_t *ucb_record_skipped (const struct ucb_point *pt, const char *reason);
+json_t *ucb_emit_skipped (const struct ucb_point *pt, const char *reason);
 /* `config`: every run option as resolved; `rt` (NULL: none) adds config.runtime. */
-json_t *ucb_record_config (const struct ucb_run_options *o, const struct ucb_placement *pl,
+json_t *ucb_emit_config (const struct ucb_run_options *o, const struct ucb_placement *pl,
                            const struct ucb_runtime *rt);
 /* ["SIGPENDING", ...]: the rlimits of the set `bits` (UCB_RLIM_*), as `list` and results[]
  * name what a workload charges. */
-json_t *ucb_record_rlimits (unsigned bits);
+json_t *ucb_emit_rlimits (unsigned bits);
 /* doc-runtime.c: what --pin, --cgroup, --seccomp, --caps and --perf add. */
-json_t *ucb_record_topology (const struct ucb_placement *pl);
-void ucb_record_task_topology (json_t *task, const struct ucb_placement *pl, int cpu);
-void ucb_record_container_extras (json_t *o, const struct ucb_container_result *c, uint64_t ops);
+json_t *ucb_emit_topology (const struct ucb_placement *pl);
+void ucb_emit_task_topology (json_t *task, const struct ucb_placement *pl, int cpu);
+void ucb_emit_container_extras (json_t *o, const struct ucb_container_result *c, uint64_t ops);
 /* doc-canary.c: the entry's `canary` (engine/canary.h). */
-void ucb_record_canary (json_t *o, const struct ucb_point_result *r);
-void ucb_record_point_extras (json_t *o, json_t *sum, const struct ucb_point_result *r,
+void ucb_emit_canary (json_t *o, const struct ucb_point_result *r);
+void ucb_emit_point_extras (json_t *o, json_t *sum, const struct ucb_point_result *r,
                               const struct ucb_placement *pl, const uint64_t *container_ops);
 
 #endif

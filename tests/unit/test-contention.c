@@ -203,7 +203,7 @@ hand_point (struct hand *h, size_t n, size_t T, const int *cpu, const double cpu
     }
   h->r.samples.nreadings = 3;
   h->r.interval_ns = S (0.5);
-  doc = ucb_record_point (&h->r, &h->pl);
+  doc = ucb_emit_point (&h->r, &h->pl);
   ucb_samples_free (&h->r.samples);
   return doc;
 }

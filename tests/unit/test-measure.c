@@ -189,7 +189,7 @@ hand_point (void)
   final[3].errs[0] = (struct ucb_errno_count){ .err = ENOMEM, .count = 1 };
   final[3].errs[1] = (struct ucb_errno_count){ .err = UCB_ERRNO_OTHER, .count = 1 };
   final[3].last_errno = ENOMEM;
-  doc = ucb_record_point (&r, &pl);
+  doc = ucb_emit_point (&r, &pl);
   ucb_samples_free (&r.samples);
   return doc;
 }

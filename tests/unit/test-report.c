@@ -110,7 +110,7 @@ test_point_fields (void)
   json_t *j, *c0, *c1, *s;
 
   fake_point (&r, &pl, 2, 1.0);
-  j = ucb_record_point (&r, &pl);
+  j = ucb_emit_point (&r, &pl);
   tap_check_str (json_string_value (json_object_get (j, "workload")), "signal");
   tap_check_str (json_string_value (json_object_get (j, "owner")), "shared");
   tap_check_str (json_string_value (json_object_get (j, "mode")), "process");
@@ -168,8 +168,8 @@ test_scalability (void)
 
   fake_point (&r1, &p1, 1, 1.0); /* 1 container: 200 ops/s */
   fake_point (&r2, &p2, 2, 1.0); /* 2 containers: 300 ops/s total */
-  json_array_append_new (results, ucb_record_point (&r1, &p1));
-  json_array_append_new (results, ucb_record_point (&r2, &p2));
+  json_array_append_new (results, ucb_emit_point (&r1, &p1));
+  json_array_append_new (results, ucb_emit_point (&r2, &p2));
   ucb_report_scalability (results);
   s = json_object_get (json_array_get (results, 0), "summary");
   tap_check_near (num_at (s, "scalability"), 1.0, 1e-12);
@@ -194,9 +194,9 @@ test_document_roundtrip (void)
 
   tap_check_int (ucb_run_options_parse (&o, 3, argv, 2, &err), ==, 0);
   fake_point (&r, &pl, 2, 1.0);
-  json_array_append_new (results, ucb_record_point (&r, &pl));
+  json_array_append_new (results, ucb_emit_point (&r, &pl));
   doc = ucb_report_document (3, argv, 1.7e9, 12.5, json_object (),
-                             ucb_record_config (&o, &pl, NULL), results);
+                             ucb_emit_config (&o, &pl, NULL), results);
   tap_check_str (json_string_value (json_object_get (doc, "schema")), "ucbench-result/1");
   tap_check_str (json_string_value (json_object_get (json_object_get (doc, "tool"), "name")),
                  "ucbench");
