@@ -12,7 +12,6 @@
 
 #include "core/process.h"
 #include "core/util.h"
-#include "host/userns.h"
 #include "verify/ragent.h"
 #include "verify/vprobe.h"
 

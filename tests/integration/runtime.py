@@ -161,7 +161,7 @@ pin = (doc or {}).get("config", {}).get("pin", {})
 topo = pin.get("topology", {})
 t.ok(pin.get("mode") == "spread" and topo.get("l3_domains", 0) >= 1 and len(topo.get("map", []))
      == topo.get("cpus"), "config.pin: spread, with the topology map", json.dumps(pin)[:1500])
-t.ok(all(x.get("l3") is not None and x.get("cpu") is not None for c in pcs for x in c["tasks"])
+t.ok(pcs and all(x.get("l3") is not None and x.get("cpu") is not None for c in pcs for x in c["tasks"])
      and res.get("placement", {}).get("l3_domains", 0) >= 1,
      "every task records its CPU and L3 domain; the point records the domains spanned",
      json.dumps(res.get("placement")))

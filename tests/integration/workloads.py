@@ -86,7 +86,7 @@ for w in lst:
            r.stderr + json.dumps([(p["owner"], p["depth"], [(c["ops"], c["failed_by_errno"])
                                                             for c in p["per_container"]])
                                   for p in res]))
-    t.ok(all(p["charges"]["counter"] == w["counter"] and p["charges"]["locks"] for p in res),
+    t.ok(res and all(p["charges"]["counter"] == w["counter"] and p["charges"]["locks"] for p in res),
          f"{name}: results name the counter and the locks it takes")
     # The other axes: 2 tasks as processes and as threads, every namespace, --headroom far.
     for mode in ([], ["--threads"]):
