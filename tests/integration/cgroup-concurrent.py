@@ -13,6 +13,7 @@ run is SIGKILLed at a random moment (its janitor undoes its part), and pairs und
 an administrator enabled the controller first (it stays).  UCB_CG_PAIRS sets the number of
 pairs of each kind (default 5, and 2 of each killed kind and of the last)."""
 import ctypes
+import fcntl
 import os
 import random
 import re
@@ -156,6 +157,41 @@ def run_pair(pair, ctl, kill):
     return bad, [p.pid for p in ps]
 
 
+def ctrl_c_in_turn(t, root, ctl, dirs, before):
+    """While another run holds the turn (here: the test, with flock on the hierarchy's root),
+    Ctrl-C stops a run waiting for it at once (the wait lasts up to 30 s otherwise) and the
+    tree is as before."""
+    fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        p = subprocess.Popen(Pair("own", ("--cgroup", "--cgroup")).argv(0, ctl))
+        time.sleep(1.5)  # setup takes well under that; then it polls the lock
+        alive = p.poll() is None
+        p.send_signal(signal.SIGINT)
+        t0 = time.monotonic()
+        try:
+            rc = p.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            rc = p.wait()
+        took = time.monotonic() - t0
+    finally:
+        os.close(fd)
+    err = read_text(ERR % 0) or ""
+    wait_for(lambda: not janitors(), DEADLINE)  # a run the signal ended: its janitor undoes
+    now, left = state(dirs), cgroup_groups_of([p.pid])
+    # Ended by the signal itself (the cgroups are set up before the run's handlers) or, with
+    # them, as an interrupted run that says what it waited for.
+    t.ok(alive and took < 5 and (rc == -signal.SIGINT or (rc == 130 and "waiting for the turn"
+                                                          in err))
+         and now == before and not left,
+         f"Ctrl-C while another run holds the turn: ends after {took:.1f} s (exit {rc}), "
+         "the tree as before",
+         f"alive at 1.5 s: {alive}, exit {rc}, stderr {err!r}, left {left}, "
+         f"changed {[x for x in dirs if now[x] != before[x]]}")
+    restore(dirs, before)
+
+
 def main():
     root = cgroup_layout()[1]
     if root is None:
@@ -245,6 +281,7 @@ def main():
             restore(dirs, before)
             t.ok(not fails, f"{n} pairs, {label}: the tree as before after each",
                  f"{len(fails)} of {n} pairs left something:\n" + "\n".join(fails))
+        ctrl_c_in_turn(t, root, ctl, dirs, before)
     finally:
         for g in scopes + (d, p) + tuple(pv1):
             remove_group(g)

@@ -155,8 +155,9 @@ int ucb_cg_remove_tree (const char *dir);
 /* share.c: what concurrent runs share in the unified hierarchy. */
 #define UCB_CG_TURN_WAIT_MS 30000 /* a holder keeps the turn for milliseconds */
 /* flock(LOCK_EX) on `dir`, waited for at most `ms`: the fd that holds it (close() gives it
- * back), or -1 with errno (ETIMEDOUT). */
-int ucb_cg2_turn_wait (const char *dir, long ms);
+ * back), or -1 with errno (ETIMEDOUT; EINTR when `interruptible` and a SIGINT, SIGTERM or
+ * SIGHUP came: the setup stops, an undo must not). */
+int ucb_cg2_turn_wait (const char *dir, long ms, bool interruptible);
 /* Journal the turn on h->mount, then take it: the fd, or -1 with the error. */
 int ucb_cg2_take_turn (struct ucb_cgroup *cg, const struct ucb_cg_hier *h, ucb_error_t *err)
     __attribute__ ((warn_unused_result));

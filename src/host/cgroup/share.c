@@ -16,6 +16,7 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
+#include "core/process.h"
 #include "core/util.h"
 #include "host/cgroup/internal.h"
 
@@ -24,7 +25,7 @@
 static const char *const record_names[] = { "user.ucbench.enabled", "trusted.ucbench.enabled" };
 
 int
-ucb_cg2_turn_wait (const char *dir, long ms)
+ucb_cg2_turn_wait (const char *dir, long ms, bool interruptible)
 {
   cleanup_close int fd = open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   uint64_t t0 = ucb_now_ns ();
@@ -41,6 +42,11 @@ ucb_cg2_turn_wait (const char *dir, long ms)
           errno = ETIMEDOUT;
           return -1;
         }
+      if (interruptible && ucb_interrupted ())
+        {
+          errno = EINTR;
+          return -1;
+        }
       ucb_cg_sleep_ms (5);
     }
   return steal_fd (&fd);
@@ -54,7 +60,11 @@ ucb_cg2_take_turn (struct ucb_cgroup *cg, const struct ucb_cg_hier *h, ucb_error
   /* Journaled first: the janitor takes the same turn for its part. */
   if (ucb_cg_journal_add (cg->journal, UCB_CG_J_TURN, h->mount, NULL, true, err) < 0)
     return -1;
-  fd = ucb_cg2_turn_wait (h->mount, UCB_CG_TURN_WAIT_MS);
+  /* Ctrl-C while another run holds the turn stops the wait (the undo's wait is not cut). */
+  fd = ucb_cg2_turn_wait (h->mount, UCB_CG_TURN_WAIT_MS, true);
+  if (fd < 0 && errno == EINTR)
+    return ucb_make_error (err, EINTR, "interrupted by signal %d while waiting for the turn on %s",
+                           ucb_interrupted (), h->mount);
   if (fd < 0 && errno == ETIMEDOUT)
     return ucb_make_error (err, 0,
                            "--cgroup: %s stayed locked for %d s: `run --cgroup` runs take turns "

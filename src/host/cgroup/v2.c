@@ -270,7 +270,7 @@ journal_turn (const struct ucb_cg_journal *j)
 
   for (size_t i = 0; i < n; i++)
     if (__atomic_load_n (&j->e[i].kind, __ATOMIC_ACQUIRE) == UCB_CG_J_TURN)
-      return ucb_cg2_turn_wait (j->e[i].path, UCB_CG_TURN_WAIT_MS);
+      return ucb_cg2_turn_wait (j->e[i].path, UCB_CG_TURN_WAIT_MS, false);
   return -2;
 }
 
