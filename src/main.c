@@ -22,7 +22,7 @@ static const char help_usage[] = "Usage: ucbench help [COMMAND]\n"
                                  "Show the help of COMMAND, or the list of commands.\n";
 
 static const struct ucb_command commands[] = {
-  { "run", ucb_cmd_run, "run workloads in N containers; per-container throughput; JSON",
+  { "run", ucb_cmd_run, "run workloads in N containers; per-container throughput; JSON", NULL,
     ucb_run_usage },
   { "verify", ucb_cmd_verify, "check limit enforcement across the user-namespace hierarchy",
     ucb_verify_usage },
@@ -125,7 +125,10 @@ cmd_help (int argc, char **argv, ucb_error_t *err)
   c = find_command (argv[1]);
   if (c == NULL)
     return unknown_command (argv[1], err);
-  fputs (c->usage, stdout);
+  if (c->usage)
+    fputs (c->usage, stdout);
+  else
+    c->write_usage (stdout);
   return 0;
 }
 

@@ -493,7 +493,7 @@ ucb_cmd_run (int argc, char **argv, ucb_error_t *err)
     return -1;
   if (o.help)
     {
-      fputs (ucb_run_usage, stdout);
+      ucb_run_usage (stdout);
       return 0;
     }
   o.progress = !o.quiet && isatty (STDERR_FILENO);

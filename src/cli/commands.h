@@ -3,6 +3,8 @@
 #ifndef UCB_COMMANDS_H
 #define UCB_COMMANDS_H
 
+#include <stdio.h>
+
 #include "cli/options.h"
 #include "core/error.h"
 
@@ -14,6 +16,7 @@ struct ucb_command
   int (*handler) (int argc, char **argv, ucb_error_t *err);
   const char *summary;
   const char *usage; /* full help text, printed by `ucbench help NAME` and `NAME --help` */
+  void (*write_usage) (FILE *f); /* or, when `usage` is NULL, what writes it (run: its table) */
 };
 
 int ucb_cmd_run (int argc, char **argv, ucb_error_t *err);

@@ -14,148 +14,6 @@
 #include "core/util.h"
 #include "engine/workload.h"
 
-const char ucb_run_usage[]
-    = "Usage: ucbench run [OPTION]...\n"
-      "Run workloads in N containers (user namespaces) and report per-container throughput.\n"
-      "List-valued options run every combination (a sweep).\n"
-      "\n"
-      "  -w, --workload NAME[,..]   workloads to run (default: signal; see `ucbench list`)\n"
-      "  -c, --containers N[,N..]   containers per point, 1-4096 (default: 1,NPROC,2*NPROC);\n"
-      "                             1 is added when missing: scale divides by it\n"
-      "  --no-baseline              do not add the 1-container point\n"
-      "  --owner MODE[,MODE..]      who creates each container's user namespace:\n"
-      "                             shared, distinct, root, self (your own uid), UID\n"
-      "                             or UID-UID (default: shared,distinct; self when\n"
-      "                             ucbench lacks CAP_SETUID/CAP_SETGID); the modes\n"
-      "                             take turns, repeat by repeat; shared with distinct\n"
-      "                             ends with their contrast (ratio, 95 % CI, verdict)\n"
-      "  --depth D[,D..]            user-namespace nesting, 0-32 (0 = none; default: 1)\n"
-      "  -t, --tasks T[,T..]        tasks PER CONTAINER, 1-1024 (default: 1); a point runs\n"
-      "                             N x T tasks in all (will-it-scale's -t and LKP's\n"
-      "                             nr_task count the total)\n"
-      "  --threads                  tasks are threads of one process per container\n"
-      "                             (default: one process per task)\n"
-      "  --limit RLIMIT=V[,..]      soft limits set by the owner before it creates the\n"
-      "                             namespace (so also its rlimit_max): SIGPENDING, MSGQUEUE\n"
-      "                             (bytes), MEMLOCK (bytes), NPROC; V a number or unlimited\n"
-      "  --headroom near|far        limit of the workload's counter: near = exactly its\n"
-      "                             peak use, far = the hard limit (default: as started)\n"
-      "  --isolate NS[,NS..]        namespaces per container: user,ipc,pid,mnt,uts,net\n"
-      "                             (default: user,ipc; depth 0 has none)\n"
-      "  -d, --duration TIME        measured time per point (default: 3s); every TIME is\n"
-      "                             seconds, or a number with a unit: us, ms, s, m, h\n"
-      "                             (500ms, 2s, 1.5m)\n"
-      "  --warmup TIME              unmeasured time after the start barrier (default: 1s)\n"
-      "  --interval TIME            sampling interval (default: 500ms)\n"
-      "  -r, --repeat R|auto        run each point R times (default: 1); auto: repeat\n"
-      "                             the sweep in rounds, every point once a round, until\n"
-      "                             each point's 95 % CI is within --precision\n"
-      "  --precision PCT            with --repeat auto: the CI half-width to reach, in %\n"
-      "                             of the per-container ops/s (from 3 uncontended repeats)\n"
-      "  --max-time TIME            with --repeat auto: stop then even if not reached\n"
-      "                             (default: 10 times the first round's time)\n"
-      "  --contention-threshold F   a task is contended in an interval where the tasks\n"
-      "                             taking turns on its CPU got under F of their fair\n"
-      "                             share (1 owning one, CPUs/tasks when they share),\n"
-      "                             0 < F <= 1\n"
-      "                             (default: 0.9); a repeat with more than a tenth of\n"
-      "                             its samples contended is marked\n"
-      "  --pin MODE                 task placement: auto (one task per allowed CPU in\n"
-      "                             number order; default), spread (one task per L3\n"
-      "                             domain round-robin, cores before SMT siblings),\n"
-      "                             compact (fill an L3 domain before the next), l3\n"
-      "                             (compact, results grouped by L3 domains spanned),\n"
-      "                             none, or a CPULIST such as 0-3,8\n"
-      "  --uid-base UID             first default owner uid (default: 2100000000)\n"
-      "\n"
-      "Containers as runtimes make them:\n"
-      "  --cgroup[=PARENT]          one cgroup per container, under PARENT/ucbench-PID\n"
-      "                             (default PARENT: the cgroup ucbench runs in); cgroup\n"
-      "                             v1, hybrid and v2 layouts\n"
-      "  --cpuset                   each container's cpuset = the CPUs of its tasks\n"
-      "  --pids-max N               pids.max of each container's cgroup\n"
-      "  --cgroup-set FILE=VALUE    also write FILE in each container's cgroup\n"
-      "                             (e.g. memory.max=1G; repeatable)\n"
-      "  --seccomp docker|none|FILE seccomp filter in each container: Docker's default\n"
-      "                             profile, none (default), or a Docker-format JSON file\n"
-      "  --seccomp-optimize 1|2     libseccomp filter layout: 1 = default, 2 = binary tree\n"
-      "  --caps keep|drop|none|LIST capabilities each container keeps: keep (all, default),\n"
-      "                             drop (Docker's default set), none, or a list such as\n"
-      "                             chown,kill; also sets no-new-privs\n"
-      "  --perf                     count cycles, instructions, cache misses, HITM and\n"
-      "                             context switches per op (perf_event_open); events the\n"
-      "                             host lacks are reported as unavailable\n"
-      "\n"
-      "Output:\n"
-      "  -o, --output FILE          write the JSON document to FILE (text table on stdout)\n"
-      "  -f, --format text|json|csv what stdout shows (default: text): the table, the\n"
-      "                             document, or one CSV row per results[] entry with\n"
-      "                             the document's keys as headers (summary.cv, ...)\n"
-      "  -q, --quiet                no progress and no table; errors only\n"
-      "  -h, --help                 show this help\n";
-
-/* The common options have a short form too (getopt style: -d2s, -d 2s, -qf csv). */
-enum
-{
-  OPT_WORKLOAD = 'w',
-  OPT_CONTAINERS = 'c',
-  OPT_TASKS = 't',
-  OPT_DURATION = 'd',
-  OPT_REPEAT = 'r',
-  OPT_OUTPUT = 'o',
-  OPT_FORMAT = 'f',
-  OPT_QUIET = 'q',
-  OPT_OWNER = 256,
-  OPT_DEPTH,
-  OPT_THREADS,
-  OPT_LIMIT,
-  OPT_HEADROOM,
-  OPT_ISOLATE,
-  OPT_WARMUP,
-  OPT_INTERVAL,
-  OPT_PRECISION,
-  OPT_MAX_TIME,
-  OPT_CONTENTION_THRESHOLD,
-  OPT_PIN,
-  OPT_UID_BASE,
-  OPT_NO_BASELINE,
-};
-static const char run_shortopts[] = "+w:c:t:d:r:o:f:q";
-
-static const struct option run_longopts[] = {
-  { "workload", required_argument, NULL, OPT_WORKLOAD },
-  { "containers", required_argument, NULL, OPT_CONTAINERS },
-  { "owner", required_argument, NULL, OPT_OWNER },
-  { "depth", required_argument, NULL, OPT_DEPTH },
-  { "tasks", required_argument, NULL, OPT_TASKS },
-  { "threads", no_argument, NULL, OPT_THREADS },
-  { "limit", required_argument, NULL, OPT_LIMIT },
-  { "headroom", required_argument, NULL, OPT_HEADROOM },
-  { "isolate", required_argument, NULL, OPT_ISOLATE },
-  { "duration", required_argument, NULL, OPT_DURATION },
-  { "warmup", required_argument, NULL, OPT_WARMUP },
-  { "interval", required_argument, NULL, OPT_INTERVAL },
-  { "repeat", required_argument, NULL, OPT_REPEAT },
-  { "precision", required_argument, NULL, OPT_PRECISION },
-  { "max-time", required_argument, NULL, OPT_MAX_TIME },
-  { "contention-threshold", required_argument, NULL, OPT_CONTENTION_THRESHOLD },
-  { "pin", required_argument, NULL, OPT_PIN },
-  { "uid-base", required_argument, NULL, OPT_UID_BASE },
-  { "no-baseline", no_argument, NULL, OPT_NO_BASELINE },
-  { "output", required_argument, NULL, OPT_OUTPUT },
-  { "format", required_argument, NULL, OPT_FORMAT },
-  { "quiet", no_argument, NULL, OPT_QUIET },
-  { "cgroup", optional_argument, NULL, UCB_OPT_CGROUP },
-  { "cpuset", no_argument, NULL, UCB_OPT_CPUSET },
-  { "pids-max", required_argument, NULL, UCB_OPT_PIDS_MAX },
-  { "cgroup-set", required_argument, NULL, UCB_OPT_CGROUP_SET },
-  { "seccomp", required_argument, NULL, UCB_OPT_SECCOMP },
-  { "seccomp-optimize", required_argument, NULL, UCB_OPT_SECCOMP_OPTIMIZE },
-  { "caps", required_argument, NULL, UCB_OPT_CAPS },
-  { "perf", no_argument, NULL, UCB_OPT_PERF },
-  { NULL, 0, NULL, 0 }, /* and -h/--help: ucb_getopt_each adds it */
-};
-
 /* The registry's names are the keywords of --workload. */
 static int
 unknown_workload (const char *name, ucb_error_t *err)
@@ -339,49 +197,49 @@ parse_bounded (const char *name, const char *arg, uint64_t max, const char *what
 
 static const char *const repeat_keywords[] = { "auto" };
 
-/* One option of what to run (the plan); 1 when `c` is none of them. */
+/* One option of what to run (the plan); 1 when `id` is none of them. */
 static int
-parse_plan_opt (struct ucb_plan *p, int c, const char *arg, ucb_error_t *err)
+parse_plan_opt (struct ucb_plan *p, int id, const char *arg, ucb_error_t *err)
 {
   uint64_t v;
 
-  switch (c)
+  switch (id)
     {
-    case OPT_WORKLOAD:
+    case UCB_OPT_WORKLOAD:
       return parse_workloads (p, arg, err);
-    case OPT_CONTAINERS:
+    case UCB_OPT_CONTAINERS:
       return parse_uints (arg, 1, UCB_MAX_CONTAINERS, &p->containers, &p->n_containers,
                           "container count", err);
-    case OPT_OWNER:
+    case UCB_OPT_OWNER:
       free (p->owners);
       p->owners = NULL;
       if (ucb_parse_owner_list (arg, &p->owners, &p->n_owners, err) < 0)
         return -1;
       p->owners_given = true;
       return 0;
-    case OPT_DEPTH:
+    case UCB_OPT_DEPTH:
       return parse_uints (arg, 0, UCB_MAX_DEPTH, &p->depths, &p->n_depths, "depth", err);
-    case OPT_TASKS:
+    case UCB_OPT_TASKS:
       return parse_uints (arg, 1, UCB_MAX_TASKS, &p->tasks, &p->n_tasks, "task count", err);
-    case OPT_THREADS:
+    case UCB_OPT_THREADS:
       p->threads = true;
       return 0;
-    case OPT_LIMIT:
+    case UCB_OPT_LIMIT:
       return ucb_parse_limits (arg, p->limits, err) < 0 ? -1 : 0;
-    case OPT_HEADROOM:
+    case UCB_OPT_HEADROOM:
       return parse_headroom (p, arg, err);
-    case OPT_ISOLATE:
+    case UCB_OPT_ISOLATE:
       if (ucb_parse_isolate (arg, &p->isolate, err) < 0)
         return -1;
       p->isolate_given = true;
       return 0;
-    case OPT_DURATION:
+    case UCB_OPT_DURATION:
       return ucb_parse_duration_opt ("duration", arg, 0.1, 86400, &p->duration, err);
-    case OPT_WARMUP:
+    case UCB_OPT_WARMUP:
       return ucb_parse_duration_opt ("warmup", arg, 0, 3600, &p->warmup, err);
-    case OPT_INTERVAL:
+    case UCB_OPT_INTERVAL:
       return ucb_parse_duration_opt ("interval", arg, 0.01, 3600, &p->interval, err);
-    case OPT_REPEAT:
+    case UCB_OPT_REPEAT:
       p->repeat_auto = strcmp (arg, "auto") == 0;
       if (p->repeat_auto)
         {
@@ -394,16 +252,16 @@ parse_plan_opt (struct ucb_plan *p, int c, const char *arg, ucb_error_t *err)
         return -1;
       p->repeat = (unsigned) v;
       return 0;
-    case OPT_PRECISION:
+    case UCB_OPT_PRECISION:
       if (ucb_parse_seconds (arg, 0, 100, &p->precision_pct) < 0 || p->precision_pct <= 0)
         return ucb_usage_error (err,
                                 "invalid --precision `%s`: expected a percentage, "
                                 "0 < PCT <= 100",
                                 arg);
       return 0;
-    case OPT_MAX_TIME:
+    case UCB_OPT_MAX_TIME:
       return ucb_parse_duration_opt ("max-time", arg, 0.1, 7 * 86400.0, &p->max_time_s, err);
-    case OPT_CONTENTION_THRESHOLD:
+    case UCB_OPT_CONTENTION_THRESHOLD:
       if (ucb_parse_seconds (arg, 0, 1, &p->contention_threshold) < 0
           || p->contention_threshold <= 0)
         return ucb_usage_error (err,
@@ -411,9 +269,9 @@ parse_plan_opt (struct ucb_plan *p, int c, const char *arg, ucb_error_t *err)
                                 "CPU, 0 < F <= 1",
                                 arg);
       return 0;
-    case OPT_PIN:
+    case UCB_OPT_PIN:
       return parse_pin (p, arg, err);
-    case OPT_UID_BASE:
+    case UCB_OPT_UID_BASE:
       if (parse_bounded ("uid-base", arg, UCB_MAX_UID, "a uid", &v, err) < 0)
         return -1;
       p->uid_base = (uint32_t) v;
@@ -425,38 +283,42 @@ parse_plan_opt (struct ucb_plan *p, int c, const char *arg, ucb_error_t *err)
 
 /* One option of the output, or a runtime option (cgroup, seccomp, caps, perf). */
 static int
-parse_other_opt (struct ucb_run_options *o, int c, const char *arg, ucb_error_t *err)
+parse_other_opt (struct ucb_run_options *o, int id, const char *arg, ucb_error_t *err)
 {
-  switch (c)
+  switch (id)
     {
-    case OPT_OUTPUT:
+    case UCB_OPT_OUTPUT:
       if (*arg == '\0')
         return ucb_usage_error (err, "empty --output file name");
       free (o->output);
       o->output = xstrdup (arg);
       return 0;
-    case OPT_FORMAT:
+    case UCB_OPT_FORMAT:
       return ucb_parse_format_as (arg, true, &o->format, err) < 0 ? -1 : 0;
-    case OPT_QUIET:
+    case UCB_OPT_QUIET:
       o->quiet = true;
       return 0;
-    case OPT_NO_BASELINE:
+    case UCB_OPT_NO_BASELINE:
       o->no_baseline = true;
       return 0;
     default:
-      if (c >= UCB_OPT_RUNTIME_FIRST && c <= UCB_OPT_RUNTIME_LAST)
-        return ucb_runtime_option (&o->plan.rt, c, arg, err) < 0 ? -1 : 0;
+      if (id >= UCB_OPT_RUNTIME_FIRST && id <= UCB_OPT_RUNTIME_LAST)
+        return ucb_runtime_option (&o->plan.rt, id, arg, err) < 0 ? -1 : 0;
       return 1;
     }
 }
 
+/* getopt's result `c`, by its row of the option table (options-table.h). */
 static int
 run_opt (void *ctx, int c, const char *arg, ucb_error_t *err)
 {
   struct ucb_run_options *o = ctx;
-  int r = parse_plan_opt (&o->plan, c, arg, err);
+  int id = ucb_run_opt_id (c), r;
 
-  return r == 1 ? parse_other_opt (o, c, arg, err) : r;
+  if (id < 0)
+    return 1;
+  r = parse_plan_opt (&o->plan, id, arg, err);
+  return r == 1 ? parse_other_opt (o, id, arg, err) : r;
 }
 
 /* Sampling: the interval fits the duration, and the samples per task stay bounded. */
@@ -543,7 +405,9 @@ ucb_run_options_parse (struct ucb_run_options *o, int argc, char **argv, unsigne
                        ucb_error_t *err)
 {
   set_defaults (o, ncpus);
-  if (ucb_getopt_each (argc, argv, run_shortopts, run_longopts, run_opt, o, &o->help, err) < 0)
+  if (ucb_getopt_each (argc, argv, ucb_run_shortopts (), ucb_run_longopts (), run_opt, o, &o->help,
+                       err)
+      < 0)
     return -1;
   if (o->help) /* nothing else matters */
     return 0;

@@ -9,6 +9,7 @@
 #include <sched.h>
 #include <sys/types.h>
 
+#include "cli/options-table.h"
 #include "core/error.h"
 #include "core/lists.h"
 #include "engine/plan.h"
@@ -27,7 +28,7 @@ struct ucb_run_options
   char *output;
   enum ucb_format format;
   bool quiet;
-  bool help;     /* -h/--help was given: print ucb_run_usage and do nothing else */
+  bool help;     /* -h/--help was given: print ucb_run_usage () and do nothing else */
   bool progress; /* resolved: stderr is a terminal and not --quiet */
   bool no_baseline;    /* --no-baseline: no 1-container point unless --containers has one */
   bool baseline_added; /* resolved: the 1-container point was added to --containers */
@@ -49,18 +50,10 @@ int ucb_parse_limits (const char *s, struct ucb_limit *limits, ucb_error_t *err)
     __attribute__ ((warn_unused_result));
 
 /* options-runtime.c: --cgroup, --cpuset, --pids-max, --cgroup-set, --seccomp,
- * --seccomp-optimize, --caps, --perf (option ids UCB_OPT_RUNTIME_FIRST..). */
+ * --seccomp-optimize, --caps, --perf: the option table's rows CGROUP..PERF, kept together. */
 enum
 {
-  UCB_OPT_RUNTIME_FIRST = 512,
-  UCB_OPT_CGROUP = UCB_OPT_RUNTIME_FIRST,
-  UCB_OPT_CPUSET,
-  UCB_OPT_PIDS_MAX,
-  UCB_OPT_CGROUP_SET,
-  UCB_OPT_SECCOMP,
-  UCB_OPT_SECCOMP_OPTIMIZE,
-  UCB_OPT_CAPS,
-  UCB_OPT_PERF,
+  UCB_OPT_RUNTIME_FIRST = UCB_OPT_CGROUP,
   UCB_OPT_RUNTIME_LAST = UCB_OPT_PERF,
 };
 int ucb_runtime_option (struct ucb_runtime_options *rt, int opt, const char *arg, ucb_error_t *err)
@@ -107,7 +100,5 @@ int ucb_getopt_each (int argc, char **argv, const char *shortopts, const struct 
 int ucb_getopt_command (int argc, char **argv, const char *usage, const char *shortopts,
                         const struct option *longopts, ucb_opt_fn fn, void *ctx, ucb_error_t *err)
     __attribute__ ((warn_unused_result));
-
-extern const char ucb_run_usage[];
 
 #endif

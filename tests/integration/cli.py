@@ -225,18 +225,42 @@ for f in os.listdir(d):
     os.unlink(os.path.join(d, f))
 os.rmdir(d)
 
-# Every option of `run --help` is documented in the man page and the README.
+# The man page and the README list exactly the options of `run --help`, which is the option table
+# (src/cli/options-table.h), each with its short form: the .TP tags of the man page's run option
+# subsections, and the README's run synopsis (all but --help) and its table of run options.
 with open(os.path.join(os.environ.get("top_srcdir", "."), "man", "ucbench.1")) as f:
     man = f.read().replace("\\-", "-")
 with open(os.path.join(os.environ.get("top_srcdir", "."), "README.md")) as f:
     readme = f.read()
-# Long options at the start of a line or after their short form (`  -d, --duration`).
-opts = re.findall(r"^  (?:-[a-zA-Z], )?(--[a-z][a-z-]*)", run(["run", "--help"]).stdout, re.M)
-t.ok(len(opts) >= 12, "run --help lists the options", opts)
-missing = [o for o in opts if o not in man]
-t.ok(not missing, "every `run` option is in the man page", missing)
-missing = [o for o in opts if o not in readme]
-t.ok(not missing, "every `run` option is in the README", missing)
+table = set(re.findall(r"^  (?:(-[a-zA-Z]), )?(--[a-z][a-z-]*)", run(["run", "--help"]).stdout,
+                       re.M))
+t.ok(len(table) >= 12, "run --help lists the options", table)
+
+
+def same_options(where, found, expected, unparsed=()):
+    """`found` (short or "", long) pairs are `expected`: none missing, none extra."""
+    missing, extra = sorted(expected - found), sorted(found - expected)
+    t.ok(not missing and not extra and not unparsed,
+         f"{where}: the options of run --help, with their short forms",
+         f"missing: {missing}; not in run --help: {extra}; tags not read: {list(unparsed)}")
+
+
+man_opts, unparsed = set(), []
+for title, body in re.findall(r"^\.SS (.*)\n((?:(?!\.S[SH] ).*\n)*)", man, re.M):
+    if "options of run" in title.lower():
+        for tag in re.findall(r"^\.TP\n(.*)", body, re.M):
+            m = re.match(r'\.B[RI]? (?:(-[a-zA-Z]) ", " )?(--[a-z][a-z-]*)', tag)
+            if m:
+                man_opts.add((m.group(1) or "", m.group(2)))
+            else:
+                unparsed.append(tag)
+same_options("man page, run's options", man_opts, table, unparsed)
+m = re.search(r"^ucbench run (.*?)^ucbench verify", readme, re.S | re.M)
+synopsis = set(re.findall(r"\[(?:(-[a-zA-Z])\|)?(--[a-z][a-z-]*)", m.group(1) if m else ""))
+same_options("README, run's synopsis", synopsis, table - {("-h", "--help")})
+m = re.search(r"^`run` options.*?\n(\| option \|.*?)\n\n", readme, re.S | re.M)
+rows = set(re.findall(r"^\| (?:`(-[a-zA-Z])`, )?`(--[a-z][a-z-]*)", m.group(1) if m else "", re.M))
+same_options("README, run's option table", rows, table)
 
 # A kernel refusal: no user namespaces left (max_user_namespaces=0 in a namespace we own).
 if userns_works():

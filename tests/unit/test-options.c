@@ -481,6 +481,92 @@ test_suggestions (void)
   expect_bad ("--frobnicate", "unknown option `--frobnicate`");
 }
 
+/* The option table (options-table.h): every row complete and unique, getopt's short and long
+ * options made from it, and --help showing every row. */
+static void
+test_option_table (void)
+{
+  const struct option *lo = ucb_run_longopts ();
+  const char *s = ucb_run_shortopts ();
+  size_t n_opts = 0, n_long = 0, n_short = 0, len = 0;
+  char *usage = NULL;
+  FILE *f;
+
+  for (size_t i = 0; i < ucb_run_opt_n_rows; i++)
+    {
+      const struct ucb_run_opt_row *r = &ucb_run_opt_rows[i];
+
+      if (r->name == NULL) /* a GROUP heading */
+        {
+          tap_check (r->heading && *r->heading && r->id == -1);
+          continue;
+        }
+      tap_check_int (r->id, ==, n_opts++); /* the ids are the rows, in order */
+      tap_check (*r->name && r->help && *r->help && r->heading == NULL);
+      tap_check ((r->metavar != NULL) == (r->arg != UCB_ARG_NONE));
+      for (size_t j = 0; j < i; j++)
+        {
+          const struct ucb_run_opt_row *q = &ucb_run_opt_rows[j];
+
+          if (q->name && strcmp (q->name, r->name) == 0)
+            tap_fail (__FILE__, __LINE__, "two rows are --%s", r->name);
+          if (q->name && r->short_name && q->short_name == r->short_name)
+            tap_fail (__FILE__, __LINE__, "--%s and --%s are both -%c", q->name, r->name,
+                      r->short_name);
+        }
+      if (r->id == UCB_OPT_HELP) /* ucb_getopt_each's, in no table of getopt's here */
+        {
+          tap_check (r->short_name == 'h' && strcmp (r->name, "help") == 0);
+          continue;
+        }
+      n_short += r->short_name != 0;
+      /* getopt's long option is the row's, and its result leads back to the row. */
+      tap_require (lo[n_long].name != NULL);
+      tap_check_str (lo[n_long].name, r->name);
+      tap_check_int (lo[n_long].has_arg, ==, r->arg);
+      tap_check_int (ucb_run_opt_id (lo[n_long].val), ==, r->id);
+      if (r->short_name)
+        tap_check_int (ucb_run_opt_id (r->short_name), ==, r->id);
+      n_long++;
+    }
+  tap_check_int (n_opts, ==, UCB_RUN_N_OPTS);
+  tap_check (lo[n_long].name == NULL);
+
+  /* The short-option string read as getopt reads it: each letter a row's, with its value. */
+  tap_require (s[0] == '+');
+  for (s++; *s; n_short--)
+    {
+      int id = ucb_run_opt_id (*s), colons = 0;
+
+      tap_require (id >= 0 && id != UCB_OPT_HELP);
+      for (s++; *s == ':'; s++)
+        colons++;
+      for (size_t i = 0; i < ucb_run_opt_n_rows; i++)
+        if (ucb_run_opt_rows[i].name && ucb_run_opt_rows[i].id == id)
+          tap_check_int (colons, ==, (int) ucb_run_opt_rows[i].arg);
+    }
+  tap_check_int (n_short, ==, 0);
+
+  /* --help: every option on a line of its own, every heading after a blank line. */
+  f = open_memstream (&usage, &len);
+  tap_require (f != NULL);
+  ucb_run_usage (f);
+  fclose (f);
+  tap_check (strncmp (usage, "Usage: ucbench run ", 19) == 0);
+  for (size_t i = 0; i < ucb_run_opt_n_rows; i++)
+    {
+      const struct ucb_run_opt_row *r = &ucb_run_opt_rows[i];
+      char *needle = r->name == NULL ? xasprintf ("\n\n%s\n", r->heading)
+                     : r->short_name ? xasprintf ("\n  -%c, --%s", r->short_name, r->name)
+                                     : xasprintf ("\n  --%s", r->name);
+
+      if (strstr (usage, needle) == NULL)
+        tap_fail (__FILE__, __LINE__, "--help lacks \"%s\"", needle + 1);
+      free (needle);
+    }
+  free (usage);
+}
+
 static const struct tap_test tests[] = {
   { "keyword helpers: edit distance, nearest name, the list as text", test_keyword_helpers },
   { "a mistyped keyword or long option gets the nearest suggested", test_suggestions },
@@ -491,6 +577,8 @@ static const struct tap_test tests[] = {
   { "defaults of a bare `run`", test_defaults },
   { "every option parsed", test_full_command_line },
   { "--help", test_help },
+  { "the option table: rows complete and unique; getopt's options and --help made from it",
+    test_option_table },
   { "bad input is a usage error naming the value", test_bad_input },
   { "CPU list parse and format", test_cpu_list_roundtrip },
   { "owner mode names round-trip", test_owner_names },

@@ -1,0 +1,158 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* options-table.h - every option of `ucbench run`, once.  getopt's long options, the short-option
+ * string and `ucbench run --help` are all made from UCB_RUN_OPTIONS (options-table.c), so adding
+ * an option is one OPT row here and one case in its parser (options.c, or options-runtime.c for
+ * the runtime rows CGROUP..PERF, which stay together: that parser takes their range). */
+#ifndef UCB_OPTIONS_TABLE_H
+#define UCB_OPTIONS_TABLE_H
+
+#include <getopt.h>
+#include <stddef.h>
+#include <stdio.h>
+
+/* In --help order:
+ *   OPT (ID, long name, short letter or 0, value, metavar, help)
+ *     value: NONE, REQUIRED (--name V, -x V) or OPTIONAL (--name[=V] only); metavar: the V
+ *     shown in --help, NULL without a value; help: its lines joined by \n, the first beside the
+ *     option, the others under it.  The common options have a short form (getopt style: -d2s,
+ *     -d 2s, -qf csv).
+ *   GROUP (heading): the options after it are shown under it, after a blank line. */
+#define UCB_RUN_OPTIONS(OPT, GROUP)                                                                \
+  OPT (WORKLOAD, "workload", 'w', REQUIRED, "NAME[,..]",                                           \
+       "workloads to run (default: signal; see `ucbench list`)")                                   \
+  OPT (CONTAINERS, "containers", 'c', REQUIRED, "N[,N..]",                                         \
+       "containers per point, 1-4096 (default: 1,NPROC,2*NPROC);\n"                                \
+       "1 is added when missing: scale divides by it")                                             \
+  OPT (NO_BASELINE, "no-baseline", 0, NONE, NULL, "do not add the 1-container point")              \
+  OPT (OWNER, "owner", 0, REQUIRED, "MODE[,MODE..]",                                               \
+       "who creates each container's user namespace:\n"                                            \
+       "shared, distinct, root, self (your own uid), UID\n"                                        \
+       "or UID-UID (default: shared,distinct; self when\n"                                         \
+       "ucbench lacks CAP_SETUID/CAP_SETGID); the modes\n"                                         \
+       "take turns, repeat by repeat; shared with distinct\n"                                      \
+       "ends with their contrast (ratio, 95 % CI, verdict)")                                       \
+  OPT (DEPTH, "depth", 0, REQUIRED, "D[,D..]",                                                     \
+       "user-namespace nesting, 0-32 (0 = none; default: 1)")                                      \
+  OPT (TASKS, "tasks", 't', REQUIRED, "T[,T..]",                                                   \
+       "tasks PER CONTAINER, 1-1024 (default: 1); a point runs\n"                                  \
+       "N x T tasks in all (will-it-scale's -t and LKP's\n"                                        \
+       "nr_task count the total)")                                                                 \
+  OPT (THREADS, "threads", 0, NONE, NULL,                                                          \
+       "tasks are threads of one process per container\n"                                          \
+       "(default: one process per task)")                                                          \
+  OPT (LIMIT, "limit", 0, REQUIRED, "RLIMIT=V[,..]",                                               \
+       "soft limits set by the owner before it creates the\n"                                      \
+       "namespace (so also its rlimit_max): SIGPENDING, MSGQUEUE\n"                                \
+       "(bytes), MEMLOCK (bytes), NPROC; V a number or unlimited")                                 \
+  OPT (HEADROOM, "headroom", 0, REQUIRED, "near|far",                                              \
+       "limit of the workload's counter: near = exactly its\n"                                     \
+       "peak use, far = the hard limit (default: as started)")                                     \
+  OPT (ISOLATE, "isolate", 0, REQUIRED, "NS[,NS..]",                                               \
+       "namespaces per container: user,ipc,pid,mnt,uts,net\n"                                      \
+       "(default: user,ipc; depth 0 has none)")                                                    \
+  OPT (DURATION, "duration", 'd', REQUIRED, "TIME",                                                \
+       "measured time per point (default: 3s); every TIME is\n"                                    \
+       "seconds, or a number with a unit: us, ms, s, m, h\n"                                       \
+       "(500ms, 2s, 1.5m)")                                                                        \
+  OPT (WARMUP, "warmup", 0, REQUIRED, "TIME",                                                      \
+       "unmeasured time after the start barrier (default: 1s)")                                    \
+  OPT (INTERVAL, "interval", 0, REQUIRED, "TIME", "sampling interval (default: 500ms)")            \
+  OPT (REPEAT, "repeat", 'r', REQUIRED, "R|auto",                                                  \
+       "run each point R times (default: 1); auto: repeat\n"                                       \
+       "the sweep in rounds, every point once a round, until\n"                                    \
+       "each point's 95 % CI is within --precision")                                               \
+  OPT (PRECISION, "precision", 0, REQUIRED, "PCT",                                                 \
+       "with --repeat auto: the CI half-width to reach, in %\n"                                    \
+       "of the per-container ops/s (from 3 uncontended repeats)")                                  \
+  OPT (MAX_TIME, "max-time", 0, REQUIRED, "TIME",                                                  \
+       "with --repeat auto: stop then even if not reached\n"                                       \
+       "(default: 10 times the first round's time)")                                               \
+  OPT (CONTENTION_THRESHOLD, "contention-threshold", 0, REQUIRED, "F",                             \
+       "a task is contended in an interval where the tasks\n"                                      \
+       "taking turns on its CPU got under F of their fair\n"                                       \
+       "share (1 owning one, CPUs/tasks when they share),\n"                                       \
+       "0 < F <= 1\n"                                                                              \
+       "(default: 0.9); a repeat with more than a tenth of\n"                                      \
+       "its samples contended is marked")                                                          \
+  OPT (PIN, "pin", 0, REQUIRED, "MODE",                                                            \
+       "task placement: auto (one task per allowed CPU in\n"                                       \
+       "number order; default), spread (one task per L3\n"                                         \
+       "domain round-robin, cores before SMT siblings),\n"                                         \
+       "compact (fill an L3 domain before the next), l3\n"                                         \
+       "(compact, results grouped by L3 domains spanned),\n"                                       \
+       "none, or a CPULIST such as 0-3,8")                                                         \
+  OPT (UID_BASE, "uid-base", 0, REQUIRED, "UID", "first default owner uid (default: 2100000000)")  \
+  GROUP ("Containers as runtimes make them:")                                                      \
+  OPT (CGROUP, "cgroup", 0, OPTIONAL, "PARENT",                                                    \
+       "one cgroup per container, under PARENT/ucbench-PID\n"                                      \
+       "(default PARENT: the cgroup ucbench runs in); cgroup\n"                                    \
+       "v1, hybrid and v2 layouts")                                                                \
+  OPT (CPUSET, "cpuset", 0, NONE, NULL, "each container's cpuset = the CPUs of its tasks")         \
+  OPT (PIDS_MAX, "pids-max", 0, REQUIRED, "N", "pids.max of each container's cgroup")              \
+  OPT (CGROUP_SET, "cgroup-set", 0, REQUIRED, "FILE=VALUE",                                        \
+       "also write FILE in each container's cgroup\n"                                              \
+       "(e.g. memory.max=1G; repeatable)")                                                         \
+  OPT (SECCOMP, "seccomp", 0, REQUIRED, "docker|none|FILE",                                        \
+       "seccomp filter in each container: Docker's default\n"                                      \
+       "profile, none (default), or a Docker-format JSON file")                                    \
+  OPT (SECCOMP_OPTIMIZE, "seccomp-optimize", 0, REQUIRED, "1|2",                                   \
+       "libseccomp filter layout: 1 = default, 2 = binary tree")                                   \
+  OPT (CAPS, "caps", 0, REQUIRED, "keep|drop|none|LIST",                                           \
+       "capabilities each container keeps: keep (all, default),\n"                                 \
+       "drop (Docker's default set), none, or a list such as\n"                                    \
+       "chown,kill; also sets no-new-privs")                                                       \
+  OPT (PERF, "perf", 0, NONE, NULL,                                                                \
+       "count cycles, instructions, cache misses, HITM and\n"                                      \
+       "context switches per op (perf_event_open); events the\n"                                   \
+       "host lacks are reported as unavailable")                                                   \
+  GROUP ("Output:")                                                                                \
+  OPT (OUTPUT, "output", 'o', REQUIRED, "FILE",                                                    \
+       "write the JSON document to FILE (text table on stdout)")                                   \
+  OPT (FORMAT, "format", 'f', REQUIRED, "text|json|csv",                                           \
+       "what stdout shows (default: text): the table, the\n"                                       \
+       "document, or one CSV row per results[] entry with\n"                                       \
+       "the document's keys as headers (summary.cv, ...)")                                         \
+  OPT (QUIET, "quiet", 'q', NONE, NULL, "no progress and no table; errors only")                   \
+  OPT (HELP, "help", 'h', NONE, NULL, "show this help")
+
+/* The option ids UCB_OPT_WORKLOAD.., in table order: the case labels of the parsers. */
+#define UCB_RUN_OPT_ID(id, name, short_name, arg, metavar, help) UCB_OPT_##id,
+#define UCB_RUN_OPT_NO_GROUP(heading)
+enum ucb_run_opt
+{
+  UCB_RUN_OPTIONS (UCB_RUN_OPT_ID, UCB_RUN_OPT_NO_GROUP) UCB_RUN_N_OPTS
+};
+
+/* The value an option takes, as getopt_long's has_arg says it. */
+enum ucb_opt_arg
+{
+  UCB_ARG_NONE = no_argument,
+  UCB_ARG_REQUIRED = required_argument,
+  UCB_ARG_OPTIONAL = optional_argument,
+};
+
+/* One row of the table: an option, or (name NULL, id -1) a GROUP heading. */
+struct ucb_run_opt_row
+{
+  const char *heading;
+  int id; /* enum ucb_run_opt */
+  const char *name;
+  int short_name;
+  enum ucb_opt_arg arg;
+  const char *metavar;
+  const char *help;
+};
+extern const struct ucb_run_opt_row ucb_run_opt_rows[];
+extern const size_t ucb_run_opt_n_rows;
+
+/* getopt's view of the table, built on first use: the short options ("+w:c:...", `+` to stop
+ * at the first operand) and the long ones, NULL-terminated.  Both leave -h/--help out:
+ * ucb_getopt_each adds it to every command. */
+const char *ucb_run_shortopts (void);
+const struct option *ucb_run_longopts (void);
+/* The table id (UCB_OPT_*) of getopt_long's result `c`, or -1 when no row has it. */
+int ucb_run_opt_id (int c);
+/* `ucbench run --help`: the synopsis, then every row. */
+void ucb_run_usage (FILE *f);
+
+#endif
