@@ -19,7 +19,7 @@
 #include "core/util.h"
 #include "engine/owner.h"
 #include "engine/repeat-auto.h"
-#include "engine/rlimits.h"
+#include "engine/soft-limits.h"
 #include "engine/runner.h"
 #include "engine/runtime.h"
 #include "engine/spawn.h"

@@ -5,7 +5,7 @@
 #include "cli/doc.h"
 #include "core/json-util.h"
 #include "core/util.h"
-#include "engine/rlimits.h"
+#include "engine/soft-limits.h"
 #include "engine/workload.h"
 
 json_t *

@@ -14,7 +14,7 @@
 #include "engine/canary.h"
 #include "engine/measure.h"
 #include "engine/plan.h"
-#include "engine/rlimits.h"
+#include "engine/soft-limits.h"
 #include "engine/runtime.h"
 #include "engine/sweep.h"
 #include "host/perf.h"

@@ -24,7 +24,7 @@
 #include "core/util.h"
 #include "host/userns.h"
 #include "verify/cells.h"
-#include "verify/vprobe.h"
+#include "verify/probe-work.h"
 
 enum
 {
@@ -110,7 +110,7 @@ close_fd (int *fd)
 }
 
 /* Between the phases no probe lives: every child left is an orphan of a stopped agent (its
- * SIGPENDING watcher in N1, ragent.c), killed with it.  A zombie holds its cred, and with it
+ * SIGPENDING watcher in N1, rlagent.c), killed with it.  A zombie holds its cred, and with it
  * its user namespace: reap them all (until ECHILD), for at most 2 s. */
 static int
 reap_orphans (ucb_error_t *err)

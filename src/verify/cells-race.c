@@ -31,7 +31,7 @@ struct race_plan
 {
   long k, n;
   struct ucb_rlplace pl;
-  struct ucb_vtwo room;
+  struct ucb_vexpect room;
 };
 
 static struct race_plan
@@ -44,7 +44,7 @@ race_plan (const struct ucb_rlops *ops, enum ucb_vlevel level)
   /* Room for k units besides the agents themselves: half of what they want at once. */
   p.n = p.k + p.k * ops->self;
   p.pl = ucb_vcell_place (ops, level, p.n);
-  p.room = ucb_vtwo_add (ucb_vcell_bound (ops, level, p.n), -p.k * ops->self);
+  p.room = ucb_vexpect_add (ucb_vcell_bound (ops, level, p.n), -p.k * ops->self);
   return p;
 }
 
@@ -52,7 +52,7 @@ race_plan (const struct ucb_rlops *ops, enum ucb_vlevel level)
  * race need not fill the room at any one moment, and the books lag the kernel), a value
  * above the looser room as it is: the kernel held more than its bound allows. */
 static long
-most_seen (long most, struct ucb_vtwo room)
+most_seen (long most, struct ucb_vexpect room)
 {
   long lo = room.want < room.bug ? room.want : room.bug;
   long hi = room.want < room.bug ? room.bug : room.want;
@@ -62,7 +62,7 @@ most_seen (long most, struct ucb_vtwo room)
 
 /* The first agent fills until refused and releases everything: the count the counter allows. */
 static void
-race_fill (struct ucb_vctx *ctx, struct ucb_rlagent *a, const char *when, struct ucb_vtwo room,
+race_fill (struct ucb_vctx *ctx, struct ucb_rlagent *a, const char *when, struct ucb_vexpect room,
            long *count, ucb_error_t *err)
 {
   struct ucb_rlans f, rel;
@@ -75,7 +75,7 @@ race_fill (struct ucb_vctx *ctx, struct ucb_rlagent *a, const char *when, struct
   if (count)
     *count = f.count;
   snprintf (name, sizeof name, "admitted %s the race", when);
-  ucb_vsee_fill (ctx->res, name, room, &f);
+  ucb_vcell_check_fill (ctx->res, name, room, &f);
   snprintf (name, sizeof name, "errno %s the race", when);
   ucb_vobserve (ctx->res, name, UCB_VITEM_ERRNO, a->ops->refusal, f.errnum);
 }
@@ -105,7 +105,7 @@ race_run (struct ucb_vctx *ctx, struct ucb_rlagent *ag, const struct race_plan *
   /* The books never exceed what the kernel counts: more than the room was admitted at once.
    * At most k * RACE_HOLD can be seen: that many reads "> cap". */
   if (race->admitted > 0)
-    ucb_vsee_count (ctx->res, "most held at once racing, at most the room", p->room,
+    ucb_vcell_check_count (ctx->res, "most held at once racing, at most the room", p->room,
                     most_seen (race->most, p->room), p->k * RACE_HOLD);
   if (refused > 0)
     ucb_vobserve (ctx->res, "errno of the refusals racing", UCB_VITEM_ERRNO, ops->refusal,

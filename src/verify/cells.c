@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* cells.c - the generic matrix cells: shared helpers, the dispatcher, P1 exact bound, P2 a
- * refusal has no side effects, P3 release restores (P4 and P5: cells-more.c). */
+ * refusal has no side effects, P3 release restores (P4 and P5: cells-unlimited-levels.c). */
 #include "config.h"
 
 #include <errno.h>
@@ -9,42 +9,42 @@
 
 #include "core/util.h"
 #include "verify/cells.h"
-#include "verify/vprobe.h"
+#include "verify/probe-work.h"
 
-struct ucb_vtwo
-ucb_vtwo (long want, long bug)
+struct ucb_vexpect
+ucb_vexpect (long want, long bug)
 {
-  return (struct ucb_vtwo){ want, bug };
+  return (struct ucb_vexpect){ want, bug };
 }
 
-struct ucb_vtwo
-ucb_vtwo_add (struct ucb_vtwo a, long d)
+struct ucb_vexpect
+ucb_vexpect_add (struct ucb_vexpect a, long d)
 {
-  return ucb_vtwo (a.want + d > 0 ? a.want + d : 0, a.bug + d > 0 ? a.bug + d : 0);
+  return ucb_vexpect (a.want + d > 0 ? a.want + d : 0, a.bug + d > 0 ? a.bug + d : 0);
 }
 
-struct ucb_vtwo
-ucb_vtwo_sub (struct ucb_vtwo a, struct ucb_vtwo b, long d)
+struct ucb_vexpect
+ucb_vexpect_sub (struct ucb_vexpect a, struct ucb_vexpect b, long d)
 {
-  return ucb_vtwo_add (ucb_vtwo (a.want - b.want, a.bug - b.bug), d);
+  return ucb_vexpect_add (ucb_vexpect (a.want - b.want, a.bug - b.bug), d);
 }
 
-struct ucb_vtwo
-ucb_vtwo_min (struct ucb_vtwo a, struct ucb_vtwo b)
+struct ucb_vexpect
+ucb_vexpect_min (struct ucb_vexpect a, struct ucb_vexpect b)
 {
-  return ucb_vtwo (a.want < b.want ? a.want : b.want, a.bug < b.bug ? a.bug : b.bug);
+  return ucb_vexpect (a.want < b.want ? a.want : b.want, a.bug < b.bug ? a.bug : b.bug);
 }
 
-struct ucb_vtwo
-ucb_vroom (const struct ucb_rlops *ops, struct ucb_vtwo bound)
+struct ucb_vexpect
+ucb_vagent_room (const struct ucb_rlops *ops, struct ucb_vexpect bound)
 {
-  return ucb_vtwo_add (bound, -ops->self);
+  return ucb_vexpect_add (bound, -ops->self);
 }
 
-struct ucb_vtwo
+struct ucb_vexpect
 ucb_vsnap_bound (const struct ucb_rlops *ops, long units)
 {
-  return ucb_vtwo (ops->snap_intended (units), units);
+  return ucb_vexpect (ops->snap_intended (units), units);
 }
 
 /* Which kernel the first observation that tells them apart showed: the rest are judged
@@ -54,13 +54,13 @@ ucb_vsnap_bound (const struct ucb_rlops *ops, long units)
 static enum { UNDECIDED, INTENDED, STOCK, NEITHER } seen_kernel;
 
 void
-ucb_vsee_reset (void)
+ucb_vcell_check_reset (void)
 {
   seen_kernel = UNDECIDED;
 }
 
 static void
-see (struct ucb_vresult *r, const char *name, enum ucb_vkind kind, struct ucb_vtwo e, long observed,
+see (struct ucb_vresult *r, const char *name, enum ucb_vkind kind, struct ucb_vexpect e, long observed,
      long tries)
 {
   if (e.want != e.bug && (seen_kernel == UNDECIDED || seen_kernel == NEITHER))
@@ -74,21 +74,21 @@ see (struct ucb_vresult *r, const char *name, enum ucb_vkind kind, struct ucb_vt
 }
 
 void
-ucb_vsee (struct ucb_vresult *r, const char *name, enum ucb_vkind kind, struct ucb_vtwo e,
+ucb_vcell_check (struct ucb_vresult *r, const char *name, enum ucb_vkind kind, struct ucb_vexpect e,
           long observed)
 {
   see (r, name, kind, e, observed, 0);
 }
 
 void
-ucb_vsee_fill (struct ucb_vresult *r, const char *name, struct ucb_vtwo e,
+ucb_vcell_check_fill (struct ucb_vresult *r, const char *name, struct ucb_vexpect e,
                const struct ucb_rlans *fill)
 {
   see (r, name, UCB_VITEM_ADMITTED, e, fill->count, fill->tries);
 }
 
 void
-ucb_vsee_count (struct ucb_vresult *r, const char *name, struct ucb_vtwo e, long count, long tries)
+ucb_vcell_check_count (struct ucb_vresult *r, const char *name, struct ucb_vexpect e, long count, long tries)
 {
   see (r, name, UCB_VITEM_ADMITTED, e, count, tries);
 }
@@ -105,10 +105,10 @@ ucb_vcell_place (const struct ucb_rlops *ops, enum ucb_vlevel level, long n)
   return (struct ucb_rlplace){ .depth = 0, .own = ops->soft (n) };
 }
 
-struct ucb_vtwo
+struct ucb_vexpect
 ucb_vcell_bound (const struct ucb_rlops *ops, enum ucb_vlevel level, long n)
 {
-  return level == UCB_VLEVEL_OWN ? ucb_vtwo (n, n) : ucb_vsnap_bound (ops, n);
+  return level == UCB_VLEVEL_OWN ? ucb_vexpect (n, n) : ucb_vsnap_bound (ops, n);
 }
 
 int
@@ -152,8 +152,8 @@ ucb_vcell_which_kernel (struct ucb_vctx *ctx, const struct ucb_rlops *ops, ucb_e
   ucb_rlagent_fill_all (&a, &f, err);
   if (ucb_rlagent_stop (&a, err) < 0)
     return -1;
-  ucb_vsee_fill (ctx->res, "units: 1-page locks, 4-byte parent bound",
-                 ucb_vroom (ops, ucb_vsnap_bound (ops, CELL_N)), &f);
+  ucb_vcell_check_fill (ctx->res, "units: 1-page locks, 4-byte parent bound",
+                 ucb_vagent_room (ops, ucb_vsnap_bound (ops, CELL_N)), &f);
   return 0;
 }
 
@@ -164,7 +164,7 @@ ucb_vcell_p1 (struct ucb_vctx *ctx, const struct ucb_rlops *ops, enum ucb_vlevel
               ucb_error_t *err)
 {
   struct ucb_rlplace pl = ucb_vcell_place (ops, level, CELL_N);
-  struct ucb_vtwo b = ucb_vroom (ops, ucb_vcell_bound (ops, level, CELL_N));
+  struct ucb_vexpect b = ucb_vagent_room (ops, ucb_vcell_bound (ops, level, CELL_N));
   struct ucb_rlagent a = UCB_RLAGENT_NONE;
   struct ucb_rlans f, again;
   char name[UCB_VNAME_MAX];
@@ -177,9 +177,9 @@ ucb_vcell_p1 (struct ucb_vctx *ctx, const struct ucb_rlops *ops, enum ucb_vlevel
   if (ucb_rlagent_stop (&a, err) < 0)
     return -1;
   snprintf (name, sizeof name, "admitted at the %s bound", ucb_vlevel_name (level));
-  ucb_vsee_fill (ctx->res, name, b, &f);
+  ucb_vcell_check_fill (ctx->res, name, b, &f);
   ucb_vobserve (ctx->res, "errno of the refusal", UCB_VITEM_ERRNO, ops->refusal, f.errnum);
-  ucb_vsee_fill (ctx->res, "admitted again after the release", b, &again);
+  ucb_vcell_check_fill (ctx->res, "admitted again after the release", b, &again);
   return 0;
 }
 
@@ -190,7 +190,7 @@ ucb_vcell_p1 (struct ucb_vctx *ctx, const struct ucb_rlops *ops, enum ucb_vlevel
  * `full` is what the fill must admit. */
 static void
 p2_refusals (struct ucb_vctx *ctx, const struct ucb_rlops *ops, struct ucb_rlagent *a,
-             const struct ucb_probe *obs, struct ucb_vtwo full, ucb_error_t *err)
+             const struct ucb_probe *obs, struct ucb_vexpect full, ucb_error_t *err)
 {
   struct ucb_rlans f, t, rel, one;
   long seen;
@@ -202,7 +202,7 @@ p2_refusals (struct ucb_vctx *ctx, const struct ucb_rlops *ops, struct ucb_rlage
   ucb_rlagent_fill_all (a, &one, err);
   if (*err)
     return;
-  ucb_vsee_fill (ctx->res, "admitted before the refusal", full, &f);
+  ucb_vcell_check_fill (ctx->res, "admitted before the refusal", full, &f);
   ucb_vobserve (ctx->res, "errno of the refusal", UCB_VITEM_ERRNO, ops->refusal, f.errnum);
   ucb_vobserve_count (ctx->res, "admitted of 8 attempts after the refusal", UCB_VITEM_ADMITTED, 0,
                       t.count, CELL_K);
@@ -210,12 +210,12 @@ p2_refusals (struct ucb_vctx *ctx, const struct ucb_rlops *ops, struct ucb_rlage
                 t.refused);
   if (obs->pid > 0)
     {
-      ucb_vsee (ctx->res, "SigQ of the agent after the refusals", UCB_VITEM_COUNTER, full, t.sigq);
-      ucb_vsee (ctx->res, "observer SigQ after the refusals", UCB_VITEM_COUNTER, full, seen);
+      ucb_vcell_check (ctx->res, "SigQ of the agent after the refusals", UCB_VITEM_COUNTER, full, t.sigq);
+      ucb_vcell_check (ctx->res, "observer SigQ after the refusals", UCB_VITEM_COUNTER, full, seen);
     }
   if (t.sigq_n1 >= 0)
-    ucb_vsee (ctx->res, "level-1 SigQ after the refusals", UCB_VITEM_COUNTER, full, t.sigq_n1);
-  ucb_vsee_fill (ctx->res, "admitted after releasing one", ucb_vtwo (full.want > 0, full.bug > 0),
+    ucb_vcell_check (ctx->res, "level-1 SigQ after the refusals", UCB_VITEM_COUNTER, full, t.sigq_n1);
+  ucb_vcell_check_fill (ctx->res, "admitted after releasing one", ucb_vexpect (full.want > 0, full.bug > 0),
                  &one);
 }
 
@@ -223,7 +223,7 @@ p2_refusals (struct ucb_vctx *ctx, const struct ucb_rlops *ops, struct ucb_rlage
  * a level seen through its bound). */
 static void
 p2_next_bound (struct ucb_vctx *ctx, struct ucb_rlagent *a, const char *name, rlim_t soft,
-               struct ucb_vtwo e, ucb_error_t *err)
+               struct ucb_vexpect e, ucb_error_t *err)
 {
   struct ucb_rlans rel, f;
 
@@ -232,7 +232,7 @@ p2_next_bound (struct ucb_vctx *ctx, struct ucb_rlagent *a, const char *name, rl
   ucb_rlagent_fill_all (a, &f, err);
   ucb_rlagent_release (a, -1, &rel, err);
   if (!*err)
-    ucb_vsee_fill (ctx->res, name, e, &f);
+    ucb_vcell_check_fill (ctx->res, name, e, &f);
 }
 
 /* The own level: refused at own soft N; the level above, made with N + X, is then seen by
@@ -249,10 +249,10 @@ p2_own (struct ucb_vctx *ctx, const struct ucb_rlops *ops, struct ucb_rlagent *a
 
   if (ucb_rlagent_start (a, ops, "the agent", ctx->uid_base, &pl, err) < 0)
     return;
-  p2_refusals (ctx, ops, a, obs, ucb_vroom (ops, ucb_vtwo (CELL_N, CELL_N)), err);
+  p2_refusals (ctx, ops, a, obs, ucb_vagent_room (ops, ucb_vexpect (CELL_N, CELL_N)), err);
   if (above)
     p2_next_bound (ctx, a, "level 1 after: admitted with own raised", UCB_RL_HARD,
-                   ucb_vroom (ops, ucb_vsnap_bound (ops, CELL_N + CELL_X)), err);
+                   ucb_vagent_room (ops, ucb_vsnap_bound (ops, CELL_N + CELL_X)), err);
 }
 
 /* The parent level: depth 2, N2 made with N (level 1 binds), N1 with N + X.  Level 2's
@@ -267,9 +267,9 @@ p2_parent (struct ucb_vctx *ctx, const struct ucb_rlops *ops, struct ucb_rlagent
                             .own = UCB_RL_HARD };
   struct ucb_rlplace sib
       = { .depth = 1, .snap = { ops->snap (CELL_N + CELL_X) }, .own = UCB_RL_HARD };
-  struct ucb_vtwo top = ucb_vsnap_bound (ops, CELL_N + CELL_X);
-  struct ucb_vtwo tight = ucb_vtwo_min (ucb_vsnap_bound (ops, CELL_N), top);
-  struct ucb_vtwo full = ucb_vroom (ops, tight);
+  struct ucb_vexpect top = ucb_vsnap_bound (ops, CELL_N + CELL_X);
+  struct ucb_vexpect tight = ucb_vexpect_min (ucb_vsnap_bound (ops, CELL_N), top);
+  struct ucb_vexpect full = ucb_vagent_room (ops, tight);
   struct ucb_rlagent b = UCB_RLAGENT_NONE;
   struct ucb_rlans f;
 
@@ -282,10 +282,10 @@ p2_parent (struct ucb_vctx *ctx, const struct ucb_rlops *ops, struct ucb_rlagent
   if (ucb_rlagent_stop (&b, err) < 0)
     return;
   /* The agent holds `full` again (one released, one more admitted); both are tasks (NPROC). */
-  ucb_vsee_fill (ctx->res, "level 2 after: admitted to a sibling",
-                 ucb_vtwo_sub (top, full, -2 * ops->self), &f);
+  ucb_vcell_check_fill (ctx->res, "level 2 after: admitted to a sibling",
+                 ucb_vexpect_sub (top, full, -2 * ops->self), &f);
   p2_next_bound (ctx, a, "level 0 after: admitted at own M", ops->soft (CELL_M),
-                 ucb_vroom (ops, ucb_vtwo_min (ucb_vtwo (CELL_M, CELL_M), tight)), err);
+                 ucb_vagent_room (ops, ucb_vexpect_min (ucb_vexpect (CELL_M, CELL_M), tight)), err);
 }
 
 /* The grandparent level: depth 2, N1 made with N (level 2 binds), N2 with the hard limit.
@@ -296,13 +296,13 @@ p2_grandparent (struct ucb_vctx *ctx, const struct ucb_rlops *ops, struct ucb_rl
                 const struct ucb_probe *obs, ucb_error_t *err)
 {
   struct ucb_rlplace pl = ucb_vcell_place (ops, UCB_VLEVEL_GRANDPARENT, CELL_N);
-  struct ucb_vtwo tight = ucb_vsnap_bound (ops, CELL_N);
+  struct ucb_vexpect tight = ucb_vsnap_bound (ops, CELL_N);
 
   if (ucb_rlagent_start (a, ops, "the agent", ctx->uid_base, &pl, err) < 0)
     return;
-  p2_refusals (ctx, ops, a, obs, ucb_vroom (ops, tight), err);
+  p2_refusals (ctx, ops, a, obs, ucb_vagent_room (ops, tight), err);
   p2_next_bound (ctx, a, "level 0 after: admitted at own M", ops->soft (CELL_M),
-                 ucb_vroom (ops, ucb_vtwo_min (ucb_vtwo (CELL_M, CELL_M), tight)), err);
+                 ucb_vagent_room (ops, ucb_vexpect_min (ucb_vexpect (CELL_M, CELL_M), tight)), err);
 }
 
 int
@@ -335,7 +335,7 @@ ucb_vcell_p2 (struct ucb_vctx *ctx, const struct ucb_rlops *ops, enum ucb_vlevel
  * reaches the cap ends them: the kernel over-admits, and every further round to the cap would
  * only spend time that an emulated kernel does not have. */
 static void
-p3_rounds (struct ucb_vctx *ctx, struct ucb_rlagent *a, struct ucb_vtwo full, ucb_error_t *err)
+p3_rounds (struct ucb_vctx *ctx, struct ucb_rlagent *a, struct ucb_vexpect full, ucb_error_t *err)
 {
   struct ucb_rlans lo = { .count = -1 }, hi = { .count = -1 };
   long refused = 0;
@@ -354,8 +354,8 @@ p3_rounds (struct ucb_vctx *ctx, struct ucb_rlagent *a, struct ucb_vtwo full, uc
     }
   if (*err)
     return;
-  ucb_vsee_count (ctx->res, "fewest admitted in 8 fill/release rounds", full, lo.count, lo.tries);
-  ucb_vsee_count (ctx->res, "most admitted in 8 fill/release rounds", full, hi.count, hi.tries);
+  ucb_vcell_check_count (ctx->res, "fewest admitted in 8 fill/release rounds", full, lo.count, lo.tries);
+  ucb_vcell_check_count (ctx->res, "most admitted in 8 fill/release rounds", full, hi.count, hi.tries);
   ucb_vobserve (ctx->res, "rounds ended by the refusal", UCB_VITEM_EXACT, CELL_R, refused);
 }
 
@@ -364,7 +364,7 @@ ucb_vcell_p3 (struct ucb_vctx *ctx, const struct ucb_rlops *ops, enum ucb_vlevel
               ucb_error_t *err)
 {
   struct ucb_rlplace pl = ucb_vcell_place (ops, level, CELL_N);
-  struct ucb_vtwo full = ucb_vroom (ops, ucb_vcell_bound (ops, level, CELL_N));
+  struct ucb_vexpect full = ucb_vagent_room (ops, ucb_vcell_bound (ops, level, CELL_N));
   struct ucb_probe obs = UCB_PROBE_NONE;
   struct ucb_rlagent a = UCB_RLAGENT_NONE, again = UCB_RLAGENT_NONE;
   struct ucb_rlans held = { 0 }, f; /* held: read once every step succeeded; zeroed anyway */
@@ -378,7 +378,7 @@ ucb_vcell_p3 (struct ucb_vctx *ctx, const struct ucb_rlops *ops, enum ucb_vlevel
     {
       p3_rounds (ctx, &a, full, err);
       if (ucb_rlagent_fill_all (&a, &held, err) == 0)
-        ucb_vsee_fill (ctx->res, "admitted to the holder before its exit", full, &held);
+        ucb_vcell_check_fill (ctx->res, "admitted to the holder before its exit", full, &held);
       sigq_held = ucb_vcell_sigq (&obs);
       /* The holder ends holding everything: its exit must release it at every level. */
       if (ucb_rlagent_exit_holding (&a, err) == 0)
@@ -387,7 +387,7 @@ ucb_vcell_p3 (struct ucb_vctx *ctx, const struct ucb_rlops *ops, enum ucb_vlevel
   if (!*err && ucb_rlagent_start (&again, ops, "the next agent", ctx->uid_base, &pl, err) == 0
       && ucb_rlagent_fill_all (&again, &f, err) == 0)
     {
-      ucb_vsee_fill (ctx->res, "admitted after the holder's exit", full, &f);
+      ucb_vcell_check_fill (ctx->res, "admitted after the holder's exit", full, &f);
       ucb_vobserve (ctx->res, "errno after the holder's exit", UCB_VITEM_ERRNO, ops->refusal,
                     f.errnum);
     }
@@ -398,13 +398,13 @@ ucb_vcell_p3 (struct ucb_vctx *ctx, const struct ucb_rlops *ops, enum ucb_vlevel
     return -1;
   if (obs.pid > 0 || sigq_held >= 0)
     {
-      ucb_vsee (ctx->res, "observer SigQ while the holder holds", UCB_VITEM_COUNTER, full,
+      ucb_vcell_check (ctx->res, "observer SigQ while the holder holds", UCB_VITEM_COUNTER, full,
                 sigq_held);
       ucb_vobserve (ctx->res, "observer SigQ after the holder's exit", UCB_VITEM_COUNTER, 0,
                     sigq_gone);
     }
   if (held.sigq_n1 >= 0)
-    ucb_vsee (ctx->res, "level-1 SigQ while the holder holds", UCB_VITEM_COUNTER, full,
+    ucb_vcell_check (ctx->res, "level-1 SigQ while the holder holds", UCB_VITEM_COUNTER, full,
               held.sigq_n1);
   return 0;
 }

@@ -1,15 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* cells.h - the generic cells of the property matrix (docs/verify.md "The matrix"): one
- * runner per property, parameterized by the rlimit (rlops.h) and the level, so that a new cell
- * is a table entry (src/verify/cases/cells.c), not a copied case. */
+ * runner per property, parameterized by the rlimit (rlimit-ops.h) and the level, so that a new cell
+ * is a table entry (src/verify/cases/matrix-cells.c), not a copied case. */
 #ifndef UCB_CELLS_H
 #define UCB_CELLS_H
 
-#include "verify/ragent.h"
-#include "verify/rlops.h"
+#include "verify/rlagent.h"
+#include "verify/rlimit-ops.h"
 #include "verify/verify.h"
 
-/* ---- shared by the runners (cells.c, cells-more.c) ---- */
+/* ---- shared by the runners (cells.c, cells-unlimited-levels.c) ---- */
 
 /* The bound unit counts: N at the level checked, N + X at a looser level above it, M a
  * tighter own limit set later, K further attempts after a refusal, R fill/drain rounds. */
@@ -24,33 +24,33 @@ enum
 
 /* An expectation on an intended kernel and on a stock one (they differ only where a known
  * bug is in the way: MEMLOCK's parent bounds, ULIM-19). */
-struct ucb_vtwo
+struct ucb_vexpect
 {
   long want, bug;
 };
 
-struct ucb_vtwo ucb_vtwo (long want, long bug);
-struct ucb_vtwo ucb_vtwo_add (struct ucb_vtwo a, long d); /* + d, at least 0 */
+struct ucb_vexpect ucb_vexpect (long want, long bug);
+struct ucb_vexpect ucb_vexpect_add (struct ucb_vexpect a, long d); /* + d, at least 0 */
 /* a - b + d, each at least 0 */
-struct ucb_vtwo ucb_vtwo_sub (struct ucb_vtwo a, struct ucb_vtwo b, long d);
-struct ucb_vtwo ucb_vtwo_min (struct ucb_vtwo a, struct ucb_vtwo b);
+struct ucb_vexpect ucb_vexpect_sub (struct ucb_vexpect a, struct ucb_vexpect b, long d);
+struct ucb_vexpect ucb_vexpect_min (struct ucb_vexpect a, struct ucb_vexpect b);
 /* What one agent can charge under `bound`: it holds ops->self units by being alive (NPROC:
  * the task itself). */
-struct ucb_vtwo ucb_vroom (const struct ucb_rlops *ops, struct ucb_vtwo bound);
+struct ucb_vexpect ucb_vagent_room (const struct ucb_rlops *ops, struct ucb_vexpect bound);
 /* The bound a parent level gets from a creator whose soft limit was ops->snap(units). */
-struct ucb_vtwo ucb_vsnap_bound (const struct ucb_rlops *ops, long units);
+struct ucb_vexpect ucb_vsnap_bound (const struct ucb_rlops *ops, long units);
 /* Record an observation expected as `e`.  Where e.want != e.bug, the first such observation
  * is a known-bug one (intended e.want, the bug's e.bug) and decides which kernel this is:
- * every later one is expected as that kernel's value only.  ucb_vsee_reset() starts a cell. */
-void ucb_vsee (struct ucb_vresult *r, const char *name, enum ucb_vkind kind, struct ucb_vtwo e,
+ * every later one is expected as that kernel's value only.  ucb_vcell_check_reset() starts a cell. */
+void ucb_vcell_check (struct ucb_vresult *r, const char *name, enum ucb_vkind kind, struct ucb_vexpect e,
                long observed);
 /* The same for the count of a fill (admitted, capped at the fill's tries: "> cap"). */
-void ucb_vsee_fill (struct ucb_vresult *r, const char *name, struct ucb_vtwo e,
+void ucb_vcell_check_fill (struct ucb_vresult *r, const char *name, struct ucb_vexpect e,
                     const struct ucb_rlans *fill);
 /* The same for a count of at most `tries` attempts (a fill's, kept by the caller). */
-void ucb_vsee_count (struct ucb_vresult *r, const char *name, struct ucb_vtwo e, long count,
+void ucb_vcell_check_count (struct ucb_vresult *r, const char *name, struct ucb_vexpect e, long count,
                      long tries);
-void ucb_vsee_reset (void);
+void ucb_vcell_check_reset (void);
 
 /* Whether the cell's counts differ between the intended kernel and a stock one (MEMLOCK's
  * snapshot bounds, ULIM-19's units bug).  Then ucb_vcell_which_kernel() tells them apart first,
@@ -66,7 +66,7 @@ int ucb_vcell_which_kernel (struct ucb_vctx *ctx, const struct ucb_rlops *ops, u
  * created with N, own soft raised; grandparent: N1 created with N, N2 with the hard limit). */
 struct ucb_rlplace ucb_vcell_place (const struct ucb_rlops *ops, enum ucb_vlevel level, long n);
 /* Its bound in units (the own level's, or the snapshot's). */
-struct ucb_vtwo ucb_vcell_bound (const struct ucb_rlops *ops, enum ucb_vlevel level, long n);
+struct ucb_vexpect ucb_vcell_bound (const struct ucb_rlops *ops, enum ucb_vlevel level, long n);
 
 /* An observer of the (initial namespace, uid) SIGPENDING counter: started only for
  * SIGPENDING (for NPROC it would be a task of uid); its SigQ, or -1 when none. */

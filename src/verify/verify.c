@@ -23,7 +23,7 @@
 #include "host/users.h"
 #include "verify/cases/list.h"
 #include "verify/verify.h"
-#include "verify/vprobe.h"
+#include "verify/probe-work.h"
 
 #define UCB_DECLARE(name) extern const struct ucb_vcase ucb_vcase_##name;
 UCB_VCASES (UCB_DECLARE)

@@ -22,8 +22,8 @@
 #include "../tap.h"
 #include "host/userns.h"
 #include "verify/cells.h"
-#include "verify/ragent.h"
-#include "verify/rlops.h"
+#include "verify/rlagent.h"
+#include "verify/rlimit-ops.h"
 #include "verify/verify.h"
 
 /* Root, and user namespaces can be made here (the cases run in them). */
@@ -129,8 +129,8 @@ static enum ucb_vlevel level;
 static int
 run_sabotaged (struct ucb_vctx *ctx, ucb_error_t *err)
 {
-  ucb_vsee_reset ();
-  /* As cases/cells.c runs a cell: which kernel first, where the counts tell them apart. */
+  ucb_vcell_check_reset ();
+  /* As cases/matrix-cells.c runs a cell: which kernel first, where the counts tell them apart. */
   if (ucb_vcell_tells_kernels (&sabotaged, level, (enum ucb_vprop) prop)
       && ucb_vcell_which_kernel (ctx, &sabotaged, err) < 0)
     return -1;

@@ -18,7 +18,7 @@
 #include "../tap.h"
 #include "host/userns.h"
 #include "verify/cells.h"
-#include "verify/rlops.h"
+#include "verify/rlimit-ops.h"
 #include "verify/verify.h"
 
 /* Root, and user namespaces can be made here (the cases run in them). */
@@ -97,7 +97,7 @@ run_sabotaged (struct ucb_vctx *ctx, ucb_error_t *err)
 
   if (socketpair (AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, pins) < 0)
     return ucb_make_error (err, errno, "socketpair");
-  ucb_vsee_reset ();
+  ucb_vcell_check_reset ();
   r = ucb_vcell_p9 (ctx, &sabotaged, err);
   close (pins[0]);
   close (pins[1]);

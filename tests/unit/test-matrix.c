@@ -194,26 +194,26 @@ test_two_kernels (void)
   struct ucb_vresult r;
 
   memset (&r, 0, sizeof r);
-  ucb_vsee_reset ();
-  ucb_vsee (&r, "first", UCB_VITEM_ADMITTED, ucb_vtwo (0, 4), 4);
-  ucb_vsee (&r, "same", UCB_VITEM_ADMITTED, ucb_vtwo (3, 3), 3);
-  ucb_vsee (&r, "later", UCB_VITEM_ADMITTED, ucb_vtwo (0, 4), 4);
+  ucb_vcell_check_reset ();
+  ucb_vcell_check (&r, "first", UCB_VITEM_ADMITTED, ucb_vexpect (0, 4), 4);
+  ucb_vcell_check (&r, "same", UCB_VITEM_ADMITTED, ucb_vexpect (3, 3), 3);
+  ucb_vcell_check (&r, "later", UCB_VITEM_ADMITTED, ucb_vexpect (0, 4), 4);
   tap_check_int (ucb_vjudge (&r, why, sizeof why), ==, UCB_VERDICT_KNOWN_BUG);
   r.items[2].observed = 0; /* the intended value, on a kernel that showed the bug first */
   tap_check_int (ucb_vjudge (&r, why, sizeof why), ==, UCB_VERDICT_FAIL);
   memset (&r, 0, sizeof r);
-  ucb_vsee_reset ();
-  ucb_vsee (&r, "first", UCB_VITEM_ADMITTED, ucb_vtwo (0, 4), 0); /* a fixed kernel */
-  ucb_vsee (&r, "later", UCB_VITEM_ADMITTED, ucb_vtwo (0, 4), 0);
+  ucb_vcell_check_reset ();
+  ucb_vcell_check (&r, "first", UCB_VITEM_ADMITTED, ucb_vexpect (0, 4), 0); /* a fixed kernel */
+  ucb_vcell_check (&r, "later", UCB_VITEM_ADMITTED, ucb_vexpect (0, 4), 0);
   tap_check_int (ucb_vjudge (&r, why, sizeof why), ==, UCB_VERDICT_PASS);
   r.items[1].observed = 4; /* the bug's value, on a kernel that showed the fix first */
   tap_check_int (ucb_vjudge (&r, why, sizeof why), ==, UCB_VERDICT_FAIL);
   /* Neither value first (one page fewer than stock): it fails as what it is, an early denial
    * against the stock bound, and the later counts are held to both values. */
   memset (&r, 0, sizeof r);
-  ucb_vsee_reset ();
-  ucb_vsee (&r, "first", UCB_VITEM_ADMITTED, ucb_vtwo (0, 4), 3);
-  ucb_vsee (&r, "later", UCB_VITEM_ADMITTED, ucb_vtwo (0, 4), 4);
+  ucb_vcell_check_reset ();
+  ucb_vcell_check (&r, "first", UCB_VITEM_ADMITTED, ucb_vexpect (0, 4), 3);
+  ucb_vcell_check (&r, "later", UCB_VITEM_ADMITTED, ucb_vexpect (0, 4), 4);
   tap_check_int (ucb_vjudge (&r, why, sizeof why), ==, UCB_VERDICT_FAIL);
   tap_check_str (why, "first: expected 0 (the known bug: 4), observed 3: early denial");
   tap_check (r.items[1].has_bug_value && r.items[1].bug_value == 4);
@@ -227,8 +227,8 @@ test_two_kernels (void)
       !ucb_vcell_tells_kernels (&ucb_rlops[UCB_RL_MEMLOCK], UCB_VLEVEL_PARENT, UCB_VPROP_P4));
   tap_check (!ucb_vcell_tells_kernels (&ucb_rlops[UCB_RL_MEMLOCK], UCB_VLEVEL_OWN, UCB_VPROP_P2));
   tap_check (!ucb_vcell_tells_kernels (&ucb_rlops[UCB_RL_NPROC], UCB_VLEVEL_PARENT, UCB_VPROP_P2));
-  tap_check_int (ucb_vtwo_sub (ucb_vtwo (7, 7), ucb_vtwo (4, 9), -2).bug, ==, 0);
-  tap_check_int (ucb_vtwo_sub (ucb_vtwo (7, 7), ucb_vtwo (4, 9), -2).want, ==, 1);
+  tap_check_int (ucb_vexpect_sub (ucb_vexpect (7, 7), ucb_vexpect (4, 9), -2).bug, ==, 0);
+  tap_check_int (ucb_vexpect_sub (ucb_vexpect (7, 7), ucb_vexpect (4, 9), -2).want, ==, 1);
 }
 
 static const struct tap_test tests[] = {

@@ -16,8 +16,8 @@
 #include "core/util.h"
 #include "verify/probe.h"
 #include "verify/verify.h"
-#include "verify/vprobe.h"
-#include "verify/vscript.h"
+#include "verify/probe-work.h"
+#include "verify/script.h"
 
 static int
 give_values (void *arg, struct ucb_probe_out *o, ucb_error_t *err)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test-rlimits.c - the soft limits a point's owners set: --limit, --headroom near|far against
  * this process's own (known) rlimits, the hard-limit refusals, and rlimit_max per level.
- * The expected numbers are worked out by hand from rlimits.h: near = owner containers x tasks x
+ * The expected numbers are worked out by hand from soft-limits.h: near = owner containers x tasks x
  * the workload's peak, plus for NPROC the container's own processes (depth + 1 + tasks each, or
  * depth + 1 when its one task is its init, 1 at depth 1). */
 #include "config.h"
@@ -13,7 +13,7 @@
 
 #include "../tap.h"
 #include "core/util.h"
-#include "engine/rlimits.h"
+#include "engine/soft-limits.h"
 #include "engine/sweep.h"
 #include "engine/workload.h"
 

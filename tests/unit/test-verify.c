@@ -13,7 +13,7 @@
 #include "host/caps.h"
 #include "verify/probe.h"
 #include "verify/verify.h"
-#include "verify/vprobe.h"
+#include "verify/probe-work.h"
 
 /* A case for ucb_verify_run, its run() set by each test. */
 static const struct ucb_vcase cases_fake = {

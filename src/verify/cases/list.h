@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* list.h - every verify case, once, in ID order (docs/verify.md has one section each);
- * ULIM-21 ... ULIM-71 are the generic matrix cells of cases/cells.c. */
+ * ULIM-21 ... ULIM-71 are the generic matrix cells of cases/matrix-cells.c. */
 #define UCB_VCASES(X)                                                                              \
   X (ulim01)                                                                                       \
   X (ulim02)                                                                                       \

@@ -10,8 +10,8 @@
 #include <errno.h>
 
 #include "verify/verify.h"
-#include "verify/vprobe.h"
-#include "verify/vscript.h"
+#include "verify/probe-work.h"
+#include "verify/script.h"
 
 static const struct ucb_vactor actors[] = {
   { NULL, 0, RLIMIT_SIGPENDING, 5, false },

@@ -11,8 +11,8 @@
 #include <errno.h>
 
 #include "verify/verify.h"
-#include "verify/vprobe.h"
-#include "verify/vscript.h"
+#include "verify/probe-work.h"
+#include "verify/script.h"
 
 enum
 {

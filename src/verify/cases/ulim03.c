@@ -14,7 +14,7 @@
 
 #include "host/userns.h"
 #include "verify/verify.h"
-#include "verify/vprobe.h"
+#include "verify/probe-work.h"
 
 static const struct
 {

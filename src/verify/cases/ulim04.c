@@ -15,8 +15,8 @@
 
 #include "core/util.h"
 #include "verify/verify.h"
-#include "verify/vprobe.h"
-#include "verify/vscript.h"
+#include "verify/probe-work.h"
+#include "verify/script.h"
 
 enum
 {

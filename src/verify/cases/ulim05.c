@@ -8,8 +8,8 @@
 #include "config.h"
 
 #include "verify/verify.h"
-#include "verify/vprobe.h"
-#include "verify/vscript.h"
+#include "verify/probe-work.h"
+#include "verify/script.h"
 
 enum
 {

@@ -21,7 +21,7 @@
 
 #include "core/util.h"
 #include "verify/verify.h"
-#include "verify/vprobe.h"
+#include "verify/probe-work.h"
 
 #define ROUNDS 300
 

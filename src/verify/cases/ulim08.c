@@ -36,7 +36,7 @@
 #include <unistd.h>
 
 #include "verify/verify.h"
-#include "verify/vprobe.h"
+#include "verify/probe-work.h"
 
 static void
 block_all (sigset_t *set)

@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #include "verify/verify.h"
-#include "verify/vprobe.h"
+#include "verify/probe-work.h"
 
 #define MAX_TIMERS UCB_VTRIES (5) /* the timers count, up to the safety cap */
 

@@ -27,8 +27,8 @@
 
 #include "core/util.h"
 #include "verify/verify.h"
-#include "verify/vprobe.h"
-#include "verify/vscript.h"
+#include "verify/probe-work.h"
+#include "verify/script.h"
 
 /* Host root's counter is shared with every root task (a SIGCHLD pending to a root parent, a
  * root-owned container's signals): attempts are spread over up to 5 s, 10 ms apart, so that a

@@ -8,7 +8,7 @@
  * again.  With soft 3 and two unreaped zombies the next fork fails: only release_task
  * uncharges; once they are reaped it succeeds.
  *
- * Every fork count goes on until refused, up to the safety cap (vprobe.h): cap + 1 reads
+ * Every fork count goes on until refused, up to the safety cap (probe-work.h): cap + 1 reads
  * "> cap", a bypass, never a count. */
 #include "config.h"
 
@@ -20,8 +20,8 @@
 #include <unistd.h>
 
 #include "verify/verify.h"
-#include "verify/vprobe.h"
-#include "verify/vscript.h"
+#include "verify/probe-work.h"
+#include "verify/script.h"
 
 static void *
 noop (void *p)

@@ -11,7 +11,7 @@
  * forks (bad_fork_cleanup_count: dec_rlimit_ucounts on all levels) and release_task leave no
  * charge behind on either level.
  *
- * Every fork count goes on until refused, up to the safety cap (vprobe.h), not to a fixed 64:
+ * Every fork count goes on until refused, up to the safety cap (probe-work.h), not to a fixed 64:
  * a round of cap + 1 reads "> cap", a bypass, never a count; such a round ends the rounds (each
  * further one would run to the cap too, which an emulated kernel has no time for).  The first
  * count is reported, and recorded, before the rounds: a case stopped by its time limit is
@@ -22,8 +22,8 @@
 #include <sched.h>
 
 #include "verify/verify.h"
-#include "verify/vprobe.h"
-#include "verify/vscript.h"
+#include "verify/probe-work.h"
+#include "verify/script.h"
 
 #define ROUNDS 50
 

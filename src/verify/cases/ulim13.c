@@ -10,15 +10,15 @@
  * once B is gone A forks 4 (10 - 6).  Distinct owners U1 and U2, each creating a container with
  * soft 10: while U1's container holds 9 children, U2's still forks 9.
  *
- * Every fork count goes on until refused, up to the safety cap (vprobe.h), not to a fixed 64:
+ * Every fork count goes on until refused, up to the safety cap (probe-work.h), not to a fixed 64:
  * cap + 1 reads "> cap", a bypass, never a count. */
 #include "config.h"
 
 #include <errno.h>
 
 #include "verify/verify.h"
-#include "verify/vprobe.h"
-#include "verify/vscript.h"
+#include "verify/probe-work.h"
+#include "verify/script.h"
 
 enum
 {

@@ -15,7 +15,7 @@
  * then EAGAIN (level 0 (ns, U) against the own soft limit; rlimit_max[NPROC] of a root-created
  * namespace is infinite, enforced_nproc_rlimit, 0ac983f51203).
  *
- * (d) forks until refused, up to the safety cap (vprobe.h), not to a fixed 64: cap + 1 reads
+ * (d) forks until refused, up to the safety cap (probe-work.h), not to a fixed 64: cap + 1 reads
  * "> cap"; (a)-(c) count as many forks as they expect to succeed (exemptions, not bounds). */
 #include "config.h"
 
@@ -29,8 +29,8 @@
 #include <unistd.h>
 
 #include "verify/verify.h"
-#include "verify/vprobe.h"
-#include "verify/vscript.h"
+#include "verify/probe-work.h"
+#include "verify/script.h"
 
 #define MAP_FIRST 10 /* the range container maps 0.. inside to uid_base + 10 .. */
 #define MAP_WIDTH 50

@@ -13,7 +13,7 @@
  * does the following execve; with 3 tasks the test is true, PF_NPROC_EXCEEDED is set,
  * setresuid still succeeds, and do_execveat_common refuses with EAGAIN (V now holds 4 > 2).
  *
- * (a) forks until refused, up to the safety cap (vprobe.h), not to a fixed 64 (which was
+ * (a) forks until refused, up to the safety cap (probe-work.h), not to a fixed 64 (which was
  * barely above its 49): cap + 1 reads "> cap", a bypass, never a count. */
 #include "config.h"
 
@@ -23,8 +23,8 @@
 #include <unistd.h>
 
 #include "verify/verify.h"
-#include "verify/vprobe.h"
-#include "verify/vscript.h"
+#include "verify/probe-work.h"
+#include "verify/script.h"
 
 #define MAP_FIRST 10 /* the range container maps 0.. inside to uid_base + 10 .. */
 #define MAP_WIDTH 50

@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "verify/verify.h"
-#include "verify/vprobe.h"
+#include "verify/probe-work.h"
 
 static const struct
 {

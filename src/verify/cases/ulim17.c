@@ -30,7 +30,7 @@
 #include <unistd.h>
 
 #include "verify/verify.h"
-#include "verify/vprobe.h"
+#include "verify/probe-work.h"
 
 #define COST 1120L /* 1 x 1024: 1024 + 48 (msg_msg) + 48 (posix_msg_tree_node), x86_64 */
 

@@ -28,7 +28,7 @@
 #include <unistd.h>
 
 #include "verify/verify.h"
-#include "verify/vprobe.h"
+#include "verify/probe-work.h"
 
 /* The own-level fills are counted up to the safety cap (UCB_VTRIES); the "again" fill uses
  * the segments from AGAIN_FIRST on. */

@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "verify/verify.h"
-#include "verify/vprobe.h"
+#include "verify/probe-work.h"
 
 #define SOFT_BYTES 16
 /* The count is capped far above the known bug's 16 (UCB_VTRIES). */

@@ -32,7 +32,7 @@
 
 #include "core/util.h"
 #include "verify/verify.h"
-#include "verify/vprobe.h"
+#include "verify/probe-work.h"
 
 #define SYSCTL_DIR "/proc/sys/user"
 #define MAX_SYSCTLS 32

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* ragent.c - the generic rlimit agent of the matrix cells (ragent.h). */
+/* rlagent.c - the generic rlimit agent of the matrix cells (rlagent.h). */
 #include "config.h"
 
 #include <errno.h>
@@ -12,8 +12,8 @@
 
 #include "core/process.h"
 #include "core/util.h"
-#include "verify/ragent.h"
-#include "verify/vprobe.h"
+#include "verify/rlagent.h"
+#include "verify/probe-work.h"
 
 enum
 {
@@ -115,7 +115,7 @@ do_release (const struct ucb_rlops *ops, struct ucb_rlheld *h, long k, struct uc
   o->v[COUNT] = n;
 }
 
-/* ---- the race (ragent.h ucb_rlrace) ---- */
+/* ---- the race (rlagent.h ucb_rlrace) ---- */
 
 bool ucb_rlagent_racing;
 

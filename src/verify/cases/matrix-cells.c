@@ -3,7 +3,7 @@
  * (rlimit, level, property) among P1-P5 that no hand-written case covers, and every cell of
  * P8 (exact under concurrency) and P9 (nothing pinned) (docs/verify.md
  * "The matrix").  Each is a table entry: the runners are src/verify/cells.c and
- * cells-more.c, the rlimits' charge and release src/verify/rlops.c. */
+ * cells-unlimited-levels.c, the rlimits' charge and release src/verify/rlimit-ops.c. */
 #include "config.h"
 
 #include "core/error.h"
@@ -23,7 +23,7 @@ cell_run (struct ucb_vctx *ctx, ucb_error_t *err)
     return ucb_make_error (err, 0, "internal: %s has no rlimit", ctx->c->id);
   ops = &ucb_rlops[ctx->c->rlimit];
   why = ucb_rlops_unsupported (ops);
-  ucb_vsee_reset ();
+  ucb_vcell_check_reset ();
   if (*why)
     {
       ucb_vskip (ctx->res, "%s", why);

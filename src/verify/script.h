@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* vscript.h - a verify case as a table of steps: agents (probes that fill, drain or fork on
+/* script.h - a verify case as a table of steps: agents (probes that fill, drain or fork on
  * order) and observers carry them out, and each step's values become its observations.  Kept
- * apart from vprobe.h: it records observations (verify.h), which vprobe's callers must not. */
-#ifndef UCB_VSCRIPT_H
-#define UCB_VSCRIPT_H
+ * apart from probe-work.h: it records observations (verify.h), which probe-work's callers must not. */
+#ifndef UCB_SCRIPT_H
+#define UCB_SCRIPT_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* rlops.h - the four ucounts rlimits as the matrix cells use them: how a probe charges one
+/* rlimit-ops.h - the four ucounts rlimits as the matrix cells use them: how a probe charges one
  * unit, releases one, makes its exit the only release, the refusal's errno and the unit
  * (kernel-ucounts.md §2), so that one property runner serves every rlimit. */
-#ifndef UCB_RLOPS_H
-#define UCB_RLOPS_H
+#ifndef UCB_RLIMIT_OPS_H
+#define UCB_RLIMIT_OPS_H
 
 #include <stdbool.h>
 #include <sys/resource.h>

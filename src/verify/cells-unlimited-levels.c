@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* cells-more.c - the generic matrix cells P4 unlimited is unlimited and P5 levels are
+/* cells-unlimited-levels.c - the generic matrix cells P4 unlimited is unlimited and P5 levels are
  * independent (cells.h). */
 #include "config.h"
 
@@ -63,8 +63,8 @@ ucb_vcell_p4 (struct ucb_vctx *ctx, const struct ucb_rlops *ops, enum ucb_vlevel
               ucb_error_t *err)
 {
   struct ucb_rlplace unl = p4_place (ops, level, false), fin = p4_place (ops, level, true);
-  struct ucb_vtwo bound
-      = level == UCB_VLEVEL_PARENT ? ucb_vtwo (CELL_N, CELL_N) : ucb_vsnap_bound (ops, CELL_N);
+  struct ucb_vexpect bound
+      = level == UCB_VLEVEL_PARENT ? ucb_vexpect (CELL_N, CELL_N) : ucb_vsnap_bound (ops, CELL_N);
   struct ucb_rlagent a = UCB_RLAGENT_NONE, b = UCB_RLAGENT_NONE;
   struct ucb_rlans big = { 0 }, f = { 0 }; /* read once every step succeeded; zeroed anyway */
   int r = raise_hard (ctx, ops, err);
@@ -82,7 +82,7 @@ ucb_vcell_p4 (struct ucb_vctx *ctx, const struct ucb_rlops *ops, enum ucb_vlevel
   ucb_vobserve (ctx->res, "charges admitted under RLIM_INFINITY", UCB_VITEM_ADMITTED, ops->large,
                 big.count);
   ucb_vobserve (ctx->res, "errno under RLIM_INFINITY (none)", UCB_VITEM_ERRNO, 0, big.errnum);
-  ucb_vsee_fill (ctx->res, "admitted at the finite bound beside it", ucb_vroom (ops, bound), &f);
+  ucb_vcell_check_fill (ctx->res, "admitted at the finite bound beside it", ucb_vagent_room (ops, bound), &f);
   ucb_vobserve (ctx->res, "errno at the finite bound", UCB_VITEM_ERRNO, ops->refusal, f.errnum);
   return 0;
 }
@@ -97,7 +97,7 @@ p5_own (struct ucb_vctx *ctx, const struct ucb_rlops *ops, struct ucb_rlagent *a
         struct ucb_rlagent *b, const struct ucb_probe *obs, ucb_error_t *err)
 {
   struct ucb_rlplace pl = { .depth = 1, .snap = { UCB_RL_HARD }, .own = ops->soft (CELL_N) };
-  struct ucb_vtwo full = ucb_vroom (ops, ucb_vtwo (CELL_N, CELL_N));
+  struct ucb_vexpect full = ucb_vagent_room (ops, ucb_vexpect (CELL_N, CELL_N));
   struct ucb_rlans fa, fb, rel, again;
   long both = -1;
 
@@ -112,10 +112,10 @@ p5_own (struct ucb_vctx *ctx, const struct ucb_rlops *ops, struct ucb_rlagent *a
   ucb_rlagent_fill_all (b, &again, err);
   if (*err)
     return;
-  ucb_vsee_fill (ctx->res, "admitted to A at its own N", full, &fa);
-  ucb_vsee_fill (ctx->res, "admitted to B while A holds N", full, &fb);
+  ucb_vcell_check_fill (ctx->res, "admitted to A at its own N", full, &fa);
+  ucb_vcell_check_fill (ctx->res, "admitted to B while A holds N", full, &fb);
   ucb_vobserve (ctx->res, "errno of B's refusal", UCB_VITEM_ERRNO, ops->refusal, fb.errnum);
-  ucb_vsee_fill (ctx->res, "admitted to B after A's own limit fell", full, &again);
+  ucb_vcell_check_fill (ctx->res, "admitted to B after A's own limit fell", full, &again);
   if (obs->pid > 0)
     ucb_vobserve (ctx->res, "observer SigQ: A's and B's", UCB_VITEM_COUNTER, 2 * CELL_N, both);
 }
@@ -130,9 +130,9 @@ p5_shared (struct ucb_vctx *ctx, const struct ucb_rlops *ops, enum ucb_vlevel le
            ucb_error_t *err)
 {
   struct ucb_rlplace pl = ucb_vcell_place (ops, level, CELL_N + CELL_X);
-  struct ucb_vtwo bound = ucb_vsnap_bound (ops, CELL_N + CELL_X);
-  struct ucb_vtwo held = ucb_vtwo_min (ucb_vtwo (2, 2), ucb_vroom (ops, bound));
-  struct ucb_vtwo rest = ucb_vtwo_sub (bound, held, -2 * ops->self);
+  struct ucb_vexpect bound = ucb_vsnap_bound (ops, CELL_N + CELL_X);
+  struct ucb_vexpect held = ucb_vexpect_min (ucb_vexpect (2, 2), ucb_vagent_room (ops, bound));
+  struct ucb_vexpect rest = ucb_vexpect_sub (bound, held, -2 * ops->self);
   struct ucb_rlans fa, fb, rel, tight, alone;
   long sum = -1;
 
@@ -150,11 +150,11 @@ p5_shared (struct ucb_vctx *ctx, const struct ucb_rlops *ops, enum ucb_vlevel le
   ucb_rlagent_fill_all (b, &alone, err);
   if (*err)
     return;
-  ucb_vsee_fill (ctx->res, "admitted to A (at most 2)", held, &fa);
-  ucb_vsee_fill (ctx->res, "admitted to B while A holds them", rest, &fb);
+  ucb_vcell_check_fill (ctx->res, "admitted to A (at most 2)", held, &fa);
+  ucb_vcell_check_fill (ctx->res, "admitted to B while A holds them", rest, &fb);
   ucb_vobserve (ctx->res, "errno of B's refusal", UCB_VITEM_ERRNO, ops->refusal, fb.errnum);
-  ucb_vsee_fill (ctx->res, "admitted to B after A's own limit fell", rest, &tight);
-  ucb_vsee_fill (ctx->res, "admitted to B once A released", ucb_vtwo_add (bound, -2 * ops->self),
+  ucb_vcell_check_fill (ctx->res, "admitted to B after A's own limit fell", rest, &tight);
+  ucb_vcell_check_fill (ctx->res, "admitted to B once A released", ucb_vexpect_add (bound, -2 * ops->self),
                  &alone);
   if (obs->pid > 0)
     ucb_vobserve (ctx->res, "observer SigQ: the sum of A and B", UCB_VITEM_COUNTER, CELL_N + CELL_X,

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* ragent.h - a generic rlimit agent for the matrix cells: a probe (probe.h) that becomes a
+/* rlagent.h - a generic rlimit agent for the matrix cells: a probe (probe.h) that becomes a
  * fresh uid, sits at depth 0, 1 or 2 of nested user namespaces, each created with a given soft
  * limit, sets its own soft limit innermost, then charges and releases units of one rlimit
- * (rlops.h) on order, so that the case process drives several agents and records alone. */
-#ifndef UCB_RAGENT_H
-#define UCB_RAGENT_H
+ * (rlimit-ops.h) on order, so that the case process drives several agents and records alone. */
+#ifndef UCB_RLAGENT_H
+#define UCB_RLAGENT_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -13,7 +13,7 @@
 
 #include "core/error.h"
 #include "verify/probe.h"
-#include "verify/rlops.h"
+#include "verify/rlimit-ops.h"
 
 /* RLIM_INFINITY in a place: "the hard limit" (ucb_vsoft), which is RLIM_INFINITY itself once
  * the case raised it (P4). */

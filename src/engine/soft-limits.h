@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* rlimits.h - the soft limits a point's owners set (--limit, --headroom), and what they mean at
+/* soft-limits.h - the soft limits a point's owners set (--limit, --headroom), and what they mean at
  * every user-namespace level. */
-#ifndef UCB_RLIMITS_H
-#define UCB_RLIMITS_H
+#ifndef UCB_SOFT_LIMITS_H
+#define UCB_SOFT_LIMITS_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* vscript.c - a verify case as a table of steps (vscript.h). */
+/* script.c - a verify case as a table of steps (script.h). */
 #include "config.h"
 
 #include <sched.h>
 #include <string.h>
 
 #include "verify/probe.h"
-#include "verify/vprobe.h"
-#include "verify/vscript.h"
+#include "verify/probe-work.h"
+#include "verify/script.h"
 
 void
 ucb_vobserve_fill (struct ucb_vresult *r, const char *name, enum ucb_vkind kind, long long expected,

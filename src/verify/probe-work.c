@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* vprobe.c - what the verify probes do inside (kernel-ucounts.md §4 conventions). */
+/* probe-work.c - what the verify probes do inside (kernel-ucounts.md §4 conventions). */
 #include "config.h"
 
 #include <errno.h>
@@ -17,7 +17,7 @@
 
 #include "core/util.h"
 #include "host/userns.h"
-#include "verify/vprobe.h"
+#include "verify/probe-work.h"
 
 static int
 block_rt (void)

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* rlops.c - charge, release and hold-until-exit for each ucounts rlimit (rlops.h). */
+/* rlimit-ops.c - charge, release and hold-until-exit for each ucounts rlimit (rlimit-ops.h). */
 #include "config.h"
 
 #include <errno.h>
@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "verify/probe.h"
-#include "verify/rlops.h"
+#include "verify/rlimit-ops.h"
 
 /* A charge taken: remember it (the caller keeps within UCB_RL_HELD_MAX via ops->cap). */
 static void

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* vprobe.h - what the verify probes do inside: fill a counter until the kernel refuses, read
- * SigQ, fork sleepers, count in rounds (probe.h runs them; vscript.h drives them by a table). */
-#ifndef UCB_VPROBE_H
-#define UCB_VPROBE_H
+/* probe-work.h - what the verify probes do inside: fill a counter until the kernel refuses, read
+ * SigQ, fork sleepers, count in rounds (probe.h runs them; script.h drives them by a table). */
+#ifndef UCB_PROBE_WORK_H
+#define UCB_PROBE_WORK_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* rlimits.c - the soft limits a point's owners set (--limit, --headroom), and what they mean at
+/* soft-limits.c - the soft limits a point's owners set (--limit, --headroom), and what they mean at
  * every user-namespace level (kernel-ucounts.md §1.5). */
 #include "config.h"
 
@@ -10,7 +10,7 @@
 
 #include "core/json-util.h"
 #include "core/util.h"
-#include "engine/rlimits.h"
+#include "engine/soft-limits.h"
 #include "engine/spawn.h"
 #include "engine/sweep.h"
 #include "engine/workload.h"
