@@ -106,7 +106,7 @@ race_run (struct ucb_vctx *ctx, struct ucb_rlagent *ag, const struct race_plan *
    * At most k * RACE_HOLD can be seen: that many reads "> cap". */
   if (race->admitted > 0)
     ucb_vcell_check_count (ctx->res, "most held at once racing, at most the room", p->room,
-                    most_seen (race->most, p->room), p->k * RACE_HOLD);
+                           most_seen (race->most, p->room), p->k * RACE_HOLD);
   if (refused > 0)
     ucb_vobserve (ctx->res, "errno of the refusals racing", UCB_VITEM_ERRNO, ops->refusal,
                   other ? other : ops->refusal);

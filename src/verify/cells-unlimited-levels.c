@@ -82,7 +82,8 @@ ucb_vcell_p4 (struct ucb_vctx *ctx, const struct ucb_rlops *ops, enum ucb_vlevel
   ucb_vobserve (ctx->res, "charges admitted under RLIM_INFINITY", UCB_VITEM_ADMITTED, ops->large,
                 big.count);
   ucb_vobserve (ctx->res, "errno under RLIM_INFINITY (none)", UCB_VITEM_ERRNO, 0, big.errnum);
-  ucb_vcell_check_fill (ctx->res, "admitted at the finite bound beside it", ucb_vagent_room (ops, bound), &f);
+  ucb_vcell_check_fill (ctx->res, "admitted at the finite bound beside it",
+                        ucb_vagent_room (ops, bound), &f);
   ucb_vobserve (ctx->res, "errno at the finite bound", UCB_VITEM_ERRNO, ops->refusal, f.errnum);
   return 0;
 }
@@ -154,8 +155,8 @@ p5_shared (struct ucb_vctx *ctx, const struct ucb_rlops *ops, enum ucb_vlevel le
   ucb_vcell_check_fill (ctx->res, "admitted to B while A holds them", rest, &fb);
   ucb_vobserve (ctx->res, "errno of B's refusal", UCB_VITEM_ERRNO, ops->refusal, fb.errnum);
   ucb_vcell_check_fill (ctx->res, "admitted to B after A's own limit fell", rest, &tight);
-  ucb_vcell_check_fill (ctx->res, "admitted to B once A released", ucb_vexpect_add (bound, -2 * ops->self),
-                 &alone);
+  ucb_vcell_check_fill (ctx->res, "admitted to B once A released",
+                        ucb_vexpect_add (bound, -2 * ops->self), &alone);
   if (obs->pid > 0)
     ucb_vobserve (ctx->res, "observer SigQ: the sum of A and B", UCB_VITEM_COUNTER, CELL_N + CELL_X,
                   sum);

@@ -60,8 +60,8 @@ ucb_vcell_check_reset (void)
 }
 
 static void
-see (struct ucb_vresult *r, const char *name, enum ucb_vkind kind, struct ucb_vexpect e, long observed,
-     long tries)
+see (struct ucb_vresult *r, const char *name, enum ucb_vkind kind, struct ucb_vexpect e,
+     long observed, long tries)
 {
   if (e.want != e.bug && (seen_kernel == UNDECIDED || seen_kernel == NEITHER))
     {
@@ -75,20 +75,21 @@ see (struct ucb_vresult *r, const char *name, enum ucb_vkind kind, struct ucb_ve
 
 void
 ucb_vcell_check (struct ucb_vresult *r, const char *name, enum ucb_vkind kind, struct ucb_vexpect e,
-          long observed)
+                 long observed)
 {
   see (r, name, kind, e, observed, 0);
 }
 
 void
 ucb_vcell_check_fill (struct ucb_vresult *r, const char *name, struct ucb_vexpect e,
-               const struct ucb_rlans *fill)
+                      const struct ucb_rlans *fill)
 {
   see (r, name, UCB_VITEM_ADMITTED, e, fill->count, fill->tries);
 }
 
 void
-ucb_vcell_check_count (struct ucb_vresult *r, const char *name, struct ucb_vexpect e, long count, long tries)
+ucb_vcell_check_count (struct ucb_vresult *r, const char *name, struct ucb_vexpect e, long count,
+                       long tries)
 {
   see (r, name, UCB_VITEM_ADMITTED, e, count, tries);
 }
@@ -153,7 +154,7 @@ ucb_vcell_which_kernel (struct ucb_vctx *ctx, const struct ucb_rlops *ops, ucb_e
   if (ucb_rlagent_stop (&a, err) < 0)
     return -1;
   ucb_vcell_check_fill (ctx->res, "units: 1-page locks, 4-byte parent bound",
-                 ucb_vagent_room (ops, ucb_vsnap_bound (ops, CELL_N)), &f);
+                        ucb_vagent_room (ops, ucb_vsnap_bound (ops, CELL_N)), &f);
   return 0;
 }
 
@@ -210,13 +211,15 @@ p2_refusals (struct ucb_vctx *ctx, const struct ucb_rlops *ops, struct ucb_rlage
                 t.refused);
   if (obs->pid > 0)
     {
-      ucb_vcell_check (ctx->res, "SigQ of the agent after the refusals", UCB_VITEM_COUNTER, full, t.sigq);
+      ucb_vcell_check (ctx->res, "SigQ of the agent after the refusals", UCB_VITEM_COUNTER, full,
+                       t.sigq);
       ucb_vcell_check (ctx->res, "observer SigQ after the refusals", UCB_VITEM_COUNTER, full, seen);
     }
   if (t.sigq_n1 >= 0)
-    ucb_vcell_check (ctx->res, "level-1 SigQ after the refusals", UCB_VITEM_COUNTER, full, t.sigq_n1);
-  ucb_vcell_check_fill (ctx->res, "admitted after releasing one", ucb_vexpect (full.want > 0, full.bug > 0),
-                 &one);
+    ucb_vcell_check (ctx->res, "level-1 SigQ after the refusals", UCB_VITEM_COUNTER, full,
+                     t.sigq_n1);
+  ucb_vcell_check_fill (ctx->res, "admitted after releasing one",
+                        ucb_vexpect (full.want > 0, full.bug > 0), &one);
 }
 
 /* Everything released: a fill with the own limit set to `soft` must admit `e` (the count of
@@ -283,7 +286,7 @@ p2_parent (struct ucb_vctx *ctx, const struct ucb_rlops *ops, struct ucb_rlagent
     return;
   /* The agent holds `full` again (one released, one more admitted); both are tasks (NPROC). */
   ucb_vcell_check_fill (ctx->res, "level 2 after: admitted to a sibling",
-                 ucb_vexpect_sub (top, full, -2 * ops->self), &f);
+                        ucb_vexpect_sub (top, full, -2 * ops->self), &f);
   p2_next_bound (ctx, a, "level 0 after: admitted at own M", ops->soft (CELL_M),
                  ucb_vagent_room (ops, ucb_vexpect_min (ucb_vexpect (CELL_M, CELL_M), tight)), err);
 }
@@ -354,8 +357,10 @@ p3_rounds (struct ucb_vctx *ctx, struct ucb_rlagent *a, struct ucb_vexpect full,
     }
   if (*err)
     return;
-  ucb_vcell_check_count (ctx->res, "fewest admitted in 8 fill/release rounds", full, lo.count, lo.tries);
-  ucb_vcell_check_count (ctx->res, "most admitted in 8 fill/release rounds", full, hi.count, hi.tries);
+  ucb_vcell_check_count (ctx->res, "fewest admitted in 8 fill/release rounds", full, lo.count,
+                         lo.tries);
+  ucb_vcell_check_count (ctx->res, "most admitted in 8 fill/release rounds", full, hi.count,
+                         hi.tries);
   ucb_vobserve (ctx->res, "rounds ended by the refusal", UCB_VITEM_EXACT, CELL_R, refused);
 }
 
@@ -399,12 +404,12 @@ ucb_vcell_p3 (struct ucb_vctx *ctx, const struct ucb_rlops *ops, enum ucb_vlevel
   if (obs.pid > 0 || sigq_held >= 0)
     {
       ucb_vcell_check (ctx->res, "observer SigQ while the holder holds", UCB_VITEM_COUNTER, full,
-                sigq_held);
+                       sigq_held);
       ucb_vobserve (ctx->res, "observer SigQ after the holder's exit", UCB_VITEM_COUNTER, 0,
                     sigq_gone);
     }
   if (held.sigq_n1 >= 0)
     ucb_vcell_check (ctx->res, "level-1 SigQ while the holder holds", UCB_VITEM_COUNTER, full,
-              held.sigq_n1);
+                     held.sigq_n1);
   return 0;
 }

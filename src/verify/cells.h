@@ -41,15 +41,16 @@ struct ucb_vexpect ucb_vagent_room (const struct ucb_rlops *ops, struct ucb_vexp
 struct ucb_vexpect ucb_vsnap_bound (const struct ucb_rlops *ops, long units);
 /* Record an observation expected as `e`.  Where e.want != e.bug, the first such observation
  * is a known-bug one (intended e.want, the bug's e.bug) and decides which kernel this is:
- * every later one is expected as that kernel's value only.  ucb_vcell_check_reset() starts a cell. */
-void ucb_vcell_check (struct ucb_vresult *r, const char *name, enum ucb_vkind kind, struct ucb_vexpect e,
-               long observed);
+ * every later one is expected as that kernel's value only.  ucb_vcell_check_reset() starts a cell.
+ */
+void ucb_vcell_check (struct ucb_vresult *r, const char *name, enum ucb_vkind kind,
+                      struct ucb_vexpect e, long observed);
 /* The same for the count of a fill (admitted, capped at the fill's tries: "> cap"). */
 void ucb_vcell_check_fill (struct ucb_vresult *r, const char *name, struct ucb_vexpect e,
-                    const struct ucb_rlans *fill);
+                           const struct ucb_rlans *fill);
 /* The same for a count of at most `tries` attempts (a fill's, kept by the caller). */
-void ucb_vcell_check_count (struct ucb_vresult *r, const char *name, struct ucb_vexpect e, long count,
-                     long tries);
+void ucb_vcell_check_count (struct ucb_vresult *r, const char *name, struct ucb_vexpect e,
+                            long count, long tries);
 void ucb_vcell_check_reset (void);
 
 /* Whether the cell's counts differ between the intended kernel and a stock one (MEMLOCK's

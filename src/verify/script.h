@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* script.h - a verify case as a table of steps: agents (probes that fill, drain or fork on
  * order) and observers carry them out, and each step's values become its observations.  Kept
- * apart from probe-work.h: it records observations (verify.h), which probe-work's callers must not. */
+ * apart from probe-work.h: it records observations (verify.h), which probe-work's callers must not.
+ */
 #ifndef UCB_SCRIPT_H
 #define UCB_SCRIPT_H
 
