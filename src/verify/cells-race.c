@@ -141,7 +141,7 @@ race_start (struct ucb_vctx *ctx, const struct ucb_rlops *ops, struct ucb_rlagen
 {
   for (long i = 0; i < p->k && !*err; i++)
     {
-      char what[32];
+      char what[48]; /* "racing agent " and any long */
       snprintf (what, sizeof what, "racing agent %ld", i + 1);
       if (ucb_rlagent_start (&ag[i], ops, what, ctx->uid_base, &p->pl, err) < 0)
         return;
