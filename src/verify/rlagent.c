@@ -159,6 +159,28 @@ race_over (const struct ucb_rlrace *r, uint64_t now)
          && __atomic_load_n (&r->refused, __ATOMIC_RELAXED) >= r->min_refused;
 }
 
+/* The agent that arrived `nth` (from 0) races on the nth allowed CPU, round robin: every
+ * allowed CPU then charges at once, whatever the scheduler would have chosen (its children,
+ * NPROC's, inherit it).  A failure only leaves the placement to the scheduler. */
+static void
+race_pin (long nth)
+{
+  cpu_set_t allowed, one;
+  int n;
+
+  if (sched_getaffinity (0, sizeof allowed, &allowed) < 0 || (n = CPU_COUNT (&allowed)) < 2)
+    return;
+  nth %= n;
+  for (int cpu = 0; cpu < CPU_SETSIZE; cpu++)
+    if (CPU_ISSET (cpu, &allowed) && nth-- == 0)
+      {
+        CPU_ZERO (&one);
+        CPU_SET (cpu, &one);
+        (void) sched_setaffinity (0, sizeof one, &one);
+        return;
+      }
+}
+
 /* Every agent has its order (all of them race at once), or the race's bound is spent. */
 static void
 race_barrier (struct ucb_rlrace *r)
@@ -166,7 +188,7 @@ race_barrier (struct ucb_rlrace *r)
   uint64_t until = ucb_now_ns () + (uint64_t) r->max_ms * 1000000u;
   struct timespec ts = { 0, 100000 };
 
-  __atomic_add_fetch (&r->arrived, 1, __ATOMIC_SEQ_CST);
+  race_pin (__atomic_fetch_add (&r->arrived, 1, __ATOMIC_SEQ_CST));
   while (__atomic_load_n (&r->arrived, __ATOMIC_SEQ_CST) < r->agents && ucb_now_ns () < until)
     nanosleep (&ts, NULL);
   /* The first one through starts the clock; the others keep it. */
