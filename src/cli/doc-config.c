@@ -10,7 +10,7 @@
 
 json_t *
 ucb_emit_config (const struct ucb_run_options *o, const struct ucb_placement *pl,
-                   const struct ucb_runtime *rt)
+                 const struct ucb_runtime *rt)
 {
   json_t *c = ucb_json_obj (), *w = ucb_json_arr (), *n = ucb_json_arr (), *ow = ucb_json_arr (),
          *d = ucb_json_arr (), *pin = ucb_json_obj ();
@@ -68,7 +68,7 @@ ucb_emit_config (const struct ucb_run_options *o, const struct ucb_placement *pl
   ucb_json_set (pin, "allowed", ucb_json_int_array (pl->allowed, pl->nallowed));
   ucb_json_set (pin, "topology", ucb_emit_topology (pl));
   ucb_json_set (c, "pin", pin);
-  ucb_json_set (c, "runtime", rt ? ucb_runtime_config_json (rt) : NULL);
+  ucb_json_set (c, "runtime", rt ? ucb_emit_runtime_config (rt) : NULL);
   ucb_json_set (c, "output", ucb_json_str (o->output));
   ucb_json_set (c, "format", ucb_json_str (ucb_format_name (o->format)));
   ucb_json_set (c, "quiet", json_boolean (o->quiet));

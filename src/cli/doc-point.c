@@ -525,7 +525,7 @@ ucb_emit_point (const struct ucb_point_result *r, const struct ucb_placement *pl
   size_t ncpu = 0;
 
   point_header (o, &r->pt, "ok");
-  ucb_json_set (o, "limits", ucb_limits_json (&r->limits, &r->pt, r->c[0].owner_uid));
+  ucb_json_set (o, "limits", ucb_emit_limits (&r->limits, &r->pt, r->c[0].owner_uid));
   ucb_json_set (o, "setup_s", ucb_json_real (r->setup_s));
   ucb_json_set (o, "teardown_s", ucb_json_real (r->teardown_s));
   if (r->samples.nreadings > 0)

@@ -16,17 +16,31 @@ json_t *ucb_emit_point (const struct ucb_point_result *r, const struct ucb_place
 json_t *ucb_emit_skipped (const struct ucb_point *pt, const char *reason);
 /* `config`: every run option as resolved; `rt` (NULL: none) adds config.runtime. */
 json_t *ucb_emit_config (const struct ucb_run_options *o, const struct ucb_placement *pl,
-                           const struct ucb_runtime *rt);
+                         const struct ucb_runtime *rt);
 /* ["SIGPENDING", ...]: the rlimits of the set `bits` (UCB_RLIM_*), as `list` and results[]
  * name what a workload charges. */
 json_t *ucb_emit_rlimits (unsigned bits);
-/* doc-runtime.c: what --pin, --cgroup, --seccomp, --caps and --perf add. */
+/* doc-limits.c: a results[] entry's `limits` (engine/soft-limits.h): {"SIGPENDING": {"soft",
+ * "hard", "source", "rlimit_max": [level 1 .. depth]}, ...}, the own (level 0) soft limit and
+ * the rlimit_max each namespace snapshots at its creation. */
+json_t *ucb_emit_limits (const struct ucb_point_limits *pl, const struct ucb_point *pt,
+                         uid_t owner_uid);
+/* doc-runtime.c: what --pin, --cgroup, --seccomp, --caps and --perf add.  config.runtime:
+ * cgroup, seccomp, caps and perf as used. */
+json_t *ucb_emit_runtime_config (const struct ucb_runtime *rt);
+/* config.runtime.cgroup, and a container's `cgroup` (NULL for NULL: no groups). */
+json_t *ucb_emit_cgroup (const struct ucb_cgroup *cg);
+json_t *ucb_emit_cgroup_container (const struct ucb_cgroup_container_info *ci);
+/* config.runtime.seccomp less its `source`: every field of `st`, under snake_case keys. */
+json_t *ucb_emit_seccomp_stats (const struct ucb_seccomp_stats *st);
+/* config.runtime.perf: which events this host counts ($defs/perf_probe of the schema). */
+json_t *ucb_emit_perf_probe (const struct ucb_perf_probe *p);
 json_t *ucb_emit_topology (const struct ucb_placement *pl);
 void ucb_emit_task_topology (json_t *task, const struct ucb_placement *pl, int cpu);
 void ucb_emit_container_extras (json_t *o, const struct ucb_container_result *c, uint64_t ops);
 /* doc-canary.c: the entry's `canary` (engine/canary.h). */
 void ucb_emit_canary (json_t *o, const struct ucb_point_result *r);
 void ucb_emit_point_extras (json_t *o, json_t *sum, const struct ucb_point_result *r,
-                              const struct ucb_placement *pl, const uint64_t *container_ops);
+                            const struct ucb_placement *pl, const uint64_t *container_ops);
 
 #endif

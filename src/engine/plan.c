@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <sched.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/lists.h"

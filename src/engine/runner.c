@@ -397,7 +397,7 @@ create_cgroup (struct ucb_runtime *rt, const struct ucb_placement *pl,
                          err)
       < 0)
     return ucb_error_wrap (err, "cgroup of container %zu", i);
-  c->cgroup = ucb_cgroup_container_json (rt->cg, (unsigned) i);
+  c->cgroup = ucb_cgroup_container_info (rt->cg, (unsigned) i);
   return 0;
 }
 
@@ -533,7 +533,7 @@ ucb_point_result_free (struct ucb_point_result *res)
     {
       free (res->c[i].cpu);
       free (res->c[i].task_pid);
-      json_decref (res->c[i].cgroup);
+      ucb_cgroup_container_info_free (res->c[i].cgroup);
     }
   free (res->c);
   free (res->initial);

@@ -8,8 +8,6 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include <jansson.h>
-
 #include "core/error.h"
 #include "engine/canary.h"
 #include "engine/measure.h"
@@ -17,6 +15,7 @@
 #include "engine/soft-limits.h"
 #include "engine/runtime.h"
 #include "engine/sweep.h"
+#include "host/cgroup/cgroup.h"
 #include "host/perf.h"
 
 struct ucb_container_result
@@ -30,7 +29,7 @@ struct ucb_container_result
   uint64_t userns_ino;      /* inode of the tasks' user namespace (0 when unknown) */
   uint64_t seccomp_load_ns; /* seccomp_load() in the container init, 0 = none */
   bool caps_applied;        /* the --caps sequence ran in the container init */
-  json_t *cgroup;           /* the container's cgroup paths, NULL without --cgroup */
+  struct ucb_cgroup_container_info *cgroup; /* its groups, NULL without --cgroup */
   bool perf_on;
   double perf[UCB_PERF_NEVENTS];           /* counts over the measured window, NaN = not counted */
   char perf_reason[UCB_PERF_NEVENTS][200]; /* why an available event was not counted here */

@@ -7,7 +7,6 @@
 #include <string.h>
 #include <sys/capability.h>
 
-#include "core/json-util.h"
 #include "core/util.h"
 #include "engine/runtime.h"
 #include "engine/spawn.h"
@@ -127,35 +126,10 @@ ucb_runtime_init_hook (void *arg, const struct ucb_container_spec *spec, ucb_err
   return 0;
 }
 
-json_t *
-ucb_runtime_config_json (const struct ucb_runtime *rt)
+bool
+ucb_runtime_no_new_privs (const struct ucb_runtime *rt)
 {
-  json_t *o = ucb_json_obj (), *caps = ucb_json_obj (), *sc;
-  const struct ucb_runtime_options *opt = rt->opt;
-
-  ucb_json_set (o, "cgroup", rt->cg ? ucb_cgroup_json (rt->cg) : json_null ());
-  if (rt->sc)
-    {
-      sc = ucb_seccomp_stats_json (&rt->sc_stats);
-      ucb_json_set (sc, "source", ucb_json_str (opt->seccomp));
-    }
-  else
-    sc = json_null ();
-  ucb_json_set (o, "seccomp", sc);
-  ucb_json_set (caps, "mode",
-                ucb_json_str (opt->caps.mode == UCB_CAPS_KEEP   ? "keep"
-                              : opt->caps.mode == UCB_CAPS_DROP ? "drop"
-                                                                : "list"));
-  if (opt->caps.mode == UCB_CAPS_KEEP)
-    ucb_json_set (caps, "keep", json_null ());
-  else
-    {
-      cleanup_free char *names = ucb_caps_names (opt->caps.keep, opt->caps.nkeep);
-      ucb_json_set (caps, "keep", ucb_json_str (names));
-    }
-  /* libseccomp sets it too when it loads a filter (SCMP_FLTATR_CTL_NNP). */
-  ucb_json_set (o, "no_new_privs", json_boolean (rt->caps_on || rt->sc != NULL));
-  ucb_json_set (o, "caps", caps);
-  ucb_json_set (o, "perf", rt->perf_on ? ucb_perf_probe_json (&rt->perf) : json_null ());
-  return o;
+  /* ucb_caps_apply sets it; libseccomp does too when it loads a filter
+   * (SCMP_FLTATR_CTL_NNP). */
+  return rt->caps_on || rt->sc != NULL;
 }

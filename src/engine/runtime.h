@@ -8,8 +8,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <jansson.h>
-
 #include "core/error.h"
 #include "engine/plan.h"
 #include "host/perf.h"
@@ -49,7 +47,8 @@ void ucb_runtime_close (struct ucb_runtime *rt);
 int ucb_runtime_owner_hook (void *arg, const struct ucb_container_spec *spec, ucb_error_t *err);
 int ucb_runtime_init_hook (void *arg, const struct ucb_container_spec *spec, ucb_error_t *err);
 
-/* config.runtime of the document: cgroup, seccomp, caps and perf as used. */
-json_t *ucb_runtime_config_json (const struct ucb_runtime *rt);
+/* Whether the containers' inits set no-new-privs (--caps or --seccomp).  The rest of what the
+ * run used (config.runtime of the document) is in the fields above. */
+bool ucb_runtime_no_new_privs (const struct ucb_runtime *rt);
 
 #endif

@@ -8,7 +8,6 @@
 #include <string.h>
 #include <sys/resource.h>
 
-#include "core/json-util.h"
 #include "core/util.h"
 #include "engine/soft-limits.h"
 #include "engine/spawn.h"
@@ -19,12 +18,6 @@ static uint64_t
 from_rlim (rlim_t v)
 {
   return v == RLIM_INFINITY ? UCB_LIMIT_UNLIMITED : (uint64_t) v;
-}
-
-static json_t *
-limit_json (uint64_t v)
-{
-  return v == UCB_LIMIT_UNLIMITED ? ucb_json_str ("unlimited") : ucb_json_int ((long long) v);
 }
 
 int
@@ -142,28 +135,13 @@ ucb_limits_for_point (const struct ucb_plan *o, const struct ucb_point *pt,
   return 0;
 }
 
-json_t *
-ucb_limits_json (const struct ucb_point_limits *pl, const struct ucb_point *pt, uid_t owner_uid)
+uint64_t
+ucb_limits_rlimit_max (const struct ucb_point_limits *pl, enum ucb_rl b, unsigned level,
+                       uid_t owner_uid)
 {
-  json_t *o = ucb_json_obj ();
-
-  for (enum ucb_rl b = 0; b < UCB_RLS; b++)
-    {
-      json_t *l = ucb_json_obj (), *max = ucb_json_arr ();
-
-      /* Level 1's rlimit_max is the owner's soft limit at clone(); deeper levels are created
-       * by uid 0 of a user namespace, which is not exempt, with the same (inherited) soft
-       * limit.  Only an NPROC snapshot taken by real uid 0 in the initial namespace is
-       * infinite (enforced_nproc_rlimit). */
-      for (unsigned level = 1; level <= pt->depth; level++)
-        ucb_json_push (max, limit_json (b == UCB_RL_NPROC && level == 1 && owner_uid == 0
-                                            ? UCB_LIMIT_UNLIMITED
-                                            : pl->l[b].soft));
-      ucb_json_set (l, "soft", limit_json (pl->l[b].soft));
-      ucb_json_set (l, "hard", limit_json (pl->l[b].hard));
-      ucb_json_set (l, "source", ucb_json_str (pl->l[b].source));
-      ucb_json_set (l, "rlimit_max", max);
-      ucb_json_set (o, ucb_rl_name (b), l);
-    }
-  return o;
+  /* Level 1's rlimit_max is the owner's soft limit at clone(); deeper levels are created by
+   * uid 0 of a user namespace, which is not exempt, with the same (inherited) soft limit.
+   * Only an NPROC snapshot taken by real uid 0 in the initial namespace is infinite
+   * (enforced_nproc_rlimit). */
+  return b == UCB_RL_NPROC && level == 1 && owner_uid == 0 ? UCB_LIMIT_UNLIMITED : pl->l[b].soft;
 }

@@ -8,8 +8,6 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include <jansson.h>
-
 #include "core/error.h"
 #include "engine/plan.h"
 #include "engine/spawn.h"
@@ -39,9 +37,9 @@ int ucb_limits_check (const struct ucb_plan *o, ucb_error_t *err)
 int ucb_limits_for_point (const struct ucb_plan *o, const struct ucb_point *pt,
                           struct ucb_point_limits *pl, ucb_error_t *err)
     __attribute__ ((warn_unused_result));
-/* {"SIGPENDING": {"soft", "hard", "source", "rlimit_max": [level 1 .. depth]}, ...}: the
- * own (level 0) soft limit and the rlimit_max each namespace snapshots at its creation. */
-json_t *ucb_limits_json (const struct ucb_point_limits *pl, const struct ucb_point *pt,
-                         uid_t owner_uid);
+/* The rlimit_max the user namespace at `level` (1 .. the point's depth) snapshots at its
+ * creation for rlimit `b` (UCB_LIMIT_UNLIMITED: unlimited), when the owner is `owner_uid`. */
+uint64_t ucb_limits_rlimit_max (const struct ucb_point_limits *pl, enum ucb_rl b, unsigned level,
+                                uid_t owner_uid);
 
 #endif

@@ -13,7 +13,6 @@
 #include <sys/capability.h>
 #include <sys/prctl.h>
 
-#include "core/json-util.h"
 #include "core/lists.h"
 #include "core/util.h"
 #include "host/caps.h"
@@ -274,16 +273,16 @@ iab_text (void)
   return out;
 }
 
-json_t *
-ucb_caps_probe_json (void)
+void
+ucb_caps_probe (struct ucb_caps_probe *p)
 {
   cap_t cur = cap_get_proc ();
   char *text = cur ? cap_to_text (cur, NULL) : NULL;
-  cleanup_free char *iab = iab_text ();
-  json_t *o = ucb_json_obj (), *missing = ucb_json_obj ();
 
-  ucb_json_set (o, "text", ucb_json_str (text));
-  ucb_json_set (o, "iab", ucb_json_str (iab));
+  memset (p, 0, sizeof *p);
+  p->text = text ? xstrdup (text) : NULL;
+  p->iab = iab_text ();
+  p->missing = xcalloc (UCB_ARRAY_SIZE (needs), sizeof *p->missing);
   for (size_t i = 0; i < UCB_ARRAY_SIZE (needs); i++)
     {
       cap_flag_value_t v = CAP_CLEAR;
@@ -296,14 +295,24 @@ ucb_caps_probe_json (void)
       name = cap_to_name (needs[i].cap);
       if (name)
         {
-          ucb_json_set (missing, name, ucb_json_str (needs[i].disables));
+          p->missing[p->nmissing].name = xstrdup (name);
+          p->missing[p->nmissing++].disables = needs[i].disables;
           cap_free (name);
         }
     }
-  ucb_json_set (o, "missing", missing);
   if (text)
     cap_free (text);
   if (cur)
     cap_free (cur);
-  return o;
+}
+
+void
+ucb_caps_probe_free (struct ucb_caps_probe *p)
+{
+  for (size_t i = 0; i < p->nmissing; i++)
+    free (p->missing[i].name);
+  free (p->missing);
+  free (p->text);
+  free (p->iab);
+  memset (p, 0, sizeof *p);
 }

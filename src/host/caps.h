@@ -7,8 +7,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <jansson.h>
-
 #include "core/error.h"
 
 enum ucb_caps_mode
@@ -46,8 +44,21 @@ int ucb_caps_bound (const int *keep, size_t n, ucb_error_t *err)
 int ucb_caps_apply (const int *keep, size_t n, ucb_error_t *err)
     __attribute__ ((warn_unused_result));
 
-/* For `ucbench info`: {text, iab, missing: {cap_name: what it disables}} (libcap's text and
- * IAB forms of the caller's sets). */
-json_t *ucb_caps_probe_json (void);
+/* For `ucbench info`: libcap's text and IAB forms of the caller's sets, and the capabilities
+ * ucbench could use that the caller lacks, with what each one's absence disables. */
+struct ucb_caps_missing
+{
+  char *name;           /* libcap's name ("cap_sys_resource") */
+  const char *disables; /* a static sentence */
+};
+struct ucb_caps_probe
+{
+  char *text; /* cap_to_text of the caller's sets; NULL when they cannot be read */
+  char *iab;  /* cap_iab_to_text; "" when it cannot be read */
+  struct ucb_caps_missing *missing;
+  size_t nmissing;
+};
+void ucb_caps_probe (struct ucb_caps_probe *p);
+void ucb_caps_probe_free (struct ucb_caps_probe *p);
 
 #endif

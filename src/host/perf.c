@@ -21,7 +21,6 @@
 #include <linux/perf_event.h>
 
 #include "core/errnames.h"
-#include "core/json-util.h"
 #include "core/util.h"
 #include "host/perf.h"
 
@@ -252,27 +251,6 @@ ucb_perf_probe (struct ucb_perf_probe *p)
     }
   if (!p->hardware)
     snprintf (p->hardware_reason, sizeof p->hardware_reason, "%s", p->reason[UCB_PERF_CYCLES]);
-}
-
-json_t *
-ucb_perf_probe_json (const struct ucb_perf_probe *p)
-{
-  json_t *o = ucb_json_obj (), *ev = ucb_json_obj ();
-
-  ucb_json_set (o, "available", json_boolean (p->hardware));
-  ucb_json_set (o, "reason", p->hardware ? json_null () : ucb_json_str (p->hardware_reason));
-  ucb_json_set (o, "perf_event_paranoid", p->paranoid == -99 ? NULL : ucb_json_int (p->paranoid));
-  for (int e = 0; e < UCB_PERF_NEVENTS; e++)
-    {
-      json_t *one = ucb_json_obj ();
-      ucb_json_set (one, "available", json_boolean (p->available[e]));
-      ucb_json_set (one, "reason", p->available[e] ? json_null () : ucb_json_str (p->reason[e]));
-      if (e == UCB_PERF_HITM && p->available[e])
-        ucb_json_set (one, "alias", ucb_json_str (p->hitm_alias));
-      ucb_json_set (ev, names[e], one);
-    }
-  ucb_json_set (o, "events", ev);
-  return o;
 }
 
 int

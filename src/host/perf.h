@@ -7,8 +7,6 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include <jansson.h>
-
 #include "core/error.h"
 
 enum ucb_perf_event
@@ -38,7 +36,6 @@ struct ucb_perf_probe
 /* Which events this host counts: each is opened once on the caller. */
 void ucb_perf_probe (struct ucb_perf_probe *p);
 const char *ucb_perf_event_name (enum ucb_perf_event e);
-json_t *ucb_perf_probe_json (const struct ucb_perf_probe *p);
 
 /* Counters of one group of tasks (a container): every available event on every tid. */
 struct ucb_perf_set

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* seccomp-reader.h - private to seccomp.c, seccomp-profile.c, seccomp-fields.c and
- * seccomp-size.c (with libseccomp only): one Docker-format profile being read into a libseccomp
- * filter context, and the size of its program. */
+/* seccomp-reader.h - private to seccomp-profile.c and seccomp-fields.c (with libseccomp only):
+ * one Docker-format profile being read into a libseccomp filter context (the size of its
+ * program: seccomp-size.h). */
 #ifndef UCB_SECCOMP_READER_H
 #define UCB_SECCOMP_READER_H
 
@@ -13,19 +13,10 @@
 #include <seccomp.h>
 
 #include "core/error.h"
+#include "host/seccomp-size.h"
 #include "host/seccomp.h"
 
 #define UCB_SECCOMP_LOC_MAX 96 /* "syscalls[123].includes.arches[4]" and the like */
-
-/* What the rules of a profile need of a BPF program at least, known before libseccomp compiles
- * them (which takes time superlinear in the program's size).  Private to seccomp-size.c. */
-struct ucb_seccomp_size
-{
-  struct ucb_seccomp_insn *insns; /* an instruction each first comparison of a rule needs */
-  size_t n;
-  int *uncond; /* the calls with a rule without conditions */
-  size_t nuncond;
-};
 
 struct ucb_seccomp_reader
 {
@@ -77,22 +68,6 @@ int ucb_seccomp_parse_action (const struct ucb_seccomp_reader *r, json_t *o, con
  * counts as holding for `all` and not for `any`. */
 int ucb_seccomp_eval_filter (const struct ucb_seccomp_reader *r, json_t *e, const char *parent,
                              const char *key, bool *any, bool *all, ucb_error_t *err)
-    __attribute__ ((warn_unused_result));
-
-/* seccomp-size.c: one rule added to the filter for call `nr` (native; pseudo numbers below 0
- * are no call of this architecture), with its `n` comparisons. */
-void ucb_seccomp_size_rule (struct ucb_seccomp_size *z, int nr, const struct scmp_arg_cmp *cmp,
-                            size_t n);
-/* The fewest instructions a program of those rules can have. */
-unsigned ucb_seccomp_size_min (struct ucb_seccomp_size *z);
-void ucb_seccomp_size_free (struct ucb_seccomp_size *z);
-/* A program of `insns` instructions (`compiled`, or at least that many) over the kernel's
- * limit: a usage error naming the file, the size, the limit and what to change. */
-int ucb_seccomp_size_check (const char *file, unsigned insns, bool compiled, unsigned arches,
-                            ucb_error_t *err) __attribute__ ((warn_unused_result));
-/* Compile the filter of `ctx` (a scmp_filter_ctx) into a new program of `*len` instructions. */
-struct sock_filter;
-int ucb_seccomp_compile (void *ctx, struct sock_filter **prog, unsigned *len, ucb_error_t *err)
     __attribute__ ((warn_unused_result));
 
 #endif

@@ -31,7 +31,7 @@
 
 #include "core/lists.h"
 #include "core/util.h"
-#include "host/seccomp-reader.h"
+#include "host/seccomp-size.h"
 
 /* A comparison the program must make: the call it belongs to, the jump and its value. */
 struct ucb_seccomp_insn

@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/json-util.h"
 #include "core/util.h"
 #include "host/seccomp.h"
 
@@ -26,7 +25,7 @@ ucb_seccomp_active (void)
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "host/seccomp-reader.h"
+#include "host/seccomp-size.h"
 
 /* The program, compiled once; each container installs it (seccomp_load would compile the
  * profile again in each: seconds for a large one). */
@@ -152,23 +151,3 @@ ucb_seccomp_free (struct ucb_seccomp **s)
 }
 
 #endif /* HAVE_SECCOMP */
-
-json_t *
-ucb_seccomp_stats_json (const struct ucb_seccomp_stats *st)
-{
-  json_t *o = ucb_json_obj ();
-
-  ucb_json_set (o, "profile", ucb_json_str (st->profile));
-  ucb_json_set (o, "default_action", ucb_json_str (st->default_action));
-  ucb_json_set (o, "default_errno", ucb_json_int (st->default_errno));
-  ucb_json_set (o, "entries", ucb_json_int (st->entries));
-  ucb_json_set (o, "entries_used", ucb_json_int (st->entries_used));
-  ucb_json_set (o, "entries_skipped", ucb_json_int (st->entries_skipped));
-  ucb_json_set (o, "names", ucb_json_int (st->names));
-  ucb_json_set (o, "names_unknown", ucb_json_int (st->names_unknown));
-  ucb_json_set (o, "rules", ucb_json_int (st->rules));
-  ucb_json_set (o, "arches", ucb_json_int (st->arches));
-  ucb_json_set (o, "optimize", ucb_json_int (st->optimize));
-  ucb_json_set (o, "bpf_insns", ucb_json_int (st->bpf_insns));
-  return o;
-}

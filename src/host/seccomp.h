@@ -7,8 +7,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <jansson.h>
-
 #include "core/error.h"
 
 /* What building a profile did, for the result document. */
@@ -63,9 +61,6 @@ void ucb_seccomp_free (struct ucb_seccomp **s);
  * by ucb_seccomp_free): what every container init loads before its tasks start, so that a
  * container that dies can be said to have died under it.  NULL when there is none. */
 const char *ucb_seccomp_active (void);
-
-/* Every field of `st`, under snake_case keys. */
-json_t *ucb_seccomp_stats_json (const struct ucb_seccomp_stats *st);
 
 /* Private to seccomp.c, defined in seccomp-profile.c (with libseccomp only): read the profile
  * of `o` into a new filter context (a scmp_filter_ctx) at `optimize`, and fill in every field of

@@ -19,6 +19,7 @@
 
 #include "../tap.h"
 #define UCB_CGROUP_INTERNAL
+#include "cli/doc.h"
 #include "core/util.h"
 #include "host/cgroup/cgroup.h"
 
@@ -394,7 +395,7 @@ sitter_in (const char *dir)
 static inline char *
 group_path (const struct ucb_cgroup *cg, const char *ctrl, const char *suffix, bool with_mount)
 {
-  json_t *j = ucb_cgroup_json (cg), *h;
+  json_t *j = ucb_emit_cgroup (cg), *h;
   char *path = NULL;
   size_t i;
 

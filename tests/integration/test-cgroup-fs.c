@@ -70,7 +70,7 @@ host_open (struct host_session *h, enum ucb_cg_layout l)
 #endif
   if (!cg_ok (r, "open", &err))
     return false;
-  j = ucb_cgroup_json (h->cg);
+  j = ucb_emit_cgroup (h->cg);
   tap_check_str (json_string_value (json_object_get (j, "layout")), ucb_cg_layout_name (l));
   tap_check_int (json_integer_value (json_object_get (j, "pids_max")), ==, 4);
   tap_check_str (json_string_value (json_object_get (
@@ -93,16 +93,19 @@ host_container (struct host_session *h)
   ucb_error_t err = NULL;
   cleanup_free char *rel = NULL, *cpus = NULL, *top = NULL;
   int cpu0 = 0;
+  struct ucb_cgroup_container_info *ci;
   json_t *j;
 
   if (!cg_ok (ucb_cgroup_create (h->cg, 0, &cpu0, 1, &err), "create", &err))
     return false;
-  j = ucb_cgroup_container_json (h->cg, 0);
+  ci = ucb_cgroup_container_info (h->cg, 0);
+  j = ucb_emit_cgroup_container (ci);
+  ucb_cgroup_container_info_free (ci);
   tap_check_str (json_string_value (json_object_get (j, "cpuset_cpus")), "0");
   rel = group_rel (h->cg, "pids", "/c0");
   tap_check_str (json_string_value (json_object_get (json_object_get (j, "groups"), "pids")), rel);
   json_decref (j);
-  tap_check (ucb_cgroup_container_json (h->cg, 1) == NULL);
+  tap_check (ucb_cgroup_container_info (h->cg, 1) == NULL);
   cpus = readf ("%s/c0/cpuset.cpus", h->cpuset_dir);
   tap_check_str (cpus, "0");
   top = readf ("%s/c0/pids.max", h->pids_dir);
@@ -222,7 +225,7 @@ pure_v2_session (void)
   tap_check (exists (dir));
   sc_mid = ucb_read_file_or_null ("/sys/fs/cgroup/cgroup.subtree_control");
   tap_check (has_word (sc_mid, "hugetlb"));
-  j = ucb_cgroup_json (cg);
+  j = ucb_emit_cgroup (cg);
   tap_check_int (json_array_size (json_object_get (j, "subtree_control_changes")), ==,
                  has_word (sc_before, "hugetlb") ? 0 : 1);
   tap_check_str (json_string_value (json_object_get (
@@ -272,7 +275,7 @@ pure_v2_parent (void)
   sc_before = ucb_read_file_or_null ("/sys/fs/cgroup/cgroup.subtree_control");
   if (cg_ok (ucb_cgroup_open (&o, &cg, &err), "open", &err))
     {
-      json_t *j = ucb_cgroup_json (cg);
+      json_t *j = ucb_emit_cgroup (cg);
       tap_check_str (json_string_value (json_object_get (
                          json_array_get (json_object_get (j, "hierarchies"), 0), "parent")),
                      parent + strlen ("/sys/fs/cgroup"));

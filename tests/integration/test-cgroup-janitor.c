@@ -98,7 +98,7 @@ scope_session (const char *x, char *set0, const char *root_sc)
   tap_check_str (its, leaf);
   xsc = readf ("%s/cgroup.subtree_control", x);
   tap_check (has_word (xsc, "hugetlb"));
-  j = ucb_cgroup_json (cg);
+  j = ucb_emit_cgroup (cg);
   tap_check_str (json_string_value (json_object_get (j, "moved_self")), leaf);
   ch = json_object_get (j, "subtree_control_changes");
   tap_check_int (json_array_size (ch), ==, has_word (root_sc, "hugetlb") ? 1 : 2);
@@ -127,7 +127,7 @@ scope_session (const char *x, char *set0, const char *root_sc)
       free (self);
       self = ucb_cgroup_path_of (getpid (), NULL);
       tap_check_str (self, xrel);
-      j = ucb_cgroup_json (cg);
+      j = ucb_emit_cgroup (cg);
       tap_check (json_is_null (json_object_get (j, "moved_self")));
       json_decref (j);
       tap_check (existsf ("%s/ucbench-%d", x, (int) getpid ()));
@@ -253,7 +253,7 @@ janitor_victim (int report_fd)
   if (fd < 0 || read (fd, buf, sizeof buf) != 0)
     _exit (1);
   close (fd);
-  j = ucb_cgroup_json (cg);
+  j = ucb_emit_cgroup (cg);
   moved = json_string_value (json_object_get (j, "moved_self"));
   self = ucb_cgroup_path_of (getpid (), NULL);
   if (janitor_mode == JANITOR_SCOPE && (moved == NULL || self == NULL || strcmp (moved, self) != 0))

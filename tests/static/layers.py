@@ -6,7 +6,10 @@
 
 Every quoted include names its layer ("core/util.h"); an include may go to its own layer or
 down the rule, never up or sideways between engine, verify and report.  Also: no include
-circle, and no source file over 700 lines.  Run by `make check` and `make check-layers`."""
+circle, no source file over 700 lines, and no JSON below the CLI: engine/ and host/ hand up C
+structs and include neither <jansson.h> nor "core/json-util.h", not even through their own
+headers (the few exceptions are listed with their reasons).  Run by `make check` and
+`make check-layers`."""
 import os
 import re
 import sys
@@ -34,6 +37,18 @@ CALL_EXCEPTIONS = {("workloads", "engine/workload.c")}
 # framework: that is the plug-in contract, not a circle.
 REGISTRIES = {"engine/workload.c": "workloads/", "verify/verify.c": "verify/cases/"}
 MAX_LINES = 700
+# The result document is written by the CLI (cli/doc-*.c) from the structs the layers below
+# hand up; these folders may not reach jansson.  Each exception says why it still does.
+JSON_FREE = ("engine/", "host/")
+JSON_EXCEPTIONS = {
+    "host/hostinfo.c": "builds the document's `host` object; it moves to the CLI next",
+    "host/hostinfo.h": "declares hostinfo.c's and hostinfo-probes.c's json_t functions",
+    "host/hostinfo-probes.c": "host.capabilities and host.perf for hostinfo.c; goes with it",
+    "host/seccomp-profile.c": "reads the user's seccomp profile, a JSON input, not the document",
+    "host/seccomp-fields.c": "reads the members of that profile's JSON objects",
+    "host/seccomp-reader.h": "the profile reader's declarations, over json_t",
+}
+JSON_INCLUDE = re.compile(r'\s*#\s*include\s+(<jansson\.h>|"core/json-util\.h")')
 
 n = 0
 failed = 0
@@ -99,11 +114,60 @@ def findings(src):
     return unqualified, against, circles, over
 
 
+def json_findings(src, exceptions):
+    """Files of JSON_FREE that include jansson, directly or through quoted includes, and
+    exceptions that no longer need to (or name no file): the list stays honest."""
+    direct, quoted = {}, {}
+    for root, _, names in os.walk(src):
+        for name in names:
+            if not name.endswith((".c", ".h")):
+                continue
+            rel = os.path.relpath(os.path.join(root, name), src)
+            quoted[rel] = []
+            with open(os.path.join(src, rel), encoding="utf-8") as f:
+                for no, line in enumerate(f, 1):
+                    if JSON_INCLUDE.match(line) and rel not in direct:
+                        direct[rel] = f"{rel}:{no}: {line.strip()}"
+                    m = re.match(r'\s*#\s*include\s+"([^"]+)"', line)
+                    if m:
+                        quoted[rel].append(m.group(1))
+
+    def reaches(rel):
+        """The include chain from `rel` to a file that includes jansson, or None."""
+        seen, todo = {rel}, [[rel]]
+        while todo:
+            path = todo.pop(0)
+            if path[-1] in direct:
+                return path
+            for nxt in quoted.get(path[-1], []):
+                if nxt not in seen:
+                    seen.add(nxt)
+                    todo.append(path + [nxt])
+        return None
+
+    bad = []
+    for rel in sorted(quoted):
+        if not rel.startswith(JSON_FREE) or rel in exceptions:
+            continue
+        chain = reaches(rel)
+        if chain and len(chain) == 1:
+            bad.append(direct[rel])
+        elif chain:
+            bad.append(f"{rel}: reaches {direct[chain[-1]]} through {' -> '.join(chain)}")
+    stale = [f"{rel}: listed as an exception, but it {'is gone' if rel not in quoted else 'needs none'}"
+             for rel in sorted(exceptions) if rel not in quoted or not reaches(rel)]
+    return bad, stale
+
+
 unq, against, circles, over = findings(src)
 check(not unq, "every quoted include names its layer folder", unq)
 check(not against, "no include runs against cli -> {engine, verify, report} -> host -> core", against)
 check(not circles, "no include circle", circles)
 check(not over, f"no source file over {MAX_LINES} lines", over)
+jbad, jstale = json_findings(src, JSON_EXCEPTIONS)
+check(not jbad, f"no <jansson.h> or \"core/json-util.h\" under {', '.join(JSON_FREE)}: the CLI writes "
+      "the document", jbad)
+check(not jstale, "every JSON exception still needs its exception", jstale)
 
 
 def call_findings(objdir, srcdir):
@@ -197,6 +261,17 @@ with tempfile.TemporaryDirectory(prefix="ucb-layers-") as bad:
     check(len(u) == 1 and len(a) == 2 and len(c) == 1 and len(o) == 1,
           "self-test: a tree with one fault of each kind is caught on every rule",
           [f"unqualified {u}", f"against {a}", f"circles {c}", f"over {o}"])
+    # JSON below the CLI: directly, through a header, and an exception that needs none.
+    for rel, text in {"engine/g.c": "#include <jansson.h>\n", "host/h.h": '#include "core/json-util.h"\n',
+                      "host/i.c": '#include "host/h.h"\n', "core/json-util.h": "",
+                      "host/j.c": "\n", "cli/k.c": "#include <jansson.h>\n"}.items():
+        os.makedirs(os.path.dirname(os.path.join(bad, rel)), exist_ok=True)
+        with open(os.path.join(bad, rel), "w", encoding="utf-8") as f:
+            f.write(text)
+    jb, js = json_findings(bad, {"host/j.c": "no longer includes it"})
+    check(len(jb) == 3 and len(js) == 1 and not any(x.startswith("cli/") for x in jb),
+          "self-test: JSON in engine/ or host/ is caught, directly or through a header",
+          [f"json {jb}", f"stale {js}"])
     # Calls without includes: core/x.c calls host/y.c (against the rule), which calls back.
     import shutil
     import subprocess

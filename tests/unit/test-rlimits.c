@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "../tap.h"
+#include "cli/doc.h"
 #include "core/util.h"
 #include "engine/soft-limits.h"
 #include "engine/sweep.h"
@@ -309,7 +310,7 @@ test_json (void)
   json_t *j;
 
   limits_ok (&o, &pt, &pl); /* NPROC 24 + 3 x 8 = 48 */
-  j = ucb_limits_json (&pl, &pt, 0);
+  j = ucb_emit_limits (&pl, &pt, 0);
   /* owner uid 0: only level 1's NPROC snapshot is unlimited (real root, initial namespace) */
   tap_check_int (json_array_size (json_object_get (json_object_get (j, "NPROC"), "rlimit_max")), ==,
                  3);
@@ -325,11 +326,11 @@ test_json (void)
                  "headroom near");
   tap_check_int (json_object_size (j), ==, 4);
   json_decref (j);
-  j = ucb_limits_json (&pl, &pt, 2100000000u);
+  j = ucb_emit_limits (&pl, &pt, 2100000000u);
   tap_check_str (level_max (j, "NPROC", 0), "48");
   json_decref (j);
   pt.depth = 0;
-  j = ucb_limits_json (&pl, &pt, 0);
+  j = ucb_emit_limits (&pl, &pt, 0);
   tap_check_int (json_array_size (json_object_get (json_object_get (j, "MEMLOCK"), "rlimit_max")),
                  ==, 0);
   json_decref (j);
@@ -357,7 +358,7 @@ test_unlimited (void)
   tap_check (pl.l[MEMLOCK].hard == UCB_LIMIT_UNLIMITED);
   tap_check_int (pl.nset, ==, 1);
   tap_check (pl.set[0].soft == (uint64_t) RLIM_INFINITY);
-  j = ucb_limits_json (&pl, &pt, 5);
+  j = ucb_emit_limits (&pl, &pt, 5);
   tap_check_str (json_string_value (json_object_get (json_object_get (j, "MEMLOCK"), "soft")),
                  "unlimited");
   tap_check_str (level_max (j, "MEMLOCK", 0), "unlimited");

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "../tap.h"
+#include "cli/doc.h"
 #include "core/util.h"
 #include "host/seccomp.h"
 
@@ -666,7 +667,7 @@ test_stats_json (void)
 
   tap_check_int (build_docker (docker_caps, UCB_ARRAY_SIZE (docker_caps), 2, &s, &st), ==, 0);
   ucb_seccomp_free (&s);
-  j = ucb_seccomp_stats_json (&st);
+  j = ucb_emit_seccomp_stats (&st);
   tap_check_int (json_object_size (j), ==, 12);
   tap_check_str (json_string_value (json_object_get (j, "profile")), "docker");
   tap_check_str (json_string_value (json_object_get (j, "default_action")), "SCMP_ACT_ERRNO");
@@ -720,7 +721,7 @@ test_without_libseccomp (void)
   tap_check_int (ucb_seccomp_load (s, &ns, &err), <, 0);
   ucb_error_free (&err);
   ucb_seccomp_free (&s);
-  j = ucb_seccomp_stats_json (&st);
+  j = ucb_emit_seccomp_stats (&st);
   tap_check_int (json_object_size (j), ==, 12);
   json_decref (j);
 }

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* cgroup.c - `run --cgroup`: the options, ucbench-<pid> and c<i> in each hierarchy, the JSON. */
+/* cgroup.c - `run --cgroup`: the options, ucbench-<pid> and c<i> in each hierarchy. */
 #include "config.h"
 
 #include <errno.h>
@@ -11,7 +11,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "core/json-util.h"
 #include "core/lists.h"
 #include "core/util.h"
 #include "host/cgroup/cgroup.h"
@@ -489,65 +488,79 @@ ucb_cgroup_close (struct ucb_cgroup **pcg)
   free (cg);
 }
 
-/* ---- JSON ---- */
+/* ---- what was set up, for the document ---- */
 
-static json_t *
-str_array (char **v, size_t n)
+void
+ucb_cgroup_info (const struct ucb_cgroup *cg, struct ucb_cgroup_info *out)
 {
-  json_t *a = ucb_json_arr ();
-  for (size_t i = 0; i < n; i++)
-    ucb_json_push (a, ucb_json_str (v[i]));
-  return a;
+  *out = (struct ucb_cgroup_info){
+    .layout = cg->layout,
+    .pid = cg->pid,
+    .cpuset = cg->cpuset,
+    .pids_max = cg->pids_max,
+    .set_file = (const char *const *) cg->set_file,
+    .set_value = (const char *const *) cg->set_value,
+    .nset = cg->nset,
+    .nhier = cg->nh,
+    .nchanges = cg->nchanges,
+    .moved_self = cg->self_rel,
+  };
 }
 
-json_t *
-ucb_cgroup_json (const struct ucb_cgroup *cg)
+void
+ucb_cgroup_hier_info (const struct ucb_cgroup *cg, size_t i, struct ucb_cgroup_hier_info *out)
 {
-  json_t *o = ucb_json_obj (), *hs = ucb_json_arr (), *ch = ucb_json_arr (), *set = ucb_json_obj ();
+  const struct ucb_cg_hier *h = &cg->h[i];
 
-  for (size_t i = 0; i < cg->nh; i++)
-    {
-      const struct ucb_cg_hier *h = &cg->h[i];
-      json_t *j = ucb_json_obj ();
-      ucb_json_set (j, "name", ucb_json_str (h->name));
-      ucb_json_set (j, "version", ucb_json_int (h->version));
-      ucb_json_set (j, "backend", ucb_json_str (h->version == 1 ? "libcgroup" : "cgroupfs"));
-      ucb_json_set (j, "mount", ucb_json_str (h->mount));
-      ucb_json_set (j, "controllers", str_array (h->ctrls, h->nctrls));
-      ucb_json_set (j, "parent", ucb_json_str (h->parent_rel));
-      ucb_json_set (j, "group", ucb_json_str (h->group_rel));
-      ucb_json_push (hs, j);
-    }
-  for (size_t i = 0; i < cg->nchanges; i++)
-    ucb_json_push (ch, ucb_json_checked (json_pack ("{s:s, s:s}", "dir", cg->changes[i].dir,
-                                                    "controller", cg->changes[i].ctrl)));
-  for (size_t i = 0; i < cg->nset; i++)
-    ucb_json_set (set, cg->set_file[i], ucb_json_str (cg->set_value[i]));
-  ucb_json_set (o, "layout", ucb_json_str (ucb_cg_layout_name (cg->layout)));
-  ucb_json_set (o, "pid", ucb_json_int (cg->pid));
-  ucb_json_set (o, "cpuset", json_boolean (cg->cpuset));
-  ucb_json_set (o, "pids_max", cg->pids_max ? ucb_json_int ((long long) cg->pids_max) : NULL);
-  ucb_json_set (o, "set", set);
-  ucb_json_set (o, "hierarchies", hs);
-  ucb_json_set (o, "subtree_control_changes", ch);
-  ucb_json_set (o, "moved_self", ucb_json_str (cg->self_rel));
-  return o;
+  *out = (struct ucb_cgroup_hier_info){
+    .name = h->name,
+    .version = h->version,
+    .backend = h->version == 1 ? "libcgroup" : "cgroupfs",
+    .mount = h->mount,
+    .controllers = (const char *const *) h->ctrls,
+    .ncontrollers = h->nctrls,
+    .parent = h->parent_rel,
+    .group = h->group_rel,
+  };
 }
 
-json_t *
-ucb_cgroup_container_json (const struct ucb_cgroup *cg, unsigned index)
+void
+ucb_cgroup_change_info (const struct ucb_cgroup *cg, size_t i, const char **dir,
+                        const char **controller)
+{
+  *dir = cg->changes[i].dir;
+  *controller = cg->changes[i].ctrl;
+}
+
+struct ucb_cgroup_container_info *
+ucb_cgroup_container_info (const struct ucb_cgroup *cg, unsigned index)
 {
   const struct ucb_cg_container *c = index < cg->nc ? &cg->c[index] : NULL;
-  json_t *o, *groups;
+  struct ucb_cgroup_container_info *ci;
 
   if (c == NULL || !c->created)
     return NULL;
-  o = ucb_json_obj ();
-  groups = ucb_json_obj ();
+  ci = xcalloc (1, sizeof *ci);
+  ci->index = index;
+  ci->ngroups = cg->nh;
+  ci->hier = xcalloc (cg->nh + 1, sizeof *ci->hier);
+  ci->group = xcalloc (cg->nh + 1, sizeof *ci->group);
   for (size_t i = 0; i < cg->nh; i++)
-    ucb_json_set (groups, cg->h[i].name, ucb_json_str (c->rel[i]));
-  ucb_json_set (o, "index", ucb_json_int (index));
-  ucb_json_set (o, "groups", groups);
-  ucb_json_set (o, "cpuset_cpus", ucb_json_str (c->cpus));
-  return o;
+    {
+      ci->hier[i] = xstrdup (cg->h[i].name);
+      ci->group[i] = xstrdup (c->rel[i]);
+    }
+  ci->cpuset_cpus = c->cpus ? xstrdup (c->cpus) : NULL;
+  return ci;
+}
+
+void
+ucb_cgroup_container_info_free (struct ucb_cgroup_container_info *ci)
+{
+  if (ci == NULL)
+    return;
+  ucb_free_items (ci->hier, ci->ngroups);
+  ucb_free_items (ci->group, ci->ngroups);
+  free (ci->cpuset_cpus);
+  free (ci);
 }

@@ -8,8 +8,6 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include <jansson.h>
-
 #include "core/error.h"
 #include "host/cgroup/layout.h"
 
@@ -55,11 +53,50 @@ void ucb_cgroup_close (struct ucb_cgroup **cg);
 /* The janitor's pid (a child of ucbench until close), or 0. */
 pid_t ucb_cgroup_janitor_pid (const struct ucb_cgroup *cg);
 
-/* {layout, pid, cpuset, pids_max, set{}, hierarchies[{name, version, backend, mount,
- * controllers[], parent, group}], subtree_control_changes[{dir, controller}], moved_self} */
-json_t *ucb_cgroup_json (const struct ucb_cgroup *cg);
-/* {index, groups{<hierarchy name>: path}, cpuset_cpus} of a created container; NULL if not. */
-json_t *ucb_cgroup_container_json (const struct ucb_cgroup *cg, unsigned index);
+/* What the run set up, for the document (`config.runtime.cgroup`, written by the CLI): the
+ * strings point into `cg` and live until ucb_cgroup_close. */
+struct ucb_cgroup_info
+{
+  enum ucb_cg_layout layout;
+  pid_t pid; /* the <pid> of ucbench-<pid> */
+  bool cpuset;
+  uint64_t pids_max;                              /* 0 = unset */
+  const char *const *set_file, *const *set_value; /* --cgroup-set, as given */
+  size_t nset;
+  size_t nhier;           /* ucb_cgroup_hier_info 0 .. nhier - 1 */
+  size_t nchanges;        /* ucb_cgroup_change_info 0 .. nchanges - 1 */
+  const char *moved_self; /* the leaf ucbench moved into, relative to the v2 mount; or NULL */
+};
+/* One hierarchy used. */
+struct ucb_cgroup_hier_info
+{
+  const char *name; /* v1: its controllers as /proc/self/cgroup lists them; v2: "unified" */
+  int version;
+  const char *backend; /* "libcgroup" (v1) or "cgroupfs" (v2) */
+  const char *mount;
+  const char *const *controllers; /* the ones ucbench uses here */
+  size_t ncontrollers;
+  const char *parent, *group; /* relative to the mount: the parent and ucbench-<pid> */
+};
+void ucb_cgroup_info (const struct ucb_cgroup *cg, struct ucb_cgroup_info *out);
+void ucb_cgroup_hier_info (const struct ucb_cgroup *cg, size_t i, struct ucb_cgroup_hier_info *out);
+/* A pre-existing group whose cgroup.subtree_control ucbench changed, and the controller. */
+void ucb_cgroup_change_info (const struct ucb_cgroup *cg, size_t i, const char **dir,
+                             const char **controller);
+
+/* A created container's groups, copied: the document is written after they are removed. */
+struct ucb_cgroup_container_info
+{
+  unsigned index;
+  size_t ngroups;
+  char **hier;       /* per group: the name of its hierarchy */
+  char **group;      /* per group: its path relative to the hierarchy's mount */
+  char *cpuset_cpus; /* cpuset.cpus written, or NULL */
+};
+/* NULL when container `index` has no groups. */
+struct ucb_cgroup_container_info *ucb_cgroup_container_info (const struct ucb_cgroup *cg,
+                                                             unsigned index);
+void ucb_cgroup_container_info_free (struct ucb_cgroup_container_info *ci);
 
 /* The module's own files (and its tests) see its structures and helpers. */
 #ifdef UCB_CGROUP_INTERNAL
