@@ -8,10 +8,11 @@
 #include <jansson.h>
 
 #include "cli/commands.h"
+#include "cli/doc.h"
 #include "cli/options.h"
 #include "core/json-util.h"
 #include "core/util.h"
-#include "host/hostinfo.h"
+#include "report/info-text.h"
 
 const char ucb_info_usage[]
     = "Usage: ucbench info [-f|--format json|text]\n"
@@ -39,19 +40,19 @@ print_json (json_t *host, ucb_error_t *err)
 int
 ucb_cmd_info (int argc, char **argv, ucb_error_t *err)
 {
-  json_t *host = NULL;
+  cleanup_json json_t *host = NULL;
   enum ucb_format format;
   int r;
 
   r = ucb_parse_format_only (argc, argv, ucb_info_usage, false, &format, err);
   if (r != 0)
     return r < 0 ? r : 0;
-  if (ucb_host_collect (&host, err) < 0)
+  if (ucb_host_object (&host, err) < 0)
     return ucb_error_wrap (err, "describe this host");
+  /* The text is drawn from the same object the JSON shows, so the two always agree. */
   if (format == UCB_FORMAT_JSON)
     r = print_json (host, err);
   else
-    ucb_host_print_text (stdout, host);
-  json_decref (host);
+    ucb_info_print_text (stdout, host);
   return r;
 }

@@ -24,7 +24,6 @@
 #include "engine/runtime.h"
 #include "engine/spawn.h"
 #include "engine/workload.h"
-#include "host/hostinfo.h"
 #include "host/topology.h"
 #include "host/users.h"
 #include "report/contrast.h"
@@ -511,7 +510,7 @@ ucb_cmd_run (int argc, char **argv, ucb_error_t *err)
   st.t0 = ucb_now_ns ();
   /* The host as the user left it: before ensure_fds() lifts RLIMIT_NOFILE; profiles and
    * cgroups fail here, before any container exists. */
-  if (ucb_host_collect (&st.host, err) < 0 || ensure_fds (&o, err) < 0
+  if (ucb_host_object (&st.host, err) < 0 || ensure_fds (&o, err) < 0
       || ucb_runtime_open (&rt, &o.plan, err) < 0 || ucb_become_subreaper (err) < 0)
     return -1;
   st.results = ucb_json_arr ();

@@ -18,13 +18,13 @@
 #include <unistd.h>
 
 #include "cli/commands.h"
+#include "cli/doc.h"
 #include "core/json-util.h"
 #include "core/lists.h"
 #include "core/process.h"
 #include "core/util.h"
 #include "engine/owner.h"
 #include "engine/spawn.h"
-#include "host/hostinfo.h"
 #include "host/users.h"
 #include "report/export.h"
 #include "report/output.h"
@@ -477,7 +477,7 @@ ucb_cmd_verify (int argc, char **argv, ucb_error_t *err)
       vopts_free (&o);
       return -1;
     }
-  if (ucb_kernel_probe (&k, err) < 0 || ucb_host_collect (&host, err) < 0
+  if (ucb_kernel_probe (&k, err) < 0 || ucb_host_object (&host, err) < 0
       || ucb_become_subreaper (err) < 0)
     {
       json_decref (host);

@@ -33,11 +33,17 @@ json_t *ucb_emit_cgroup (const struct ucb_cgroup *cg);
 json_t *ucb_emit_cgroup_container (const struct ucb_cgroup_container_info *ci);
 /* config.runtime.seccomp less its `source`: every field of `st`, under snake_case keys. */
 json_t *ucb_emit_seccomp_stats (const struct ucb_seccomp_stats *st);
-/* config.runtime.perf: which events this host counts ($defs/perf_probe of the schema). */
+/* config.runtime.perf and host.perf: which events this host counts ($defs/perf_probe of the
+ * schema). */
 json_t *ucb_emit_perf_probe (const struct ucb_perf_probe *p);
 json_t *ucb_emit_topology (const struct ucb_placement *pl);
 void ucb_emit_task_topology (json_t *task, const struct ucb_placement *pl, int cpu);
 void ucb_emit_container_extras (json_t *o, const struct ucb_container_result *c, uint64_t ops);
+/* doc-host.c: the `host` object of `ucbench info` and of run and verify documents, from
+ * host/hostinfo.h's struct; ucb_host_object() probes this host (ucb_host_collect) for it. */
+struct ucb_hostinfo;
+json_t *ucb_emit_host (const struct ucb_hostinfo *h);
+int ucb_host_object (json_t **out, ucb_error_t *err) __attribute__ ((warn_unused_result));
 /* doc-canary.c: the entry's `canary` (engine/canary.h). */
 void ucb_emit_canary (json_t *o, const struct ucb_point_result *r);
 void ucb_emit_point_extras (json_t *o, json_t *sum, const struct ucb_point_result *r,

@@ -1,23 +1,103 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* hostinfo.h - what this host is: kernel, CPUs, namespaces, cgroups, security, libraries. */
+/* hostinfo.h - what this host is: kernel, CPUs, namespaces, cgroups, security, libraries.  The
+ * CLI writes it as the document's `host` object (cli/doc-host.c, docs/json.md). */
 #ifndef UCB_HOSTINFO_H
 #define UCB_HOSTINFO_H
 
-#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/resource.h>
+#include <sys/types.h>
 
 #include "core/error.h"
+#include "host/caps.h"
+#include "host/cgroup/layout.h"
+#include "host/perf.h"
+#include "host/rlimit.h"
 
-/* Collect the `host` object of the result document (see docs/json.md).  Probes that cannot
- * be answered become null; only an internal failure returns < 0. */
-int ucb_host_collect (json_t **out, ucb_error_t *err) __attribute__ ((warn_unused_result));
-/* Print the host object as aligned `key: value` lines for `ucbench info`. */
-void ucb_host_print_text (FILE *f, const json_t *host);
+/* A number a probe may leave unanswered (null in the document). */
+struct ucb_host_num
+{
+  bool known;
+  long long v;
+};
 
-/* hostinfo-probes.c: parts of `host` built from host/caps.h's and host/perf.h's structs (they
- * move to the CLI with the rest of the `host` object).  {text, iab, missing: {cap_name: what
- * it disables}} of the caller's capabilities; host.perf. */
-struct ucb_perf_probe;
-json_t *ucb_caps_probe_json (void);
-json_t *ucb_perf_probe_json (const struct ucb_perf_probe *p);
+/* A yes or no a probe may leave unanswered. */
+enum ucb_host_bool
+{
+  UCB_HOST_UNKNOWN = -1,
+  UCB_HOST_NO,
+  UCB_HOST_YES,
+};
+
+/* The non-empty words of a file; `known` is false when the file could not be read. */
+struct ucb_host_words
+{
+  bool known;
+  char **v;
+  size_t n;
+};
+
+/* getrlimit() of one resource; `known` is false when it failed. */
+struct ucb_host_rlimit
+{
+  const char *name; /* "SIGPENDING", ... (host/rlimit.h), then "NOFILE" */
+  bool known;
+  rlim_t soft, hard; /* RLIM_INFINITY: unlimited */
+};
+/* The four ucounts rlimits in host/rlimit.h's order, and RLIMIT_NOFILE recorded beside them. */
+#define UCB_HOST_RLIMITS (UCB_RLS + 1)
+
+/* Every string is owned (NULL: unknown) unless marked static. */
+struct ucb_hostinfo
+{
+  char *hostname, *kernel_release, *kernel_version, *kernel_cmdline, *arch, *cpu_model;
+  struct ucb_host_num cpus_online, cpus_allowed;
+  char *cpus_allowed_list;
+  enum ucb_host_bool smt;
+  /* Over every online CPU, as host/topology.c reads them (what --pin places by). */
+  struct ucb_host_num threads_per_core, l3_domains, numa_nodes;
+  struct ucb_host_num memory_bytes;
+  char *virtualization;
+  struct ucb_host_words lsms;
+  enum ucb_cg_layout cgroup_layout; /* UCB_CG_NONE: unknown */
+  struct ucb_host_words cgroup_v2_controllers;
+  struct
+  {
+    struct ucb_host_num max_user_namespaces, unprivileged_userns_clone,
+        apparmor_restrict_unprivileged_userns;
+    enum ucb_host_bool can_create;
+    char *create_errno; /* errno name, or "killed by signal N"; NULL when it works */
+  } userns;
+  struct
+  {
+    char *effective; /* cap_to_text() of the caller's sets */
+    enum ucb_host_bool cap_sys_resource, cap_sys_admin, cap_ipc_lock, cap_setuid;
+    struct ucb_caps_probe probe; /* text, iab, missing */
+    uid_t uid, euid;
+  } caps;
+  struct ucb_host_rlimit rlimits[UCB_HOST_RLIMITS];
+  struct
+  {
+    bool available; /* built with libseccomp */
+    struct ucb_host_words actions_avail;
+  } seccomp;
+  /* Versions of the libraries linked in (jansson's is the CLI's to say: it writes the JSON). */
+  struct
+  {
+    const char *libcap, *libcgroup, *libc; /* static */
+    char *libseccomp;
+  } libraries;
+  const char *feature_seccomp, *feature_cgroup; /* static: "available" or why not */
+  struct ucb_perf_probe perf;
+};
+
+/* Probe this host into `*h`.  Probes that cannot be answered stay unknown; only an internal
+ * failure returns < 0 (none does now: allocation failure aborts).  Free with ucb_hostinfo_free,
+ * also after a failure. */
+int ucb_host_collect (struct ucb_hostinfo *h, ucb_error_t *err)
+    __attribute__ ((warn_unused_result));
+void ucb_hostinfo_free (struct ucb_hostinfo *h);
+#define cleanup_hostinfo __attribute__ ((cleanup (ucb_hostinfo_free)))
 
 #endif
