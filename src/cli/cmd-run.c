@@ -508,13 +508,18 @@ ucb_cmd_run (int argc, char **argv, ucb_error_t *err)
     return -1;
   st.t_real = realtime_now ();
   st.t0 = ucb_now_ns ();
+  /* From here a signal only sets the flag (whatever disposition we inherited: a background
+   * job ignores SIGINT), so setup stops cleanly too: a wait for the cgroup turn ends at once. */
+  ucb_install_interrupt_handlers ();
   /* The host as the user left it: before ensure_fds() lifts RLIMIT_NOFILE; profiles and
    * cgroups fail here, before any container exists. */
   if (ucb_host_object (&st.host, err) < 0 || ensure_fds (&o, err) < 0
       || ucb_runtime_open (&rt, &o.plan, err) < 0 || ucb_become_subreaper (err) < 0)
-    return -1;
+    {
+      ucb_restore_interrupt_handlers ();
+      return ucb_interrupted_status (-1, "", err);
+    }
   st.results = ucb_json_arr ();
-  ucb_install_interrupt_handlers ();
   if (o.plan.repeat_auto)
     r = run_sweep_auto (&o, &pl, &rt, st.results, &st.precision, &st.auto_line, err);
   else

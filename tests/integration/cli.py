@@ -9,7 +9,7 @@ import subprocess
 import time
 
 from taplib import HostLoad, Tap, UCBENCH, all_userns_inodes, run, uid_of, userns_works, wait_for
-from taplib import scratch_dir
+from taplib import scratch_dir, uid_block
 
 t = Tap()
 
@@ -73,7 +73,7 @@ BAD = [
 # An item given twice in one list is refused, naming it (issue 25 item 10); quick options so
 # that a run that accepted it ends soon.
 QUICK = ["-c", "1", "-d", "0.2", "--interval", "0.1", "--warmup", "0", "--owner", "shared",
-         "--no-baseline", "--uid-base", "2100240000", "-q"]
+         "--no-baseline", "--uid-base", str(uid_block(2100240000, 10, room=10000)), "-q"]
 BAD += [
     (["run", "--limit", "sigpending=10,sigpending=20"] + QUICK,
      "duplicate --limit rlimit `sigpending`"),
@@ -144,7 +144,8 @@ NEEDS = {"--cpuset": ["--cgroup"], "--pids-max": ["--cgroup"], "--cgroup-set": [
 found, tried = [], 0
 for cmd, base in (("run", ["run", "-w", "getppid", "-c", "1", "-d", "0.2", "--interval", "0.1",
                            "--warmup", "0", "--owner", "shared", "--no-baseline", "--uid-base",
-                           "2100250000", "-q", "-o", os.path.join(sweep_dir, "out.json")]),
+                           str(uid_block(2100250000, 10, room=10000)), "-q", "-o",
+                           os.path.join(sweep_dir, "out.json")]),
                   ("verify", ["verify", "--list"])):
     for m in re.finditer(r"^  (?:-[a-zA-Z], )?(--[a-z][a-z-]*)(\[=[^\]]+\])?(?: (\S+))?",
                          run([cmd, "--help"]).stdout, re.M):
@@ -194,7 +195,8 @@ else:
 # symlink keeps being a symlink: the atomic rename must not replace either.
 import tempfile
 r = subprocess.run([UCBENCH, "run", "--containers", "1", "--duration", "0.2", "--interval", "0.1",
-                    "--warmup", "0", "--uid-base", "2100210000", "--output", "/dev/stdout",
+                    "--warmup", "0", "--uid-base", str(uid_block(2100210000, 10, room=10000)),
+                    "--output", "/dev/stdout",
                     "--quiet"], capture_output=True, text=True)
 t.ok(r.returncode == 0 and r.stdout.lstrip().startswith("{") and os.path.islink("/dev/stdout"),
      "--output /dev/stdout writes the document to the pipe; /dev/stdout stays a symlink",
@@ -217,7 +219,8 @@ d = scratch_dir("ucb-out-")
 os.symlink(os.path.join(d, "target.json"), os.path.join(d, "link.json"))
 for _ in range(2):  # dangling, then pointing at a file
     r = run(["run", "--containers", "1", "--duration", "0.2", "--interval", "0.1", "--warmup", "0",
-             "--uid-base", "2100210000", "--output", os.path.join(d, "link.json"), "--quiet"])
+             "--uid-base", str(uid_block(2100210000, 10, room=10000)), "--output",
+             os.path.join(d, "link.json"), "--quiet"])
 t.ok(r.returncode == 0 and os.path.islink(os.path.join(d, "link.json"))
      and os.path.getsize(os.path.join(d, "target.json")) > 0 and len(os.listdir(d)) == 2,
      "--output through a symlink writes its target and keeps the link", r.stderr)

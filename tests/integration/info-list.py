@@ -3,7 +3,7 @@
 import json
 import os
 
-from taplib import Tap, run
+from taplib import Tap, run, uid_block
 
 t = Tap()
 
@@ -38,7 +38,7 @@ t.ok(r.returncode == 0 and "kernel.release" in r.stdout, "info: text output", r.
 # same count; without, info's null says what --pin and run assume, and how many that makes.
 l3_line = next((ln for ln in r.stdout.splitlines() if ln.startswith("l3_domains:")), "")
 rr = run(["run", "--workload", "getppid", "--containers", "1", "--duration", "0.2", "--interval",
-          "0.1", "--warmup", "0", "--uid-base", "2100230000", "--output", "/dev/stdout",
+          "0.1", "--warmup", "0", "--uid-base", str(uid_block(2100230000, 10, room=10000)), "--output", "/dev/stdout",
           "--quiet"])
 try:
     topo = json.loads(rr.stdout)["config"]["pin"]["topology"]
