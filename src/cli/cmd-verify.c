@@ -230,52 +230,39 @@ parse (struct vopts *o, int argc, char **argv, ucb_error_t *err)
   return select_cases (o, argc, argv, err);
 }
 
+/* A failure's diagnostics after its TAP line: why, what it checks, each observation. */
+static void
+tap_failure (FILE *f, const void *ctx, size_t i)
+{
+  const struct ucb_vrun *x = (const struct ucb_vrun *) ctx + i;
+
+  fprintf (f, "# %s\n# checks: %s\n# depends on: %s\n", x->why, x->c->checks, x->c->depends);
+  for (size_t k = 0; k < x->res.n; k++)
+    {
+      char seen[32];
+      fprintf (f, "#   %-48s expected %lld, observed %s\n", x->res.items[k].name,
+               x->res.items[k].expected,
+               ucb_vitem_observed_text (&x->res.items[k], seen, sizeof seen));
+    }
+}
+
+/* The property matrix, then the totals line last, as kselftest ends. */
+static void
+tap_matrix (FILE *f, const void *ctx, size_t n)
+{
+  ucb_vmatrix_verdicts (f, ctx, n);
+}
+
 static void
 print_tap (FILE *f, const struct ucb_vrun *v, size_t n)
 {
-  unsigned tot[5] = { 0 };
+  cleanup_free struct ucb_tap_case *cases = xcalloc (n + 1, sizeof *cases);
+  const struct ucb_tap_hooks hooks = { tap_failure, tap_matrix, v };
 
-  fprintf (f, "TAP version 13\n1..%zu\n", n);
   for (size_t i = 0; i < n; i++)
-    {
-      const struct ucb_vrun *x = &v[i];
-      tot[x->verdict]++;
-      switch (x->verdict)
-        {
-        case UCB_VERDICT_PASS:
-          fprintf (f, "ok %zu %s %s\n", i + 1, x->c->id, x->c->name);
-          break;
-        case UCB_VERDICT_SKIP:
-          fprintf (f, "ok %zu %s %s # SKIP %s\n", i + 1, x->c->id, x->c->name, x->why);
-          break;
-        case UCB_VERDICT_KNOWN_BUG:
-          /* TAP's directive for an expected failure (XFAIL is kselftest's, not TAP13's):
-           * harnesses count it, and do not fail on it. */
-          fprintf (f, "not ok %zu %s %s # TODO known kernel bug: %s\n", i + 1, x->c->id, x->c->name,
-                   x->why);
-          break;
-        case UCB_VERDICT_ERROR:
-          fprintf (f, "not ok %zu %s %s # ERROR %s\n", i + 1, x->c->id, x->c->name, x->why);
-          break;
-        case UCB_VERDICT_FAIL:
-        default:
-          fprintf (f, "not ok %zu %s %s\n# %s\n# checks: %s\n# depends on: %s\n", i + 1, x->c->id,
-                   x->c->name, x->why, x->c->checks, x->c->depends);
-          for (size_t k = 0; k < x->res.n; k++)
-            {
-              char seen[32];
-              fprintf (f, "#   %-48s expected %lld, observed %s\n", x->res.items[k].name,
-                       x->res.items[k].expected,
-                       ucb_vitem_observed_text (&x->res.items[k], seen, sizeof seen));
-            }
-          break;
-        }
-    }
-  /* The property matrix, then the totals line last, as kselftest ends. */
-  ucb_vmatrix_verdicts (f, v, n);
-  fprintf (f, "# Totals: pass:%u fail:%u xfail:%u xpass:0 skip:%u error:%u\n",
-           tot[UCB_VERDICT_PASS], tot[UCB_VERDICT_FAIL], tot[UCB_VERDICT_KNOWN_BUG],
-           tot[UCB_VERDICT_SKIP], tot[UCB_VERDICT_ERROR]);
+    cases[i] = (struct ucb_tap_case){ v[i].c->id, v[i].c->name, ucb_verdict_name (v[i].verdict),
+                                      v[i].why };
+  ucb_tap_write (f, &ucb_tap13, cases, n, &hooks);
 }
 
 /* The matrix cells of a case: [{"level", "property"}], its primary one first. */

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* export-verify.c - verify verdicts as JUnit XML and KTAP, for `ucbench export` and
- * `ucbench verify --format junit`; the case text that every verify exporter shows. */
+ * `ucbench verify --format junit`, and the TAP/KTAP walker that `ucbench verify` shares; the
+ * case text that every verify exporter shows. */
 #include "config.h"
 
 #include <math.h>
@@ -189,7 +190,39 @@ junit_case (FILE *f, const struct ucb_doc *d, size_t i)
   fprintf (f, "</%s>\n    </testcase>\n", tag);
 }
 
-/* ---- KTAP ----------------------------------------------------------------------------------- */
+/* ---- TAP and KTAP --------------------------------------------------------------------------- */
+
+/* By enum ucb_tap_status. */
+static const char *const tap_status_names[UCB_TAP_N]
+    = { "pass", "fail", "known-bug", "skip", "error" };
+
+const struct ucb_tap_format ucb_tap13 = {
+  .header = "TAP version 13",
+  .row = {
+    [UCB_TAP_PASS] = { "ok", NULL, false },
+    [UCB_TAP_FAIL] = { "not ok", NULL, true },
+    /* TAP's directive for an expected failure (XFAIL is kselftest's, not TAP13's): harnesses
+     * count it, and do not fail on it. */
+    [UCB_TAP_XFAIL] = { "not ok", " # TODO known kernel bug: ", false },
+    [UCB_TAP_SKIP] = { "ok", " # SKIP ", false },
+    [UCB_TAP_ERROR] = { "not ok", " # ERROR ", false },
+  },
+};
+
+/* KTAP: a test's diagnostics come before its result line (kunit_parser.py gives the lines since
+ * the previous result to the next one); a document's details may hold any character. */
+const struct ucb_tap_format ucb_ktap1 = {
+  .header = "KTAP version 1",
+  .row = {
+    [UCB_TAP_PASS] = { "ok", NULL, false },
+    [UCB_TAP_FAIL] = { "not ok", NULL, true },
+    [UCB_TAP_XFAIL] = { "ok", " # XFAIL known kernel bug: ", true },
+    [UCB_TAP_SKIP] = { "ok", " # SKIP ", false },
+    [UCB_TAP_ERROR] = { "not ok", " # ERROR ", true },
+  },
+  .diag_first = true,
+  .oneline = true,
+};
 
 /* One line of KTAP: a line break (\n, \r) or another control character in a detail would end
  * the line early or confuse a parser. */
@@ -200,11 +233,66 @@ oneline (FILE *f, const char *s)
     fputc ((unsigned char) *s < 0x20 || *s == 0x7f ? ' ' : *s, f);
 }
 
-/* Diagnostic lines, each "# ...", from the case text. */
 static void
-ktap_diagnostics (FILE *f, const struct ucb_doc *d, size_t i)
+tap_puts (FILE *f, const struct ucb_tap_format *fmt, const char *s)
 {
-  cleanup_free char *text = ucb_export_case_string (d, i);
+  if (fmt->oneline)
+    oneline (f, s);
+  else
+    fputs (s, f);
+}
+
+static enum ucb_tap_status
+tap_status (const char *st)
+{
+  for (int k = 0; k < UCB_TAP_N; k++)
+    if (strcmp (st, tap_status_names[k]) == 0)
+      return (enum ucb_tap_status) k;
+  return UCB_TAP_ERROR; /* never silently a pass */
+}
+
+void
+ucb_tap_write (FILE *f, const struct ucb_tap_format *fmt, const struct ucb_tap_case *cases,
+               size_t n, const struct ucb_tap_hooks *hooks)
+{
+  unsigned tot[UCB_TAP_N] = { 0 };
+
+  fprintf (f, "%s\n1..%zu\n", fmt->header, n);
+  for (size_t i = 0; i < n; i++)
+    {
+      const struct ucb_tap_case *c = &cases[i];
+      enum ucb_tap_status s = tap_status (c->status);
+      bool diag = fmt->row[s].diag && hooks->diag;
+
+      tot[s]++;
+      if (diag && fmt->diag_first)
+        hooks->diag (f, hooks->ctx, i);
+      fprintf (f, "%s %zu ", fmt->row[s].word, i + 1);
+      tap_puts (f, fmt, c->id);
+      fputc (' ', f);
+      tap_puts (f, fmt, c->name);
+      if (fmt->row[s].directive)
+        {
+          fputs (fmt->row[s].directive, f);
+          if (s == UCB_TAP_ERROR && strcmp (c->status, "error") != 0)
+            fprintf (f, "unknown status %s: ", c->status);
+          tap_puts (f, fmt, c->detail);
+        }
+      fputc ('\n', f);
+      if (diag && !fmt->diag_first)
+        hooks->diag (f, hooks->ctx, i);
+    }
+  if (hooks->before_totals)
+    hooks->before_totals (f, hooks->ctx, n);
+  fprintf (f, "# Totals: pass:%u fail:%u xfail:%u xpass:0 skip:%u error:%u\n", tot[UCB_TAP_PASS],
+           tot[UCB_TAP_FAIL], tot[UCB_TAP_XFAIL], tot[UCB_TAP_SKIP], tot[UCB_TAP_ERROR]);
+}
+
+/* KTAP diagnostic lines, each "# ...", from the case text of document `ctx`. */
+static void
+ktap_diagnostics (FILE *f, const void *ctx, size_t i)
+{
+  cleanup_free char *text = ucb_export_case_string (ctx, i);
 
   for (char *line = text, *nl; line && *line; line = nl ? nl + 1 : NULL)
     {
@@ -220,52 +308,15 @@ ktap_diagnostics (FILE *f, const struct ucb_doc *d, size_t i)
 void
 ucb_export_ktap_doc (FILE *f, const struct ucb_doc *d)
 {
-  unsigned pass = 0, fail = 0, xfail = 0, skip = 0, error = 0;
+  cleanup_free struct ucb_tap_case *cases = xcalloc (d->n_cases + 1, sizeof *cases);
+  const struct ucb_tap_hooks hooks = { ktap_diagnostics, NULL, d };
 
-  fprintf (f, "KTAP version 1\n1..%zu\n", d->n_cases);
   for (size_t i = 0; i < d->n_cases; i++)
     {
       const struct ucb_doc_case *c = &d->cases[i];
-      const char *st = c->status;
-      bool is_pass = strcmp (st, "pass") == 0, is_skip = strcmp (st, "skip") == 0;
-      bool is_bug = strcmp (st, "known-bug") == 0, is_fail = strcmp (st, "fail") == 0;
-
-      /* KTAP: a test's diagnostics come before its result line (kunit_parser.py gives the
-       * lines since the previous result to the next one). */
-      if (!is_pass && !is_skip)
-        ktap_diagnostics (f, d, i);
-      fprintf (f, "%s %zu ", is_pass || is_skip || is_bug ? "ok" : "not ok", i + 1);
-      oneline (f, c->id);
-      fputc (' ', f);
-      oneline (f, c->name ?: "?");
-      if (is_pass)
-        pass++;
-      else if (is_skip)
-        {
-          skip++;
-          fputs (" # SKIP ", f);
-          oneline (f, c->detail ?: "");
-        }
-      else if (is_bug)
-        {
-          xfail++;
-          fputs (" # XFAIL known kernel bug: ", f);
-          oneline (f, c->detail ?: "");
-        }
-      else if (is_fail)
-        fail++;
-      else
-        {
-          error++;
-          fputs (" # ERROR ", f);
-          if (strcmp (st, "error") != 0)
-            fprintf (f, "unknown status %s: ", st);
-          oneline (f, c->detail ?: "");
-        }
-      fputc ('\n', f);
+      cases[i] = (struct ucb_tap_case){ c->id, c->name ?: "?", c->status, c->detail ?: "" };
     }
-  fprintf (f, "# Totals: pass:%u fail:%u xfail:%u xpass:0 skip:%u error:%u\n", pass, fail, xfail,
-           skip, error);
+  ucb_tap_write (f, &ucb_ktap1, cases, d->n_cases, &hooks);
 }
 
 /* `write` over a document that ucbench has just built. */

@@ -67,6 +67,55 @@ char *ucb_export_case_string (const struct ucb_doc *d, size_t i);
 /* 1 for the first entry of case i's id, 2 for its second (`verify --repeat`), ... */
 size_t ucb_export_case_repeat (const struct ucb_doc *d, size_t i);
 
+/* ---- TAP and KTAP: one walker over the cases, a directive table per format ---------------- */
+
+/* The statuses, in the order of the totals line. */
+enum ucb_tap_status
+{
+  UCB_TAP_PASS,
+  UCB_TAP_FAIL,
+  UCB_TAP_XFAIL, /* known-bug */
+  UCB_TAP_SKIP,
+  UCB_TAP_ERROR, /* error, and an unknown status (named in its directive) */
+  UCB_TAP_N,
+};
+
+/* One case to write: status as in the document ("pass", "fail", "known-bug", ...). */
+struct ucb_tap_case
+{
+  const char *id, *name, *status, *detail;
+};
+
+struct ucb_tap_format
+{
+  const char *header; /* "TAP version 13" */
+  struct
+  {
+    const char *word;      /* "ok" or "not ok" */
+    const char *directive; /* " # SKIP " and the detail after it; NULL: neither */
+    bool diag;             /* the hooks' diagnostics for this status */
+  } row[UCB_TAP_N];
+  bool diag_first; /* diagnostics before the result line (KTAP) or after it (TAP) */
+  bool oneline;    /* a control character in an id, name or detail written as a space */
+};
+
+/* TAP 13 (`ucbench verify`: known-bug as not ok # TODO, a failure's diagnostics after it) and
+ * KTAP 1 (`ucbench export --to ktap`: known-bug as ok # XFAIL, diagnostics before). */
+extern const struct ucb_tap_format ucb_tap13, ucb_ktap1;
+
+struct ucb_tap_hooks
+{
+  /* Case i's diagnostic lines ("# ..."), for the statuses the format's table marks. */
+  void (*diag) (FILE *f, const void *ctx, size_t i);
+  /* Lines before the totals (verify's matrix), given the number of cases; may be NULL. */
+  void (*before_totals) (FILE *f, const void *ctx, size_t n);
+  const void *ctx;
+};
+
+/* The header, the plan, a result line per case and the kselftest totals line. */
+void ucb_tap_write (FILE *f, const struct ucb_tap_format *fmt, const struct ucb_tap_case *cases,
+                    size_t n, const struct ucb_tap_hooks *hooks);
+
 /* The verify cases of a document as JUnit XML (known-bug as skipped with its message; each
  * element's text is the case text) and as KTAP (diagnostics before each result line, known-bug
  * as XFAIL). */
