@@ -132,6 +132,17 @@ def parse(log):
     return docs, errs
 
 
+def vcpus_first():
+    """QEMU ahead of the host's other work (root only; else as it is): verify's P8 cells can
+    only see a lost update when both vCPUs are inside the update at once, and beside a CI run
+    at equal priority the vCPU threads take turns with it instead (6.12.118: the two
+    lost-update mutants survived so, and were caught with QEMU at nice -10)."""
+    try:
+        os.nice(-10)
+    except OSError:
+        pass
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--kernel", required=True)
@@ -151,7 +162,8 @@ def main():
            "-nographic", "-no-reboot", "-nodefaults", "-serial", "stdio"]
     t0 = time.monotonic()
     try:
-        p = subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True, timeout=a.timeout)
+        p = subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True, timeout=a.timeout,
+                           preexec_fn=vcpus_first)
         log, timed_out = p.stdout.decode(errors="replace"), False
     except subprocess.TimeoutExpired as e:
         log, timed_out = (e.stdout or b"").decode(errors="replace"), True
