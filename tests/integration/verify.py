@@ -59,12 +59,13 @@ t.ok(v and all(set(x) >= {"id", "title", "rlimit", "status", "expected", "observ
 # missing (docs/verify.md, "The matrix"); known bugs: the MEMLOCK parent-level units bug only.
 t.ok(v and {x["status"] for x in v} <= {"pass", "known-bug", "skip"}
      and [x["status"] for x in v if x["id"] == "ULIM-19"] == ["known-bug"]
-     and all(x["property"] == "P4" and "CAP_SYS_RESOURCE" in x["detail"]
+     and all((x["property"] == "P4" and "CAP_SYS_RESOURCE" in x["detail"])
+             or (x["id"] == "ULIM-17" and "another root task uses message queues" in x["detail"])
              for x in v if x["status"] == "skip")
      and all(x["id"] == "ULIM-19" or (x["rlimit"] == "MEMLOCK" and x["level"] != "own")
              for x in v if x["status"] == "known-bug"),
      "statuses: pass; known-bug for ULIM-19 and the MEMLOCK parent-level cells; skip only for "
-     "P4 without CAP_SYS_RESOURCE", json.dumps([(x["id"], x["status"]) for x in v]))
+     "P4 without CAP_SYS_RESOURCE (and ULIM-17 while another root task churns its queues)", json.dumps([(x["id"], x["status"]) for x in v]))
 t.ok(v and all(x.get("cells") and x["cells"][0] == {"level": x["level"], "property": x["property"]}
          for x in v), "every entry names its level, property and cells (the primary first)")
 r = run(["verify", "--list"])
