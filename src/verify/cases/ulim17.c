@@ -16,8 +16,9 @@
  * (binary search on root's soft limit, which bounds that same counter at level 0) and the
  * creators' soft limit is 3360 plus that; the measurement is repeated afterwards, it must be
  * unchanged (no parent-level leak), and (d) is retried (5 tries) when host root changed its
- * queues meanwhile (a skip saying so when every try saw them change, unless by one same excess).  Every queue lives in a private IPC namespace and is unlinked explicitly, so
- * its charge is gone before the case ends. */
+ * queues meanwhile (a skip saying so when every try saw them change, unless by one same excess).
+ * Every queue lives in a private IPC namespace and is unlinked explicitly, so its charge is gone
+ * before the case ends. */
 #include "config.h"
 
 #include <errno.h>
