@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "../tap.h"
+#include "run-args.h"
 #include "cli/options.h"
 #include "core/util.h"
 #include "engine/repeat-auto.h"
@@ -18,22 +19,6 @@ static uint64_t
 fake_now (void)
 {
   return fake_ns;
-}
-
-static int
-parse (struct ucb_run_options *o, const char *args)
-{
-  char *copy = xstrdup (args), *save = NULL;
-  char *argv[32] = { (char *) "run" };
-  int argc = 1, r;
-  ucb_error_t err = NULL;
-
-  for (char *t = strtok_r (copy, " ", &save); t && argc < 31; t = strtok_r (NULL, " ", &save))
-    argv[argc++] = t;
-  r = ucb_run_options_parse (o, argc, argv, 2, &err);
-  ucb_error_free (&err);
-  free (copy);
-  return r;
 }
 
 /* What a repeat measures in a test: its ops, whether contended or never run, and how long. */

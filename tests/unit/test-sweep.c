@@ -3,26 +3,11 @@
 #include "config.h"
 
 #include "../tap.h"
+#include "run-args.h"
 #include "cli/options.h"
 #include "core/util.h"
 #include "engine/sweep.h"
 #include "engine/workload.h"
-
-static int
-parse (struct ucb_run_options *o, const char *args)
-{
-  char *copy = xstrdup (args), *save = NULL;
-  char *argv[32] = { (char *) "run" };
-  int argc = 1, r;
-  ucb_error_t err = NULL;
-
-  for (char *t = strtok_r (copy, " ", &save); t && argc < 31; t = strtok_r (NULL, " ", &save))
-    argv[argc++] = t;
-  r = ucb_run_options_parse (o, argc, argv, 2, &err);
-  ucb_error_free (&err);
-  free (copy);
-  return r;
-}
 
 static void
 test_product (void)
