@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* cells-race.c - the generic matrix cell P8 exact under concurrency (cells.h): k agents of one
  * uid, placed as P1 places one, charge and release at once against the one counter of the
- * level checked, as the containers of one owner share (init_user_ns, U).  A lost update shows
- * in the count admitted after the race; an admission past the bound in the units held at
- * once while racing (docs/verify.md "P8"). */
+ * level checked, as the containers of one owner share (init_user_ns, U); for NPROC, whose
+ * fork is slow, churners of U flip their real uid in namespaces of their own as well, each
+ * flip two updates of (init_user_ns, U).  A lost update shows in the count admitted after the
+ * race; an admission past the bound in the units held at once while racing (docs/verify.md
+ * "P8"). */
 #include "config.h"
 
 #include <errno.h>
@@ -17,20 +19,24 @@
 
 enum
 {
-  RACE_AGENTS_MIN = 4,  /* agents: 2 per online CPU, at least this many, */
-  RACE_AGENTS_MAX = 64, /* at most this many (a bound's fill stays below every rlimit's cap) */
-  RACE_HOLD = 2,        /* units each agent holds at most: k agents want twice the room */
-  RACE_MS = 500,        /* the race's window; longer only until enough happened, */
-  RACE_MAX_MS = 5000,   /* never longer than this */
-  RACE_MIN_EACH = 8,    /* per agent: admitted and refused charges a race needs to be judged */
+  RACE_AGENTS_MIN = 4,    /* agents: 2 per online CPU, at least this many, */
+  RACE_AGENTS_MAX = 64,   /* at most this many (a bound's fill stays below every rlimit's cap) */
+  RACE_HOLD = 2,          /* units each agent holds at most: k agents want twice the room */
+  RACE_MS = 500,          /* the race's window; longer only until enough happened, */
+  RACE_MAX_MS = 5000,     /* never longer than this */
+  RACE_MIN_EACH = 8,      /* per agent: admitted and refused charges a race needs to be judged */
+  RACE_CHURNERS_MAX = 16, /* churners (rlops churn): one per online CPU, at most this many */
+  RACE_MIN_CHURNS = 1000, /* per churner: updates a race needs to be judged */
+  RACE_ALONE_MS = 500,    /* churners race on alone after the chargers' race */
 };
 
 /* The cell's numbers: k agents, each below a bound of n units at the level, which leaves
- * `room` units for all of them together (NPROC: each agent is one task itself). */
+ * `room` units for all of them together (NPROC: each agent is one task itself, and so is each
+ * of the f churners, which sit at depth 1 under the same uid: counted at (init_user_ns, U)). */
 struct race_plan
 {
-  long k, n;
-  struct ucb_rlplace pl;
+  long k, f, n;
+  struct ucb_rlplace pl, churner;
   struct ucb_vexpect room;
 };
 
@@ -41,10 +47,18 @@ race_plan (const struct ucb_rlops *ops, enum ucb_vlevel level)
   struct race_plan p;
 
   p.k = k < RACE_AGENTS_MIN ? RACE_AGENTS_MIN : k > RACE_AGENTS_MAX ? RACE_AGENTS_MAX : k;
-  /* Room for k units besides the agents themselves: half of what they want at once. */
-  p.n = p.k + p.k * ops->self;
+  p.f = !ops->churn ? 0 : cpus < 1 ? 1 : cpus > RACE_CHURNERS_MAX ? RACE_CHURNERS_MAX : cpus;
+  /* Room for k units besides the agents and churners themselves: half of what the agents
+   * want at once. */
+  p.n = p.k + (p.k + p.f) * ops->self;
   p.pl = ucb_vcell_place (ops, level, p.n);
-  p.room = ucb_vexpect_add (ucb_vcell_bound (ops, level, p.n), -p.k * ops->self);
+  p.room = ucb_vexpect_add (ucb_vcell_bound (ops, level, p.n), -(p.k + p.f) * ops->self);
+  /* Whatever the level, a churner's flips meet at its namespace's parent level: the
+   * (init_user_ns, U) that the level's bound applies to.  Its own limits never bind (a flip
+   * is never refused). */
+  p.churner = (struct ucb_rlplace){
+    .depth = 1, .snap = { UCB_RL_HARD }, .own = UCB_RL_HARD, .pair = true
+  };
   return p;
 }
 
@@ -88,16 +102,21 @@ race_run (struct ucb_vctx *ctx, struct ucb_rlagent *ag, const struct race_plan *
           struct ucb_rlrace *race, ucb_error_t *err)
 {
   const struct ucb_rlops *ops = ag[0].ops;
-  long admitted = 0, refused = 0;
+  long admitted = 0, refused = 0, churns = 0;
   int other = 0;
 
-  for (long i = 0; i < p->k; i++)
+  for (long i = 0; i < p->k + p->f; i++)
     ucb_rlagent_race_send (&ag[i], race, err);
-  for (long i = 0; i < p->k; i++)
+  for (long i = 0; i < p->k + p->f; i++)
     {
       struct ucb_rlans a;
       if (ucb_rlagent_race_collect (&ag[i], &a, err) < 0)
         return;
+      if (i >= p->k)
+        {
+          churns += a.count;
+          continue;
+        }
       admitted += a.count;
       refused += a.refused;
       other = other ? other : a.errnum;
@@ -114,6 +133,9 @@ race_run (struct ucb_vctx *ctx, struct ucb_rlagent *ag, const struct race_plan *
                 race->admitted);
   ucb_vobserve (ctx->res, "refused racing: the agents', the page's", UCB_VITEM_EXACT, refused,
                 race->refused);
+  if (p->f > 0)
+    ucb_vobserve (ctx->res, "set*uid flips racing: the churners', the page's", UCB_VITEM_EXACT,
+                  churns, race->churns);
 }
 
 /* A race too small to judge (no refusal, or hardly any charge: a slow machine) is a skip
@@ -124,26 +146,41 @@ race_judge_size (struct ucb_vctx *ctx, const struct race_plan *p, const struct u
   char why[UCB_VDETAIL_MAX];
   double ms = race->end_ns > race->start_ns ? (double) (race->end_ns - race->start_ns) / 1e6 : 0;
 
-  if (race->admitted >= race->min_admitted && race->refused >= race->min_refused)
+  long min_churns = RACE_MIN_CHURNS * p->f;
+
+  if (race->admitted >= race->min_admitted && race->refused >= race->min_refused
+      && race->churns >= min_churns)
     return;
   if (ucb_vjudge (ctx->res, why, sizeof why) == UCB_VERDICT_FAIL)
     return;
-  ucb_vskip (ctx->res,
-             "the race was too small to judge: %ld charges admitted and %ld refused in %.0f ms "
-             "by %ld agents (at least %ld and %ld needed)",
-             race->admitted, race->refused, ms, p->k, race->min_admitted, race->min_refused);
+  if (p->f > 0)
+    ucb_vskip (ctx->res,
+               "the race was too small to judge: %ld charges admitted, %ld refused and %ld "
+               "set*uid flips in %.0f ms by %ld agents and %ld churners (at least %ld, %ld and "
+               "%ld needed)",
+               race->admitted, race->refused, race->churns, ms, p->k, p->f, race->min_admitted,
+               race->min_refused, min_churns);
+  else
+    ucb_vskip (ctx->res,
+               "the race was too small to judge: %ld charges admitted and %ld refused in %.0f ms "
+               "by %ld agents (at least %ld and %ld needed)",
+               race->admitted, race->refused, ms, p->k, race->min_admitted, race->min_refused);
 }
 
-/* Start the k agents; the first error ends it (they are stopped by the caller). */
+/* Start the k agents, then the f churners; the first error ends it (they are stopped by the
+ * caller). */
 static void
 race_start (struct ucb_vctx *ctx, const struct ucb_rlops *ops, struct ucb_rlagent *ag,
             const struct race_plan *p, ucb_error_t *err)
 {
-  for (long i = 0; i < p->k && !*err; i++)
+  for (long i = 0; i < p->k + p->f && !*err; i++)
     {
       char what[48]; /* "racing agent " and any long */
-      snprintf (what, sizeof what, "racing agent %ld", i + 1);
-      if (ucb_rlagent_start (&ag[i], ops, what, ctx->uid_base, &p->pl, err) < 0)
+      bool churner = i >= p->k;
+      snprintf (what, sizeof what, "%s %ld", churner ? "churner" : "racing agent",
+                churner ? i - p->k + 1 : i + 1);
+      if (ucb_rlagent_start (&ag[i], ops, what, ctx->uid_base, churner ? &p->churner : &p->pl, err)
+          < 0)
         return;
     }
 }
@@ -156,7 +193,9 @@ race_steps (struct ucb_vctx *ctx, struct ucb_rlagent *ag, const struct race_plan
 
   /* Before: the count one agent gets while the others hold nothing. */
   race_fill (ctx, &ag[0], "before", p->room, &c0, err);
-  race->agents = p->k;
+  race->agents = p->k + p->f;
+  race->churners = p->f;
+  race->alone_ms = RACE_ALONE_MS;
   race->hold = RACE_HOLD;
   race->ms = RACE_MS;
   race->max_ms = RACE_MAX_MS;
@@ -181,7 +220,7 @@ ucb_vcell_p8 (struct ucb_vctx *ctx, const struct ucb_rlops *ops, enum ucb_vlevel
 {
   struct race_plan p = race_plan (ops, level);
   struct ucb_probe obs = UCB_PROBE_NONE;
-  cleanup_free struct ucb_rlagent *ag = xcalloc ((size_t) p.k, sizeof *ag);
+  cleanup_free struct ucb_rlagent *ag = xcalloc ((size_t) (p.k + p.f), sizeof *ag);
   /* Made before the agents start: they are forked, so they share it. */
   struct ucb_rlrace *race
       = mmap (NULL, sizeof *race, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -189,7 +228,7 @@ ucb_vcell_p8 (struct ucb_vctx *ctx, const struct ucb_rlops *ops, enum ucb_vlevel
   if (race == MAP_FAILED)
     return ucb_make_error (err, errno, "mmap for the race's page");
   race->magic = UCB_RLRACE_MAGIC;
-  for (long i = 0; i < p.k; i++)
+  for (long i = 0; i < p.k + p.f; i++)
     ag[i] = (struct ucb_rlagent) UCB_RLAGENT_NONE;
   if (ucb_vcell_observer (ops, &obs, ctx->uid_base, err) == 0)
     race_start (ctx, ops, ag, &p, err);
@@ -197,7 +236,7 @@ ucb_vcell_p8 (struct ucb_vctx *ctx, const struct ucb_rlops *ops, enum ucb_vlevel
     race_steps (ctx, ag, &p, race, &obs, err);
   /* Every agent is stopped and reaped, on error paths too (killed there): what it held lives
    * in its own IPC namespace or is its own task, and goes with it. */
-  for (long i = p.k - 1; i >= 0; i--)
+  for (long i = p.k + p.f - 1; i >= 0; i--)
     ucb_rlagent_stop (&ag[i], err);
   ucb_probe_kill (&obs);
   munmap (race, sizeof *race);

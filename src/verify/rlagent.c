@@ -50,7 +50,8 @@ take_place (const struct agent_arg *a, ucb_error_t *err)
 
   if (a->pl.room > 0 && ucb_vuserns_join (a->pl.room, err) < 0)
     return ucb_error_wrap (err, "entering the room");
-  for (int i = 0; i < a->pl.depth; i++)
+  /* A pair's namespace was made before us, with its map (ucb_rlagent_start). */
+  for (int i = a->pl.pair ? 1 : 0; i < a->pl.depth; i++)
     {
       if (i == 1 && res == RLIMIT_SIGPENDING && (n1_watcher = ucb_vfork ()) == 0)
         for (;;)
@@ -183,12 +184,15 @@ race_pin (long nth)
 
 /* Every agent has its order (all of them race at once), or the race's bound is spent. */
 static void
-race_barrier (struct ucb_rlrace *r)
+race_barrier (struct ucb_rlrace *r, bool churner)
 {
   uint64_t until = ucb_now_ns () + (uint64_t) r->max_ms * 1000000u;
   struct timespec ts = { 0, 100000 };
 
-  race_pin (__atomic_fetch_add (&r->arrived, 1, __ATOMIC_SEQ_CST));
+  /* Chargers and churners each spread over every allowed CPU (two churners on one CPU would
+   * never update at once). */
+  race_pin (__atomic_fetch_add (churner ? &r->churners_in : &r->chargers_in, 1, __ATOMIC_SEQ_CST));
+  __atomic_add_fetch (&r->arrived, 1, __ATOMIC_SEQ_CST);
   while (__atomic_load_n (&r->arrived, __ATOMIC_SEQ_CST) < r->agents && ucb_now_ns () < until)
     nanosleep (&ts, NULL);
   /* The first one through starts the clock; the others keep it. */
@@ -199,29 +203,92 @@ race_barrier (struct ucb_rlrace *r)
   }
 }
 
-/* The race's end is the last agent's. */
+/* *at = the latest of its value and now. */
 static void
-race_ended (struct ucb_rlrace *r)
+latest (uint64_t *at)
 {
-  uint64_t end = ucb_now_ns (), last = __atomic_load_n (&r->end_ns, __ATOMIC_SEQ_CST);
+  uint64_t end = ucb_now_ns (), last = __atomic_load_n (at, __ATOMIC_SEQ_CST);
 
-  while (end > last
-         && !__atomic_compare_exchange_n (&r->end_ns, &last, end, false, __ATOMIC_SEQ_CST,
-                                          __ATOMIC_SEQ_CST))
+  while (
+      end > last
+      && !__atomic_compare_exchange_n (at, &last, end, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
     ;
 }
 
+/* The race's end is the last agent's. */
+static void
+race_ended (struct ucb_rlrace *r, bool churner)
+{
+  if (!churner)
+    {
+      latest (&r->chargers_end_ns);
+      __atomic_add_fetch (&r->chargers_out, 1, __ATOMIC_SEQ_CST);
+    }
+  latest (&r->end_ns);
+}
+
+/* A churner's race is over once every charger's is and `alone_ms` more have passed (or the
+ * race's bound, twice over, is spent). */
+static bool
+churn_over (const struct ucb_rlrace *r, uint64_t now)
+{
+  uint64_t alone = (uint64_t) r->alone_ms * 1000000u;
+
+  if (now - r->start_ns >= (uint64_t) r->max_ms * 1000000u + alone)
+    return true;
+  return __atomic_load_n (&r->chargers_out, __ATOMIC_SEQ_CST) >= r->agents - r->churners
+         && now >= __atomic_load_n (&r->chargers_end_ns, __ATOMIC_SEQ_CST) + alone;
+}
+
+/* A churner's race: the counter updated as fast as it goes, nothing held (rlagent.h): beside
+ * the chargers, then alone, where each churner has a CPU and they update at once far more
+ * often than while a CPU is shared with chargers. */
 static int
-do_race (const struct ucb_rlops *ops, struct ucb_rlheld *h, struct ucb_rlrace *r,
+race_churn (const struct ucb_rlops *ops, struct ucb_rlrace *r, struct ucb_probe_out *o,
+            ucb_error_t *err)
+{
+  long churns = 0;
+  uint32_t x = (uint32_t) getpid () * 2654435761u | 1u;
+  int e = 0;
+
+  while (!churn_over (r, ucb_now_ns ()) && (e = ops->churn ()) == 0)
+    {
+      churns++;
+      /* A pause of random length between updates: churners on the same kernel path fall
+       * into lockstep behind its spinlocks (ucounts_lock, uidhash_lock), a fixed distance
+       * apart, and their updates of the shared counter would then never meet. */
+      x ^= x << 13;
+      x ^= x >> 17;
+      x ^= x << 5;
+      for (volatile uint32_t i = x & 1023u; i > 0; i--)
+        ;
+    }
+  ucb_rlagent_racing = false;
+  race_ended (r, true);
+  /* Booked once, at the end: an atomic add on the shared page per update would bounce its
+   * cache line between the CPUs and slow the very updates it counts. */
+  __atomic_add_fetch (&r->churns, churns, __ATOMIC_SEQ_CST);
+  if (e)
+    return ucb_make_error (err, e, "set*uid flip %ld of the race", churns + 1);
+  o->v[COUNT] = churns;
+  o->v[REFUSED] = 0;
+  return 0;
+}
+
+static int
+do_race (const struct agent_arg *a, struct ucb_rlheld *h, struct ucb_rlrace *r,
          struct ucb_probe_out *o, ucb_error_t *err)
 {
+  const struct ucb_rlops *ops = a->ops;
   long admitted = 0, refused = 0, hold = r->hold < 1 ? 1 : r->hold > 8 ? 8 : r->hold;
   int e;
 
   if (r->magic != UCB_RLRACE_MAGIC)
     return ucb_make_error (err, 0, "internal: the race's page is not shared with the agent");
-  race_barrier (r);
+  race_barrier (r, a->pl.pair && ops->churn);
   ucb_rlagent_racing = true;
+  if (a->pl.pair && ops->churn)
+    return race_churn (ops, r, o, err);
   while (!race_over (r, ucb_now_ns ()))
     {
       if (h->n < hold)
@@ -245,7 +312,7 @@ do_race (const struct ucb_rlops *ops, struct ucb_rlheld *h, struct ucb_rlrace *r
   while (h->n > 0)
     race_release (ops, h, r);
   ucb_rlagent_racing = false;
-  race_ended (r);
+  race_ended (r, false);
   o->v[COUNT] = admitted;
   o->v[REFUSED] = refused;
   return 0;
@@ -288,7 +355,7 @@ agent_main (void *arg, struct ucb_probe_out *o, ucb_error_t *err)
           ops->for_exit (h);
           break;
         case 'c':
-          if (do_race (ops, h, (struct ucb_rlrace *) (uintptr_t) o->v[ARG], o, err) < 0)
+          if (do_race (a, h, (struct ucb_rlrace *) (uintptr_t) o->v[ARG], o, err) < 0)
             return -1;
           break;
         default: /* 'q' */
@@ -313,6 +380,17 @@ ucb_rlagent_start (struct ucb_rlagent *a, const struct ucb_rlops *ops, const cha
   struct ucb_probe_out ready;
 
   a->ops = ops;
+  if (pl->pair)
+    {
+      /* Its namespace and two-uid map first: the probe harness's range map, written by us. */
+      if (pl->depth != 1 || pl->room > 0)
+        return ucb_make_error (err, 0, "internal: a uid pair is made at depth 1 only");
+      spec.userns = CLONE_NEWUSER | (ops->ipc ? CLONE_NEWIPC : 0);
+      spec.map_first = uid;
+      spec.map_width = 2;
+      spec.resource = ucb_rl_resource (ops->rl);
+      spec.soft = pl->snap[0] ? pl->snap[0] : UCB_PROBE_SOFT_0;
+    }
   if (ucb_probe_start (&a->p, &spec, agent_main, &arg, err) < 0)
     return -1;
   if (ucb_probe_next (&a->p, &ready, err) < 0)

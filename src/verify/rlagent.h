@@ -26,8 +26,12 @@ struct ucb_rlplace
   int depth;
   rlim_t snap[2];
   rlim_t own;
-  int room; /* > 0: an fd (the case process's) of a user namespace of the agent's uid that it
-             * enters first (setns) and makes its namespaces in (P9, cells-pin.c) */
+  int room;  /* > 0: an fd (the case process's) of a user namespace of the agent's uid that it
+              * enters first (setns) and makes its namespaces in (P9, cells-pin.c) */
+  bool pair; /* depth 1 only: the namespace maps 0 to the agent's uid and 1 to the next uid
+              * (the case process writes the map: two uids need a writer with CAP_SETUID
+              * outside), so that the agent can flip its real uid (rlops churn); in a race
+              * (P8) such an agent churns instead of charging */
 };
 
 struct ucb_rlagent
@@ -99,26 +103,33 @@ struct ucb_rlrace
   long min_admitted; /* and past it only until this many charges were admitted */
   long min_refused;  /* and this many refused in all, */
   long max_ms;       /* but never longer (CLOCK_MONOTONIC) */
+  long churners;     /* of the agents, churners (placed with `pair`): they race on */
+  long alone_ms;     /* this long after the last charger's end, the CPUs to themselves */
   /* Kept by the agents. */
-  long arrived;      /* agents that have their order */
-  long held;         /* units all of them hold: + 1 after an admitted charge, - 1 before a
-                      * release, so it never exceeds what the kernel counts for them */
-  long most;         /* the most `held` reached */
-  long admitted;     /* charges admitted while racing, all agents */
-  long refused;      /* charges refused while racing */
-  uint64_t start_ns; /* the race's start (CLOCK_MONOTONIC) */
-  uint64_t end_ns;   /* the last agent's end */
+  long arrived;             /* agents that have their order (chargers and churners) */
+  long chargers_in;         /* of them chargers, and churners: each role is pinned round robin on */
+  long churners_in;         /* its own */
+  long held;                /* units all of them hold: + 1 after an admitted charge, - 1 before a
+                             * release, so it never exceeds what the kernel counts for them */
+  long most;                /* the most `held` reached */
+  long admitted;            /* charges admitted while racing, all agents */
+  long refused;             /* charges refused while racing */
+  long churns;              /* churners' updates (rlops churn calls), added at each one's end */
+  long chargers_out;        /* chargers that have ended */
+  uint64_t chargers_end_ns; /* the last charger's end */
+  uint64_t start_ns;        /* the race's start (CLOCK_MONOTONIC) */
+  uint64_t end_ns;          /* the last agent's end */
 };
 #define UCB_RLRACE_MAGIC 0x75636272616365ull /* "ucbrace" */
 
 /* Order the race: the agent waits until `race->agents` have the order (at most max_ms), then
  * until the race ends charges one unit while it holds fewer than `race->hold` and releases one
  * otherwise or when refused (ops->charge, ops->release: the kernel's own paths), and finally
- * releases everything.  Sent to every agent before any answer is collected: each is a process
- * of its own, so they race. */
+ * releases everything; an agent placed with `pair` calls ops->churn instead, holding nothing.  Sent
+ * to every agent before any answer is collected: each is a process of its own, so they race. */
 int ucb_rlagent_race_send (struct ucb_rlagent *a, struct ucb_rlrace *race, ucb_error_t *err);
-/* Its answer: ans->count admitted, ans->refused refused, ans->errnum the errno of a refusal
- * other than ops->refusal (0: none), ans->held 0. */
+/* Its answer: ans->count admitted (a churner: its churns), ans->refused refused, ans->errnum
+ * the errno of a refusal other than ops->refusal (0: none), ans->held 0. */
 int ucb_rlagent_race_collect (struct ucb_rlagent *a, struct ucb_rlans *ans, ucb_error_t *err);
 /* In an agent: true while it races.  For the tests only: their sabotaged operations go wrong
  * under the race alone, as a kernel's lost update would. */

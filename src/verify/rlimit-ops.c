@@ -103,6 +103,20 @@ nproc_release (struct ucb_rlheld *h)
   h->n--;
 }
 
+/* Two NPROC updates of every level without a fork: the real uid to 1 and back to 0 (euid and
+ * saved uid stay 0: capabilities, pdeath signal and dumpability are kept).  commit_creds adds
+ * one to the new uid's counters, then takes one from the old uid's; both chains meet at the
+ * namespace's parent level, whose counter goes up by one for a moment and back. */
+static int
+nproc_churn (void)
+{
+  if (setresuid (1, (uid_t) -1, (uid_t) -1) < 0)
+    return errno;
+  if (setresuid (0, (uid_t) -1, (uid_t) -1) < 0)
+    return errno;
+  return 0;
+}
+
 /* ---- MSGQUEUE: one 1 x 1024 queue, maxmsg * (msgsize + 96) = 1120 B on x86_64 (ULIM-16);
  * a big charge is a 10 x 8192 queue (82880 B) ---- */
 
@@ -253,6 +267,7 @@ const struct ucb_rlops ucb_rlops[UCB_RLS] = {
     .cap = 200, .large = 300, .big_units = 1,
     .soft = units_as_is, .snap = units_as_is, .snap_intended = intended_as_is,
     .charge = nproc_charge, .release = nproc_release, .for_exit = nothing_for_exit,
+    .churn = nproc_churn,
   },
 };
 

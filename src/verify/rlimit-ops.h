@@ -47,6 +47,11 @@ struct ucb_rlops
   /* Make the holder's exit the only release of what it holds (MSGQUEUE: unlink the open
    * queues; MEMLOCK: attach and IPC_RMID the segments; the others release at exit anyway). */
   void (*for_exit) (struct ucb_rlheld *h);
+  /* NULL, or: update the counter without holding anything, as fast as the kernel allows
+   * (NPROC: the real uid flipped to uid 1 of the caller's user namespace and back; each flip's
+   * commit_creds charges the new uid and releases the old one, no fork): 0, or the errno.
+   * Needs a namespace that maps uids 0 and 1, and CAP_SETUID in it (rlagent.h `pair`). */
+  int (*churn) (void);
 };
 
 extern const struct ucb_rlops ucb_rlops[UCB_RLS];

@@ -2,8 +2,9 @@
 /* test-verify-cells.c - the generic matrix cells notice a kernel that breaks their property:
  * the SIGPENDING operations are sabotaged in userspace the ways a kernel mutant would break
  * them (a refusal that also uncharges, a release that forgets, a charge that ignores the
- * bound; under the race of P8 only: one update lost, refusals turned into admissions), and
- * the cells of that property must turn `fail`, while the real operations pass.
+ * bound; under the race of P8 only: one update lost, refusals turned into admissions, and
+ * for NPROC a churner that keeps one task), and the cells of that property must turn `fail`,
+ * while the real operations pass.
  * Needs root and user namespaces (`ok 1 # SKIP why` without them).  That every observation
  * of every case can fail is test-verify-cases.c. */
 #include "config.h"
@@ -122,6 +123,32 @@ charge_passes_bound_racing (struct ucb_rlheld *h, bool big)
   return e;
 }
 
+static const struct ucb_rlops *nproc = &ucb_rlops[UCB_RL_NPROC];
+
+/* While racing (P8), once in all the churners' race, mid-race: a task started and kept until
+ * the churner ends, the unit a lost decrement of (init_user_ns, U) leaves charged (the counter
+ * one high), so the fill after the race admits one fewer.  Only a churner can do it: the
+ * chargers' units are checked through their own books. */
+static int
+churn_keeps_task_racing (void)
+{
+  static unsigned calls;
+  int left = 1;
+
+  if (ucb_rlagent_racing && ++calls == 256
+      && __atomic_compare_exchange_n (lose_budget, &left, 0, false, __ATOMIC_SEQ_CST,
+                                      __ATOMIC_SEQ_CST))
+    {
+      pid_t pid = ucb_vfork (); /* dies with the churner */
+      if (pid < 0)
+        return errno;
+      if (pid == 0)
+        for (;;)
+          pause ();
+    }
+  return nproc->churn ();
+}
+
 static struct ucb_rlops sabotaged;
 static int prop;
 static enum ucb_vlevel level;
@@ -177,7 +204,17 @@ verdict (const struct ucb_rlops *ops, int p, enum ucb_vlevel l, uid_t base, char
   return v->verdict;
 }
 
-/* What the last run observed as `name` less what it expected; LLONG_MIN when not recorded. */
+/* What the last run observed as `name`, and that less what it expected; LLONG_MIN when not
+ * recorded. */
+static long long
+last_seen (const char *name)
+{
+  for (size_t i = 0; i < last.res.n; i++)
+    if (strcmp (last.res.items[i].name, name) == 0)
+      return last.res.items[i].observed;
+  return LLONG_MIN;
+}
+
 static long long
 last_off (const char *name)
 {
@@ -299,6 +336,66 @@ test_race_sabotage_fails (void)
   munmap (lose_budget, sizeof *lose_budget);
 }
 
+/* P8 NPROC at every level: with the real operations the churners flip their uid (each churner
+ * at least RACE_MIN_CHURNS = 1000 times, or the cell skips) and the cell passes; a churner that
+ * keeps one task, as a lost decrement would, fails the count after the race by one. */
+static void
+test_race_churn (void)
+{
+  static const enum ucb_vlevel levels[]
+      = { UCB_VLEVEL_OWN, UCB_VLEVEL_PARENT, UCB_VLEVEL_GRANDPARENT };
+  static const char flips[] = "set*uid flips racing: the churners', the page's";
+  struct ucb_rlops keeps = *nproc;
+  long cpus = sysconf (_SC_NPROCESSORS_ONLN);
+  uid_t base = 2103060000u;
+
+  if (!can_run_cases ())
+    {
+      tap_skip ("needs root and user namespaces to run the cells");
+      return;
+    }
+  lose_budget
+      = mmap (NULL, sizeof *lose_budget, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  if (lose_budget == MAP_FAILED)
+    {
+      tap_skip ("mmap for the shared budget failed");
+      return;
+    }
+  keeps.churn = churn_keeps_task_racing;
+  for (size_t l = 0; l < sizeof levels / sizeof levels[0]; l++, base += 1000)
+    {
+      static char skipped[UCB_VDETAIL_MAX]; /* a skip's reason outlives the call */
+      char why[UCB_VDETAIL_MAX];
+      enum ucb_verdict got;
+
+      *lose_budget = 1;
+      got = verdict (nproc, 8, levels[l], base, why);
+      if (got == UCB_VERDICT_SKIP)
+        {
+          /* A busy host: the race too small to judge says so with its numbers. */
+          snprintf (skipped, sizeof skipped, "%s", why);
+          tap_skip (skipped);
+          continue;
+        }
+      if (got != UCB_VERDICT_PASS)
+        printf ("# real NPROC operations, P8 at the %s level: %s (%s)\n",
+                ucb_vlevel_name (levels[l]), ucb_verdict_name (got), why);
+      tap_check_int (got, ==, UCB_VERDICT_PASS);
+      tap_check_int (last_off (flips), ==, 0);
+      /* RACE_MIN_CHURNS by each of the f = CPUs (at most 16) churners, or the cell skips. */
+      tap_check (last_seen (flips) >= 1000 * (cpus < 16 ? cpus : 16));
+
+      got = verdict (&keeps, 8, levels[l], base + 100, why);
+      if (got != UCB_VERDICT_FAIL || !strstr (why, "after the race"))
+        printf ("# a churner keeping a task, P8 at the %s level: %s (%s)\n",
+                ucb_vlevel_name (levels[l]), ucb_verdict_name (got), why);
+      tap_check_int (*lose_budget, ==, 0);
+      tap_check_int (got, ==, UCB_VERDICT_FAIL);
+      tap_check_int (last_off ("admitted after the race"), ==, -1);
+    }
+  munmap (lose_budget, sizeof *lose_budget);
+}
+
 static const struct ucb_rlops *memlock = &ucb_rlops[UCB_RL_MEMLOCK];
 
 /* A MEMLOCK charge refused whenever the own limit is the hard one (a bug of one configuration,
@@ -413,6 +510,8 @@ static const struct tap_test tests[] = {
   { "a second bug that offsets the known one does not make a pass", test_offset_known_bug },
   { "P8: an update lost or a bound passed under the race fails, the real race passes",
     test_race_sabotage_fails },
+  { "P8 NPROC: churners flip their uid; one keeping a task fails the count after the race",
+    test_race_churn },
 };
 
 TAP_MAIN (tests)
