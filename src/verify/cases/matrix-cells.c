@@ -97,7 +97,8 @@ cell_run (struct ucb_vctx *ctx, ucb_error_t *err)
 #define CHECKS_P5 "each level is compared with its own bound only"
 #define CHECKS_P8                                                                                  \
   "every level's counter moves by one atomic add or sub (atomic_long_add_return), so no update "   \
-  "is lost when tasks of one (user ns, uid) charge and release at once on several CPUs"
+  "is lost when tasks of one (user ns, uid) charge and release at once on several CPUs "           \
+  "(NPROC: fork and exit, and commit_creds of a set*uid)"
 #define CHECKS_P9                                                                                  \
   "every get_ucounts of a charge, refusal or release path has its put_ucounts: a ucounts "        \
   "holds its user namespace (get_user_ns), which stays counted in UCOUNT_USER_NAMESPACES"
