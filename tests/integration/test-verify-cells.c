@@ -270,6 +270,25 @@ test_sabotage_fails (void)
     }
 }
 
+/* The cells can run here and the sabotages' shared budget is mapped; else a skip says why. */
+static bool
+race_ready (void)
+{
+  if (!can_run_cases ())
+    {
+      tap_skip ("needs root and user namespaces to run the cells");
+      return false;
+    }
+  lose_budget
+      = mmap (NULL, sizeof *lose_budget, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  if (lose_budget == MAP_FAILED)
+    {
+      tap_skip ("mmap for the shared budget failed");
+      return false;
+    }
+  return true;
+}
+
 /* P8 at every level: the real operations pass; an update lost under the race fails the count
  * after it (or the SigQ after it); an admission past the bound under the race fails the units
  * held at once.  Each failure must be the one its sabotage causes. */
@@ -281,18 +300,8 @@ test_race_sabotage_fails (void)
   struct ucb_rlops lost = *real, over = *real;
   uid_t base = 2103050000u;
 
-  if (!can_run_cases ())
-    {
-      tap_skip ("needs root and user namespaces to run the cells");
-      return;
-    }
-  lose_budget
-      = mmap (NULL, sizeof *lose_budget, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-  if (lose_budget == MAP_FAILED)
-    {
-      tap_skip ("mmap for the shared budget failed");
-      return;
-    }
+  if (!race_ready ())
+    return;
   lost.release = release_loses_racing;
   over.charge = charge_passes_bound_racing;
   for (size_t l = 0; l < sizeof levels / sizeof levels[0]; l++, base += 1000)
@@ -349,18 +358,8 @@ test_race_churn (void)
   long cpus = sysconf (_SC_NPROCESSORS_ONLN);
   uid_t base = 2103060000u;
 
-  if (!can_run_cases ())
-    {
-      tap_skip ("needs root and user namespaces to run the cells");
-      return;
-    }
-  lose_budget
-      = mmap (NULL, sizeof *lose_budget, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-  if (lose_budget == MAP_FAILED)
-    {
-      tap_skip ("mmap for the shared budget failed");
-      return;
-    }
+  if (!race_ready ())
+    return;
   keeps.churn = churn_keeps_task_racing;
   for (size_t l = 0; l < sizeof levels / sizeof levels[0]; l++, base += 1000)
     {
