@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* probe-work.h - what the verify probes do inside: fill a counter until the kernel refuses, read
- * SigQ, fork sleepers, count in rounds (probe.h runs them; script.h drives them by a table). */
+/* probe-work.h - what the hand-written cases' probes do inside: fill a counter until the kernel
+ * refuses, read SigQ, fork sleepers, count in rounds (probe.h runs them; the scripts' and the
+ * cells' agents charge through rlimit-ops.h instead). */
 #ifndef UCB_PROBE_WORK_H
 #define UCB_PROBE_WORK_H
 

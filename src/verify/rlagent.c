@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* rlagent.c - the generic rlimit agent of the matrix cells (rlagent.h). */
+/* rlagent.c - the generic rlimit agent of the matrix cells and the scripts (rlagent.h). */
 #include "config.h"
 
 #include <errno.h>
@@ -372,7 +372,8 @@ ucb_rlagent_start (struct ucb_rlagent *a, const struct ucb_rlops *ops, const cha
   struct agent_arg arg = { .ops = ops, .pl = *pl };
   struct ucb_probe_spec spec = {
     .what = what,
-    .uid = uid,
+    .uid = pl->ruid ? 0 : uid,
+    .ruid = pl->ruid ? uid : 0,
     .block_rt = true,
     /* At depth 0 the charges live in an IPC namespace that root makes (of init_user_ns). */
     .unshare = pl->depth == 0 && ops->ipc ? CLONE_NEWIPC : 0,
@@ -383,8 +384,8 @@ ucb_rlagent_start (struct ucb_rlagent *a, const struct ucb_rlops *ops, const cha
   if (pl->pair)
     {
       /* Its namespace and two-uid map first: the probe harness's range map, written by us. */
-      if (pl->depth != 1 || pl->room > 0)
-        return ucb_make_error (err, 0, "internal: a uid pair is made at depth 1 only");
+      if (pl->depth != 1 || pl->room > 0 || pl->ruid)
+        return ucb_make_error (err, 0, "internal: a uid pair: at depth 1 only, no room, no ruid");
       spec.userns = CLONE_NEWUSER | (ops->ipc ? CLONE_NEWIPC : 0);
       spec.map_first = uid;
       spec.map_width = 2;

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* rlagent.h - a generic rlimit agent for the matrix cells: a probe (probe.h) that becomes a
- * fresh uid, sits at depth 0, 1 or 2 of nested user namespaces, each created with a given soft
- * limit, sets its own soft limit innermost, then charges and releases units of one rlimit
- * (rlimit-ops.h) on order, so that the case process drives several agents and records alone. */
+/* rlagent.h - the generic rlimit agent of the matrix cells and the scripts (script.h): a probe
+ * (probe.h) that becomes a fresh uid, sits at depth 0, 1 or 2 of nested user namespaces, each
+ * created with a given soft limit, sets its own soft limit innermost, then charges and releases
+ * units of one rlimit (rlimit-ops.h) on order, so that the case process drives several agents
+ * and records alone. */
 #ifndef UCB_RLAGENT_H
 #define UCB_RLAGENT_H
 
@@ -32,6 +33,8 @@ struct ucb_rlplace
               * (the case process writes the map: two uids need a writer with CAP_SETUID
               * outside), so that the agent can flip its real uid (rlops churn); in a race
               * (P8) such an agent churns instead of charging */
+  bool ruid; /* not with `pair`: the agent becomes only the real uid (probe.h `.ruid`: euid 0,
+              * root's capabilities kept), charged to that uid's counters */
 };
 
 struct ucb_rlagent

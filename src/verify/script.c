@@ -1,12 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* script.c - a verify case as a table of steps (script.h). */
+/* script.c - a verify case as a table of steps (script.h): its agents are rlimit agents
+ * (rlagent.h), its observers ucb_vobserver. */
 #include "config.h"
 
-#include <sched.h>
-#include <string.h>
-
-#include "verify/probe.h"
 #include "verify/probe-work.h"
+#include "verify/rlagent.h"
 #include "verify/script.h"
 
 void
@@ -20,133 +18,65 @@ ucb_vobserve_fill (struct ucb_vresult *r, const char *name, enum ucb_vkind kind,
     ucb_vobserve (r, errno_name, UCB_VITEM_ERRNO, errno_expected, errnum);
 }
 
-enum
-{
-  OP,    /* order: an enum ucb_vop */
-  COUNT, /* order: at most; answer: how many */
-};
-
-/* Carry out one order: fill, drain, hold or count. */
+/* An agent at depth 0 with its own soft limit, or in a container created with it (the
+ * creator's snapshot) and raised inside to the hard limit. */
 static int
-agent_do (struct ucb_probe_out *o, struct ucb_vkids *held, ucb_error_t *err)
+actor_start (struct ucb_rlagent *ag, const struct ucb_vactor *a, uid_t base, ucb_error_t *err)
 {
-  long max = (long) o->v[COUNT], n = 0;
-
-  o->errnum = 0;
-  switch ((enum ucb_vop) o->v[OP])
-    {
-    case UCB_VOP_FILL:
-      n = ucb_vfill_rt (max, &o->errnum);
-      break;
-    case UCB_VOP_DRAIN:
-      n = ucb_vdrain_rt ();
-      break;
-    case UCB_VOP_HOLD:
-      n = ucb_vkids_fork (held, max, &o->errnum, err);
-      break;
-    case UCB_VOP_COUNT:
-      n = ucb_vfork_count (max, &o->errnum, err);
-      break;
-    case UCB_VOP_START:
-    case UCB_VOP_SIGQ:
-    case UCB_VOP_CAP:
-    case UCB_VOP_STOP:
-    default:
-      return ucb_make_error (err, 0, "internal: order %d to an agent", (int) o->v[OP]);
-    }
-  o->v[COUNT] = n;
-  return n < 0 ? -1 : 0;
-}
-
-static int
-agent_main (void *arg, struct ucb_probe_out *o, ucb_error_t *err)
-{
-  struct ucb_vkids held = UCB_VKIDS_NONE;
-  int r = 0;
-
-  (void) arg;
-  for (;;)
-    {
-      /* The first report says it is ready; every next one answers an order. */
-      if (ucb_probe_report (o, err) < 0 || ucb_probe_await (o, err) < 0)
-        {
-          r = -1;
-          break;
-        }
-      if (o->v[OP] == UCB_VOP_STOP)
-        break;
-      if (agent_do (o, &held, err) < 0)
-        {
-          r = -1;
-          break;
-        }
-    }
-  ucb_vdrain_rt ();
-  ucb_vkids_free (&held);
-  return r;
-}
-
-static int
-actor_start (struct ucb_probe *p, const struct ucb_vactor *a, uid_t base, ucb_error_t *err)
-{
-  struct ucb_probe_spec spec = {
-    .what = a->what,
-    .uid = a->ruid ? 0 : base + a->uid,
-    .ruid = a->ruid ? base + a->uid : 0,
-    .block_rt = true,
-    .resource = a->resource,
-    .soft = a->soft,
-    .userns = a->container ? CLONE_NEWUSER : 0,
-    .soft_inside = a->container ? RLIM_INFINITY : 0,
-  };
+  struct ucb_rlplace pl = { .depth = 0, .own = a->soft, .ruid = a->ruid };
+  enum ucb_rl rl = a->resource == RLIMIT_NPROC ? UCB_RL_NPROC : UCB_RL_SIGPENDING;
 
   if (a->resource == 0)
-    return ucb_vobserver (p, base + a->uid, err);
-  return ucb_probe_start_report (p, &spec, agent_main, NULL, NULL, err);
+    return ucb_vobserver (&ag->p, base + a->uid, err);
+  if (a->resource != RLIMIT_SIGPENDING && a->resource != RLIMIT_NPROC)
+    return ucb_make_error (err, 0, "internal: a script agent of rlimit %d", a->resource);
+  if (a->container)
+    pl = (struct ucb_rlplace){ .depth = 1, .snap = { a->soft }, .own = UCB_RL_HARD };
+  return ucb_rlagent_start (ag, &ucb_rlops[rl], a->what, base + a->uid, &pl, err);
 }
 
-/* Order the agent: the count in *n, the refusal's errno in *errnum. */
+/* Release, end, reap an agent (kill an observer); with `err` already set just kill it. */
 static int
-actor_order (struct ucb_probe *p, enum ucb_vop op, long max, long *n, int *errnum, ucb_error_t *err)
+actor_stop (struct ucb_rlagent *ag, const struct ucb_vactor *a, ucb_error_t *err)
 {
-  struct ucb_probe_out o;
+  if (ag->p.fd >= 0 && a->resource == 0 && !*err)
+    {
+      ucb_probe_kill (&ag->p);
+      return 0;
+    }
+  return ucb_rlagent_stop (ag, err);
+}
 
-  memset (&o, 0, sizeof o);
-  o.v[OP] = op;
-  o.v[COUNT] = max;
-  if (ucb_probe_order (p, &o, err) < 0 || ucb_probe_next (p, &o, err) < 0)
+/* Order an agent: the count in *n, the refusal's errno in *errnum.  A fill that its held table
+ * cut short would read as a count to the cap: the script asked too much of one agent. */
+static int
+actor_order (struct ucb_rlagent *ag, const struct ucb_vstep *s, long *n, int *errnum,
+             ucb_error_t *err)
+{
+  struct ucb_rlans ans, back;
+
+  if (s->op == UCB_VOP_DRAIN)
+    {
+      if (ucb_rlagent_release (ag, -1, &ans, err) < 0)
+        return -1;
+      *n = ans.count;
+      return 0;
+    }
+  if (ucb_rlagent_fill (ag, s->max, false, &ans, err) < 0)
     return -1;
-  *n = (long) o.v[COUNT];
-  *errnum = o.errnum;
+  if (ans.tries < s->max)
+    return ucb_make_error (err, 0, "internal: %s holds too many to try %ld more", ag->p.name,
+                           s->max);
+  if (s->op == UCB_VOP_COUNT && ucb_rlagent_release (ag, ans.count, &back, err) < 0)
+    return -1;
+  *n = ans.count;
+  *errnum = ans.errnum;
   return 0;
-}
-
-/* Drain, end, reap an agent (kill an observer); with `err` already set just kill it. */
-static int
-actor_stop (struct ucb_probe *p, const struct ucb_vactor *a, ucb_error_t *err)
-{
-  struct ucb_probe_out o;
-
-  if (p->fd < 0)
-    return 0; /* never started, or stopped */
-  if (*err || a->resource == 0)
-    {
-      ucb_probe_kill (p);
-      return *err ? -1 : 0;
-    }
-  memset (&o, 0, sizeof o);
-  o.v[OP] = UCB_VOP_STOP;
-  if (ucb_probe_order (p, &o, err) < 0)
-    {
-      ucb_probe_kill (p);
-      return -1;
-    }
-  return ucb_probe_finish (p, NULL, err);
 }
 
 /* One step on started actors; its observations. */
 static int
-script_step (struct ucb_vctx *ctx, struct ucb_probe *p, const struct ucb_vactor *actors,
+script_step (struct ucb_vctx *ctx, struct ucb_rlagent *ag, const struct ucb_vactor *actors,
              const struct ucb_vstep *s, ucb_error_t *err)
 {
   long n = 0, tries;
@@ -155,21 +85,23 @@ script_step (struct ucb_vctx *ctx, struct ucb_probe *p, const struct ucb_vactor 
   switch (s->op)
     {
     case UCB_VOP_START:
-      return actor_start (&p[s->who], &actors[s->who], ctx->uid_base, err);
+      return actor_start (&ag[s->who], &actors[s->who], ctx->uid_base, err);
     case UCB_VOP_STOP:
-      return actor_stop (&p[s->who], &actors[s->who], err);
+      return actor_stop (&ag[s->who], &actors[s->who], err);
     case UCB_VOP_SIGQ:
-      n = ucb_vsigq (p[s->who].pid);
+      n = ucb_vsigq (ag[s->who].p.pid);
       break;
     case UCB_VOP_CAP:
-      n = ucb_vcap_effective (p[s->who].pid, (int) s->max);
+      n = ucb_vcap_effective (ag[s->who].p.pid, (int) s->max);
       break;
     case UCB_VOP_FILL:
     case UCB_VOP_DRAIN:
     case UCB_VOP_HOLD:
     case UCB_VOP_COUNT:
     default:
-      if (actor_order (&p[s->who], s->op, s->max, &n, &errnum, err) < 0)
+      if (actors[s->who].resource == 0)
+        return ucb_make_error (err, 0, "internal: order %d to an observer", (int) s->op);
+      if (actor_order (&ag[s->who], s, &n, &errnum, err) < 0)
         return -1;
       break;
     }
@@ -180,32 +112,50 @@ script_step (struct ucb_vctx *ctx, struct ucb_probe *p, const struct ucb_vactor 
   return 0;
 }
 
+/* Signals are queued and drained by SIGPENDING agents, children held and counted by NPROC
+ * ones: an agent charges its own rlimit only (rlimit-ops.h). */
+static bool
+order_fits (const struct ucb_vstep *s, const struct ucb_vactor *a)
+{
+  if (s->op == UCB_VOP_FILL || s->op == UCB_VOP_DRAIN)
+    return a->resource == RLIMIT_SIGPENDING;
+  if (s->op == UCB_VOP_HOLD || s->op == UCB_VOP_COUNT)
+    return a->resource == RLIMIT_NPROC;
+  return true;
+}
+
 #define UCB_VACTORS_MAX 8
 
 int
 ucb_vscript (struct ucb_vctx *ctx, const struct ucb_vactor *actors, size_t nactors,
              const struct ucb_vstep *steps, size_t nsteps, ucb_error_t *err)
 {
-  struct ucb_probe p[UCB_VACTORS_MAX];
+  struct ucb_rlagent ag[UCB_VACTORS_MAX];
   bool later[UCB_VACTORS_MAX] = { false };
 
   if (nactors > UCB_VACTORS_MAX)
     return ucb_make_error (err, 0, "internal: a script of %zu actors", nactors);
   for (size_t s = 0; s < nsteps; s++)
-    if (steps[s].who < 0 || (size_t) steps[s].who >= nactors)
-      return ucb_make_error (err, 0, "internal: step %zu names actor %d of %zu", s + 1,
-                             steps[s].who, nactors);
+    {
+      if (steps[s].who < 0 || (size_t) steps[s].who >= nactors)
+        return ucb_make_error (err, 0, "internal: step %zu names actor %d of %zu", s + 1,
+                               steps[s].who, nactors);
+      if (!order_fits (&steps[s], &actors[steps[s].who]))
+        return ucb_make_error (err, 0, "internal: step %zu gives order %d to %s", s + 1,
+                               (int) steps[s].op,
+                               actors[steps[s].who].what ? actors[steps[s].who].what : "its agent");
+    }
   for (size_t i = 0; i < nactors; i++)
-    p[i] = (struct ucb_probe) UCB_PROBE_NONE;
+    ag[i] = (struct ucb_rlagent) UCB_RLAGENT_NONE;
   for (size_t s = 0; s < nsteps; s++)
     if (steps[s].op == UCB_VOP_START)
       later[steps[s].who] = true;
   for (size_t i = 0; i < nactors && !*err; i++)
     if (!later[i])
-      (void) actor_start (&p[i], &actors[i], ctx->uid_base, err);
+      (void) actor_start (&ag[i], &actors[i], ctx->uid_base, err);
   for (size_t s = 0; s < nsteps && !*err; s++)
-    (void) script_step (ctx, p, actors, &steps[s], err);
+    (void) script_step (ctx, ag, actors, &steps[s], err);
   for (size_t i = 0; i < nactors; i++)
-    (void) actor_stop (&p[i], &actors[i], err);
+    (void) actor_stop (&ag[i], &actors[i], err);
   return *err ? -1 : 0;
 }

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* script.h - a verify case as a table of steps: agents (probes that fill, drain or fork on
- * order) and observers carry them out, and each step's values become its observations.  Kept
- * apart from probe-work.h: it records observations (verify.h), which probe-work's callers must not.
- */
+/* script.h - a verify case as a table of steps: agents (rlimit agents, rlagent.h, that charge
+ * and release on order) and observers carry them out, and each step's values become its
+ * observations.  Kept apart from rlagent.h and probe-work.h: it records observations
+ * (verify.h), which their callers must not. */
 #ifndef UCB_SCRIPT_H
 #define UCB_SCRIPT_H
 
@@ -15,11 +15,12 @@
 #include "core/util.h"
 #include "verify/verify.h"
 
-/* Who carries out the steps.  An agent (resource RLIMIT_SIGPENDING or RLIMIT_NPROC) is a probe
- * that blocks SIGRTMIN, becomes `uid` with soft `soft` of `resource` and, with `container`,
- * creates a user namespace and raises its soft limit inside to the hard one; it then acts on
- * order.  An observer (resource 0) sleeps as `uid` in our namespace: its SigQ shows (init
- * namespace, uid)'s counter.  `what` names it in errors. */
+/* Who carries out the steps.  An agent (resource RLIMIT_SIGPENDING or RLIMIT_NPROC) is an
+ * rlimit agent of that rlimit (rlagent.h; it blocks SIGRTMIN) that becomes `uid` with soft
+ * `soft` and, with `container`, creates a user namespace (its snapshot: `soft`) and raises its
+ * soft limit inside to the hard one; it then acts on order.  An observer (resource 0) sleeps as
+ * `uid` in our namespace: its SigQ shows (init namespace, uid)'s counter.  `what` names it in
+ * errors. */
 struct ucb_vactor
 {
   const char *what;
@@ -33,13 +34,14 @@ struct ucb_vactor
 enum ucb_vop
 {
   UCB_VOP_START, /* start the actor here (else every actor starts before the first step) */
-  UCB_VOP_FILL,  /* queue up to `max` SIGRTMIN: the count and the refusal's errno */
-  UCB_VOP_DRAIN, /* take every queued SIGRTMIN: how many */
-  UCB_VOP_HOLD,  /* fork up to `max` more sleepers and keep them: the count, the errno */
-  UCB_VOP_COUNT, /* fork up to `max` sleepers and release them: the count, the errno */
+  UCB_VOP_FILL,  /* charge up to `max` units and hold them (SIGPENDING: queue SIGRTMIN to
+                  * itself; NPROC: fork a sleeper): the count and the refusal's errno */
+  UCB_VOP_DRAIN, /* release every unit it holds (SIGPENDING: take its queued SIGRTMIN): how many */
+  UCB_VOP_HOLD,  /* a FILL (NPROC's name for it: the children stay) */
+  UCB_VOP_COUNT, /* a FILL, then release what it took: the count, the errno */
   UCB_VOP_SIGQ,  /* read the actor's SigQ (from the case process) */
   UCB_VOP_CAP,   /* whether capability `max` is in the actor's effective set: 1 or 0 */
-  UCB_VOP_STOP,  /* drain, release, end the actor */
+  UCB_VOP_STOP,  /* release everything, end the actor */
 };
 
 /* One step, and what it observes: the value (a count, SigQ) as `name` of `kind`, and the

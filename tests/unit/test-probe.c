@@ -202,22 +202,26 @@ test_setup_error (void)
   ucb_error_free (&err);
 }
 
-/* A script's steps run in order on an agent (as we are: uid offset 0 of uid_base 0) and
+/* A script's steps run in order on its agents (as we are: uid offset 0 of uid_base 0) and
  * become observations, in order.  The level-0 counter is our uid's, which other tasks of ours
  * may hold units of at any moment (root's timers, other tests): the checks hold whatever they
- * hold (the drain takes exactly what the agent queued). */
+ * hold (the drain takes exactly what the agent queued).  The forker holds and counts children
+ * under the hard NPROC limit, far above them. */
 static void
 test_script (void)
 {
-  static const struct ucb_vactor actors[] = { { "the agent", 0, RLIMIT_SIGPENDING, 8, false } };
+  static const struct ucb_vactor actors[] = {
+    { "the agent", 0, RLIMIT_SIGPENDING, 8, false },
+    { "the forker", 0, RLIMIT_NPROC, RLIM_INFINITY, false },
+  };
   static const struct ucb_vstep steps[] = {
     { 0, UCB_VOP_FILL, UCB_VTRIES (8), "queued", UCB_VITEM_ADMITTED, 8, "refused", EAGAIN },
     { 0, UCB_VOP_SIGQ, 0, "SigQ full", UCB_VITEM_COUNTER, 8 },
     { 0, UCB_VOP_DRAIN, 0, "drained", UCB_VITEM_EXACT, 8 },
     { 0, UCB_VOP_SIGQ, 0, "SigQ drained", UCB_VITEM_COUNTER, 0 },
     { 0, UCB_VOP_FILL, 2, NULL, UCB_VITEM_EXACT, 0 },
-    { 0, UCB_VOP_HOLD, 3, "held", UCB_VITEM_EXACT, 3, "hold errno", 0 },
-    { 0, UCB_VOP_COUNT, 2, "counted", UCB_VITEM_EXACT, 2 },
+    { 1, UCB_VOP_HOLD, 3, "held", UCB_VITEM_EXACT, 3, "hold errno", 0 },
+    { 1, UCB_VOP_COUNT, 2, "counted", UCB_VITEM_EXACT, 2 },
   };
   static const char *const names[] = { "queued",       "refused", "SigQ full",  "drained",
                                        "SigQ drained", "held",    "hold errno", "counted" };
@@ -282,7 +286,8 @@ test_cap (void)
 }
 
 /* An agent that fails (a soft limit above the hard one) ends the script with its error, named
- * after it; a step that names no actor is refused before anything starts. */
+ * after it; a step that names no actor, or gives an agent another rlimit's order, is refused
+ * before anything starts. */
 static void
 test_script_errors (void)
 {
@@ -293,6 +298,9 @@ test_script_errors (void)
   };
   static const struct ucb_vstep stray[] = {
     { 1, UCB_VOP_FILL, 3, "queued", UCB_VITEM_ADMITTED, 3 },
+  };
+  static const struct ucb_vstep misfit[] = {
+    { 0, UCB_VOP_HOLD, 3, "held", UCB_VITEM_EXACT, 3 },
   };
   struct ucb_vresult res;
   struct ucb_kernel k = { 0 };
@@ -307,6 +315,12 @@ test_script_errors (void)
   tap_check_int (ucb_vscript (&ctx, bad, 1, stray, 1, &err), <, 0);
   tap_check (err != NULL && strstr (err->msg, "names actor 1 of 1") != NULL);
   ucb_error_free (&err);
+  /* A SIGPENDING agent holds no children: an order of another rlimit is refused, not carried
+   * out with signals. */
+  tap_check_int (ucb_vscript (&ctx, bad, 1, misfit, 1, &err), <, 0);
+  tap_check (err != NULL && strstr (err->msg, "gives order") != NULL);
+  tap_check_int (res.n, ==, 0);
+  ucb_error_free (&err);
 }
 
 static const struct tap_test tests[] = {
@@ -318,7 +332,8 @@ static const struct tap_test tests[] = {
   { "a setup failure (rlimit, uid change) comes back as the child's error", test_setup_error },
   { "a script's steps run in order and become its observations, in order", test_script },
   { "a count that reaches the safety cap reads cap + 1 and is judged over-admission", test_cap },
-  { "a failing agent ends its script with its error; a stray step is refused", test_script_errors },
+  { "a failing agent ends its script with its error; a stray or misfit step is refused",
+    test_script_errors },
 };
 
 TAP_MAIN (tests)
