@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* compare-text.c - `ucbench compare`'s text: drawn from its JSON result (compare.c), the
- * documents named with their kernel and CPU.  Null is `-`, never nan. */
+ * documents named with their kernel and CPU.  Null is `-`, never nan.  A string from a document
+ * (or a file name) goes through ucb_escape_controls(), as messages do: a workload "get\nppid"
+ * stays on its line. */
 #include "config.h"
 
 #include <math.h>
@@ -8,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/error.h"
 #include "core/json-util.h"
 #include "core/util.h"
 #include "report/compare-stats.h"
@@ -19,8 +22,39 @@ static void
 print_docs (const char *what, const struct ucb_doc *docs, size_t n)
 {
   for (size_t k = 0; k < n; k++)
-    printf ("# %s: %s (kernel %s, %s)\n", what, docs[k].name, docs[k].host.kernel_release ?: "?",
-            docs[k].host.cpu_model ?: "?");
+    {
+      cleanup_free char *name = ucb_escape_controls (docs[k].name);
+      cleanup_free char *kernel = ucb_escape_controls (docs[k].host.kernel_release ?: "?");
+      cleanup_free char *cpu = ucb_escape_controls (docs[k].host.cpu_model ?: "?");
+
+      printf ("# %s: %s (kernel %s, %s)\n", what, name, kernel, cpu);
+    }
+}
+
+/* "# only in FILE: POINT" and "# verify ID: BASE -> HEAD" lines. */
+static void
+print_only_and_verify (json_t *out)
+{
+  size_t i;
+  json_t *x;
+
+  json_array_foreach (json_object_get (out, "only_in"), i, x)
+  {
+    cleanup_free char *file = ucb_escape_controls (json_string_value (json_object_get (x, "file")));
+    cleanup_free char *point
+        = ucb_escape_controls (json_string_value (json_object_get (x, "point")));
+    printf ("# only in %s: %s\n", file, point);
+  }
+  json_array_foreach (json_object_get (out, "verify"), i, x)
+  {
+    cleanup_free char *id = ucb_escape_controls (json_string_value (json_object_get (x, "id")));
+    cleanup_free char *b
+        = ucb_escape_controls (json_string_value (json_object_get (x, "base")) ?: "(absent)");
+    cleanup_free char *h
+        = ucb_escape_controls (json_string_value (json_object_get (x, "head")) ?: "(absent)");
+    printf ("# verify %s: %s -> %s%s\n", id, b, h,
+            json_is_true (json_object_get (x, "newly_failing")) ? "  NEWLY FAILING" : "");
+  }
 }
 
 void
@@ -100,6 +134,9 @@ print_row (json_t *x)
   bool c = json_is_true (json_object_get (x, "ratio_from_contended"));
   char ci[40], cpu[40], mb[24], mh[24], rb[24], rh[24], runs[56], p[16] = "-", v[64];
   char fl[4 * UCB_POINT_FLAGS_MAX + 32];
+  cleanup_free char *w = ucb_escape_controls (json_string_value (json_object_get (x, "workload")));
+  cleanup_free char *o = ucb_escape_controls (json_string_value (json_object_get (x, "owner")));
+  cleanup_free char *m = ucb_escape_controls (json_string_value (json_object_get (x, "mode")));
 
   ucb_cmp_ratio_cell (x, c, ci, sizeof ci);
   ucb_cmp_ratio_cell (json_object_get (x, "cpu_ns_per_op"), c, cpu, sizeof cpu);
@@ -120,12 +157,9 @@ print_row (json_t *x)
                   : "repeats");
   else
     snprintf (v, sizeof v, "%s", json_string_value (json_object_get (x, "verdict")));
-  printf ("%-9s %-9s %5lld %5lld %-7s %5lld %12s %12s  %-22s %-22s %-9s %6s  %s%s\n",
-          json_string_value (json_object_get (x, "workload")),
-          json_string_value (json_object_get (x, "owner")),
+  printf ("%-9s %-9s %5lld %5lld %-7s %5lld %12s %12s  %-22s %-22s %-9s %6s  %s%s\n", w, o,
           json_integer_value (json_object_get (x, "depth")),
-          json_integer_value (json_object_get (x, "tasks")),
-          json_string_value (json_object_get (x, "mode")),
+          json_integer_value (json_object_get (x, "tasks")), m,
           json_integer_value (json_object_get (x, "containers")), mb, mh, ci, cpu, runs, p, v, fl);
 }
 
@@ -161,7 +195,11 @@ ucb_compare_print_text (json_t *out, const struct ucb_doc *base, size_t n_base,
   print_docs ("base", base, n_base);
   print_docs ("head", head, n_head);
   json_array_foreach (json_object_get (out, "warnings"), i, x)
-      printf ("# note: %s\n", json_string_value (x));
+  {
+    /* Differences quote the documents' host and config values. */
+    cleanup_free char *note = ucb_escape_controls (json_string_value (x));
+    printf ("# note: %s\n", note);
+  }
   printf ("# method: ratio head/base of per-container ops/s, 95%% Welch t interval on the log "
           "of per-run values;\n#   regression/improvement when the interval lies beyond "
           "1 -/+ %.1f%% with Holm-adjusted p < %.2f over the table (docs/statistics.md)\n",
@@ -180,14 +218,7 @@ ucb_compare_print_text (json_t *out, const struct ucb_doc *base, size_t n_base,
           "depth", "tasks", "mode", "N", "base ops/s", "head ops/s", "ratio [95% CI]",
           "CPU ns/op ratio", "runs b/h", "p adj", "verdict");
   json_array_foreach (json_object_get (out, "points"), i, x) print_row (x);
-  json_array_foreach (json_object_get (out, "only_in"), i, x)
-      printf ("# only in %s: %s\n", json_string_value (json_object_get (x, "file")),
-              json_string_value (json_object_get (x, "point")));
-  json_array_foreach (json_object_get (out, "verify"), i, x)
-      printf ("# verify %s: %s -> %s%s\n", json_string_value (json_object_get (x, "id")),
-              json_string_value (json_object_get (x, "base")) ?: "(absent)",
-              json_string_value (json_object_get (x, "head")) ?: "(absent)",
-              json_is_true (json_object_get (x, "newly_failing")) ? "  NEWLY FAILING" : "");
+  print_only_and_verify (out);
   ucb_compare_usl_print (json_object_get (out, "scalability"));
   printf ("# %lld regression(s), %lld newly failing verify case(s)\n",
           json_integer_value (json_object_get (out, "regressions")),

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/error.h"
 #include "core/json-util.h"
 #include "core/util.h"
 #include "report/compare-usl.h"
@@ -143,6 +144,7 @@ ucb_compare_usl_print (json_t *scalability)
     json_t *b = json_object_get (x, "base"), *h = json_object_get (x, "head");
     json_t *sc = json_object_get (x, "scale");
     char what[48];
+    cleanup_free char *w = NULL, *o = NULL, *m = NULL;
 
     if (json_is_null (json_object_get (x, "sigma")) || json_object_get (x, "sigma") == NULL)
       continue;
@@ -150,12 +152,12 @@ ucb_compare_usl_print (json_t *scalability)
       printf ("# scalability: the USL per series, base -> head, 95%% profile intervals; a change "
               "is established when they do not overlap (docs/statistics.md)\n");
     head = true;
-    printf ("# %s %s depth %lld, %lld task(s), %s:\n",
-            json_string_value (json_object_get (x, "workload")),
-            json_string_value (json_object_get (x, "owner")),
+    w = ucb_escape_controls (json_string_value (json_object_get (x, "workload")));
+    o = ucb_escape_controls (json_string_value (json_object_get (x, "owner")));
+    m = ucb_escape_controls (json_string_value (json_object_get (x, "mode")));
+    printf ("# %s %s depth %lld, %lld task(s), %s:\n", w, o,
             json_integer_value (json_object_get (x, "depth")),
-            json_integer_value (json_object_get (x, "tasks")),
-            json_string_value (json_object_get (x, "mode")));
+            json_integer_value (json_object_get (x, "tasks")), m);
     print_change ("sigma (contention)", json_object_get (b, "sigma"), json_object_get (h, "sigma"),
                   json_object_get (x, "sigma"));
     print_change ("kappa (coherency)", json_object_get (b, "kappa"), json_object_get (h, "kappa"),

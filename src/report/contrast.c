@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/error.h"
 #include "core/json-util.h"
 #include "core/stats.h"
 #include "core/util.h"
@@ -342,6 +343,8 @@ print_row (FILE *f, const json_t *x)
   bool c = json_is_true (json_object_get (x, "ratio_from_contended"));
   char ci[48], cpu[48], ms[24] = "-", md[24] = "-", rs[24], rd[24], runs[56], v[64];
   char sides[4 * UCB_POINT_FLAGS_MAX + 40], fl[sizeof sides + 3];
+  cleanup_free char *w = ucb_escape_controls (json_string_value (json_object_get (x, "workload")));
+  cleanup_free char *m = ucb_escape_controls (json_string_value (json_object_get (x, "mode")));
 
   ucb_cmp_ratio_cell (x, c, ci, sizeof ci);
   ucb_cmp_ratio_cell (json_object_get (x, "cpu_ns_per_op"), c, cpu, sizeof cpu);
@@ -361,11 +364,9 @@ print_row (FILE *f, const json_t *x)
   fl[0] = '\0';
   if (sides[0])
     snprintf (fl, sizeof fl, " [%s]", sides);
-  fprintf (f, "%-9s %5lld %5lld %-7s %5lld %12s %14s  %-22s %-22s %-9s %s%s\n",
-           json_string_value (json_object_get (x, "workload")),
+  fprintf (f, "%-9s %5lld %5lld %-7s %5lld %12s %14s  %-22s %-22s %-9s %s%s\n", w,
            json_integer_value (json_object_get (x, "depth")),
-           json_integer_value (json_object_get (x, "tasks")),
-           json_string_value (json_object_get (x, "mode")),
+           json_integer_value (json_object_get (x, "tasks")), m,
            json_integer_value (json_object_get (x, "containers")), ms, md, ci, cpu, runs, v, fl);
 }
 

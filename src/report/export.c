@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/error.h"
 #include "core/json-util.h"
 #include "core/stats.h"
 #include "core/util.h"
@@ -281,7 +282,8 @@ gbench_common (const struct ucb_doc_point *p, const struct gbench_ids *id, const
   ucb_json_set (o, "run_name", ucb_json_str (name));
   ucb_json_set (o, "run_type", ucb_json_str (*suffix ? "aggregate" : "iteration"));
   ucb_json_set (o, "repetitions", ucb_json_int ((long long) id->repetitions));
-  ucb_json_set (o, "threads", ucb_json_int (p->containers * p->tasks));
+  /* Saturated: Google Benchmark's counts are int64 (docs/exporters.md). */
+  ucb_json_set (o, "threads", ucb_json_int (ucb_count_mul (p->containers, p->tasks)));
   return o;
 }
 
@@ -298,7 +300,7 @@ gbench_row (const struct ucb_doc_point *p, const struct gbench_ids *id, size_t r
   char flags[UCB_POINT_FLAGS_MAX];
 
   for (size_t j = 0; j < p->n_pc; j++)
-    ops += p->pc[j].ops;
+    ops = ucb_count_add (ops, p->pc[j].ops);
   ucb_json_set (o, "repetition_index", ucb_json_int ((long long) repetition));
   ucb_json_set (o, "iterations", ucb_json_int (ops));
   ucb_json_set (o, "real_time", ucb_json_real (figure_of (&p->sum, FIG_REAL_NS)));
@@ -421,7 +423,7 @@ export_lkp (FILE *f, const struct ucb_doc *d, const struct ucb_flags *fl)
       const struct ucb_doc_group *gr = &d->groups[p->group];
       const struct ucb_doc_summary *m = &gr->median;
       bool thread = strcmp (p->mode, "thread") == 0;
-      cleanup_free char *prefix = NULL, *dpart = NULL, *tpart = NULL, *mpart = NULL;
+      cleanup_free char *prefix = NULL, *dpart = NULL, *tpart = NULL, *mpart = NULL, *raw = NULL;
       struct ucb_stats st;
       const char *names[] = { thread ? "per_thread_ops" : "per_process_ops",
                               "workload",
@@ -445,8 +447,10 @@ export_lkp (FILE *f, const struct ucb_doc *d, const struct ucb_flags *fl)
       dpart = p->depth != 1 ? xasprintf (".d%lld", p->depth) : xstrdup ("");
       tpart = p->tasks != 1 ? xasprintf (".t%lld", p->tasks) : xstrdup ("");
       mpart = strcmp (p->mode, "process") != 0 ? xasprintf (".%s", p->mode) : xstrdup ("");
-      prefix = xasprintf ("%s.%s%s%s%s.%lld", p->workload, p->owner, dpart, tpart, mpart,
-                          p->containers);
+      raw = xasprintf ("%s.%s%s%s%s.%lld", p->workload, p->owner, dpart, tpart, mpart,
+                       p->containers);
+      /* One `key: value` a line: a document's control characters escaped, as in messages. */
+      prefix = ucb_escape_controls (raw);
       for (size_t k = 0; k < UCB_ARRAY_SIZE (names); k++)
         if (isfinite (v[k]))
           fprintf (f, "%s.%s: %.10g\n", prefix, names[k], v[k]);

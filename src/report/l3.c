@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdio.h>
 
+#include "core/error.h"
 #include "core/json-util.h"
 #include "core/util.h"
 #include "report/model.h"
@@ -56,14 +57,15 @@ ucb_report_l3_text (FILE *f, json_t *rows)
     json_t *eff = json_object_get (r, "scaling_efficiency_pct");
     json_t *pc = json_object_get (r, "per_container_ops");
     char e[32] = "-", p[32] = "-";
+    cleanup_free char *w
+        = ucb_escape_controls (json_string_value (json_object_get (r, "workload")));
+    cleanup_free char *o = ucb_escape_controls (json_string_value (json_object_get (r, "owner")));
 
     if (json_is_number (eff))
       snprintf (e, sizeof e, "%.0f%%", json_number_value (eff));
     if (json_is_number (pc))
       snprintf (p, sizeof p, "%.0f", json_number_value (pc));
-    fprintf (f, "%-9s %-9s %5lld %5lld %5lld %5lld %10lld %14s %10s\n",
-             json_string_value (json_object_get (r, "workload")),
-             json_string_value (json_object_get (r, "owner")),
+    fprintf (f, "%-9s %-9s %5lld %5lld %5lld %5lld %10lld %14s %10s\n", w, o,
              json_integer_value (json_object_get (r, "depth")),
              json_integer_value (json_object_get (r, "containers")),
              json_integer_value (json_object_get (r, "cpus")),

@@ -66,13 +66,20 @@ int ucb_opt_int (const struct ucb_loc *l, json_t *o, const char *key, long long 
                  long long *out, ucb_error_t *err);
 int ucb_opt_bool (const struct ucb_loc *l, json_t *o, const char *key, bool *out, ucb_error_t *err);
 
-/* The schema's range of a number the loader read (`v`, NaN for null: always in range): below
- * `lo` or above `hi` is a schema error naming the field, "`a.json`: results[0].containers: -4
- * is out of range (at least 1)".  Every reader loads through the model, so a document the
- * schema rejects for a range is refused by every reader alike. */
-int ucb_range (const struct ucb_loc *l, const char *key, double v, double lo, double hi,
-               ucb_error_t *err);
-#define UCB_NO_MAX INFINITY
+/* The schema's range of a number (`v`, NaN for null: always in range): below `lo` (or at it when
+ * `lo_open`, the schema's exclusiveMinimum) or above `hi` is a schema error naming the field,
+ * "`a.json`: results[0]: \"containers\" is -4, out of range (at least 1)". */
+int ucb_range (const struct ucb_loc *l, const char *key, double v, double lo, bool lo_open,
+               double hi, ucb_error_t *err);
+/* A string of an enum that is none of `words` (NULL-terminated): a schema error naming the
+ * field and the words. */
+int ucb_enum (const struct ucb_loc *l, const char *key, const char *v, const char *const *words,
+              ucb_error_t *err);
+
+/* model-ranges.c: every range and enum of docs/ucbench-result.schema.json, checked over the
+ * whole document `doc` (named `name`) before the loader reads it, whether or not a reader uses
+ * the field: a document the schema rejects for a range is refused by every reader alike. */
+int ucb_doc_check_ranges (json_t *doc, const char *name, ucb_error_t *err);
 
 /* model-validate.c: the top level of d->json (results[], verify[], their kind against `kinds`,
  * host, config, run, kernel_matrix); a results[] entry's contention and placement. */

@@ -33,14 +33,10 @@ load_container (struct ucb_loc *l, json_t *c, struct ucb_doc_container *out, dou
       || ucb_req_num (l, c, "rate_ops_per_s", false, &out->rate_ops_per_s, err) < 0
       || ucb_req_num (l, c, "cpu_ns_per_op", true, &out->cpu_ns_per_op, err) < 0
       || ucb_field (l, c, "ops_per_s", UCB_J_OBJECT, false, &stats, err) < 0
-      || ucb_field (l, c, "samples", UCB_J_ARRAY, false, &samples, err) < 0
-      || ucb_range (l, "ops", (double) out->ops, 0, UCB_NO_MAX, err) < 0
-      || ucb_range (l, "rate_ops_per_s", out->rate_ops_per_s, 0, UCB_NO_MAX, err) < 0
-      || ucb_range (l, "cpu_ns_per_op", out->cpu_ns_per_op, 0, UCB_NO_MAX, err) < 0)
+      || ucb_field (l, c, "samples", UCB_J_ARRAY, false, &samples, err) < 0)
     return -1;
   snprintf (l->at + at, sizeof l->at - (size_t) at, ".ops_per_s");
-  if (ucb_req_num (l, stats, "stddev", true, &out->ops_per_s_stddev, err) < 0
-      || ucb_range (l, "stddev", out->ops_per_s_stddev, 0, UCB_NO_MAX, err) < 0)
+  if (ucb_req_num (l, stats, "stddev", true, &out->ops_per_s_stddev, err) < 0)
     return -1;
   out->n_samples = json_array_size (samples);
   *rates = xcalloc (out->n_samples + 1, sizeof **rates);
@@ -49,8 +45,7 @@ load_container (struct ucb_loc *l, json_t *c, struct ucb_doc_container *out, dou
     snprintf (l->at + at, sizeof l->at - (size_t) at, ".samples[%zu]", j);
     if (!json_is_object (s))
       return ucb_schema_error (l, err, "not an object");
-    if (ucb_req_num (l, s, "ops_per_s", true, &(*rates)[j], err) < 0
-        || ucb_range (l, "ops_per_s", (*rates)[j], 0, UCB_NO_MAX, err) < 0)
+    if (ucb_req_num (l, s, "ops_per_s", true, &(*rates)[j], err) < 0)
       return -1;
   }
   l->at[at] = '\0';
@@ -104,14 +99,6 @@ load_summary (const struct ucb_loc *l, json_t *s, struct ucb_doc_summary *out, u
       || ucb_req_num (l, s, "cpu_ns_per_op", true, &out->cpu_ns_per_op, err) < 0
       || ucb_req_int (l, s, "failed_ops", &out->failed_ops, err) < 0)
     return -1;
-  if (ucb_range (l, "total_ops_per_s", out->total_ops_per_s, 0, UCB_NO_MAX, err) < 0
-      || ucb_range (l, "per_container_ops", out->per_container_ops, 0, UCB_NO_MAX, err) < 0
-      || ucb_range (l, "scalability", out->scalability, 0, UCB_NO_MAX, err) < 0
-      || ucb_range (l, "fairness", out->fairness, 0, 1, err) < 0
-      || ucb_range (l, "cv", out->cv, 0, UCB_NO_MAX, err) < 0
-      || ucb_range (l, "cpu_ns_per_op", out->cpu_ns_per_op, 0, UCB_NO_MAX, err) < 0
-      || ucb_range (l, "failed_ops", (double) out->failed_ops, 0, UCB_NO_MAX, err) < 0)
-    return -1;
   return 0;
 }
 
@@ -133,11 +120,7 @@ load_point (struct ucb_loc *l, json_t *r, struct ucb_doc_point *p, ucb_error_t *
       || ucb_req_int (l, r, "repeat", &p->repeat, err) < 0
       || ucb_req_str (l, r, "status", &p->status, err) < 0
       || ucb_field (l, r, "per_container", UCB_J_ARRAY, false, &pcs, err) < 0
-      || ucb_field (l, r, "summary", UCB_J_OBJECT, false, &sum, err) < 0
-      || ucb_range (l, "containers", (double) p->containers, 1, UCB_NO_MAX, err) < 0
-      || ucb_range (l, "depth", (double) p->depth, 0, UCB_NO_MAX, err) < 0
-      || ucb_range (l, "tasks", (double) p->tasks, 1, UCB_NO_MAX, err) < 0
-      || ucb_range (l, "repeat", (double) p->repeat, 1, UCB_NO_MAX, err) < 0)
+      || ucb_field (l, r, "summary", UCB_J_OBJECT, false, &sum, err) < 0)
     return -1;
   if (ucb_opt_str (l, r, "reason", &p->reason, err) < 0 || load_containers (l, pcs, p, err) < 0)
     return -1;
@@ -554,6 +537,9 @@ ucb_doc_load (json_t *json, const char *name, unsigned kinds, struct ucb_doc *d,
   size_t i;
 
   memset (d, 0, sizeof *d);
+  /* The schema's ranges first, over the whole document: every reader refuses alike. */
+  if (ucb_doc_check_ranges (json, name, err) < 0)
+    return -1;
   d->json = json_incref (json);
   d->name = name;
   if (ucb_doc_load_top (d, kinds, &results, &verify, err) < 0)

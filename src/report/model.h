@@ -8,8 +8,10 @@
  * there are no defaults for them.  Fields the schema leaves optional, and host, config, run and
  * the verify fields other than id and status (hand-made documents omit them), are read when
  * present, and are a schema error too when of the wrong type (a number written as a string);
- * absent (or null), a string is NULL, a number NaN (-1 for the CPU counts).  The document's
- * kind (a run or a verify document) must be one the reader takes.
+ * absent (or null), a string is NULL, a number NaN (-1 for the CPU counts).  Before any of
+ * that, every range and enum of the schema is checked over the whole document, whether or not a
+ * reader uses the field (model-ranges.c): a loaded document's counts are never negative.  The
+ * document's kind (a run or a verify document) must be one the reader takes.
  *
  * One place for the facts every reader needs: a point's identity (workload, owner, depth,
  * tasks, mode, containers; repeats of it form a group), whether it is measured, its
@@ -17,6 +19,7 @@
 #ifndef UCB_MODEL_H
 #define UCB_MODEL_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -144,9 +147,9 @@ struct ucb_doc
   /* run.interrupted: the sweep ended early (a signal or an error) and results[] holds only
    * the points finished before; interrupted_reason is NULL when it ran to the end. */
   const char *interrupted_reason;
-  long long interrupted_signal;           /* 0: ended by an error, not a signal */
+  long long interrupted_signal;              /* 0: ended by an error, not a signal */
   long long points_finished, points_planned; /* -1 when not known */
-  bool emulated_timing;   /* kernel_matrix.emulated_timing */
+  bool emulated_timing;                      /* kernel_matrix.emulated_timing */
   const char *emulated_where;
   struct ucb_doc_point *points;
   size_t n_points, n_measured;
@@ -193,6 +196,23 @@ bool ucb_point_flags (const struct ucb_doc_point *p, char *buf, size_t len);
 /* The speed a repeat ran at, for normalising: the geometric mean of canary.before and
  * canary.after, the one known when only one is, NaN when neither (or no canary). */
 double ucb_doc_canary_rate (const struct ucb_doc_canary *c);
+
+/* a + b and a x b of a document's counts (containers, tasks, ops: never negative once loaded,
+ * by the schema's ranges), at most LLONG_MAX: a valid document may hold containers 2^63 - 1, and
+ * a sum or product of its counts must stop there, not wrap to a negative number. */
+static inline long long
+ucb_count_add (long long a, long long b)
+{
+  long long r;
+  return __builtin_add_overflow (a, b, &r) ? LLONG_MAX : r;
+}
+
+static inline long long
+ucb_count_mul (long long a, long long b)
+{
+  long long r;
+  return __builtin_mul_overflow (a, b, &r) ? LLONG_MAX : r;
+}
 
 /* ops/s per task of point p at its summary `m` (summary.per_task_ops, which the model does not
  * keep): total / (containers x tasks), as the lkp and kcidb exports report it. */

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/error.h"
 #include "core/json-util.h"
 #include "core/stats.h"
 #include "core/util.h"
@@ -106,11 +107,15 @@ ucb_report_text (FILE *f, const json_t *doc)
       const struct ucb_doc_point *p = &d.points[i];
       const struct ucb_doc_summary *s = &p->sum;
       char b[7][32], flags[UCB_POINT_FLAGS_MAX];
+      /* A document's strings stay on their line (control characters escaped). */
+      cleanup_free char *w = ucb_escape_controls (p->workload);
+      cleanup_free char *o = ucb_escape_controls (p->owner);
 
-      fprintf (f, "%-9s %-9s %5lld %5lld ", p->workload, p->owner, p->depth, p->containers);
+      fprintf (f, "%-9s %-9s %5lld %5lld ", w, o, p->depth, p->containers);
       if (strcmp (p->status, "ok") != 0)
         {
-          fprintf (f, "%s: %s\n", p->status, p->reason);
+          cleanup_free char *why = ucb_escape_controls (p->reason ?: "");
+          fprintf (f, "%s: %s\n", p->status, why);
           continue;
         }
       fprintf (
@@ -125,7 +130,8 @@ ucb_report_text (FILE *f, const json_t *doc)
   if (d.interrupted_reason)
     {
       /* Not a flag of the points above (each was measured whole): of the sweep. */
-      fprintf (f, "interrupted: %s; %lld", d.interrupted_reason, d.points_finished);
+      cleanup_free char *why = ucb_escape_controls (d.interrupted_reason);
+      fprintf (f, "interrupted: %s; %lld", why, d.points_finished);
       if (d.points_planned >= 0)
         fprintf (f, " of %lld", d.points_planned);
       fputs (" points finished, the rest were not run (run.interrupted)\n", f);
@@ -202,8 +208,8 @@ ucb_report_starved_note (json_t *results)
       if (!p->measured || !p->contention.starved)
         continue;
       starved++;
-      containers += p->contention.starved_containers;
-      of += p->containers;
+      containers = ucb_count_add (containers, p->contention.starved_containers);
+      of = ucb_count_add (of, p->containers);
       if (isfinite (p->contention.window_needed_s) && p->contention.window_needed_s > need)
         need = p->contention.window_needed_s;
     }

@@ -75,6 +75,8 @@ add_point (struct ucb_usl_series *s, const struct ucb_doc_point *p, long long cp
     }
   s->n = xrealloc (s->n, (s->m + 1) * sizeof *s->n);
   s->x = xrealloc (s->x, (s->m + 1) * sizeof *s->x);
+  s->nc = xrealloc (s->nc, (s->m + 1) * sizeof *s->nc);
+  s->nc[s->m] = p->containers;
   s->n[s->m] = (double) p->containers;
   s->x[s->m++] = p->sum.per_container_ops;
 }
@@ -97,10 +99,10 @@ make_levels (struct ucb_usl_series *s)
   for (size_t i = 0; i < s->m; i++)
     {
       size_t j = 0;
-      while (j < s->n_levels && s->levels[j].containers != (long long) s->n[i])
+      while (j < s->n_levels && s->levels[j].containers != s->nc[i])
         j++;
       if (j == s->n_levels)
-        s->levels[s->n_levels++] = (struct ucb_usl_level){ .containers = (long long) s->n[i] };
+        s->levels[s->n_levels++] = (struct ucb_usl_level){ .containers = s->nc[i] };
       s->levels[j].repeats++;
     }
   qsort (s->levels, s->n_levels, sizeof *s->levels, cmp_level);
@@ -108,7 +110,7 @@ make_levels (struct ucb_usl_series *s)
     {
       size_t k = 0;
       for (size_t i = 0; i < s->m; i++)
-        if ((long long) s->n[i] == s->levels[j].containers)
+        if (s->nc[i] == s->levels[j].containers)
           v[k++] = s->x[i];
       s->levels[j].median = ucb_median (v, k);
       s->levels[j].fitted = NAN;
@@ -217,6 +219,7 @@ ucb_usl_model_free (struct ucb_usl_model *m)
       free (s->left);
       free (s->levels);
       free (s->n);
+      free (s->nc);
       free (s->x);
       free (s->reason);
       if (s->status == UCB_USL_OK)

@@ -34,6 +34,7 @@ struct ucb_usl_series
 {
   const struct ucb_doc_point *id; /* a point of the series: its identity but the N */
   double *n, *x;                  /* the observations used: N, per-container ops/s */
+  long long *nc; /* their N as integers, for the levels: a double rounds N above 2^53 */
   size_t m;
   struct ucb_usl_level *levels; /* ascending N */
   size_t n_levels;

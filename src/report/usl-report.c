@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/error.h"
 #include "core/json-util.h"
 #include "core/util.h"
 #include "report/doc-file.h"
@@ -183,23 +184,33 @@ print_text (FILE *f, json_t *out, const struct ucb_doc *d, const struct ucb_usl_
 {
   size_t i;
   json_t *w, *s;
+  /* A document's strings (and its file name) stay on their line: control characters escaped. */
+  cleanup_free char *file = ucb_escape_controls (d->name);
+  cleanup_free char *kernel = ucb_escape_controls (d->host.kernel_release ?: "?");
+  cleanup_free char *cpu = ucb_escape_controls (d->host.cpu_model ?: "?");
 
-  fprintf (f, "# model of %s", d->name);
+  fprintf (f, "# model of %s", file);
   if (d->host.kernel_release || d->host.cpu_model)
-    fprintf (f, " (kernel %s, %s)", d->host.kernel_release ?: "?", d->host.cpu_model ?: "?");
+    fprintf (f, " (kernel %s, %s)", kernel, cpu);
   fputc ('\n', f);
   fprintf (f, "# method: %s (docs/statistics.md)\n", METHOD_TEXT);
   fprintf (f, "# points: the repeats whose tasks each had a CPU of their own, not contended or "
               "starved\n");
   json_array_foreach (json_object_get (out, "warnings"), i, w)
-      fprintf (f, "# warning: %s\n", json_string_value (w));
+  {
+    cleanup_free char *text = ucb_escape_controls (json_string_value (w));
+    fprintf (f, "# warning: %s\n", text);
+  }
   json_array_foreach (json_object_get (out, "series"), i, s)
   {
-    cleanup_free char *name = ucb_usl_series_name (&m->s[i]);
+    cleanup_free char *raw = ucb_usl_series_name (&m->s[i]);
+    cleanup_free char *name = ucb_escape_controls (raw);
     size_t n_lv = json_array_size (json_object_get (s, "levels"));
     if (json_is_string (json_object_get (s, "reason")))
       {
-        fprintf (f, "%s: refused: %s\n", name, json_string_value (json_object_get (s, "reason")));
+        cleanup_free char *why
+            = ucb_escape_controls (json_string_value (json_object_get (s, "reason")));
+        fprintf (f, "%s: refused: %s\n", name, why);
         continue;
       }
     fprintf (f, "%s: fitted over %zu container counts (%lld observations)\n", name, n_lv,

@@ -251,7 +251,8 @@ t.ok(mt and all(x["status"] == "DONE" and is_num(x["number"]["value"]) for x in 
 # Every status, a repeat, a long detail with control characters, unmeasured points.
 vx = copy.deepcopy(vd)
 vx["verify"] = copy.deepcopy(vd["verify"][:5]) + copy.deepcopy(vd["verify"][:1])
-for v, st in zip(vx["verify"], ("pass", "fail", "error", "skip", "known-bug", "weird")):
+# (A status outside the schema's enum is refused by every reader: reader-ranges.py.)
+for v, st in zip(vx["verify"], ("pass", "fail", "error", "skip", "known-bug", "error")):
     v["status"] = st
 vx["verify"][1]["detail"] = "over-admission\r\n\x01" + "é" * 20000
 vx["run"]["start_time"] = "30 Nov 2026"  # hand-made: not a date-time, so left out

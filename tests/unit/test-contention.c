@@ -177,6 +177,8 @@ hand_point (struct hand *h, size_t n, size_t T, const int *cpu, const double cpu
   h->r.nivcsw = 42;
   h->r.contention_threshold = threshold;
   h->r.idle_pct = h->r.steal_pct = NAN;
+  /* Not measured (null), as a run writes it: a rate of 0 is out of the schema's range. */
+  h->r.canary.before = h->r.canary.after = (struct ucb_canary_edge){ NAN, NAN };
   for (unsigned b = 0; b < UCB_RLS; b++)
     h->r.limits.l[b].source = "host";
   for (size_t t = 0; t < n * T; t++)

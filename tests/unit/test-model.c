@@ -201,7 +201,7 @@ test_ranges (void)
     { "container", "ops", -3,
       "results[0].per_container[0]: \"ops\" is -3, out of range (at least 0)" },
     { "contention", "fair_share", 0,
-      "results[0].contention: \"fair_share\" is 0, out of range (1e-300 to 1)" },
+      "results[0].contention: \"fair_share\" is 0, out of range (above 0, at most 1)" },
     { "contention", "steal_pct_max", 101,
       "results[0].contention: \"steal_pct_max\" is 101, out of range (0 to 100)" },
   };
@@ -234,6 +234,24 @@ test_ranges (void)
     json_object_set_new (json_object_get (p, "summary"), "fairness", json_real (1));
     json_object_set_new (p, "depth", json_integer (0));
     check_error (document (json_pack ("[o]", p)), "(loaded)");
+  }
+  /* Fields no reader uses are checked as well, and enums; a control character stays escaped. */
+  {
+    json_t *p = point ("signal", 1, 1, "process", 1, "ok", 100), *c;
+    json_object_set_new (p, "status", json_string ("o\nk"));
+    check_error (document (json_pack ("[o]", p)),
+                 "`t.json`: results[0]: \"status\" is \"o\\nk\", not one of: ok, skipped");
+    p = point ("signal", 1, 1, "process", 1, "ok", 100);
+    json_object_set_new (json_object_get (p, "summary"), "per_task_ops", json_integer (-4));
+    check_error (document (json_pack ("[o]", p)),
+                 "`t.json`: results[0].summary: \"per_task_ops\" is -4, out of range (at least 0)");
+    p = point ("signal", 1, 1, "process", 1, "ok", 100);
+    c = json_array_get (json_object_get (p, "per_container"), 0);
+    json_object_set_new (json_array_get (json_object_get (c, "samples"), 1), "ops",
+                         json_integer (-4));
+    check_error (document (json_pack ("[o]", p)),
+                 "`t.json`: results[0].per_container[0].samples[1]: \"ops\" is -4, out of range "
+                 "(at least 0)");
   }
 }
 
@@ -491,9 +509,15 @@ test_verify_cases (void)
   json_t *doc = json_pack ("{s:s, s:[], s:[{s:s, s:s}, {s:s, s:s}, {s:s, s:s}, {s:s, s:s}]}",
                            "schema", "ucbench-result/1", "results", "verify", "id", "ULIM-02",
                            "status", "pass", "id", "ULIM-01", "status", "pass", "id", "ULIM-02",
-                           "status", "fail", "id", "ULIM-03", "status", "odd");
+                           "status", "fail", "id", "ULIM-03", "status", "skip");
   struct ucb_doc d;
   ucb_error_t err = NULL;
+
+  /* A status outside the schema's enum is refused, not ranked nowhere. */
+  check_error (json_pack ("{s:s, s:[], s:[{s:s, s:s}]}", "schema", "ucbench-result/1", "results",
+                          "verify", "id", "ULIM-03", "status", "odd"),
+               "`t.json`: verify[0]: \"status\" is \"odd\", not one of: pass, fail, skip, error, "
+               "known-bug");
 
   tap_check_int (ucb_doc_load (doc, "t.json", UCB_DOC_ANY, &d, &err), ==, 0);
   json_decref (doc);
@@ -504,7 +528,7 @@ test_verify_cases (void)
   tap_check_str (d.cases[0].worst, "fail"); /* the worst of the id's repeats */
   tap_check_str (d.cases[2].worst, "fail");
   tap_check_str (d.cases[1].worst, "pass");
-  tap_check (d.cases[3].worst == NULL); /* an unknown status ranks nowhere */
+  tap_check_str (d.cases[3].worst, "skip");
   tap_check (ucb_doc_find_case (&d, "ULIM-02") == &d.cases[0]);
   tap_check (ucb_doc_find_case (&d, "ULIM-09") == NULL);
   tap_check (d.cases[0].name == NULL && isnan (d.cases[0].duration_s));
