@@ -49,11 +49,12 @@ exe = one("/bin/ucbench")
 t.ok(exe and os.access(exe, os.X_OK), "bin/ucbench", "\n".join(files))
 man = one("/man/man1/ucbench.1")
 t.ok(man is not None, "man/man1/ucbench.1")
-schema = one("/share/ucbench/ucbench-result.schema.json")
-with open(os.path.join(SRCDIR, "docs", "ucbench-result.schema.json"), "rb") as f:
-    want = f.read()
-t.ok(schema and open(schema, "rb").read() == want,
-     "share/ucbench/ucbench-result.schema.json, the schema of docs/")
+for name in ("ucbench-result", "ucbench-model", "ucbench-compare"):
+    schema = one(f"/share/ucbench/{name}.schema.json")
+    with open(os.path.join(SRCDIR, "docs", f"{name}.schema.json"), "rb") as f:
+        want = f.read()
+    t.ok(schema and open(schema, "rb").read() == want,
+         f"share/ucbench/{name}.schema.json, the schema of docs/")
 examples = sorted(os.path.relpath(os.path.join(root, n), SRCDIR)
                   for root, dirs, names in os.walk(os.path.join(SRCDIR, "examples"))
                   for n in names if "__pycache__" not in root and not n.endswith(".pyc"))
