@@ -4,7 +4,10 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 
+#include "core/error.h"
 #include "core/json-util.h"
 #include "core/util.h"
 
@@ -68,6 +71,23 @@ ucb_json_str (const char *s)
 {
   json_t *j = s ? json_string (s) : NULL;
   return j ? j : json_null ();
+}
+
+json_t *
+ucb_json_fmt (const char *fmt, ...)
+{
+  cleanup_free char *text = NULL, *escaped = NULL;
+  va_list ap;
+  json_t *j;
+
+  va_start (ap, fmt);
+  if (vasprintf (&text, fmt, ap) < 0)
+    ucb_oom ();
+  va_end (ap);
+  if ((j = json_string (text)) != NULL)
+    return j;
+  escaped = ucb_escape_controls (text);
+  return ucb_json_checked (json_string (escaped));
 }
 
 json_t *

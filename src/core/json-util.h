@@ -23,6 +23,10 @@ json_t *ucb_json_arr (void);
 json_t *ucb_json_int (long long v);
 /* NULL, and strings jansson refuses (invalid UTF-8), become null. */
 json_t *ucb_json_str (const char *s);
+/* A formatted string (printf).  What it says must survive a file name or argument that is not
+ * UTF-8 (jansson refuses those): then the whole text is written as ucb_escape_controls writes
+ * it (\xHH for such bytes), never null. */
+json_t *ucb_json_fmt (const char *fmt, ...) __attribute__ ((format (printf, 1, 2)));
 json_t *ucb_json_int_array (const int *v, size_t n);
 /* A real, or null for NaN/inf (JSON has no NaN). */
 json_t *ucb_json_real (double v);

@@ -275,7 +275,7 @@ sentence (const struct key *k, const struct side_values *b, const struct side_va
       side_text (f, h);
     }
   fclose (f);
-  out = ucb_json_str (buf);
+  out = ucb_json_fmt ("%s", buf);
   free (buf);
   return out;
 }

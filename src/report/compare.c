@@ -485,11 +485,11 @@ static json_t *
 caveat (double drift)
 {
   if (drift > 0)
-    return ucb_json_checked (json_sprintf (
+    return ucb_json_fmt (
         "fewer than 2 documents a side: the drift between invocations cannot be seen and is "
         "assumed, %.1f%% a side (--drift); give several documents a side (--base/--head) to "
         "measure it",
-        100 * expm1 (drift)));
+        100 * expm1 (drift));
   return ucb_json_str ("fewer than 2 documents a side and --drift 0: the drift between "
                        "invocations is not seen, so the verdicts are about these invocations "
                        "only; give several documents a side (--base/--head)");
@@ -510,10 +510,10 @@ compare_docs (const struct side *base, const struct side *head, const struct par
                 ucb_compare_differences (base->docs, base->n, head->docs, head->n, notes));
   ucb_json_set (out, "warnings", notes);
   if (pa->no_canary)
-    ucb_json_push (notes, ucb_json_checked (json_sprintf (
-                              "--normalize canary: `%s` has a measured repeat without a canary "
-                              "(an older document): every ratio is of raw ops/s",
-                              pa->no_canary)));
+    ucb_json_push (notes,
+                   ucb_json_fmt ("--normalize canary: `%s` has a measured repeat without a canary "
+                                 "(an older document): every ratio is of raw ops/s",
+                                 pa->no_canary));
   pts = compare_points (base, head, pa, &regressions, &repeat_unit);
   ucb_json_set (out, "caveat", repeat_unit ? caveat (pa->drift) : NULL);
   ucb_json_set (out, "points", pts);

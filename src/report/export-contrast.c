@@ -57,10 +57,9 @@ ucb_export_contrast_gab (const struct ucb_doc *d, json_t *arr)
     ucb_json_set (o, "unit", ucb_json_str ("shared/distinct"));
     ucb_json_set (o, "value", ucb_json_real (ucb_json_num (x, "ratio")));
     if (isfinite (ucb_json_num (x, "ci_low")) && isfinite (ucb_json_num (x, "ci_high")))
-      ucb_json_set (
-          o, "range",
-          ucb_json_checked (json_sprintf ("95%% CI %.4f .. %.4f", ucb_json_num (x, "ci_low"),
-                                          ucb_json_num (x, "ci_high"))));
+      ucb_json_set (o, "range",
+                    ucb_json_fmt ("95%% CI %.4f .. %.4f", ucb_json_num (x, "ci_low"),
+                                  ucb_json_num (x, "ci_high")));
     ucb_json_set (o, "extra", ucb_json_str (extra));
     ucb_json_push (arr, o);
   }

@@ -190,11 +190,9 @@ test_new (const struct kcidb *k, const char *path, const char *status, size_t re
   json_t *o = ucb_json_obj ();
 
   if (repeat > 1)
-    ucb_json_set (
-        o, "id",
-        ucb_json_checked (json_sprintf ("%s:%s.%s.r%zu", k->origin, k->run, path, repeat)));
+    ucb_json_set (o, "id", ucb_json_fmt ("%s:%s.%s.r%zu", k->origin, k->run, path, repeat));
   else
-    ucb_json_set (o, "id", ucb_json_checked (json_sprintf ("%s:%s.%s", k->origin, k->run, path)));
+    ucb_json_set (o, "id", ucb_json_fmt ("%s:%s.%s", k->origin, k->run, path));
   ucb_json_set (o, "origin", ucb_json_str (k->origin));
   ucb_json_set (o, "build_id", ucb_json_str (k->build_id));
   ucb_json_set (o, "path", ucb_json_str (path));
@@ -251,8 +249,7 @@ known_bug (struct kcidb *k, const struct ucb_doc_case *c, const char *path, json
       ucb_json_set (culprit, "harness", json_false ());
       ucb_json_set (is, "culprit", culprit);
       ucb_json_set (is, "report_subject",
-                    ucb_json_checked (
-                        json_sprintf ("known kernel bug: %s %s", c->id, c->name ? c->name : "")));
+                    ucb_json_fmt ("known kernel bug: %s %s", c->id, c->name ? c->name : ""));
       set_str (is, "comment", c->checks);
       ucb_json_push (k->issues, is);
     }
@@ -283,8 +280,7 @@ verify_tests (struct kcidb *k)
       json_t *t = test_new (k, path, case_status (c->status), rep), *misc = ucb_json_obj ();
 
       set_log (t, text);
-      ucb_json_set (t, "comment",
-                    ucb_json_checked (json_sprintf ("%s %s", c->id, c->name ? c->name : "")));
+      ucb_json_set (t, "comment", ucb_json_fmt ("%s %s", c->id, c->name ? c->name : ""));
       set_real (t, "duration", c->duration_s);
       set_str (misc, "case", c->id);
       set_str (misc, "rlimit", c->rlimit);

@@ -160,7 +160,7 @@ gab_entry (const struct ucb_doc *d, const struct ucb_doc_point *p, bool smaller,
   ranged = isfinite (range) ? xasprintf ("%s\nrange: %s", extra, how) : xstrdup (extra);
   ucb_flags_text (fl, flags, sizeof flags);
   if (*flags)
-    ucb_json_set (o, "extra", ucb_json_checked (json_sprintf ("%s\nflagged: %s", ranged, flags)));
+    ucb_json_set (o, "extra", ucb_json_fmt ("%s\nflagged: %s", ranged, flags));
   else
     ucb_json_set (o, "extra", ucb_json_str (ranged));
   return o;
@@ -276,7 +276,7 @@ gbench_common (const struct ucb_doc_point *p, const struct gbench_ids *id, const
   cleanup_free char *name = point_name (p);
   json_t *o = ucb_json_obj ();
 
-  ucb_json_set (o, "name", ucb_json_checked (json_sprintf ("%s%s", name, suffix)));
+  ucb_json_set (o, "name", ucb_json_fmt ("%s%s", name, suffix));
   ucb_json_set (o, "family_index", ucb_json_int ((long long) id->family));
   ucb_json_set (o, "per_family_instance_index", ucb_json_int ((long long) id->instance));
   ucb_json_set (o, "run_name", ucb_json_str (name));
@@ -309,7 +309,7 @@ gbench_row (const struct ucb_doc_point *p, const struct gbench_ids *id, size_t r
     ucb_json_set (o, "cpu_time", ucb_json_real (p->sum.cpu_ns_per_op));
   ucb_json_set (o, "time_unit", ucb_json_str ("ns"));
   if (ucb_point_flags (p, flags, sizeof flags))
-    ucb_json_set (o, "label", ucb_json_checked (json_sprintf ("flagged: %s", flags)));
+    ucb_json_set (o, "label", ucb_json_fmt ("flagged: %s", flags));
   return o;
 }
 
@@ -342,7 +342,7 @@ gbench_aggregates (json_t *rows, const struct ucb_doc *d, const struct ucb_doc_p
         ucb_json_set (o, "cpu_time", ucb_json_real (c[k]));
       ucb_json_set (o, "time_unit", ucb_json_str ("ns"));
       if (*flags)
-        ucb_json_set (o, "label", ucb_json_checked (json_sprintf ("flagged: %s", flags)));
+        ucb_json_set (o, "label", ucb_json_fmt ("flagged: %s", flags));
       ucb_json_push (rows, o);
     }
 }

@@ -57,21 +57,21 @@ warnings_json (const struct ucb_doc *d, const struct ucb_usl_model *m, const uns
                  : m->s[i].levels[m->s[i].n_levels - 1].containers;
     }
   if (assumed)
-    ucb_json_push (w, ucb_json_checked (json_sprintf (
-                          "`%s` says neither whether its tasks got their CPU (no contention) nor "
-                          "how many CPUs it had: every measured repeat is used, as if each task "
-                          "had a CPU of its own",
-                          d->name)));
+    ucb_json_push (
+        w, ucb_json_fmt ("`%s` says neither whether its tasks got their CPU (no contention) nor "
+                         "how many CPUs it had: every measured repeat is used, as if each task "
+                         "had a CPU of its own",
+                         d->name));
   for (size_t k = 0; k < n_pred && hi > 0; k++)
     if ((long long) pred[k] > hi)
       {
-        ucb_json_push (w, ucb_json_checked (json_sprintf (
-                              "N=%u lies beyond the largest N fitted (%lld): the prediction "
-                              "extrapolates the law, and holds only while nothing but the same "
-                              "contention and coherency costs grows with N (no other lock, no "
-                              "memory bandwidth limit, no second socket); its interval is the "
-                              "fit's, not that of what else may change",
-                              pred[k], hi)));
+        ucb_json_push (
+            w, ucb_json_fmt ("N=%u lies beyond the largest N fitted (%lld): the prediction "
+                             "extrapolates the law, and holds only while nothing but the same "
+                             "contention and coherency costs grows with N (no other lock, no "
+                             "memory bandwidth limit, no second socket); its interval is the "
+                             "fit's, not that of what else may change",
+                             pred[k], hi));
         break;
       }
   return w;

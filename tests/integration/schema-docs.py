@@ -145,9 +145,11 @@ B1, B2, H1, H2 = (write(n, x) for n, x in
 other = copy.deepcopy(small)
 other["results"][1]["containers"] = 3
 OTHER = write("run-small-n3.json", other)
-# File names that are not valid UTF-8: written as null (and so is a sentence that quotes one).
+# File names that are not valid UTF-8: written as null in name fields; a sentence that quotes
+# one writes the byte as \xHH.
 BAD_RUN = write(os.fsdecode(b"run-small-\xfe.json"), small)
 BAD_B2 = write(os.fsdecode(b"b2-\xff.json"), b2)
+BAD_STOCK = write(os.fsdecode(b"stock-\xfd.json"), load(STOCK))
 # A verify case that newly fails.
 vfail = load(VERIFY_SMALL)
 vfail["verify"][0]["status"] = "fail"
@@ -161,8 +163,14 @@ for name, args, rc in [
         ("repeats left out (contended, starved)", [LEFT, "--predict", "64"], (0,)),
         ("a refusal: 3 observations for 3 parameters", [FEW, "--predict", "16"], (1,)),
         ("a refusal: examples/run-small.json (N=1,2)", [RUN_SMALL, "--predict", "4"], (1,)),
-        ("a file name that is not valid UTF-8", [BAD_RUN], (1,))]:
+        ("a file name that is not valid UTF-8", [BAD_RUN], (1,)),
+        ("a warning quoting a file name that is not valid UTF-8", [BAD_STOCK], (0,))]:
     ucbench_json("model", name, ["model"] + args + ["--format", "json"], rc)
+warned = [w for w in (produced["model"].get("a warning quoting a file name that is not valid "
+                                            "UTF-8") or {}).get("warnings") or [] if w]
+t.ok(any("stock-\\xfd.json" in w for w in warned),
+     "model: a warning quotes a file name that is not UTF-8 with \\xHH (it aborted before)",
+     repr(warned))
 r = run(["model", STOCK, "--predict", "384", "--format", "json", "-o", path("model-o.json")])
 try:
     valid("model", "the stock golden, written with -o", load(path("model-o.json")))
@@ -192,7 +200,9 @@ for name, args, rc in [
          (0, 1)),
         ("a verify case that newly fails", [VERIFY_SMALL, VFAIL], (1,)),
         ("file names that are not valid UTF-8",
-         ["--base", B1, "--base", BAD_B2, "--head", BAD_RUN, "--head", OTHER], (0, 1))]:
+         ["--base", B1, "--base", BAD_B2, "--head", BAD_RUN, "--head", OTHER], (0, 1)),
+        ("--normalize canary, the document without one not UTF-8-named",
+         [BAD_RUN, H1, "--normalize", "canary"], (0, 1))]:
     ucbench_json("compare", name, ["compare"] + args + ["--format", "json"], rc)
 
 # Every pair of examples/*.json that compare accepts (it refuses other kinds, exit 2).
