@@ -17,8 +17,8 @@
  * them (which takes time superlinear in the program's size).  Private to seccomp-size.c. */
 struct ucb_seccomp_size
 {
-  struct ucb_seccomp_insn *insns; /* an instruction each first comparison of a rule needs */
-  size_t n;
+  struct ucb_seccomp_rule *rules; /* the rules with conditions, as libseccomp compares them */
+  size_t n, cap;
   int *uncond; /* the calls with a rule without conditions */
   size_t nuncond;
 };
