@@ -447,8 +447,8 @@ ucb_parse_limits (const char *s, struct ucb_limit *limits, ucb_error_t *err)
       *eq = '\0';
       if (!ucb_rl_parse (item, &b) || b == UCB_RL_NONE)
         return unknown_rlimit (item, err);
-      /* Which of two values was meant is not ours to guess. */
-      if (seen[b])
+      /* Which of two values was meant is not ours to guess, in one --limit or two. */
+      if (seen[b] || limits[b].set)
         return ucb_usage_error (err, "duplicate --limit rlimit `%s`: give each rlimit once", item);
       seen[b] = true;
       if (strcmp (eq + 1, "unlimited") == 0)

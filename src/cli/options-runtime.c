@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cli/options.h"
+#include "core/lists.h"
 #include "core/util.h"
 #include "host/cgroup/cgroup.h"
 
@@ -100,6 +101,63 @@ ucb_runtime_option (struct ucb_runtime_options *rt, int opt, const char *arg, uc
     default:
       return ucb_make_error (err, 0, "internal: runtime option %d", opt);
     }
+}
+
+/* keep, drop or none: what `c` stands for when it is no list to add to, else NULL. */
+static const char *
+caps_alone (const struct ucb_caps *c)
+{
+  if (c->mode == UCB_CAPS_KEEP)
+    return "keep";
+  if (c->mode == UCB_CAPS_DROP)
+    return "drop";
+  return c->nkeep == 0 ? "none" : NULL;
+}
+
+int
+ucb_runtime_caps_again (struct ucb_caps *caps, const char *arg, ucb_error_t *err)
+{
+  struct ucb_runtime_options more = { 0 }; /* parsed as the first, with its messages */
+  cleanup_items struct ucb_items items = { NULL, 0 };
+  const char *alone;
+  int rc = -1;
+
+  if (ucb_runtime_option (&more, UCB_OPT_CAPS, arg, err) < 0)
+    goto out;
+  alone = caps_alone (&more.caps) ? caps_alone (&more.caps) : caps_alone (caps);
+  if (alone)
+    {
+      rc = ucb_usage_error (err,
+                            "--caps given twice with `%s`: keep, drop and none stand alone (only "
+                            "lists of capabilities add up)",
+                            alone);
+      goto out;
+    }
+  if (ucb_split_list (arg, "capability", &items, err) < 0)
+    goto out;
+  for (size_t i = 0; i < items.n; i++)
+    {
+      struct ucb_caps one = { 0 };
+      bool twice = false;
+      if (ucb_caps_parse (items.v[i], &one, err) < 0)
+        goto out;
+      for (size_t j = 0; j < caps->nkeep && one.nkeep == 1; j++)
+        twice = twice || caps->keep[j] == one.keep[0];
+      ucb_caps_free (&one);
+      if (twice)
+        {
+          rc = ucb_usage_error (err, "duplicate capability `%s` in --caps", items.v[i]);
+          goto out;
+        }
+    }
+  caps->keep = xrealloc (caps->keep, (caps->nkeep + more.caps.nkeep) * sizeof *caps->keep);
+  memcpy (caps->keep + caps->nkeep, more.caps.keep, more.caps.nkeep * sizeof *caps->keep);
+  caps->nkeep += more.caps.nkeep;
+  qsort (caps->keep, caps->nkeep, sizeof *caps->keep, ucb_cmp_int);
+  rc = 0;
+out:
+  ucb_runtime_options_free (&more);
+  return rc;
 }
 
 int

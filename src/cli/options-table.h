@@ -43,13 +43,15 @@
   OPT (LIMIT, "limit", 0, REQUIRED, "RLIMIT=V[,..]",                                               \
        "soft limits set by the owner before it creates the\n"                                      \
        "namespace (so also its rlimit_max): SIGPENDING, MSGQUEUE\n"                                \
-       "(bytes), MEMLOCK (bytes), NPROC; V a number or unlimited")                                 \
+       "(bytes), MEMLOCK (bytes), NPROC; V a number or unlimited;\n"                               \
+       "repeatable: the lists add up, each rlimit given once")                                     \
   OPT (HEADROOM, "headroom", 0, REQUIRED, "near|far",                                              \
        "limit of the workload's counter: near = exactly its\n"                                     \
        "peak use, far = the hard limit (default: as started)")                                     \
   OPT (ISOLATE, "isolate", 0, REQUIRED, "NS[,NS..]",                                               \
        "namespaces per container: user,ipc,pid,mnt,uts,net\n"                                      \
-       "(default: user,ipc; depth 0 has none)")                                                    \
+       "(default: user,ipc; depth 0 has none); repeatable: the\n"                                  \
+       "lists add up, each namespace given once")                                                  \
   OPT (DURATION, "duration", 'd', REQUIRED, "TIME",                                                \
        "measured time per point (default: 3s); every TIME is\n"                                    \
        "seconds, or a number with a unit: us, ms, s, m, h\n"                                       \
@@ -100,7 +102,9 @@
   OPT (CAPS, "caps", 0, REQUIRED, "keep|drop|none|LIST",                                           \
        "capabilities each container keeps: keep (all, default),\n"                                 \
        "drop (Docker's default set), none, or a list such as\n"                                    \
-       "chown,kill; also sets no-new-privs")                                                       \
+       "chown,kill; also sets no-new-privs; repeatable: lists\n"                                   \
+       "add up, each capability given once (keep, drop and\n"                                      \
+       "none stand alone)")                                                                        \
   OPT (PERF, "perf", 0, NONE, NULL,                                                                \
        "count cycles, instructions, cache misses, HITM and\n"                                      \
        "context switches per op (perf_event_open); events the\n"                                   \

@@ -52,6 +52,32 @@ parse_workloads (struct ucb_plan *p, const char *s, ucb_error_t *err)
   return 0;
 }
 
+/* --isolate: the first replaces the default, a repeated one adds its namespaces; one named by
+ * an earlier --isolate is refused as within one list. */
+static int
+parse_isolate (struct ucb_run_options *o, const char *s, ucb_error_t *err)
+{
+  cleanup_items struct ucb_items items = { NULL, 0 };
+  int flags, named = 0;
+
+  if (ucb_parse_isolate (s, &flags, err) < 0 || ucb_split_list (s, "namespace", &items, err) < 0)
+    return -1;
+  for (size_t i = 0; i < items.n; i++)
+    {
+      int one = 0;
+      if (ucb_parse_isolate (items.v[i], &one, err) < 0)
+        return -1;
+      one = one ? one : CLONE_NEWUSER; /* `user` adds no flag */
+      if (o->isolate_named & one)
+        return ucb_usage_error (err, "duplicate --isolate namespace `%s`", items.v[i]);
+      named |= one;
+    }
+  o->plan.isolate = (o->plan.isolate_given ? o->plan.isolate : 0) | flags;
+  o->plan.isolate_given = true;
+  o->isolate_named |= named;
+  return 0;
+}
+
 static void
 set_defaults (struct ucb_run_options *o, unsigned ncpus)
 {
@@ -199,8 +225,9 @@ static const char *const repeat_keywords[] = { "auto" };
 
 /* One option of what to run (the plan); 1 when `id` is none of them. */
 static int
-parse_plan_opt (struct ucb_plan *p, int id, const char *arg, ucb_error_t *err)
+parse_plan_opt (struct ucb_run_options *o, int id, const char *arg, ucb_error_t *err)
 {
+  struct ucb_plan *p = &o->plan;
   uint64_t v;
 
   switch (id)
@@ -229,10 +256,7 @@ parse_plan_opt (struct ucb_plan *p, int id, const char *arg, ucb_error_t *err)
     case UCB_OPT_HEADROOM:
       return parse_headroom (p, arg, err);
     case UCB_OPT_ISOLATE:
-      if (ucb_parse_isolate (arg, &p->isolate, err) < 0)
-        return -1;
-      p->isolate_given = true;
-      return 0;
+      return parse_isolate (o, arg, err);
     case UCB_OPT_DURATION:
       return ucb_parse_duration_opt ("duration", arg, 0.1, 86400, &p->duration, err);
     case UCB_OPT_WARMUP:
@@ -301,6 +325,11 @@ parse_other_opt (struct ucb_run_options *o, int id, const char *arg, ucb_error_t
     case UCB_OPT_NO_BASELINE:
       o->no_baseline = true;
       return 0;
+    case UCB_OPT_CAPS:
+      if (o->caps_given)
+        return ucb_runtime_caps_again (&o->plan.rt.caps, arg, err) < 0 ? -1 : 0;
+      o->caps_given = true;
+      return ucb_runtime_option (&o->plan.rt, id, arg, err) < 0 ? -1 : 0;
     default:
       if (id >= UCB_OPT_RUNTIME_FIRST && id <= UCB_OPT_RUNTIME_LAST)
         return ucb_runtime_option (&o->plan.rt, id, arg, err) < 0 ? -1 : 0;
@@ -317,7 +346,7 @@ run_opt (void *ctx, int c, const char *arg, ucb_error_t *err)
 
   if (id < 0)
     return 1;
-  r = parse_plan_opt (&o->plan, id, arg, err);
+  r = parse_plan_opt (o, id, arg, err);
   return r == 1 ? parse_other_opt (o, id, arg, err) : r;
 }
 

@@ -28,10 +28,14 @@ struct ucb_run_options
   char *output;
   enum ucb_format format;
   bool quiet;
-  bool help;     /* -h/--help was given: print ucb_run_usage () and do nothing else */
-  bool progress; /* resolved: stderr is a terminal and not --quiet */
+  bool help;           /* -h/--help was given: print ucb_run_usage () and do nothing else */
+  bool progress;       /* resolved: stderr is a terminal and not --quiet */
   bool no_baseline;    /* --no-baseline: no 1-container point unless --containers has one */
   bool baseline_added; /* resolved: the 1-container point was added to --containers */
+  /* What earlier --isolate and --caps options named: a repeated one adds to it, and an item
+   * named twice is refused as within one list (so is an rlimit of two --limit). */
+  int isolate_named; /* CLONE_NEW* flags, CLONE_NEWUSER for `user` */
+  bool caps_given;
 };
 
 /* Parse `ucbench run` arguments (argv[0] is "run").  Defaults are filled for everything not
@@ -46,6 +50,8 @@ int ucb_parse_uint_list (const char *s, unsigned min, unsigned max, unsigned **o
                          const char *what, ucb_error_t *err) __attribute__ ((warn_unused_result));
 int ucb_parse_owner_list (const char *s, struct ucb_owner_mode **out, size_t *n, ucb_error_t *err)
     __attribute__ ((warn_unused_result));
+/* --limit: sets `limits`; an rlimit already set there (by an earlier --limit) or twice in `s`
+ * is refused. */
 int ucb_parse_limits (const char *s, struct ucb_limit *limits, ucb_error_t *err)
     __attribute__ ((warn_unused_result));
 
@@ -61,6 +67,10 @@ int ucb_runtime_option (struct ucb_runtime_options *rt, int opt, const char *arg
 int ucb_runtime_validate (const struct ucb_plan *p, ucb_error_t *err)
     __attribute__ ((warn_unused_result));
 void ucb_runtime_options_free (struct ucb_runtime_options *rt);
+/* A --caps after another: its list joins `caps`; keep, drop and none stand alone, and a
+ * capability in both is refused. */
+int ucb_runtime_caps_again (struct ucb_caps *caps, const char *arg, ucb_error_t *err)
+    __attribute__ ((warn_unused_result));
 
 /* Shared by every subcommand's parser: json or text, and csv too when `csv`. */
 int ucb_parse_format (const char *arg, enum ucb_format *out, ucb_error_t *err)

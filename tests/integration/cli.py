@@ -1,8 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """cli.py - bad input: one-line error naming the value (escaped), exit status 2; an item given
-twice refused; no message repeating its context, over every option of run and verify; help and
-version; a kernel refusal explained with what to change (exit status 1).  "Exits at once" (no sweep) is
-timed: over its bound on a host measured busy (taplib.HostLoad) it skips."""
+twice, in one list or in two of the same option, refused, and distinct items of repeated
+--limit, --isolate and --caps added up; no message repeating its context, over every option of
+run and verify; help and version; a kernel refusal explained with what to change (exit status
+1).  "Exits at once" (no sweep) is timed: over its bound on a host measured busy
+(taplib.HostLoad) it skips."""
+import json
 import os
 import re
 import subprocess
@@ -82,6 +85,20 @@ BAD += [
     (["run", "--isolate", "user,ipc,user"] + QUICK, "duplicate --isolate namespace `user`"),
     (["run", "--caps", "chown,kill,chown"] + QUICK, "duplicate capability `chown` in --caps"),
     (["run", "--caps", "kill,CAP_KILL"] + QUICK, "duplicate capability `CAP_KILL` in --caps"),
+    # ...or in two of the same option, which otherwise add up (the last one won silently)
+    (["run", "--limit", "SIGPENDING=100", "--limit", "SIGPENDING=200"] + QUICK,
+     "duplicate --limit rlimit `SIGPENDING`: give each rlimit once"),
+    (["run", "--limit", "NPROC=50", "--limit", "MEMLOCK=0,nproc=60"] + QUICK,
+     "duplicate --limit rlimit `nproc`"),
+    (["run", "--isolate", "user,pid", "--isolate", "ipc,pid"] + QUICK,
+     "duplicate --isolate namespace `pid`"),
+    (["run", "--isolate", "user", "--isolate", "user"] + QUICK,
+     "duplicate --isolate namespace `user`"),
+    (["run", "--caps", "chown", "--caps", "kill,CAP_CHOWN"] + QUICK,
+     "duplicate capability `CAP_CHOWN` in --caps"),
+    (["run", "--caps", "drop", "--caps", "kill"] + QUICK, "--caps given twice with `drop`"),
+    (["run", "--caps", "chown", "--caps", "none"] + QUICK, "--caps given twice with `none`"),
+    (["run", "--caps", "kill", "--caps", "dorp"] + QUICK, "`dorp`: did you mean `drop`?"),
 ]
 for args, needle in BAD:
     load = HostLoad()
@@ -95,6 +112,29 @@ for args, needle in BAD:
            f"`ucbench {' '.join(args)}` exits 2 with a one-line error naming `{needle}`",
            said and load.reason,
            f"rc={r.returncode} in {took:.1f} s stderr={r.stderr!r} stdout={r.stdout[:200]!r}")
+
+# Distinct items of repeated --limit, --isolate and --caps options add up, in the document's
+# config (the first --isolate replaces the default user,ipc).
+if userns_works():
+    merge_dir = scratch_dir("ucb-merge-")
+    merged = os.path.join(merge_dir, "out.json")
+    r = run(["run", "--limit", "SIGPENDING=100", "--limit", "MSGQUEUE=819200", "--isolate", "user",
+             "--isolate", "pid", "--caps", "chown", "--caps", "kill,setuid", "--depth", "1"]
+            + QUICK + ["-o", merged])
+    config = {}
+    if r.returncode == 0:
+        with open(merged) as f:
+            config = json.load(f)["config"]
+        os.unlink(merged)
+    os.rmdir(merge_dir)
+    got = (config.get("limits"), config.get("isolate"),
+           config.get("runtime", {}).get("caps", {}).get("keep"))
+    t.ok(got == ({"SIGPENDING": 100, "MSGQUEUE": 819200}, "user,pid",
+                 "cap_chown,cap_kill,cap_setuid"),
+         "repeated --limit, --isolate and --caps add up", f"rc={r.returncode} {got} {r.stderr!r}")
+else:
+    t.skip("repeated --limit, --isolate and --caps add up",
+           "user namespaces cannot be created here")
 
 # A value quoted in an error is written escaped: control characters as \n, \t, \x1b and so
 # on, so that the message stays one line and cannot drive the terminal (issue 25 item 10):
