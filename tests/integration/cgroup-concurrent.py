@@ -11,7 +11,11 @@ levels), one of each (different parents, one root), each alone in a scope of its
 common group (ucbench and its janitor move into X/ucbench-PID-self), pairs of those where one
 run is SIGKILLed at a random moment (its janitor undoes its part), and pairs under PARENT where
 an administrator enabled the controller first (it stays).  UCB_CG_PAIRS sets the number of
-pairs of each kind (default 5, and 2 of each killed kind and of the last)."""
+pairs of each kind (default 5, and 2 of each killed kind and of the last).
+
+Its own groups (ucbtest-conc-PID and ucbtest-conc-PID-scopes under the cgroup2 root, and
+ucbtest-conc-PID in each v1 hierarchy) are removed on every way out but SIGKILL; at its start it
+removes the empty ones a killed run of it left (whose PID no longer runs this test)."""
 import ctypes
 import fcntl
 import os
@@ -124,6 +128,49 @@ def janitors():
     return out
 
 
+STALE = re.compile(r"ucbtest-conc-(\d+)(?:-scopes)?$")
+
+
+def running_this(pid):
+    """Whether `pid` runs this test still (a PID reused by another program does not)."""
+    return "cgroup-concurrent" in (read_text(f"/proc/{pid}/cmdline") or "")
+
+
+def populated(g):
+    return any((read_text(os.path.join(sub, "cgroup.procs")) or "").split()
+               for sub, _, _ in os.walk(g))
+
+
+def remove_stale(hierarchies):
+    """Remove the groups a killed run of this test left in `hierarchies`, when empty: what was
+    removed, and what was left (with why)."""
+    gone, kept = [], []
+    for h in hierarchies:
+        try:
+            names = os.listdir(h)
+        except OSError:
+            continue
+        for n in names:
+            m, g = STALE.match(n), os.path.join(h, n)
+            if not m or int(m.group(1)) == os.getpid() or running_this(int(m.group(1))):
+                continue
+            if populated(g):
+                kept.append(f"{g} (processes in it)")
+                continue
+            for sub, _, _ in sorted(os.walk(g), key=lambda w: -w[0].count("/")):
+                try:
+                    os.rmdir(sub)
+                except OSError:
+                    pass
+            (kept if os.path.exists(g) else gone).append(g)
+    return gone, kept
+
+
+def exit_on(signum, frame):
+    """SIGTERM, SIGHUP: end through the `finally` that removes our groups."""
+    raise SystemExit(128 + signum)
+
+
 class Pair:
     """One kind of pair: for each run, the --cgroup option and the scope it starts in."""
 
@@ -204,12 +251,50 @@ def main():
     t = Tap()
     lock = cgroup_lock(t)  # noqa: F841 (held to the end: we change subtree_control)
     ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+    hierarchies = sorted(set(cgroup_mounts()) | {root})
+    # What a killed run leaves, made here with a PID that no longer runs: removed with the rest.
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    fake = [f"{root}/ucbtest-conc-{dead.pid}", f"{root}/ucbtest-conc-{dead.pid}-scopes",
+            f"{root}/ucbtest-conc-{dead.pid}-scopes/s0"]
+    for g in fake:
+        os.makedirs(g, exist_ok=True)
+    gone, kept = remove_stale(hierarchies)
+    for g in set(gone) - set(fake):
+        t.diag(f"removed {g}: left by a run of this test that was killed")
+    for g in kept:
+        t.diag(f"left {g}: its run is gone, but it is not empty")
+    t.ok(not any(os.path.exists(g) for g in fake) and not kept,
+         "at the start, the empty groups a killed run of this test left are removed", kept)
     own = own_cgroup_dirs().get(root, root)
     # PARENT is the same path in every hierarchy (v1 ones too, on a hybrid host).
     prel = f"ucbtest-conc-{os.getpid()}"
     p, pv1 = f"{root}/{prel}", [f"{m}/{prel}" for m in cgroup_mounts() if m != root]
     d = f"{root}/ucbtest-conc-{os.getpid()}-scopes"
     scopes = (f"{d}/s0", f"{d}/s1")
+    mine = scopes + (d, p) + tuple(pv1)  # bottom-up
+    dirs = {own, p, d} | set(scopes)
+    for x in list(dirs):
+        while x != root:
+            x = os.path.dirname(x)
+            dirs.add(x)
+    above = dirs - set(mine)
+    before = state(above)
+    signal.signal(signal.SIGTERM, exit_on)
+    signal.signal(signal.SIGHUP, exit_on)
+    try:
+        run_kinds(t, root, name, ctl, prel, p, d, scopes, pv1, dirs)
+    finally:
+        for g in mine:
+            remove_group(g)
+        restore(above, before)
+    left = [g for g in mine if os.path.exists(g)]
+    t.ok(not left, "the test's own groups are removed", left)
+    t.done()
+
+
+def run_kinds(t, root, name, ctl, prel, p, d, scopes, pv1, dirs):
+    """Make the test's groups, then run every kind of pair, and Ctrl-C in turn."""
     for g in (p, d) + scopes:
         os.mkdir(g)
     for g in pv1:
@@ -222,11 +307,6 @@ def main():
             os.setxattr(g, "trusted.delegate", b"1")  # as systemd's Delegate=yes
         except OSError:
             pass
-    dirs = {own, p, d} | set(scopes)
-    for x in list(dirs):
-        while x != root:
-            x = os.path.dirname(x)
-            dirs.add(x)
     before = state(dirs)
     if name in (before[root][0] or "").split():
         t.diag(f"{name} is enabled in {root} already (not by ucbench): it must stay")
@@ -241,52 +321,46 @@ def main():
              (Pair("scopes of their own", ("--cgroup", "--cgroup"), scopes), KILLED, True, False),
              (Pair("one PARENT, both", one_p), KILLED, False, True)]
     t0, alone = time.monotonic(), {}
-    try:
-        for pair, n, kill, admin in kinds:
-            label = (f"{pair.name}{', one SIGKILLed' if kill else ''}"
-                     f"{f', {name} enabled by the administrator' if admin else ''}")
-            # Alone first: a kind this host cannot run (a systemd cgroup not delegated) skips.
-            fails = []
-            if pair.name not in alone:
-                rc = subprocess.run(pair.argv(0, ctl), timeout=120).returncode
-                alone[pair.name] = None if rc == 0 else f"a run alone: exit {rc}, {read_text(ERR % 0)}"
-                if rc == 0 and state(dirs) != before:
-                    fails.append(f"a run alone left {state(dirs)}")
-                restore(dirs, before)
-            if alone[pair.name]:
-                t.skip(label, alone[pair.name])
-                continue
-            # An administrator's controller (no record) stays enabled, whoever leaves last.
-            if admin and not (write_text(f"{root}/cgroup.subtree_control", f"+{name}")
-                              and write_text(f"{p}/cgroup.subtree_control", f"+{name}")):
-                restore(dirs, before)
-                t.skip(label, f"cannot enable {name} in {root} and {p}")
-                continue
-            base = state(dirs)
-            for k in range(n):
-                bad, pids = run_pair(pair, ctl, kill)
-                left = cgroup_groups_of(pids)
-                now = state(dirs)
-                diff = [f"{x}: {now[x]} (was {base[x]})" for x in sorted(dirs)
-                        if now[x] != base[x]]
-                if bad or left or diff:
-                    fails.append(f"pair {k}: " + "; ".join(bad + left + diff))
-                    for g in left:
-                        remove_group(g)
-                    restore(dirs, base)
-                    for x in sorted(dirs, key=lambda y: y.count("/")):
-                        for c in (base[x][0] or "").split():
-                            write_text(f"{x}/cgroup.subtree_control", f"+{c}")
+    for pair, n, kill, admin in kinds:
+        label = (f"{pair.name}{', one SIGKILLed' if kill else ''}"
+                 f"{f', {name} enabled by the administrator' if admin else ''}")
+        # Alone first: a kind this host cannot run (a systemd cgroup not delegated) skips.
+        fails = []
+        if pair.name not in alone:
+            rc = subprocess.run(pair.argv(0, ctl), timeout=120).returncode
+            alone[pair.name] = None if rc == 0 else f"a run alone: exit {rc}, {read_text(ERR % 0)}"
+            if rc == 0 and state(dirs) != before:
+                fails.append(f"a run alone left {state(dirs)}")
             restore(dirs, before)
-            t.ok(not fails, f"{n} pairs, {label}: the tree as before after each",
-                 f"{len(fails)} of {n} pairs left something:\n" + "\n".join(fails))
-        ctrl_c_in_turn(t, root, ctl, dirs, before)
-    finally:
-        for g in scopes + (d, p) + tuple(pv1):
-            remove_group(g)
-        restore(dirs - {p, d} - set(scopes), before)
+        if alone[pair.name]:
+            t.skip(label, alone[pair.name])
+            continue
+        # An administrator's controller (no record) stays enabled, whoever leaves last.
+        if admin and not (write_text(f"{root}/cgroup.subtree_control", f"+{name}")
+                          and write_text(f"{p}/cgroup.subtree_control", f"+{name}")):
+            restore(dirs, before)
+            t.skip(label, f"cannot enable {name} in {root} and {p}")
+            continue
+        base = state(dirs)
+        for k in range(n):
+            bad, pids = run_pair(pair, ctl, kill)
+            left = cgroup_groups_of(pids)
+            now = state(dirs)
+            diff = [f"{x}: {now[x]} (was {base[x]})" for x in sorted(dirs)
+                    if now[x] != base[x]]
+            if bad or left or diff:
+                fails.append(f"pair {k}: " + "; ".join(bad + left + diff))
+                for g in left:
+                    remove_group(g)
+                restore(dirs, base)
+                for x in sorted(dirs, key=lambda y: y.count("/")):
+                    for c in (base[x][0] or "").split():
+                        write_text(f"{x}/cgroup.subtree_control", f"+{c}")
+        restore(dirs, before)
+        t.ok(not fails, f"{n} pairs, {label}: the tree as before after each",
+             f"{len(fails)} of {n} pairs left something:\n" + "\n".join(fails))
+    ctrl_c_in_turn(t, root, ctl, dirs, before)
     t.diag(f"{sum(k[1] for k in kinds)} pairs ({name}) took {time.monotonic() - t0:.1f} s")
-    t.done()
 
 
 main()

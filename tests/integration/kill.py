@@ -3,13 +3,17 @@
 
 Uses its own --uid-base so it can run beside the other integration tests.  Every wait is for a
 condition (taplib.wait_for); "stops promptly" is timed: over its bound on a host measured busy
-(taplib.HostLoad) it skips."""
+(taplib.HostLoad) it skips.  An interrupted verify case says how long it ran: more than 0 s,
+no longer than since ucbench started, under 5 s (not its time limit); on a host measured busy a
+miss skips."""
 import os
+import re
 import signal
 import subprocess
 import time
 
 from taplib import DEADLINE, HostLoad, RunProcs, Tap, UCBENCH, require_root_userns, uid_block
+from taplib import wait_for
 
 require_root_userns("needs root (setresuid to the owner uids)")
 
@@ -56,4 +60,31 @@ for sig, depth, want_rc in ((signal.SIGKILL, 2, -9), (signal.SIGINT, 1, 130),
     # and the task, which is the init.
     t.ok(gone and len(procs) >= 4 * (depth + 1 if depth > 1 else 1) + 1,
          f"{name}: none of its {len(procs)} processes survives", run.left())
+
+# An interrupted verify case says how long it ran, not its time limit (issue 25 item 10):
+# SIGINT 0.2 s into ULIM-84 (0.8 s long here), once its case process runs.
+load = HostLoad()
+t0 = time.monotonic()
+p = subprocess.Popen([UCBENCH, "verify", "ULIM-84", "--uid-base",
+                      str(uid_block(2101600000, 100))],
+                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+run = RunProcs(p.pid)
+started = wait_for(lambda: run.scan().snapshot, DEADLINE)
+time.sleep(0.2)
+sent = time.monotonic() - t0
+os.kill(p.pid, signal.SIGINT)
+try:
+    out, err = p.communicate(timeout=DEADLINE)
+except subprocess.TimeoutExpired:
+    p.kill()
+    out, err = p.communicate()
+m = re.search(r"^not ok 1 ULIM-84 .*# ERROR interrupted after (\d+(?:\.\d+)?) s$", out, re.M)
+said = float(m.group(1)) if m else None
+# elapsed: more than nothing, at most the time since ucbench started, far from the budget
+t.busy(started and p.returncode == 130 and said is not None and 0 < said < 5
+       and said <= sent + 0.1,
+       f"SIGINT of verify ULIM-84 after {sent:.1f} s: the case says it was interrupted after "
+       f"{said} s, the time it ran", load.reason,
+       f"rc {p.returncode}, signal {sent:.2f} s after the start\n{out}{err}")
+run.gone()
 t.done()
