@@ -13,7 +13,8 @@ import json
 import os
 import re
 
-from taplib import SRCDIR, Tap, doc_scratch, run, scaled, skip_all, uid_block, userns_works
+from taplib import (SRCDIR, Tap, doc_scratch, run, run_json, scaled, skip_all, uid_block,
+                    userns_works)
 
 try:
     import jsonschema
@@ -80,15 +81,7 @@ produced = {"model": {}, "compare": {}}
 def ucbench_json(kind, name, args, ok_rc=(0,)):
     """Run `ucbench ARGS`, its stdout a document of `kind`; it validates.  The document, or
     None (said) when ucbench failed."""
-    r = run(args, timeout=300)
-    try:
-        doc = json.loads(r.stdout)
-    except ValueError as e:
-        doc = None
-        t.diag(f"`ucbench {' '.join(args)}`: {e}")
-    if r.returncode not in ok_rc:
-        t.diag(f"`ucbench {' '.join(args)}` exited {r.returncode}: {r.stderr.strip()}")
-        doc = None
+    doc = run_json(t, args, ok_rc)
     valid(kind, name, doc)
     return doc
 

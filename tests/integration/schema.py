@@ -8,7 +8,7 @@ import copy
 import json
 import os
 
-from taplib import SRCDIR, Tap, cgroup_lock, run, skip_all, userns_works
+from taplib import SRCDIR, Tap, cgroup_lock, run, run_json, skip_all, userns_works
 
 try:
     import jsonschema
@@ -53,16 +53,7 @@ def valid(doc, name):
 
 
 def ucbench_json(args, ok_rc=(0,)):
-    r = run(args, timeout=300)
-    try:
-        doc = json.loads(r.stdout)
-    except ValueError as e:
-        doc = None
-        t.diag(f"`ucbench {' '.join(args)}`: {e}")
-    if r.returncode not in ok_rc:
-        t.diag(f"`ucbench {' '.join(args)}` exited {r.returncode}: {r.stderr.strip()}")
-        doc = None
-    return doc
+    return run_json(t, args, ok_rc)
 
 
 with open(EXAMPLE) as f:

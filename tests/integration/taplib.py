@@ -86,6 +86,21 @@ def run(args, **kw):
     return subprocess.run([UCBENCH] + args, capture_output=True, text=True, **kw)
 
 
+def run_json(t, args, ok_rc=(0,), timeout=300):
+    """`ucbench ARGS` whose stdout is a JSON document: the document, or None (said on `t`)
+    when it is not JSON or ucbench exited with a status outside `ok_rc`."""
+    r = run(args, timeout=timeout)
+    try:
+        doc = json.loads(r.stdout)
+    except ValueError as e:
+        doc = None
+        t.diag(f"`ucbench {' '.join(args)}`: {e}")
+    if r.returncode not in ok_rc:
+        t.diag(f"`ucbench {' '.join(args)}` exited {r.returncode}: {r.stderr.strip()}")
+        doc = None
+    return doc
+
+
 def children_map():
     """pid -> ppid for every process now."""
     m = {}
