@@ -284,7 +284,8 @@ write_through (const struct ucb_output_place *p, int fd, const char *buf, size_t
       else if (errno != EAGAIN && errno != EINTR)
         r = fail (err, p, errno, "%s", "");
       else if (ucb_interrupted ())
-        r = fail (err, p, 0, "signal %d came while it took no more: the write was given up",
+        r = fail (err, p, 0,
+                  "interrupted by signal %d while its reader took no more: the write was given up",
                   ucb_interrupted ());
       else if (ppoll (&pfd, 1, NULL, &orig) < 0 && errno != EINTR)
         r = fail (err, p, errno, "%s", "");
