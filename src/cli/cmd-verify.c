@@ -36,8 +36,9 @@ const char ucb_verify_usage[]
     = "Usage: ucbench verify [limits] [CASE-ID|RLIMIT ...] [OPTION]...\n"
       "Check that the kernel enforces the ucounts rlimits across the user-namespace\n"
       "hierarchy (docs/kernel-ucounts.md §4).  Each case runs with fresh uids in its own user\n"
-      "namespaces and must leave nothing behind.  Select cases by id (ULIM-01) or by rlimit\n"
-      "(sigpending, nproc, msgqueue, memlock); the default is every case.\n"
+      "namespaces and must leave nothing behind.  Select cases by id (ULIM-01), name or\n"
+      "rlimit (sigpending, nproc, msgqueue, memlock); the default is every case.  A former\n"
+      "case's id or name (ULIM-07) selects the cases that now check its cells.\n"
       "\n"
       "  -f, --format tap|json|junit  output on stdout (default: tap)\n"
       "  -o, --output FILE         also write the JSON document to FILE\n"
@@ -197,8 +198,7 @@ select_cases (struct vopts *o, int argc, char **argv, ucb_error_t *err)
       if (i == optind && strcmp (argv[i], "limits") == 0)
         continue;
       for (size_t k = 0; k < o->ncases; k++)
-        if (strcasecmp (argv[i], ucb_vcases[k]->id) == 0
-            || strcmp (argv[i], ucb_vcases[k]->name) == 0
+        if (ucb_vcase_answers (ucb_vcases[k], argv[i])
             || strcasecmp (argv[i], ucb_rl_name (ucb_vcases[k]->rlimit)) == 0)
           hit = o->selected[k] = true;
       if (!hit)
@@ -344,6 +344,8 @@ print_list (const struct vopts *o)
         printf ("%s %s %s", i ? "," : "", ucb_vlevel_name (c->cells[i].level),
                 ucb_vprop_name (c->cells[i].prop));
       printf ("; depends on: %s\n", c->depends);
+      if (ucb_vcase_formerly (c))
+        printf ("%9sformerly: %s\n", "", ucb_vcase_formerly (c));
     }
   ucb_vmatrix_list (stdout, sel);
 }

@@ -39,10 +39,7 @@ ucb_emit_config (const struct ucb_run_options *o, const struct ucb_placement *pl
       ucb_json_push (t, ucb_json_int (o->plan.tasks[i]));
     for (enum ucb_rl b = 0; b < UCB_RLS; b++)
       if (o->plan.limits[b].set)
-        ucb_json_set (lim, ucb_rl_name (b),
-                      o->plan.limits[b].value == UCB_LIMIT_UNLIMITED
-                          ? ucb_json_str ("unlimited")
-                          : ucb_json_int ((long long) o->plan.limits[b].value));
+        ucb_json_set (lim, ucb_rl_name (b), ucb_emit_limit_value (o->plan.limits[b].value));
     ucb_json_set (c, "tasks", t);
     ucb_json_set (c, "mode", ucb_json_str (o->plan.threads ? "thread" : "process"));
     ucb_json_set (c, "limits", lim);

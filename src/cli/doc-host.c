@@ -72,14 +72,6 @@ capabilities (const struct ucb_hostinfo *h)
   return o;
 }
 
-static json_t *
-rlim_value (rlim_t v)
-{
-  if (v == RLIM_INFINITY || v > (rlim_t) INT64_MAX)
-    return ucb_json_str ("unlimited");
-  return ucb_json_int ((long long) v);
-}
-
 /* {"SIGPENDING": {"soft", "hard"}, ..., "NOFILE": ...}, null where getrlimit failed. */
 static json_t *
 rlimits (const struct ucb_hostinfo *h)
@@ -94,8 +86,8 @@ rlimits (const struct ucb_hostinfo *h)
       if (rl->known)
         {
           l = ucb_json_obj ();
-          ucb_json_set (l, "soft", rlim_value (rl->soft));
-          ucb_json_set (l, "hard", rlim_value (rl->hard));
+          ucb_json_set (l, "soft", ucb_emit_limit_value ((uint64_t) rl->soft));
+          ucb_json_set (l, "hard", ucb_emit_limit_value ((uint64_t) rl->hard));
         }
       ucb_json_set (o, rl->name, l);
     }

@@ -8,10 +8,13 @@
 #include "core/json-util.h"
 #include "engine/soft-limits.h"
 
-static json_t *
-limit_json (uint64_t v)
+json_t *
+ucb_emit_limit_value (uint64_t v)
 {
-  return v == UCB_LIMIT_UNLIMITED ? ucb_json_str ("unlimited") : ucb_json_int ((long long) v);
+  /* RLIM_INFINITY is UCB_LIMIT_UNLIMITED; nothing above INT64_MAX fits a JSON integer. */
+  if (v == UCB_LIMIT_UNLIMITED || v > (uint64_t) INT64_MAX)
+    return ucb_json_str ("unlimited");
+  return ucb_json_int ((long long) v);
 }
 
 json_t *
@@ -24,9 +27,9 @@ ucb_emit_limits (const struct ucb_point_limits *pl, const struct ucb_point *pt, 
       json_t *l = ucb_json_obj (), *max = ucb_json_arr ();
 
       for (unsigned level = 1; level <= pt->depth; level++)
-        ucb_json_push (max, limit_json (ucb_limits_rlimit_max (pl, b, level, owner_uid)));
-      ucb_json_set (l, "soft", limit_json (pl->l[b].soft));
-      ucb_json_set (l, "hard", limit_json (pl->l[b].hard));
+        ucb_json_push (max, ucb_emit_limit_value (ucb_limits_rlimit_max (pl, b, level, owner_uid)));
+      ucb_json_set (l, "soft", ucb_emit_limit_value (pl->l[b].soft));
+      ucb_json_set (l, "hard", ucb_emit_limit_value (pl->l[b].hard));
       ucb_json_set (l, "source", ucb_json_str (pl->l[b].source));
       ucb_json_set (l, "rlimit_max", max);
       ucb_json_set (o, ucb_rl_name (b), l);

@@ -20,6 +20,9 @@ json_t *ucb_emit_config (const struct ucb_run_options *o, const struct ucb_place
 /* ["SIGPENDING", ...]: the rlimits of the set `bits` (UCB_RLIM_*), as `list` and results[]
  * name what a workload charges. */
 json_t *ucb_emit_rlimits (unsigned bits);
+/* doc-limits.c: a limit as the document writes it everywhere: an integer, or "unlimited" for
+ * RLIM_INFINITY (and anything above INT64_MAX). */
+json_t *ucb_emit_limit_value (uint64_t v);
 /* doc-limits.c: a results[] entry's `limits` (engine/soft-limits.h): {"SIGPENDING": {"soft",
  * "hard", "source", "rlimit_max": [level 1 .. depth]}, ...}, the own (level 0) soft limit and
  * the rlimit_max each namespace snapshots at its creation. */

@@ -90,91 +90,107 @@ ucb_vcell_p4 (struct ucb_vctx *ctx, const struct ucb_rlops *ops, enum ucb_vlevel
 
 /* ---- P5: levels are independent ---- */
 
-/* Two siblings of one owner, each with own soft N in a container made with the hard limit:
- * the second still gets N while the first holds N at the shared parent level, and still N
- * once the first's own limit is cut to 1. */
-static void
-p5_own (struct ucb_vctx *ctx, const struct ucb_rlops *ops, struct ucb_rlagent *a,
-        struct ucb_rlagent *b, const struct ucb_probe *obs, ucb_error_t *err)
+/* The P5 scenario: siblings A and B of one owner at one place; A takes its share, B fills,
+ * B releases and A's own limit is cut to 1, B fills again; below a shared bound both release
+ * and B fills alone.  Where the bound sits and what each step admits is the level's. */
+struct p5_level
 {
-  struct ucb_rlplace pl = { .depth = 1, .snap = { UCB_RL_HARD }, .own = ops->soft (CELL_N) };
-  struct ucb_vexpect full = ucb_vagent_room (ops, ucb_vexpect (CELL_N, CELL_N));
-  struct ucb_rlans fa, fb, rel, again;
-  long both = -1;
+  struct ucb_rlplace pl;
+  long a_takes; /* < 0: all A's own limit allows */
+  struct ucb_vexpect a_gets, b_gets, b_alone;
+  bool shared; /* one bound over both: B alone gets b_alone */
+  long sum;    /* the observer's SigQ while both hold */
+  const char *a_what, *b_what, *sum_what;
+};
 
-  if (ucb_rlagent_start (a, ops, "sibling A", ctx->uid_base, &pl, err) < 0
-      || ucb_rlagent_start (b, ops, "sibling B", ctx->uid_base, &pl, err) < 0)
-    return;
-  ucb_rlagent_fill_all (a, &fa, err);
-  ucb_rlagent_fill_all (b, &fb, err);
-  both = ucb_vcell_sigq (obs);
-  ucb_rlagent_release (b, -1, &rel, err);
-  ucb_rlagent_soft (a, ops->soft (1), &rel, err);
-  ucb_rlagent_fill_all (b, &again, err);
-  if (*err)
-    return;
-  ucb_vcell_check_fill (ctx->res, "admitted to A at its own N", full, &fa);
-  ucb_vcell_check_fill (ctx->res, "admitted to B while A holds N", full, &fb);
-  ucb_vobserve (ctx->res, "errno of B's refusal", UCB_VITEM_ERRNO, ops->refusal, fb.errnum);
-  ucb_vcell_check_fill (ctx->res, "admitted to B after A's own limit fell", full, &again);
-  if (obs->pid > 0)
-    ucb_vobserve (ctx->res, "observer SigQ: A's and B's", UCB_VITEM_COUNTER, 2 * CELL_N, both);
-}
-
-/* Two siblings below one bound of N + X at `level` (parent: both at depth 1 made with it;
+/* own: each with own soft N in a container made with the hard limit: B still gets N while A
+ * holds N at the shared parent level, and still N once A's own limit is cut to 1.
+ * parent/grandparent: one bound of N + X at `level` (parent: both at depth 1 made with it;
  * grandparent: each at depth 2 in an N1 of its own made with it): A holds 2, B gets the rest
- * (N + X: some is left for B when both are tasks, NPROC); the same after A's own limit is cut
- * to 1; all of it once A released. */
-static void
-p5_shared (struct ucb_vctx *ctx, const struct ucb_rlops *ops, enum ucb_vlevel level,
-           struct ucb_rlagent *a, struct ucb_rlagent *b, const struct ucb_probe *obs,
-           ucb_error_t *err)
+ * (N + X: some is left for B when both are tasks, NPROC); the same after A's own limit is cut;
+ * all of it once A released. */
+static struct p5_level
+p5_level (const struct ucb_rlops *ops, enum ucb_vlevel level)
 {
-  struct ucb_rlplace pl = ucb_vcell_place (ops, level, CELL_N + CELL_X);
   struct ucb_vexpect bound = ucb_vsnap_bound (ops, CELL_N + CELL_X);
   struct ucb_vexpect held = ucb_vexpect_min (ucb_vexpect (2, 2), ucb_vagent_room (ops, bound));
-  struct ucb_vexpect rest = ucb_vexpect_sub (bound, held, -2 * ops->self);
+
+  if (level == UCB_VLEVEL_OWN)
+    {
+      struct ucb_vexpect full = ucb_vagent_room (ops, ucb_vexpect (CELL_N, CELL_N));
+      return (struct p5_level){
+        .pl = { .depth = 1, .snap = { UCB_RL_HARD }, .own = ops->soft (CELL_N) },
+        .a_takes = -1,
+        .a_gets = full,
+        .b_gets = full,
+        .sum = 2 * CELL_N,
+        .a_what = "admitted to A at its own N",
+        .b_what = "admitted to B while A holds N",
+        .sum_what = "observer SigQ: A's and B's",
+      };
+    }
+  return (struct p5_level){
+    .pl = ucb_vcell_place (ops, level, CELL_N + CELL_X),
+    .a_takes = 2,
+    .a_gets = held,
+    .b_gets = ucb_vexpect_sub (bound, held, -2 * ops->self),
+    .b_alone = ucb_vexpect_add (bound, -2 * ops->self),
+    .shared = true,
+    .sum = CELL_N + CELL_X,
+    .a_what = "admitted to A (at most 2)",
+    .b_what = "admitted to B while A holds them",
+    .sum_what = "observer SigQ: the sum of A and B",
+  };
+}
+
+static void
+p5_run (struct ucb_vctx *ctx, const struct ucb_rlops *ops, const struct p5_level *lv,
+        struct ucb_rlagent *a, struct ucb_rlagent *b, const struct ucb_probe *obs, ucb_error_t *err)
+{
   struct ucb_rlans fa, fb, rel, tight, alone;
   long sum = -1;
 
-  if (ucb_rlagent_start (a, ops, "sibling A", ctx->uid_base, &pl, err) < 0
-      || ucb_rlagent_start (b, ops, "sibling B", ctx->uid_base, &pl, err) < 0)
+  if (ucb_rlagent_start (a, ops, "sibling A", ctx->uid_base, &lv->pl, err) < 0
+      || ucb_rlagent_start (b, ops, "sibling B", ctx->uid_base, &lv->pl, err) < 0)
     return;
-  ucb_rlagent_fill (a, 2, false, &fa, err);
+  if (lv->a_takes < 0)
+    ucb_rlagent_fill_all (a, &fa, err);
+  else
+    ucb_rlagent_fill (a, lv->a_takes, false, &fa, err);
   ucb_rlagent_fill_all (b, &fb, err);
   sum = ucb_vcell_sigq (obs);
   ucb_rlagent_release (b, -1, &rel, err);
   ucb_rlagent_soft (a, ops->soft (1), &rel, err);
   ucb_rlagent_fill_all (b, &tight, err);
-  ucb_rlagent_release (b, -1, &rel, err);
-  ucb_rlagent_release (a, -1, &rel, err);
-  ucb_rlagent_fill_all (b, &alone, err);
+  if (lv->shared)
+    {
+      ucb_rlagent_release (b, -1, &rel, err);
+      ucb_rlagent_release (a, -1, &rel, err);
+      ucb_rlagent_fill_all (b, &alone, err);
+    }
   if (*err)
     return;
-  ucb_vcell_check_fill (ctx->res, "admitted to A (at most 2)", held, &fa);
-  ucb_vcell_check_fill (ctx->res, "admitted to B while A holds them", rest, &fb);
+  ucb_vcell_check_fill (ctx->res, lv->a_what, lv->a_gets, &fa);
+  ucb_vcell_check_fill (ctx->res, lv->b_what, lv->b_gets, &fb);
   ucb_vobserve (ctx->res, "errno of B's refusal", UCB_VITEM_ERRNO, ops->refusal, fb.errnum);
-  ucb_vcell_check_fill (ctx->res, "admitted to B after A's own limit fell", rest, &tight);
-  ucb_vcell_check_fill (ctx->res, "admitted to B once A released",
-                        ucb_vexpect_add (bound, -2 * ops->self), &alone);
+  ucb_vcell_check_fill (ctx->res, "admitted to B after A's own limit fell", lv->b_gets, &tight);
+  if (lv->shared)
+    ucb_vcell_check_fill (ctx->res, "admitted to B once A released", lv->b_alone, &alone);
   if (obs->pid > 0)
-    ucb_vobserve (ctx->res, "observer SigQ: the sum of A and B", UCB_VITEM_COUNTER, CELL_N + CELL_X,
-                  sum);
+    ucb_vobserve (ctx->res, lv->sum_what, UCB_VITEM_COUNTER, lv->sum, sum);
 }
 
 int
 ucb_vcell_p5 (struct ucb_vctx *ctx, const struct ucb_rlops *ops, enum ucb_vlevel level,
               ucb_error_t *err)
 {
+  struct p5_level lv = p5_level (ops, level);
   struct ucb_probe obs = UCB_PROBE_NONE;
   struct ucb_rlagent a = UCB_RLAGENT_NONE, b = UCB_RLAGENT_NONE;
 
   if (ucb_vcell_observer (ops, &obs, ctx->uid_base, err) < 0)
     return -1;
-  if (level == UCB_VLEVEL_OWN)
-    p5_own (ctx, ops, &a, &b, &obs, err);
-  else
-    p5_shared (ctx, ops, level, &a, &b, &obs, err);
+  p5_run (ctx, ops, &lv, &a, &b, &obs, err);
   ucb_rlagent_stop (&b, err);
   ucb_rlagent_stop (&a, err);
   ucb_probe_kill (&obs);

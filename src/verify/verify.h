@@ -181,6 +181,12 @@ const char *ucb_verdict_name (enum ucb_verdict v);
 /* The registry, from src/cases/list.h, NULL-terminated. */
 extern const struct ucb_vcase *const ucb_vcases[];
 const struct ucb_vcase *ucb_vcase_find (const char *id);
+/* Whether `arg` names `c`: its id (any case), its name, or the id or name of a former case
+ * whose cells are now `c`'s (ULIM-07 sigpending-no-leak: ULIM-21, 22 and 25; nproc-parent-bound:
+ * ULIM-12), so that scripts selecting the old case keep selecting what checks it. */
+bool ucb_vcase_answers (const struct ucb_vcase *c, const char *arg);
+/* The former ids and names `c` answers to ("ULIM-07 sigpending-no-leak"), or NULL. */
+const char *ucb_vcase_formerly (const struct ucb_vcase *c);
 
 /* One case's outcome. */
 struct ucb_vrun

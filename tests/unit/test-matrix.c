@@ -137,25 +137,36 @@ render (void (*fn) (FILE *, const struct ucb_vrun *, size_t), const struct ucb_v
 static void
 test_verdict_table (void)
 {
-  struct ucb_vrun v[4];
+  static const struct
+  {
+    const char *id;
+    enum ucb_verdict verdict;
+  } ran[] = {
+    { "ULIM-01", UCB_VERDICT_PASS },      { "ULIM-21", UCB_VERDICT_PASS },
+    { "ULIM-22", UCB_VERDICT_FAIL },      { "ULIM-25", UCB_VERDICT_PASS },
+    { "ULIM-04", UCB_VERDICT_PASS },      { "ULIM-31", UCB_VERDICT_FAIL },
+    { "ULIM-19", UCB_VERDICT_KNOWN_BUG },
+  };
+  struct ucb_vrun v[UCB_ARRAY_SIZE (ran)];
   cleanup_free char *text = NULL;
   const char *sig, *mem, *none;
 
   memset (v, 0, sizeof v);
-  v[0] = (struct ucb_vrun){ .c = ucb_vcase_find ("ULIM-01"), .verdict = UCB_VERDICT_PASS };
-  v[1] = (struct ucb_vrun){ .c = ucb_vcase_find ("ULIM-07"), .verdict = UCB_VERDICT_PASS };
-  v[2] = (struct ucb_vrun){ .c = ucb_vcase_find ("ULIM-22"), .verdict = UCB_VERDICT_FAIL };
-  v[3] = (struct ucb_vrun){ .c = ucb_vcase_find ("ULIM-19"), .verdict = UCB_VERDICT_KNOWN_BUG };
-  render (ucb_vmatrix_verdicts, v, 4, &text);
+  for (size_t i = 0; i < UCB_ARRAY_SIZE (ran); i++)
+    {
+      v[i] = (struct ucb_vrun){ .c = ucb_vcase_find (ran[i].id), .verdict = ran[i].verdict };
+      tap_require (v[i].c != NULL);
+    }
+  render (ucb_vmatrix_verdicts, v, UCB_ARRAY_SIZE (ran), &text);
   sig = line_of (text, "# SIGPENDING ");
   mem = line_of (text, "# MEMLOCK ");
   none = line_of (text, "# none ");
   tap_check (sig && mem && none);
   if (!sig || !mem || !none)
     return;
-  /* P1: own pass; P2: own pass (07), parent the worst of pass (07) and fail (22); P3: parent
-   * pass (07); nothing else ran. */
-  const char *want_sig = "# SIGPENDING  +..  +F.  .+.  ...  ...  ...  ...  ...  ...\n";
+  /* P1: own pass (01); P2: own pass (21), parent fail (22); P3: parent pass (25); P5: parent
+   * the worst of pass (04) and fail (31); P6: parent pass (04); nothing else ran. */
+  const char *want_sig = "# SIGPENDING  +..  +F.  .+.  ...  .F.  .+.  ...  ...  ...\n";
   const char *want_mem = "# MEMLOCK     .x.  ...  ...  ...  ...  ...  ...  ...  ...\n";
   const char *want_none = "# none        .    .    .    .    .    .    .    .    .\n";
   tap_check (strncmp (sig, want_sig, strlen (want_sig)) == 0);
@@ -180,9 +191,11 @@ test_list_matrix (void)
   sig = strstr (text, "\nSIGPENDING ");
   parent = sig ? strstr (sig, "\n  parent") : NULL;
   tap_check (parent != NULL);
-  /* parent P1 is ULIM-02, parent P2 ULIM-07 and ULIM-22 */
+  /* parent P1 is ULIM-02, P2 ULIM-22, P5 ULIM-04, 06 and 31 */
   if (parent)
-    tap_check (strncmp (parent, "\n  parent      02        07,22 ", 31) == 0);
+    tap_check (
+        strncmp (parent, "\n  parent      02        22        25        28        04,06,31 ", 61)
+        == 0);
 }
 
 /* Intended and stock values: the first observation that tells them apart decides, and the rest

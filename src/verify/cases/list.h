@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* list.h - every verify case, once, in ID order (docs/verify.md has one section each);
- * ULIM-21 ... ULIM-71 are the generic matrix cells of cases/matrix-cells.c. */
+ * ULIM-12 and ULIM-21 ... ULIM-87 are the generic matrix cells of cases/matrix-cells.c (ULIM-07
+ * is gone: its cells are ULIM-21, 22 and 25's, and verify.c lets its id select them). */
 #define UCB_VCASES(X)                                                                              \
   X (ulim01)                                                                                       \
   X (ulim02)                                                                                       \
@@ -8,7 +9,6 @@
   X (ulim04)                                                                                       \
   X (ulim05)                                                                                       \
   X (ulim06)                                                                                       \
-  X (ulim07)                                                                                       \
   X (ulim08)                                                                                       \
   X (ulim09)                                                                                       \
   X (ulim10)                                                                                       \

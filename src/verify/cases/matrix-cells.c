@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* cells.c - ULIM-21 ... ULIM-71: the generic cells of the property matrix, one case per
- * (rlimit, level, property) among P1-P5 that no hand-written case covers, and every cell of
- * P8 (exact under concurrency) and P9 (nothing pinned) (docs/verify.md
- * "The matrix").  Each is a table entry: the runners are src/verify/cells.c and
- * cells-unlimited-levels.c, the rlimits' charge and release src/verify/rlimit-ops.c. */
+/* matrix-cells.c - ULIM-12 and ULIM-21 ... ULIM-87: the generic cells of the property matrix,
+ * one case per (rlimit, level, property) among P1-P5 that no hand-written case covers, and every
+ * cell of P8 (exact under concurrency) and P9 (nothing pinned) (docs/verify.md "The matrix").  Each
+ * is a table entry: the runners are src/verify/cells.c and cells-unlimited-levels.c, the rlimits'
+ * charge and release src/verify/rlimit-ops.c. */
 #include "config.h"
 
 #include "core/error.h"
@@ -72,10 +72,8 @@ cell_run (struct ucb_vctx *ctx, ucb_error_t *err)
 #define TITLE_P3 "8 fill/release rounds identical; a holder's exit releases everything"
 #define TITLE_P4 "RLIM_INFINITY admits a large count; the finite bound beside it holds"
 #define TITLE_P5 "siblings: own limits apart, the shared bound binds the sum"
-#define TITLE_P8                                                                                   \
-  "racing tasks charge and release; the bound is never passed and as exact after"
-#define TITLE_P9                                                                                   \
-  "refusals, releases and exits, repeated past a namespace allowance: nothing pinned"
+#define TITLE_P8 "racing tasks charge and release; the bound is never passed and as exact after"
+#define TITLE_P9 "refusals, releases and exits, repeated past a namespace allowance: nothing pinned"
 
 #define CHECKS_SIGPENDING                                                                          \
   "sig_get_ucounts -> inc_rlimit_get_ucounts (walk up iter->ns->ucounts, max = rlimit_max of "     \
@@ -100,7 +98,7 @@ cell_run (struct ucb_vctx *ctx, ucb_error_t *err)
   "is lost when tasks of one (user ns, uid) charge and release at once on several CPUs "           \
   "(NPROC: fork and exit, and commit_creds of a set*uid)"
 #define CHECKS_P9                                                                                  \
-  "every get_ucounts of a charge, refusal or release path has its put_ucounts: a ucounts "        \
+  "every get_ucounts of a charge, refusal or release path has its put_ucounts: a ucounts "         \
   "holds its user namespace (get_user_ns), which stays counted in UCOUNT_USER_NAMESPACES"
 
 #define DEPENDS_P1 "59ec71575ab4 (5.16-rc7) for parent levels; 8f2f9c4d82f2 (5.17-rc5) for NPROC"
@@ -112,7 +110,7 @@ cell_run (struct ucb_vctx *ctx, ucb_error_t *err)
 #define DEPENDS_P5 "59ec71575ab4 (5.16-rc7): parent levels use the child ns's snapshot"
 #define DEPENDS_P8 "ucounts rlimits (5.14+); 59ec71575ab4 for parent levels"
 #define DEPENDS_P9                                                                                 \
-  "ucounts rlimits (5.14+); per-namespace max_user_namespaces (4.9+); the namespace is freed "    \
+  "ucounts rlimits (5.14+); per-namespace max_user_namespaces (4.9+); the namespace is freed "     \
   "asynchronously (free_user_ns from a work item)"
 
 /* Besides UCB_VNEEDS_PROBES: private IPC namespaces of init_user_ns (an agent at depth 0)
@@ -167,7 +165,9 @@ CELLS3 (47, 48, 49, "memlock", MEMLOCK, P2)
 CELLS3 (50, 51, 52, "memlock", MEMLOCK, P3)
 CELLS3 (53, 54, 55, "memlock", MEMLOCK, P4)
 CELLS3 (56, 57, 58, "memlock", MEMLOCK, P5)
-/* NPROC: P1 own is ULIM-11, parent ULIM-12. */
+/* NPROC: P1 own is ULIM-11.  The parent row keeps the id of the hand-written case it replaced
+ * (that case's refork rounds are P3's: ULIM-64). */
+CELL (12, "nproc", NPROC, PARENT, P1)
 CELL (59, "nproc", NPROC, GRANDPARENT, P1)
 CELLS3 (60, 61, 62, "nproc", NPROC, P2)
 CELLS3 (63, 64, 65, "nproc", NPROC, P3)
