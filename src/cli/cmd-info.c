@@ -12,6 +12,7 @@
 #include "cli/options.h"
 #include "core/json-util.h"
 #include "core/util.h"
+#include "host/hostinfo.h"
 #include "report/info-text.h"
 
 const char ucb_info_usage[]
@@ -40,6 +41,7 @@ print_json (json_t *host, ucb_error_t *err)
 int
 ucb_cmd_info (int argc, char **argv, ucb_error_t *err)
 {
+  cleanup_hostinfo struct ucb_hostinfo h = { 0 };
   cleanup_json json_t *host = NULL;
   enum ucb_format format;
   int r;
@@ -47,12 +49,14 @@ ucb_cmd_info (int argc, char **argv, ucb_error_t *err)
   r = ucb_parse_format_only (argc, argv, ucb_info_usage, false, &format, err);
   if (r != 0)
     return r < 0 ? r : 0;
-  if (ucb_host_object (&host, err) < 0)
+  if (ucb_host_collect (&h, err) < 0)
     return ucb_error_wrap (err, "describe this host");
-  /* The text is drawn from the same object the JSON shows, so the two always agree. */
+  host = ucb_emit_host (&h);
+  /* The text is drawn from the same object the JSON shows, so the two always agree; a null's
+   * reason is what the same probe found (h.why), never a second look at the host. */
   if (format == UCB_FORMAT_JSON)
     r = print_json (host, err);
   else
-    ucb_info_print_text (stdout, host);
+    ucb_info_print_text (stdout, host, &h.why);
   return r;
 }

@@ -107,7 +107,8 @@ affinity (struct ucb_hostinfo *h)
 }
 
 /* L3 domains, NUMA nodes and cpu0's SMT siblings as topology.c reads them (the placement of
- * --pin reads the same), over every online CPU; unknown what sysfs does not say. */
+ * --pin reads the same), over every online CPU; unknown what sysfs does not say, and for the
+ * L3 domains why (h->why). */
 static void
 topology_facts (struct ucb_hostinfo *h)
 {
@@ -118,9 +119,12 @@ topology_facts (struct ucb_hostinfo *h)
 
   if (ucb_topology_read_online ("/", &t, &e) < 0)
     {
+      h->why.l3_error = xstrdup (e->msg);
       ucb_error_free (&e);
       return;
     }
+  h->why.l3_source = t.l3_source;
+  h->why.l3_assumed = t.nl3;
   c0 = ucb_topology_cpu (&t, 0);
   for (size_t i = 0; c0 && c0->core_known && i < t.ncpus; i++)
     threads += t.cpu[i].core == c0->core;
@@ -333,6 +337,7 @@ ucb_host_collect (struct ucb_hostinfo *h, ucb_error_t *err)
 {
   cleanup_free char *lsm = NULL, *actions = NULL, *controllers = NULL, *controllers_path = NULL;
   const char *v2_mount;
+  ucb_error_t e = NULL;
 
   (void) err; /* every probe degrades to unknown; only allocation failure is fatal (abort) */
   memset (h, 0, sizeof *h);
@@ -340,7 +345,11 @@ ucb_host_collect (struct ucb_hostinfo *h, ucb_error_t *err)
    * child's memory at its _exit too, where objects half built here can read as lost. */
   probe_userns (h);
   probe_machine (h);
-  lsm = ucb_read_file_or_null ("/sys/kernel/security/lsm");
+  if (ucb_read_file ("/sys/kernel/security/lsm", &lsm, &e) < 0)
+    {
+      h->why.lsms_errno = e->code; /* ENOENT: securityfs not mounted, or no such kernel */
+      ucb_error_free (&e);
+    }
   h->lsms = split_words (lsm, ",");
   h->cgroup_layout = ucb_cgroup_detect ();
   v2_mount = ucb_cg_v2_mount (h->cgroup_layout);
@@ -380,5 +389,6 @@ ucb_hostinfo_free (struct ucb_hostinfo *h)
   ucb_caps_probe_free (&h->caps.probe);
   words_free (&h->seccomp.actions_avail);
   free (h->libraries.libseccomp);
+  free (h->why.l3_error);
   memset (h, 0, sizeof *h);
 }

@@ -48,6 +48,18 @@ struct ucb_host_rlimit
 /* The four ucounts rlimits in host/rlimit.h's order, and RLIMIT_NOFILE recorded beside them. */
 #define UCB_HOST_RLIMITS (UCB_RLS + 1)
 
+/* Why a probe left a value unknown, recorded when it ran, so that `ucbench info` says why
+ * without probing again (report/info-text.c words it; the document has no field for it). */
+struct ucb_host_why
+{
+  /* l3_domains: the topology read's error (owned; NULL when it was read), else its l3_source
+   * (static; "cache" with no domain: no online CPU) and the L3 domains --pin and run assume. */
+  char *l3_error;
+  const char *l3_source;
+  size_t l3_assumed;
+  int lsms_errno; /* lsms: why /sys/kernel/security/lsm could not be read; 0 when it was */
+};
+
 /* Every string is owned (NULL: unknown) unless marked static. */
 struct ucb_hostinfo
 {
@@ -90,6 +102,7 @@ struct ucb_hostinfo
   } libraries;
   const char *feature_seccomp, *feature_cgroup; /* static: "available" or why not */
   struct ucb_perf_probe perf;
+  struct ucb_host_why why;
 };
 
 /* Probe this host into `*h`.  Probes that cannot be answered stay unknown; only an internal

@@ -1,16 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* info-text.c - `ucbench info`'s text form, drawn from the document's `host` object: one
  * `a.b.c: value` line per leaf in the object's order, values aligned, and for a null what it
- * means on this host (docs/json.md). */
+ * means on this host (docs/json.md), with the reasons the probe recorded (struct ucb_host_why).
+ * Nothing here probes the host: the text says what the document holds, found at one moment. */
 #include "config.h"
 
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "core/util.h"
-#include "host/topology.h"
 #include "report/info-text.h"
 
 static char *
@@ -55,43 +53,49 @@ value_text (const json_t *v)
     }
 }
 
+/* Said where the probe left no reason (a caller without one). */
+#define UNKNOWN_TEXT "unknown: not readable on this host (null in --format json)"
+
 /* Why l3_domains is null: no level-3 cache in sysfs (cpuN/cache, absent in some guests), so
  * the count would be a guess; the domains --pin and run then use are said too, so that info
  * and a run's config.pin.topology (l3_source) tell one story. */
 static char *
-l3_null_text (void)
+l3_null_text (const struct ucb_host_why *why)
 {
-  struct ucb_topology t;
-  ucb_error_t e = NULL;
-  char *s;
+  if (why && why->l3_error)
+    return xasprintf ("unknown: %s", why->l3_error);
+  if (why == NULL || why->l3_source == NULL)
+    return xstrdup (UNKNOWN_TEXT);
+  if (strcmp (why->l3_source, "cache") == 0) /* null only when no CPU is online to describe */
+    return xstrdup ("unknown: no online CPU in sysfs");
+  return xasprintf ("unknown: sysfs has no level-3 cache (cpu*/cache/index*); --pin and run "
+                    "assume %s: %zu (l3_source %s)",
+                    strcmp (why->l3_source, "package") == 0 ? "one L3 domain per package"
+                                                            : "one L3 domain",
+                    why->l3_assumed, why->l3_source);
+}
 
-  if (ucb_topology_read_online ("/", &t, &e) < 0)
-    {
-      s = xasprintf ("unknown: %s", e->msg);
-      ucb_error_free (&e);
-      return s;
-    }
-  if (strcmp (t.l3_source, "cache") == 0) /* null only when no CPU is online to describe */
-    s = xstrdup ("unknown: no online CPU in sysfs");
-  else
-    s = xasprintf ("unknown: sysfs has no level-3 cache (cpu*/cache/index*); --pin and run "
-                   "assume %s: %zu (l3_source %s)",
-                   strcmp (t.l3_source, "package") == 0 ? "one L3 domain per package"
-                                                        : "one L3 domain",
-                   t.nl3, t.l3_source);
-  ucb_topology_free (&t);
-  return s;
+/* Why lsms is null: the error reading /sys/kernel/security/lsm gave when it was probed. */
+static char *
+lsms_null_text (const struct ucb_host_why *why)
+{
+  if (why == NULL || why->lsms_errno == 0)
+    return xstrdup ("unknown: cannot read /sys/kernel/security/lsm (securityfs not mounted, "
+                    "or a kernel without it)");
+  return xasprintf ("unknown: cannot read /sys/kernel/security/lsm: %s (securityfs not "
+                    "mounted, or a kernel without it)",
+                    strerror (why->lsms_errno));
 }
 
 /* What null means at `key` (a dotted path; `parent` holds it), as docs/json.md says: the text
  * form never shows a bare "unknown". */
 static char *
-null_text (const char *key, const json_t *parent)
+null_text (const char *key, const json_t *parent, const struct ucb_host_why *why)
 {
   static const struct
   {
     const char *key, *text;
-  } why[] = {
+  } fixed[] = {
     { "cpu_model", "unknown: /proc/cpuinfo has no `model name` line" },
     { "numa_nodes", "unknown: no /sys/devices/system/node (a kernel without CONFIG_NUMA)" },
     { "cgroup_layout", "unknown: /sys/fs/cgroup is neither cgroup2 nor tmpfs" },
@@ -111,13 +115,9 @@ null_text (const char *key, const json_t *parent)
   const json_t *can;
 
   if (strcmp (key, "l3_domains") == 0)
-    return l3_null_text ();
+    return l3_null_text (why);
   if (strcmp (key, "lsms") == 0)
-    return xasprintf ("unknown: cannot read /sys/kernel/security/lsm: %s (securityfs not "
-                      "mounted, or a kernel without it)",
-                      access ("/sys/kernel/security/lsm", R_OK) == 0
-                          ? "empty or unreadable when probed"
-                          : strerror (errno));
+    return lsms_null_text (why);
   if (strcmp (key, "userns.create_errno") == 0)
     {
       can = json_object_get (parent, "can_create");
@@ -133,15 +133,16 @@ null_text (const char *key, const json_t *parent)
     return xstrdup ("unknown: libcap cannot read the capability sets");
   if (strncmp (key, "rlimits.", 8) == 0)
     return xstrdup ("unknown: getrlimit() failed");
-  for (size_t i = 0; i < UCB_ARRAY_SIZE (why); i++)
-    if (strcmp (key, why[i].key) == 0)
-      return xstrdup (why[i].text);
-  return xstrdup ("unknown: not readable on this host (null in --format json)");
+  for (size_t i = 0; i < UCB_ARRAY_SIZE (fixed); i++)
+    if (strcmp (key, fixed[i].key) == 0)
+      return xstrdup (fixed[i].text);
+  return xstrdup (UNKNOWN_TEXT);
 }
 
 /* Two passes over the same walk: `width` NULL measures into `max`, otherwise prints. */
 static void
-walk (FILE *f, const json_t *obj, const char *prefix, size_t *max, const size_t *width)
+walk (FILE *f, const json_t *obj, const char *prefix, size_t *max, const size_t *width,
+      const struct ucb_host_why *why)
 {
   const char *k;
   json_t *v;
@@ -152,24 +153,24 @@ walk (FILE *f, const json_t *obj, const char *prefix, size_t *max, const size_t 
     cleanup_free char *text = NULL;
 
     if (json_is_object (v))
-      walk (f, v, key, max, width);
+      walk (f, v, key, max, width, why);
     else if (width == NULL)
       *max = strlen (key) > *max ? strlen (key) : *max;
     else
       {
-        text = json_is_null (v) ? null_text (key, obj) : value_text (v);
+        text = json_is_null (v) ? null_text (key, obj, why) : value_text (v);
         fprintf (f, "%s:%*s %s\n", key, (int) (*width - strlen (key)), "", text);
       }
   }
 }
 
 void
-ucb_info_print_text (FILE *f, const json_t *host)
+ucb_info_print_text (FILE *f, const json_t *host, const struct ucb_host_why *why)
 {
   size_t max = 0;
 
   if (!json_is_object (host))
     return;
-  walk (f, host, NULL, &max, NULL);
-  walk (f, host, NULL, &max, &max);
+  walk (f, host, NULL, &max, NULL, why);
+  walk (f, host, NULL, &max, &max, why);
 }

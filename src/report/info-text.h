@@ -7,8 +7,11 @@
 
 #include <jansson.h>
 
+#include "host/hostinfo.h"
+
 /* Print `host` (the document's `host` object; nothing for a non-object) as aligned `key: value`
- * lines, objects flattened to dotted keys, each null said in words. */
-void ucb_info_print_text (FILE *f, const json_t *host);
+ * lines, objects flattened to dotted keys, each null said in words: for l3_domains and lsms
+ * with the reasons `why` holds, recorded when `host` was probed (NULL: none known). */
+void ucb_info_print_text (FILE *f, const json_t *host, const struct ucb_host_why *why);
 
 #endif
