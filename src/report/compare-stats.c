@@ -171,3 +171,31 @@ ucb_cmp_ratio_json (const struct ucb_cmp_est *e)
   ucb_json_set (o, "ci_high", ucb_json_real (e->hi));
   return o;
 }
+
+void
+ucb_cmp_family (const struct ucb_cmp_test *t, size_t n, double thr, double *adj_beyond,
+                double *adj_inside, enum ucb_cmp_verdict *v, size_t *needed)
+{
+  cleanup_free double *pb = xcalloc (n + 1, sizeof *pb), *pi = xcalloc (n + 1, sizeof *pi);
+  size_t m = 0;
+
+  for (size_t i = 0; i < n; i++)
+    {
+      pb[i] = t[i].ops.p_beyond;
+      pi[i] = t[i].ops.p_inside;
+      m += t[i].ops.ok && !t[i].from_contended;
+    }
+  ucb_holm (pb, n, adj_beyond);
+  ucb_holm (pi, n, adj_inside);
+  for (size_t i = 0; i < n; i++)
+    {
+      v[i] = t[i].from_contended ? UCB_CMP_CONTENDED
+                                 : ucb_cmp_verdict (&t[i].ops, adj_beyond[i], adj_inside[i],
+                                                    &t[i].cpu, t[i].contended);
+      /* An inconclusive test has an interval, so it is one of the m. */
+      if (needed)
+        needed[i] = v[i] == UCB_CMP_INCONCLUSIVE
+                        ? ucb_cmp_needed (&t[i].ops, thr, UCB_COMPARE_ALPHA / (double) (m ? m : 1))
+                        : 0;
+    }
+}

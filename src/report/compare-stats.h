@@ -54,6 +54,23 @@ enum ucb_cmp_verdict ucb_cmp_verdict (const struct ucb_cmp_est *ops, double adj_
                                       double adj_inside, const struct ucb_cmp_est *cpu,
                                       bool contended);
 
+/* One comparison of a family: its ops/s and CPU ns/op estimates; `contended`: units were left
+ * out for contention; `from_contended`: too few were left for an interval, so the estimates
+ * shown are of every unit and decide nothing (inconclusive (contended)). */
+struct ucb_cmp_test
+{
+  struct ucb_cmp_est ops, cpu;
+  bool contended, from_contended;
+};
+
+/* The verdicts of `n` comparisons as one family: Holm over their p_beyond and p_inside (those
+ * without an interval, or from contended units, take no part), then ucb_cmp_verdict.  Each
+ * output array has n entries; `needed` (may be NULL): for an inconclusive one, the units a side
+ * that would likely settle it at threshold `thr` (ucb_cmp_needed at the family's alpha per
+ * test), else 0. */
+void ucb_cmp_family (const struct ucb_cmp_test *t, size_t n, double thr, double *adj_beyond,
+                     double *adj_inside, enum ucb_cmp_verdict *v, size_t *needed);
+
 /* The units a side that would likely settle an inconclusive point: the smallest n (both sides
  * n) whose t interval at level 1 - alpha_point, with the variances seen, would no longer
  * contain the nearer edge of the band [1 - thr, 1 + thr]; 0 when none up to

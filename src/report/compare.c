@@ -57,8 +57,8 @@ struct params
 struct row
 {
   const struct ucb_doc_point *r;
-  struct ucb_cmp_est ops, cpu;
-  bool invocation, contended, from_contended;
+  struct ucb_cmp_test t; /* its estimates, as a test of the table's family */
+  bool invocation;
   double med_b, med_h, cpu_b, cpu_h, cv_b, cv_h;
   size_t used_b, left_b, used_h, left_h;
   char flags_b[2 * UCB_POINT_FLAGS_MAX], flags_h[2 * UCB_POINT_FLAGS_MAX];
@@ -189,14 +189,14 @@ estimate (const struct gathered *b, const struct gathered *h, const struct param
   w->invocation = b->n_ops_doc >= 2 && h->n_ops_doc >= 2;
   if (w->invocation)
     {
-      ucb_cmp_estimate (b->ops_doc, b->n_ops_doc, h->ops_doc, h->n_ops_doc, pa->thr, 0, &w->ops);
-      ucb_cmp_estimate (b->cpu_doc, b->n_cpu_doc, h->cpu_doc, h->n_cpu_doc, pa->thr, 0, &w->cpu);
+      ucb_cmp_estimate (b->ops_doc, b->n_ops_doc, h->ops_doc, h->n_ops_doc, pa->thr, 0, &w->t.ops);
+      ucb_cmp_estimate (b->cpu_doc, b->n_cpu_doc, h->cpu_doc, h->n_cpu_doc, pa->thr, 0, &w->t.cpu);
     }
   else
     {
       /* one invocation a side: the drift between invocations is assumed, not seen */
-      ucb_cmp_estimate (b->ops, b->n_ops, h->ops, h->n_ops, pa->thr, pa->drift, &w->ops);
-      ucb_cmp_estimate (b->cpu, b->n_cpu, h->cpu, h->n_cpu, pa->thr, pa->drift, &w->cpu);
+      ucb_cmp_estimate (b->ops, b->n_ops, h->ops, h->n_ops, pa->thr, pa->drift, &w->t.ops);
+      ucb_cmp_estimate (b->cpu, b->n_cpu, h->cpu, h->n_cpu, pa->thr, pa->drift, &w->t.cpu);
     }
   w->med_b = ucb_median (b->raw_ops, b->n_ops);
   w->med_h = ucb_median (h->raw_ops, h->n_ops);
@@ -220,7 +220,7 @@ make_row (const struct side *base, const struct side *head, const struct ucb_doc
   gather (head, r, false, &h);
   *w = (struct row){ .r = r };
   estimate (&b, &h, pa, w);
-  w->contended = b.left_out || h.left_out;
+  w->t.contended = b.left_out || h.left_out;
   w->used_b = b.used;
   w->left_b = b.left_out;
   w->used_h = h.used;
@@ -229,13 +229,13 @@ make_row (const struct side *base, const struct side *head, const struct ucb_doc
   snprintf (w->flags_h, sizeof w->flags_h, "%s", h.flags);
   gathered_free (&b);
   gathered_free (&h);
-  if (w->ops.ok || !w->contended)
+  if (w->t.ops.ok || !w->t.contended)
     return;
   gather (base, r, true, &b);
   gather (head, r, true, &h);
   estimate (&b, &h, pa, w);
-  w->from_contended = true;
-  w->ops.p_beyond = w->ops.p_inside = NAN;
+  w->t.from_contended = true;
+  w->t.ops.p_beyond = w->t.ops.p_inside = NAN;
   gathered_free (&b);
   gathered_free (&h);
 }
@@ -261,28 +261,30 @@ row_json (const struct row *w, double adj_b, double adj_i, enum ucb_cmp_verdict 
   ucb_json_set (o, "depth", ucb_json_int (r->depth));
   ucb_json_set (o, "tasks", ucb_json_int (r->tasks));
   ucb_json_set (o, "mode", ucb_json_str (r->mode));
-  ucb_json_set (o, "base",
-                ucb_cmp_side_json (w->med_b, w->cpu_b, w->cv_b, w->used_b, w->left_b, w->flags_b));
-  ucb_json_set (o, "head",
-                ucb_cmp_side_json (w->med_h, w->cpu_h, w->cv_h, w->used_h, w->left_h, w->flags_h));
+  ucb_json_set (
+      o, "base",
+      ucb_cmp_side_json (w->med_b, w->cpu_b, w->cv_b, w->used_b, w->left_b, w->flags_b));
+  ucb_json_set (
+      o, "head",
+      ucb_cmp_side_json (w->med_h, w->cpu_h, w->cv_h, w->used_h, w->left_h, w->flags_h));
   ucb_json_set (o, "unit", ucb_json_str (w->invocation ? "document" : "repeat"));
-  ucb_json_set (o, "n_base", ucb_json_int ((long long) w->ops.nb));
-  ucb_json_set (o, "n_head", ucb_json_int ((long long) w->ops.nh));
-  ucb_json_set (o, "ratio", ucb_json_real (w->ops.ratio));
-  ucb_json_set (o, "ci_low", ucb_json_real (w->ops.lo));
-  ucb_json_set (o, "ci_high", ucb_json_real (w->ops.hi));
-  ucb_json_set (o, "ratio_from_contended", json_boolean (w->from_contended));
-  ucb_json_set (o, "change_pct", ucb_json_real (100 * (w->ops.ratio - 1)));
-  ucb_json_set (o, "df", ucb_json_real (w->ops.df));
-  ucb_json_set (o, "p_beyond", ucb_json_real (w->ops.p_beyond));
+  ucb_json_set (o, "n_base", ucb_json_int ((long long) w->t.ops.nb));
+  ucb_json_set (o, "n_head", ucb_json_int ((long long) w->t.ops.nh));
+  ucb_json_set (o, "ratio", ucb_json_real (w->t.ops.ratio));
+  ucb_json_set (o, "ci_low", ucb_json_real (w->t.ops.lo));
+  ucb_json_set (o, "ci_high", ucb_json_real (w->t.ops.hi));
+  ucb_json_set (o, "ratio_from_contended", json_boolean (w->t.from_contended));
+  ucb_json_set (o, "change_pct", ucb_json_real (100 * (w->t.ops.ratio - 1)));
+  ucb_json_set (o, "df", ucb_json_real (w->t.ops.df));
+  ucb_json_set (o, "p_beyond", ucb_json_real (w->t.ops.p_beyond));
   ucb_json_set (o, "p_beyond_adj", ucb_json_real (adj_b));
-  ucb_json_set (o, "p_inside", ucb_json_real (w->ops.p_inside));
+  ucb_json_set (o, "p_inside", ucb_json_real (w->t.ops.p_inside));
   ucb_json_set (o, "p_inside_adj", ucb_json_real (adj_i));
-  ucb_json_set (o, "cpu_ns_per_op", ucb_cmp_ratio_json (&w->cpu));
+  ucb_json_set (o, "cpu_ns_per_op", ucb_cmp_ratio_json (&w->t.cpu));
   ucb_json_set (o, "verdict", ucb_json_str (ucb_cmp_verdict_name (v)));
   ucb_json_set (o, "needed", needed ? ucb_json_int ((long long) needed) : NULL);
   ucb_json_set (o, "needed_unit",
-                ucb_json_str (w->invocation || w->ops.drift > 0 ? "document" : "repeat"));
+                ucb_json_str (w->invocation || w->t.ops.drift > 0 ? "document" : "repeat"));
   return o;
 }
 
@@ -341,33 +343,23 @@ compare_points (const struct side *base, const struct side *head, const struct p
                 size_t *regressions, bool *repeat_unit)
 {
   json_t *points = ucb_json_arr ();
-  size_t n, m = 0;
+  size_t n;
   cleanup_free struct row *rows = make_rows (base, head, pa, &n);
-  cleanup_free double *pb = xcalloc (n + 1, sizeof *pb), *pi = xcalloc (n + 1, sizeof *pi);
+  cleanup_free struct ucb_cmp_test *t = xcalloc (n + 1, sizeof *t);
   cleanup_free double *ab = xcalloc (n + 1, sizeof *ab), *ai = xcalloc (n + 1, sizeof *ai);
+  cleanup_free enum ucb_cmp_verdict *v = xcalloc (n + 1, sizeof *v);
+  cleanup_free size_t *need = xcalloc (n + 1, sizeof *need);
 
   for (size_t i = 0; i < n; i++)
-    {
-      pb[i] = rows[i].ops.p_beyond;
-      pi[i] = rows[i].ops.p_inside;
-      m += rows[i].ops.ok && !rows[i].from_contended;
-    }
-  ucb_holm (pb, n, ab);
-  ucb_holm (pi, n, ai);
+    t[i] = rows[i].t;
+  ucb_cmp_family (t, n, pa->thr, ab, ai, v, need);
   *regressions = 0;
   *repeat_unit = false;
   for (size_t i = 0; i < n; i++)
     {
-      enum ucb_cmp_verdict v
-          = rows[i].from_contended
-                ? UCB_CMP_CONTENDED
-                : ucb_cmp_verdict (&rows[i].ops, ab[i], ai[i], &rows[i].cpu, rows[i].contended);
-      size_t need = v == UCB_CMP_INCONCLUSIVE
-                        ? ucb_cmp_needed (&rows[i].ops, pa->thr, UCB_COMPARE_ALPHA / (double) m)
-                        : 0;
-      *regressions += v == UCB_CMP_REGRESSION;
+      *regressions += v[i] == UCB_CMP_REGRESSION;
       *repeat_unit = *repeat_unit || !rows[i].invocation;
-      ucb_json_push (points, row_json (&rows[i], ab[i], ai[i], v, need));
+      ucb_json_push (points, row_json (&rows[i], ab[i], ai[i], v[i], need[i]));
     }
   return points;
 }

@@ -24,11 +24,11 @@ ucb_contrast_estimate (const struct ucb_contrast_side *shared,
                        const struct ucb_contrast_side *distinct,
                        const struct ucb_contrast_side *shared_all,
                        const struct ucb_contrast_side *distinct_all, bool contended,
-                       struct ucb_contrast_pair *p)
+                       struct ucb_cmp_test *p)
 {
   const double thr = UCB_CONTRAST_THRESHOLD;
 
-  *p = (struct ucb_contrast_pair){ .contended = contended };
+  *p = (struct ucb_cmp_test){ .contended = contended };
   /* base distinct, head shared: the ratio is shared/distinct, a penalty a "regression" */
   ucb_cmp_estimate (distinct->ops, distinct->n_ops, shared->ops, shared->n_ops, thr, 0, &p->ops);
   ucb_cmp_estimate (distinct->cpu, distinct->n_cpu, shared->cpu, shared->n_cpu, thr, 0, &p->cpu);
@@ -44,30 +44,10 @@ ucb_contrast_estimate (const struct ucb_contrast_side *shared,
 }
 
 void
-ucb_contrast_verdicts (const struct ucb_contrast_pair *p, size_t n, double *adj_beyond,
+ucb_contrast_verdicts (const struct ucb_cmp_test *p, size_t n, double *adj_beyond,
                        double *adj_inside, enum ucb_cmp_verdict *v, size_t *needed)
 {
-  cleanup_free double *pb = xcalloc (n + 1, sizeof *pb), *pi = xcalloc (n + 1, sizeof *pi);
-  size_t m = 0;
-
-  for (size_t i = 0; i < n; i++)
-    {
-      pb[i] = p[i].ops.p_beyond;
-      pi[i] = p[i].ops.p_inside;
-      m += p[i].ops.ok && !p[i].from_contended;
-    }
-  ucb_holm (pb, n, adj_beyond);
-  ucb_holm (pi, n, adj_inside);
-  for (size_t i = 0; i < n; i++)
-    {
-      v[i] = p[i].from_contended ? UCB_CMP_CONTENDED
-                                 : ucb_cmp_verdict (&p[i].ops, adj_beyond[i], adj_inside[i],
-                                                    &p[i].cpu, p[i].contended);
-      if (needed)
-        needed[i] = v[i] == UCB_CMP_INCONCLUSIVE ? ucb_cmp_needed (
-                        &p[i].ops, UCB_CONTRAST_THRESHOLD, UCB_COMPARE_ALPHA / (double) (m ? m : 1))
-                                                 : 0;
-    }
+  ucb_cmp_family (p, n, UCB_CONTRAST_THRESHOLD, adj_beyond, adj_inside, v, needed);
 }
 
 const char *
@@ -157,7 +137,7 @@ side_of (const struct gathered *g)
 struct row
 {
   const struct ucb_doc_point *pt;
-  struct ucb_contrast_pair est;
+  struct ucb_cmp_test est;
   struct gathered s, d;                  /* the repeats the estimate is of */
   size_t used_s, used_d, left_s, left_d; /* with contended repeats left out */
 };
@@ -283,7 +263,7 @@ ucb_contrast_json (const struct ucb_doc *d)
   cleanup_free double *ab = xcalloc (n + 1, sizeof *ab), *ai = xcalloc (n + 1, sizeof *ai);
   cleanup_free enum ucb_cmp_verdict *v = xcalloc (n + 1, sizeof *v);
   cleanup_free size_t *need = xcalloc (n + 1, sizeof *need);
-  cleanup_free struct ucb_contrast_pair *est = xcalloc (n + 1, sizeof *est);
+  cleanup_free struct ucb_cmp_test *est = xcalloc (n + 1, sizeof *est);
   json_t *arr;
 
   if (n == 0)

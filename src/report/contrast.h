@@ -27,14 +27,9 @@ struct ucb_contrast_side
   size_t n_ops, n_cpu;
 };
 
-/* One pair: shared against distinct.  `contended`: a repeat was left out for contention;
- * `from_contended`: too few were left for an interval, so the estimates are of every repeat
- * and decide nothing (inconclusive (contended)). */
-struct ucb_contrast_pair
-{
-  struct ucb_cmp_est ops, cpu;
-  bool contended, from_contended;
-};
+/* One pair, shared against distinct, is a test of compare's family (struct ucb_cmp_test):
+ * `contended`: a repeat was left out for contention; `from_contended`: too few were left for
+ * an interval, so the estimates are of every repeat and decide nothing. */
 
 /* The estimate of a pair from the sides with contended repeats left out (`shared`,
  * `distinct`) and, used only when those give no interval and `contended`, from every repeat
@@ -44,13 +39,13 @@ void ucb_contrast_estimate (const struct ucb_contrast_side *shared,
                             const struct ucb_contrast_side *distinct,
                             const struct ucb_contrast_side *shared_all,
                             const struct ucb_contrast_side *distinct_all, bool contended,
-                            struct ucb_contrast_pair *p);
+                            struct ucb_cmp_test *p);
 
 /* The verdicts of `n` pairs as one family: Holm over their p_beyond and p_inside (pairs without
  * an interval, or from contended repeats, take no part), then compare's rules (ops/s decides,
  * CPU ns/op must confirm).  Each output array has n entries; `needed` (may be NULL): for an
  * inconclusive pair, the repeats a side that would likely settle it, else 0. */
-void ucb_contrast_verdicts (const struct ucb_contrast_pair *p, size_t n, double *adj_beyond,
+void ucb_contrast_verdicts (const struct ucb_cmp_test *p, size_t n, double *adj_beyond,
                             double *adj_inside, enum ucb_cmp_verdict *v, size_t *needed);
 
 /* compare's verdict in the words of the contrast: "penalty" (shared slower beyond the

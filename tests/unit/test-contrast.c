@@ -54,7 +54,7 @@ struct sim
 };
 
 static void
-simulate (const struct sim *s, struct ucb_contrast_pair *p)
+simulate (const struct sim *s, struct ucb_cmp_test *p)
 {
   double os[64], od[64], cs[64], cd[64];
   struct ucb_contrast_side sh = { os, cs, s->ns, s->ns }, di = { od, cd, s->nd, s->nd };
@@ -77,7 +77,7 @@ static void
 run_trials (const struct sim *first, const struct sim *rest, size_t k, size_t trials,
             struct rates *r)
 {
-  struct ucb_contrast_pair p[8];
+  struct ucb_cmp_test p[8];
   double ab[8], ai[8];
   enum ucb_cmp_verdict v[8];
   size_t pen = 0, fast = 0, none = 0, fam = 0;
@@ -177,7 +177,7 @@ test_cpu_must_confirm (void)
 {
   /* fewer ops/s at the same CPU ns/op: the tasks got less CPU, not dearer ops */
   struct sim starved = { 0.80, 0.80, 5, 5, 0.02, 0.02 };
-  struct ucb_contrast_pair p;
+  struct ucb_cmp_test p;
   double ab, ai;
   enum ucb_cmp_verdict v;
 
