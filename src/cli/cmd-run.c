@@ -427,9 +427,9 @@ interrupted_record (const struct ucb_run_options *o, int sig, const ucb_error_t 
   ucb_json_set (in, "reason", ucb_json_str (reason));
   ucb_json_set (in, "points_finished", ucb_json_int ((long long) finished));
   /* --repeat auto decides its repeats as it goes: no plan to count against. */
-  ucb_json_set (in, "points_planned", o->plan.repeat_auto
-                                          ? json_null ()
-                                          : ucb_json_int ((long long) ucb_sweep_size (&o->plan)));
+  ucb_json_set (in, "points_planned",
+                o->plan.repeat_auto ? json_null ()
+                                    : ucb_json_int ((long long) ucb_sweep_size (&o->plan)));
   return in;
 }
 

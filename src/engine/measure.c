@@ -185,8 +185,9 @@ ucb_tasks_per_cpu (const int *cpu, size_t ntasks, size_t nallowed)
 
   for (size_t t = 0; t < ntasks; t++)
     {
-      size_t k = cpu[t] < 0 ? (nallowed ? (ntasks + nallowed - 1) / nallowed : ntasks)
-                            : (size_t) llround (1.0 / ucb_task_fair_share (cpu, ntasks, t, nallowed));
+      size_t k = cpu[t] < 0
+                     ? (nallowed ? (ntasks + nallowed - 1) / nallowed : ntasks)
+                     : (size_t) llround (1.0 / ucb_task_fair_share (cpu, ntasks, t, nallowed));
       most = k > most ? k : most;
     }
   return most;

@@ -261,12 +261,10 @@ row_json (const struct row *w, double adj_b, double adj_i, enum ucb_cmp_verdict 
   ucb_json_set (o, "depth", ucb_json_int (r->depth));
   ucb_json_set (o, "tasks", ucb_json_int (r->tasks));
   ucb_json_set (o, "mode", ucb_json_str (r->mode));
-  ucb_json_set (
-      o, "base",
-      ucb_cmp_side_json (w->med_b, w->cpu_b, w->cv_b, w->used_b, w->left_b, w->flags_b));
-  ucb_json_set (
-      o, "head",
-      ucb_cmp_side_json (w->med_h, w->cpu_h, w->cv_h, w->used_h, w->left_h, w->flags_h));
+  ucb_json_set (o, "base",
+                ucb_cmp_side_json (w->med_b, w->cpu_b, w->cv_b, w->used_b, w->left_b, w->flags_b));
+  ucb_json_set (o, "head",
+                ucb_cmp_side_json (w->med_h, w->cpu_h, w->cv_h, w->used_h, w->left_h, w->flags_h));
   ucb_json_set (o, "unit", ucb_json_str (w->invocation ? "document" : "repeat"));
   ucb_json_set (o, "n_base", ucb_json_int ((long long) w->t.ops.nb));
   ucb_json_set (o, "n_head", ucb_json_int ((long long) w->t.ops.nh));

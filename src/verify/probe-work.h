@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* probe-work.h - what the hand-written cases' probes do inside: fill a counter until the kernel
- * refuses, read SigQ, fork sleepers, count in rounds (probe.h runs them; the scripts' and the
- * cells' agents charge through rlimit-ops.h instead). */
+/* probe-work.h - what the hand-written cases' probes do inside besides charging: read SigQ and
+ * CapEff, tell uid 0 of the initial namespace, count user namespaces (probe.h runs them).  Their
+ * charges and releases of an rlimit go through rlimit-ops.h (ucb_rlops_fill, ucb_rlops_release,
+ * ucb_rlops_count), as the agents' do. */
 #ifndef UCB_PROBE_WORK_H
 #define UCB_PROBE_WORK_H
 
@@ -21,61 +22,11 @@
 #define UCB_VCOUNT_CAP(expected) ((expected) + 256)
 #define UCB_VTRIES(expected) (UCB_VCOUNT_CAP (expected) + 1)
 
-/* Queue SIGRTMIN to ourselves (blocked) until refused; returns how many were queued and
- * sets *errnum to the refusal's errno (0 if `max` was reached first). */
-long ucb_vfill_rt (long max, int *errnum);
-/* Take every queued SIGRTMIN; returns how many. */
-long ucb_vdrain_rt (void);
 /* SigQ of a process: the level-0 SIGPENDING counter of its (user ns, uid); -1 if unreadable. */
 long ucb_vsigq (pid_t pid);
 
 /* Whether capability `cap` is in a process's effective set (CapEff); -1 if unreadable. */
 int ucb_vcap_effective (pid_t pid, int cap);
-
-/* Children that sleep until killed (NPROC): their pids. */
-struct ucb_vkids
-{
-  pid_t *pid;
-  long n, size;
-};
-#define UCB_VKIDS_NONE                                                                             \
-  {                                                                                                \
-    NULL, 0, 0                                                                                     \
-  }
-/* Fork up to `max` more, until the kernel refuses: how many were forked now, the refusal's
- * errno in *refused (0 if none); -1 with `err` set when the array cannot grow. */
-long ucb_vkids_fork (struct ucb_vkids *k, long max, int *refused, ucb_error_t *err);
-/* Kill and reap them all (only release_task, in wait, uncharges NPROC); the array stays. */
-void ucb_vkids_release (struct ucb_vkids *k);
-void ucb_vkids_free (struct ucb_vkids *k);
-/* A count that gives back what it took: fork up to `max` sleepers and release them; queue up
- * to `max` SIGRTMIN and drain them.  How many; the refusal's errno in *refused. */
-long ucb_vfork_count (long max, int *refused, ucb_error_t *err);
-long ucb_vfill_drain_rt (long max, int *refused, ucb_error_t *err);
-
-/* POSIX message queues /<tag>.0, /<tag>.1, ... of maxmsg x msgsize (0: the defaults, a NULL
- * attr), created (and closed, still linked) until refused or `max`: how many, the refusal's
- * errno in *refused.  ucb_vmq_drop unlinks the first n. */
-long ucb_vmq_fill (const char *tag, long maxmsg, long msgsize, long max, int *refused);
-void ucb_vmq_drop (const char *tag, long n);
-
-/* SysV segments: n of `size` bytes in ids[] (-1 with `err` set, none left); SHM_LOCK ids[0..n)
- * until refused (how many; the errno in *refused); IPC_RMID every id >= 0. */
-int ucb_vshm_segs (int *ids, int n, size_t size, ucb_error_t *err)
-    __attribute__ ((warn_unused_result));
-long ucb_vshm_lock_fill (const int *ids, long n, int *refused);
-void ucb_vshm_rmid_all (const int *ids, int n);
-
-/* `rounds` rounds of `count` (at most `max` each): the fewest and the most it admitted, and
- * how many rounds ended in EAGAIN.  A round that admits all `max` ends them (over-admission:
- * the rounds after it would each run to the cap); `rounds` says how many ran. */
-struct ucb_vrange
-{
-  long lo, hi, eagain, rounds;
-};
-typedef long (*ucb_vcount_fn) (long max, int *refused, ucb_error_t *err);
-int ucb_vrounds (int rounds, ucb_vcount_fn count, long max, struct ucb_vrange *out,
-                 ucb_error_t *err) __attribute__ ((warn_unused_result));
 
 /* Are we uid 0 of the initial user namespace (the NPROC exemptions are about it)? */
 bool ucb_vroot_of_init_userns (void);

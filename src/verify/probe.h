@@ -114,7 +114,7 @@ int ucb_probe_await (struct ucb_probe_out *order, ucb_error_t *err)
 int ucb_vsoft (int resource, rlim_t soft, ucb_error_t *err) __attribute__ ((warn_unused_result));
 /* The progress of the running case, where verify.c, deciding whether the case is stuck, sees
  * it (in memory shared with the case process and its probes): each message from a probe counts,
- * as does each round of ucb_vrounds and each observation recorded.  NULL outside a case. */
+ * as does each observation recorded.  NULL outside a case. */
 extern volatile uint64_t *ucb_vprogress_at;
 void ucb_vprogress (void);
 

@@ -66,54 +66,30 @@ take_place (const struct agent_arg *a, ucb_error_t *err)
   return 0;
 }
 
-/* Room for `want` more charges in the held table (SIGPENDING keeps a count only). */
-static long
-room (const struct ucb_rlops *ops, const struct ucb_rlheld *h, long want)
-{
-  long left = UCB_RL_HELD_MAX - h->n;
-
-  if (ops->rl == UCB_RL_SIGPENDING || want <= left)
-    return want;
-  return left > 0 ? left : 0;
-}
-
+/* The fill, try and release orders: rlimit-ops.c's loops, the cases' own. */
 static void
 do_fill (const struct ucb_rlops *ops, struct ucb_rlheld *h, struct ucb_probe_out *o)
 {
-  long max = room (ops, h, (long) o->v[ARG]), n = 0;
+  int refused;
 
-  o->errnum = 0;
-  o->v[TRIES] = max;
-  while (n < max && (o->errnum = ops->charge (h, o->v[ARG2] != 0)) == 0)
-    n++;
-  o->v[COUNT] = n;
+  o->v[TRIES] = ucb_rlops_room (ops, h, (long) o->v[ARG]);
+  o->v[COUNT] = ucb_rlops_fill (ops, h, (long) o->v[TRIES], o->v[ARG2] != 0, &refused);
+  o->errnum = refused;
 }
 
 static void
 do_try (const struct ucb_rlops *ops, struct ucb_rlheld *h, struct ucb_probe_out *o)
 {
-  long k = room (ops, h, (long) o->v[ARG]);
-  int e;
+  long refused;
 
-  o->v[COUNT] = o->v[REFUSED] = 0;
-  for (long i = 0; i < k; i++)
-    if ((e = ops->charge (h, false)) == 0)
-      o->v[COUNT]++;
-    else if (e == (int) o->v[ARG2])
-      o->v[REFUSED]++;
+  o->v[COUNT] = ucb_rlops_try (ops, h, (long) o->v[ARG], (int) o->v[ARG2], &refused);
+  o->v[REFUSED] = refused;
 }
 
 static void
 do_release (const struct ucb_rlops *ops, struct ucb_rlheld *h, long k, struct ucb_probe_out *o)
 {
-  long n = 0;
-
-  while (h->n > 0 && (k < 0 || n < k))
-    {
-      ops->release (h);
-      n++;
-    }
-  o->v[COUNT] = n;
+  o->v[COUNT] = ucb_rlops_release (ops, h, k);
 }
 
 /* ---- the race (rlagent.h ucb_rlrace) ---- */

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* rlimit-ops.c - charge, release and hold-until-exit for each ucounts rlimit (rlimit-ops.h). */
+/* rlimit-ops.c - charge, release and hold-until-exit for each ucounts rlimit, and the fills,
+ * releases and counts over them (rlimit-ops.h). */
 #include "config.h"
 
 #include <errno.h>
@@ -17,7 +18,7 @@
 #include "verify/probe.h"
 #include "verify/rlimit-ops.h"
 
-/* A charge taken: remember it (the caller keeps within UCB_RL_HELD_MAX via ops->cap). */
+/* A charge taken: remember it (ucb_rlops_room keeps the charges within UCB_RL_HELD_MAX). */
 static void
 held_push (struct ucb_rlheld *h, bool big, int id, int name)
 {
@@ -30,7 +31,8 @@ held_push (struct ucb_rlheld *h, bool big, int id, int name)
   h->n++;
 }
 
-/* ---- SIGPENDING: one RT signal queued to ourselves (SIGRTMIN is blocked) ---- */
+/* ---- SIGPENDING: one RT signal queued to ourselves (SIGRTMIN is blocked), or to
+ * shape.sig_to ---- */
 
 static rlim_t
 units_as_is (long units)
@@ -45,12 +47,24 @@ intended_as_is (long units)
 }
 
 static int
+sig_ready (const struct ucb_rlheld *h)
+{
+  sigset_t set;
+
+  if (h->shape.sig_to > 0)
+    return 0; /* the receiver's mask, not ours */
+  sigemptyset (&set);
+  sigaddset (&set, SIGRTMIN);
+  return sigprocmask (SIG_BLOCK, &set, NULL) < 0 ? errno : 0;
+}
+
+static int
 sig_charge (struct ucb_rlheld *h, bool big)
 {
   union sigval v = { .sival_int = 0 };
 
   (void) big;
-  if (sigqueue (getpid (), SIGRTMIN, v) < 0)
+  if (sigqueue (h->shape.sig_to > 0 ? h->shape.sig_to : getpid (), SIGRTMIN, v) < 0)
     return errno;
   h->n++;
   return 0;
@@ -64,10 +78,11 @@ sig_release (struct ucb_rlheld *h)
 
   sigemptyset (&set);
   sigaddset (&set, SIGRTMIN);
-  if (sigtimedwait (&set, NULL, &zero) >= 0)
+  if (h->shape.sig_to <= 0 && sigtimedwait (&set, NULL, &zero) >= 0)
     h->n--;
   else
-    h->n = 0; /* nothing was queued after all: the count would only mislead */
+    h->n = 0; /* nothing was queued after all (or to another, who takes it): the count would
+               * only mislead */
 }
 
 static void
@@ -118,7 +133,7 @@ nproc_churn (void)
 }
 
 /* ---- MSGQUEUE: one 1 x 1024 queue, maxmsg * (msgsize + 96) = 1120 B on x86_64 (ULIM-16);
- * a big charge is a 10 x 8192 queue (82880 B) ---- */
+ * a big charge is a 10 x 8192 queue (82880 B); or the shape's queue ---- */
 
 #define MQ_COST 1120
 
@@ -136,6 +151,9 @@ mq_name (char *buf, size_t len, int name)
   snprintf (buf, len, "/ucbench-rl.%d.%d", (int) getpid (), name);
 }
 
+/* The next queue name of this process: unique however many sets it holds at once. */
+static int mq_next_name;
+
 static int
 mq_charge (struct ucb_rlheld *h, bool big)
 {
@@ -143,11 +161,17 @@ mq_charge (struct ucb_rlheld *h, bool big)
   char name[64];
   mqd_t q;
 
-  mq_name (name, sizeof name, h->next_name);
-  q = mq_open (name, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0600, &attr);
+  if (h->shape.mq_maxmsg > 0)
+    {
+      attr.mq_maxmsg = h->shape.mq_maxmsg;
+      attr.mq_msgsize = h->shape.mq_msgsize;
+    }
+  mq_name (name, sizeof name, mq_next_name);
+  q = mq_open (name, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0600,
+               h->shape.mq_defaults ? NULL : &attr);
   if (q == (mqd_t) -1)
     return errno;
-  held_push (h, big, (int) q, h->next_name++);
+  held_push (h, big, (int) q, mq_next_name++);
   return 0;
 }
 
@@ -177,7 +201,8 @@ mq_for_exit (struct ucb_rlheld *h)
   h->for_exit = true;
 }
 
-/* ---- MEMLOCK: SHM_LOCK of a one-page segment; a big charge is 64 pages ---- */
+/* ---- MEMLOCK: SHM_LOCK of a one-page segment; a big charge is 64 pages; or the next of
+ * the caller's segments (shape.shm_ids) ---- */
 
 #define SHM_BIG_PAGES 64
 
@@ -201,14 +226,30 @@ shm_snap_intended (long units)
   return units / page_size ();
 }
 
+/* SHM_LOCK of the caller's next segment: a refused one stays the caller's, as it was. */
+static int
+shm_lock_given (struct ucb_rlheld *h, bool big)
+{
+  int id;
+
+  if (h->n >= h->shape.shm_n)
+    return EINVAL; /* none left: ucb_rlops_room keeps a fill within them */
+  id = h->shape.shm_ids[h->n];
+  if (shmctl (id, SHM_LOCK, NULL) < 0)
+    return errno;
+  held_push (h, big, id, 0);
+  return 0;
+}
+
 static int
 shm_charge (struct ucb_rlheld *h, bool big)
 {
   size_t size = (size_t) page_size () * (big ? SHM_BIG_PAGES : 1);
-  int id = shmget (IPC_PRIVATE, size, IPC_CREAT | 0600);
-  int e;
+  int id, e;
 
-  if (id < 0)
+  if (h->shape.shm_ids)
+    return shm_lock_given (h, big);
+  if ((id = shmget (IPC_PRIVATE, size, IPC_CREAT | 0600)) < 0)
     return errno;
   if (shmctl (id, SHM_LOCK, NULL) < 0)
     {
@@ -223,8 +264,9 @@ shm_charge (struct ucb_rlheld *h, bool big)
 static void
 shm_release (struct ucb_rlheld *h)
 {
-  /* Locked and not attached: IPC_RMID destroys it now, and shm_destroy uncharges. */
-  shmctl (h->id[h->n - 1], IPC_RMID, NULL);
+  /* The caller's segment is only unlocked (user_shm_unlock uncharges); ours, locked and not
+   * attached, IPC_RMID destroys now, and shm_destroy uncharges. */
+  shmctl (h->id[h->n - 1], h->shape.shm_ids ? SHM_UNLOCK : IPC_RMID, NULL);
   h->n--;
 }
 
@@ -245,7 +287,7 @@ const struct ucb_rlops ucb_rlops[UCB_RLS] = {
     .unit = "one queued RT signal (sigqueue SIGRTMIN, SI_QUEUE: no override)",
     .cap = 1000, .large = 8192, .big_units = 1,
     .soft = units_as_is, .snap = units_as_is, .snap_intended = intended_as_is,
-    .charge = sig_charge, .release = sig_release, .for_exit = nothing_for_exit,
+    .ready = sig_ready, .charge = sig_charge, .release = sig_release, .for_exit = nothing_for_exit,
   },
   [UCB_RL_MSGQUEUE] = {
     .rl = UCB_RL_MSGQUEUE, .refusal = EMFILE,
@@ -270,6 +312,85 @@ const struct ucb_rlops ucb_rlops[UCB_RLS] = {
     .churn = nproc_churn,
   },
 };
+
+/* ---- fills, releases, counts (one loop each, for the agents and the cases' probes) ---- */
+
+long
+ucb_rlops_room (const struct ucb_rlops *ops, const struct ucb_rlheld *h, long want)
+{
+  long left = UCB_RL_HELD_MAX - h->n;
+
+  if (ops->rl == UCB_RL_SIGPENDING)
+    return want;
+  if (ops->rl == UCB_RL_MEMLOCK && h->shape.shm_ids && h->shape.shm_n - h->n < left)
+    left = h->shape.shm_n - h->n;
+  if (left < 0)
+    left = 0;
+  return want < left ? want : left;
+}
+
+long
+ucb_rlops_fill (const struct ucb_rlops *ops, struct ucb_rlheld *h, long max, bool big, int *refused)
+{
+  long n = 0;
+
+  max = ucb_rlops_room (ops, h, max);
+  if (ops->ready && (*refused = ops->ready (h)) != 0)
+    return 0;
+  *refused = 0;
+  while (n < max && (*refused = ops->charge (h, big)) == 0)
+    n++;
+  return n;
+}
+
+long
+ucb_rlops_try (const struct ucb_rlops *ops, struct ucb_rlheld *h, long k, int errnum, long *refused)
+{
+  long admitted = 0;
+  int e;
+
+  k = ucb_rlops_room (ops, h, k);
+  *refused = 0;
+  if (ops->ready && ops->ready (h) != 0)
+    return 0;
+  for (long i = 0; i < k; i++)
+    if ((e = ops->charge (h, false)) == 0)
+      admitted++;
+    else if (e == errnum)
+      (*refused)++;
+  return admitted;
+}
+
+long
+ucb_rlops_release (const struct ucb_rlops *ops, struct ucb_rlheld *h, long k)
+{
+  long n = 0;
+
+  while (h->n > 0 && (k < 0 || n < k))
+    {
+      long before = h->n;
+
+      ops->release (h);
+      if (h->n != before - 1)
+        break; /* SIGPENDING: nothing was left to take (sig_release forgot the rest) */
+      n++;
+    }
+  return n;
+}
+
+long
+ucb_rlops_count (const struct ucb_rlops *ops, const struct ucb_rlshape *shape, long max,
+                 int *refused)
+{
+  struct ucb_rlheld h = { .n = 0 };
+  long n;
+
+  if (shape)
+    h.shape = *shape;
+  n = ucb_rlops_fill (ops, &h, max, false, refused);
+  ucb_rlops_release (ops, &h, -1);
+  return n;
+}
 
 const char *
 ucb_rlops_unsupported (const struct ucb_rlops *ops)

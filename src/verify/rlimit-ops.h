@@ -1,16 +1,35 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* rlimit-ops.h - the four ucounts rlimits as the matrix cells use them: how a probe charges one
+/* rlimit-ops.h - the four ucounts rlimits as every probe charges them: how a probe charges one
  * unit, releases one, makes its exit the only release, the refusal's errno and the unit
- * (kernel-ucounts.md §2), so that one property runner serves every rlimit. */
+ * (kernel-ucounts.md §2), so that one property runner serves every rlimit; and the fills,
+ * releases and counts over them that the agents (rlagent.c) and the hand-written cases' probes
+ * share, one loop each. */
 #ifndef UCB_RLIMIT_OPS_H
 #define UCB_RLIMIT_OPS_H
 
 #include <stdbool.h>
 #include <sys/resource.h>
+#include <sys/types.h>
 
 #include "host/rlimit.h"
 
-/* What a probe holds, enough to release each unit again (the last one first). */
+/* What one charge is where the unit does not serve a case (all zero: the unit). */
+struct ucb_rlshape
+{
+  /* SIGPENDING: queue to this process (0: to ourselves, SIGRTMIN blocked first); what is queued
+   * to another is that process's to take, not the sender's to release. */
+  pid_t sig_to;
+  long mq_maxmsg, mq_msgsize; /* MSGQUEUE: queues of maxmsg x msgsize (0: the unit's) */
+  bool mq_defaults;           /* MSGQUEUE: the IPC namespace's default queue (a NULL attr) */
+  /* MEMLOCK: SHM_LOCK these segments of the caller's in turn (the k-th held is shm_ids[k]),
+   * not one-page segments made per charge: a refused one is kept, a release SHM_UNLOCKs. */
+  const int *shm_ids;
+  long shm_n;
+};
+
+/* What a probe holds, enough to release each unit again (the last one first).  A count tries
+ * UCB_VTRIES (expectation) = expectation + 257 units (probe-work.h): the most any case holds
+ * here, ULIM-15's 306 children, fits (SIGPENDING keeps a count only: ULIM-06 tries 1247). */
 #define UCB_RL_HELD_MAX 512
 struct ucb_rlheld
 {
@@ -18,8 +37,8 @@ struct ucb_rlheld
   bool big[UCB_RL_HELD_MAX]; /* a big charge (rlops.big_units units) */
   int id[UCB_RL_HELD_MAX];   /* NPROC: the child; MSGQUEUE: the queue; MEMLOCK: the segment */
   int name[UCB_RL_HELD_MAX]; /* MSGQUEUE: the queue's name number */
-  int next_name;
-  bool for_exit; /* for_exit() ran: only the exit releases now */
+  bool for_exit;             /* for_exit() ran: only the exit releases now */
+  struct ucb_rlshape shape;  /* what each charge is */
 };
 
 struct ucb_rlops
@@ -40,6 +59,9 @@ struct ucb_rlops
    * pages, kernel-ucounts.md §2.4, ULIM-19: `units` bytes, intended units / PAGE_SIZE). */
   rlim_t (*snap) (long units);
   long (*snap_intended) (long units);
+  /* Before a fill's or a try's charges: 0, or the errno that ends it (SIGPENDING: SIGRTMIN
+   * blocked, so that what we queue to ourselves stays pending); NULL: nothing to do. */
+  int (*ready) (const struct ucb_rlheld *h);
   /* Charge one unit (a big charge with `big`): 0, or the errno of the refusal. */
   int (*charge) (struct ucb_rlheld *h, bool big);
   /* Release the last charge held. */
@@ -55,6 +77,25 @@ struct ucb_rlops
 };
 
 extern const struct ucb_rlops ucb_rlops[UCB_RLS];
+
+/* Room in h's held table for `want` more charges: SIGPENDING keeps a count only (all of
+ * them); pre-made segments, as many as are left. */
+long ucb_rlops_room (const struct ucb_rlops *ops, const struct ucb_rlheld *h, long want);
+/* Charge up to `max` units (big ones with `big`), within the room, until refused: how many
+ * were charged; the refusal's errno in *refused (0: none, `max` or the room was reached). */
+long ucb_rlops_fill (const struct ucb_rlops *ops, struct ucb_rlheld *h, long max, bool big,
+                     int *refused);
+/* `k` charges (within the room) whatever each answers: how many were admitted; in *refused
+ * how many were refused with `errnum`. */
+long ucb_rlops_try (const struct ucb_rlops *ops, struct ucb_rlheld *h, long k, int errnum,
+                    long *refused);
+/* Release the last `k` held (k < 0: all), the last first: how many were released (SIGPENDING:
+ * taken; a release that finds nothing left to take ends it). */
+long ucb_rlops_release (const struct ucb_rlops *ops, struct ucb_rlheld *h, long k);
+/* A count that gives back what it took: fill up to `max` charges of `shape` (NULL: the unit),
+ * then release them.  How many; the refusal's errno in *refused. */
+long ucb_rlops_count (const struct ucb_rlops *ops, const struct ucb_rlshape *shape, long max,
+                      int *refused);
 
 /* Whether the unit sizes are known here ("" when they are), else why not. */
 const char *ucb_rlops_unsupported (const struct ucb_rlops *ops);

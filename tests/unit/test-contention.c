@@ -425,7 +425,7 @@ test_readers (void)
   ucb_report_text (f, results);
   fclose (f);
   tap_check (table && strstr (table, "  0.72       0 * contended\n")); /* marked */
-  tap_check (table && strstr (table, "  1.00       0\n"));   /* not */
+  tap_check (table && strstr (table, "  1.00       0\n"));             /* not */
   tap_check (table && strstr (table, "* = not clean data"));
 
   /* An old document: no contention object, so unknown and not contended, and no warning. */
@@ -449,7 +449,8 @@ static const struct tap_test tests[] = {
   { "document: per task and container samples, contention, host_samples", test_record },
   { "container sample: the lowest share of its tasks", test_container_min },
   { "a reading late by more than an interval: its interval is late and contended", test_late },
-  { "fair share: 1 owning a CPU, CPUs / tasks unpinned, 1 / tasks on a shared CPU", test_fair_share },
+  { "fair share: 1 owning a CPU, CPUs / tasks unpinned, 1 / tasks on a shared CPU",
+    test_fair_share },
   { "contended: the tasks taking turns on a CPU got under their fair share together", test_fair },
   { "starved: a container with fewer than 100 ops", test_starved },
   { "model, table mark and cpu column, the warning; old documents", test_readers },

@@ -15,6 +15,7 @@
 #include "host/userns.h"
 #include "verify/verify.h"
 #include "verify/probe-work.h"
+#include "verify/rlimit-ops.h"
 
 static const struct
 {
@@ -39,9 +40,9 @@ nest_and_fill (void *arg, struct ucb_probe_out *o, ucb_error_t *err)
       return ucb_error_wrap (err, "nesting level %d", level + 1);
   if (ucb_vsoft (RLIMIT_SIGPENDING, variants[v].soft[3], err) < 0)
     return -1;
-  o->v[0] = ucb_vfill_rt (UCB_VTRIES (variants[v].expect), &refused);
+  o->v[0] = ucb_rlops_count (&ucb_rlops[UCB_RL_SIGPENDING], NULL, UCB_VTRIES (variants[v].expect),
+                             &refused);
   o->errnum = refused;
-  ucb_vdrain_rt ();
   return 0;
 }
 

@@ -37,6 +37,9 @@
 
 #include "verify/verify.h"
 #include "verify/probe-work.h"
+#include "verify/rlimit-ops.h"
+
+static const struct ucb_rlops *const sigs = &ucb_rlops[UCB_RL_SIGPENDING];
 
 static void
 block_all (sigset_t *set)
@@ -65,11 +68,13 @@ take (int sig)
   return si;
 }
 
+/* Release our SIGRTMIN fill, then take whatever else is pending. */
 static void
-drain_all (const sigset_t *set)
+drain_all (struct ucb_rlheld *rt, const sigset_t *set)
 {
   struct timespec zero = { 0, 0 };
 
+  ucb_rlops_release (sigs, rt, -1);
   while (sigtimedwait (set, NULL, &zero) >= 0)
     ;
 }
@@ -133,12 +138,13 @@ matrix (void *arg, struct ucb_probe_out *o, ucb_error_t *err)
   pid_t self = getpid (), tid = (pid_t) syscall (SYS_gettid);
   union sigval v = { .sival_int = 42 };
   siginfo_t s_usr1, s_sq, s_raise, s_killrt, info;
+  struct ucb_rlheld rt = { .n = 0 };
   sigset_t set;
   int refused;
 
   (void) arg, (void) err;
   block_all (&set);
-  o->v[QUEUED] = ucb_vfill_rt (UCB_VTRIES (5), &refused);
+  o->v[QUEUED] = ucb_rlops_fill (sigs, &rt, UCB_VTRIES (5), false, &refused);
   o->v[REFUSED] = refused;
   o->v[R_KILL] = rc (kill (self, SIGUSR1));
   o->v[Q_KILL] = ucb_vsigq (self);
@@ -164,7 +170,7 @@ matrix (void *arg, struct ucb_probe_out *o, ucb_error_t *err)
   o->v[USR1_INFO]
       = s_usr1.si_signo == SIGUSR1 && s_usr1.si_code == SI_USER && s_usr1.si_pid == self;
   o->v[KILLRT_PID] = s_killrt.si_signo ? s_killrt.si_pid : -1;
-  drain_all (&set);
+  drain_all (&rt, &set);
   o->v[Q_DRAINED] = ucb_vsigq (self);
   return 0;
 }
@@ -210,17 +216,18 @@ static int
 in_container (void *arg, struct ucb_probe_out *o, ucb_error_t *err)
 {
   pid_t obs = *(const pid_t *) arg;
+  struct ucb_rlheld rt = { .n = 0 };
   sigset_t set;
   int refused;
 
   (void) err;
   block_all (&set);
   /* Exactly up to the bound, no refusal: without 432dc0654c61 a refusal would leak a unit. */
-  o->v[C_QUEUED] = ucb_vfill_rt (5, &refused);
+  o->v[C_QUEUED] = ucb_rlops_fill (sigs, &rt, 5, false, &refused);
   o->v[C_R_KILL] = rc (kill (getpid (), SIGUSR1));
   o->v[C_Q_OBSERVER] = ucb_vsigq (obs);
   o->v[C_Q_INSIDE] = ucb_vsigq (getpid ());
-  drain_all (&set);
+  drain_all (&rt, &set);
   o->v[C_Q_OBSERVER_DRAINED] = ucb_vsigq (obs);
   return 0;
 }

@@ -22,8 +22,20 @@
 
 #include "verify/verify.h"
 #include "verify/probe-work.h"
+#include "verify/rlimit-ops.h"
+
+static const struct ucb_rlops *const sigs = &ucb_rlops[UCB_RL_SIGPENDING];
 
 #define MAX_TIMERS UCB_VTRIES (5) /* the timers count, up to the safety cap */
+
+/* Take what the senders queued to us: at most their tries (SIGPENDING holds a count only). */
+static long
+take_sent (void)
+{
+  struct ucb_rlheld h = { .n = UCB_VTRIES (3) };
+
+  return ucb_rlops_release (sigs, &h, -1);
+}
 
 /* The receiver (SIGRTMIN blocked): reports ready; on each order drains, reads its SigQ and
  * reports again.  Its values: drained and SigQ after each of the two orders. */
@@ -37,7 +49,7 @@ receiver (void *arg, struct ucb_probe_out *o, ucb_error_t *err)
     {
       if (ucb_probe_await (NULL, err) < 0)
         return -1;
-      o->v[2 * i] = ucb_vdrain_rt ();
+      o->v[2 * i] = take_sent ();
       o->v[2 * i + 1] = ucb_vsigq (getpid ());
       if (ucb_probe_report (o, err) < 0)
         return -1;
@@ -45,21 +57,13 @@ receiver (void *arg, struct ucb_probe_out *o, ucb_error_t *err)
   return 0;
 }
 
-/* Queue SIGRTMIN to `pid` until refused. */
+/* Queue SIGRTMIN to `pid` until refused (the receiver takes them). */
 static long
 send_until_refused (pid_t pid, int *errnum)
 {
-  union sigval v = { .sival_int = 0 };
-  long n = 0;
+  struct ucb_rlheld h = { .shape = { .sig_to = pid } };
 
-  *errnum = 0;
-  for (; n < UCB_VTRIES (3); n++)
-    if (sigqueue (pid, SIGRTMIN, v) < 0)
-      {
-        *errnum = errno;
-        break;
-      }
-  return n;
+  return ucb_rlops_fill (sigs, &h, UCB_VTRIES (3), false, errnum);
 }
 
 /* The second sender (the spec: ruid U2, euid 0, soft 1) sends to *arg. */

@@ -28,6 +28,7 @@
 #include "core/util.h"
 #include "verify/verify.h"
 #include "verify/probe-work.h"
+#include "verify/rlimit-ops.h"
 #include "verify/script.h"
 
 /* Host root's counter is shared with every root task (a SIGCHLD pending to a root parent, a
@@ -96,16 +97,18 @@ root_container (void *arg, struct ucb_probe_out *o, ucb_error_t *err)
    * with, and after our fill, and retry until they held still. */
   while (!steady && tries++ < a->attempts)
     {
+      const struct ucb_rlops *sigs = &ucb_rlops[UCB_RL_SIGPENDING];
+      struct ucb_rlheld rt = { .n = 0 };
       long before, with, after, n;
 
       if (tries > 1)
         nanosleep (&(struct timespec){ .tv_nsec = ATTEMPT_GAP_NS }, NULL);
       before = ucb_vsigq (a->root);
 
-      n = ucb_vfill_rt (UCB_VTRIES (ROOT_SOFT), &o->errnum);
+      n = ucb_rlops_fill (sigs, &rt, UCB_VTRIES (ROOT_SOFT), false, &o->errnum);
       o->v[C_SIGQ] = ucb_vsigq (getpid ());
       with = ucb_vsigq (a->root);
-      ucb_vdrain_rt ();
+      ucb_rlops_release (sigs, &rt, -1);
       after = ucb_vsigq (a->root);
       o->v[C_QUEUED] = n;
       o->v[NOISE] = before;

@@ -21,6 +21,7 @@
 
 #include "verify/verify.h"
 #include "verify/probe-work.h"
+#include "verify/rlimit-ops.h"
 #include "verify/script.h"
 
 static void *
@@ -54,22 +55,22 @@ fork_exit (void)
 }
 
 /* Children at the limit, a thread at the limit, the same count after reaping. */
-static int
-at_the_limit (struct ucb_probe_out *o, ucb_error_t *err)
+_Static_assert(UCB_VTRIES (4) <= UCB_RL_HELD_MAX, "the children fit the held table");
+static void
+at_the_limit (struct ucb_probe_out *o)
 {
-  struct ucb_vkids kids = UCB_VKIDS_NONE;
+  const struct ucb_rlops *nproc = &ucb_rlops[UCB_RL_NPROC];
+  struct ucb_rlheld kids = { .n = 0 };
   int refused;
   pthread_t t;
 
-  if ((o->v[FORKED] = ucb_vkids_fork (&kids, UCB_VTRIES (4), &refused, err)) < 0)
-    return -1;
+  o->v[FORKED] = ucb_rlops_fill (nproc, &kids, UCB_VTRIES (4), false, &refused);
   o->v[REFUSED] = refused;
   o->v[THREAD] = pthread_create (&t, NULL, noop, NULL);
   if (o->v[THREAD] == 0)
     pthread_join (t, NULL);
-  ucb_vkids_free (&kids);
-  o->v[AGAIN] = ucb_vfork_count (UCB_VTRIES (4), &refused, err);
-  return o->v[AGAIN] < 0 ? -1 : 0;
+  ucb_rlops_release (nproc, &kids, -1);
+  o->v[AGAIN] = ucb_rlops_count (nproc, NULL, UCB_VTRIES (4), &refused);
 }
 
 static int
@@ -78,8 +79,7 @@ probe (void *arg, struct ucb_probe_out *o, ucb_error_t *err)
   pid_t z[2];
 
   (void) arg;
-  if (at_the_limit (o, err) < 0)
-    return -1;
+  at_the_limit (o);
   /* Zombies stay charged until reaped. */
   if (ucb_vsoft (RLIMIT_NPROC, 3, err) < 0)
     return -1;

@@ -30,10 +30,13 @@
 
 #include "verify/verify.h"
 #include "verify/probe-work.h"
+#include "verify/rlimit-ops.h"
 #include "verify/script.h"
 
 #define MAP_FIRST 10 /* the range container maps 0.. inside to uid_base + 10 .. */
 #define MAP_WIDTH 50
+
+static const struct ucb_rlops *const nproc = &ucb_rlops[UCB_RL_NPROC];
 
 /* Clear the effective capability set (permitted kept): capable() then fails everywhere. */
 static int
@@ -60,17 +63,19 @@ sub_root (void *arg, struct ucb_probe_out *o, ucb_error_t *err)
     return ucb_make_error (err, errno, "setrlimit(NPROC, 1, 1)");
   if (drop_effective_caps () < 0)
     return ucb_make_error (err, errno, "capset (drop the effective set)");
-  o->v[0] = ucb_vfork_count (20, &o->errnum, err);
-  return o->v[0] < 0 ? -1 : 0;
+  o->v[0] = ucb_rlops_count (nproc, NULL, 20, &o->errnum);
+  return 0;
 }
 
 /* (b) root's own container, map `0 0 1`, soft 1 (the spec); (d) a container root, soft 2:
- * up to *arg forks. */
+ * up to *arg forks (at most UCB_VTRIES (1), within the held table). */
+_Static_assert(UCB_VTRIES (1) <= UCB_RL_HELD_MAX, "(d)'s children fit the held table");
 static int
 sub_count (void *arg, struct ucb_probe_out *o, ucb_error_t *err)
 {
-  o->v[0] = ucb_vfork_count (*(const long *) arg, &o->errnum, err);
-  return o->v[0] < 0 ? -1 : 0;
+  (void) err;
+  o->v[0] = ucb_rlops_count (nproc, NULL, *(const long *) arg, &o->errnum);
+  return 0;
 }
 
 /* (c) ruid U / euid 0 with soft 2 (the spec): CAP_SYS_ADMIN exempts, until the euid is
@@ -79,18 +84,20 @@ static int
 sub_cap_admin (void *arg, struct ucb_probe_out *o, ucb_error_t *err)
 {
   uid_t uid = getuid ();
-  struct ucb_vkids kids = UCB_VKIDS_NONE;
+  struct ucb_rlheld kids = { .n = 0 };
   int refused, r = -1;
   long n;
 
   (void) arg;
-  if ((n = ucb_vkids_fork (&kids, 10, &refused, err)) < 0)
-    return -1;
+  n = ucb_rlops_fill (nproc, &kids, 10, false, &refused);
   if (setresuid (uid, uid, uid) < 0 || prctl (PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
     ucb_make_error (err, errno, "setresuid(%u) with %ld children", (unsigned) uid, n);
-  else if (ucb_vkids_fork (&kids, 1, &o->errnum, err) >= 0)
-    r = 0;
-  ucb_vkids_free (&kids);
+  else
+    {
+      ucb_rlops_fill (nproc, &kids, 1, false, &o->errnum);
+      r = 0;
+    }
+  ucb_rlops_release (nproc, &kids, -1);
   o->v[0] = n;
   return r;
 }

@@ -24,6 +24,7 @@
 
 #include "verify/verify.h"
 #include "verify/probe-work.h"
+#include "verify/rlimit-ops.h"
 #include "verify/script.h"
 
 #define MAP_FIRST 10 /* the range container maps 0.. inside to uid_base + 10 .. */
@@ -99,13 +100,14 @@ out:
   return ret;
 }
 
-/* (a): fork until refused. */
+/* (a): fork until refused (its tries fit the held table). */
+_Static_assert(UCB_VTRIES (49) <= UCB_RL_HELD_MAX, "(a)'s children fit the held table");
 static int
 count_forks (void *arg, struct ucb_probe_out *o, ucb_error_t *err)
 {
-  (void) arg;
-  o->v[0] = ucb_vfork_count (UCB_VTRIES (49), &o->errnum, err);
-  return o->v[0] < 0 ? -1 : 0;
+  (void) arg, (void) err;
+  o->v[0] = ucb_rlops_count (&ucb_rlops[UCB_RL_NPROC], NULL, UCB_VTRIES (49), &o->errnum);
+  return 0;
 }
 
 static int

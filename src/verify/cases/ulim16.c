@@ -17,6 +17,7 @@
 
 #include "verify/verify.h"
 #include "verify/probe-work.h"
+#include "verify/rlimit-ops.h"
 
 static const struct
 {
@@ -31,17 +32,19 @@ cost (long maxmsg, long msgsize)
   return maxmsg * (msgsize + 48 + 48); /* sizeof msg_msg, posix_msg_tree_node: x86_64 */
 }
 
+_Static_assert(UCB_VTRIES (2) <= UCB_RL_HELD_MAX, "the queues fit the held table");
 static int
 fill_shape (void *arg, struct ucb_probe_out *o, ucb_error_t *err)
 {
   size_t sh = *(const size_t *) arg;
+  struct ucb_rlshape shape = { .mq_maxmsg = shapes[sh].maxmsg,
+                               .mq_msgsize = shapes[sh].msgsize,
+                               .mq_defaults = shapes[sh].maxmsg == 0 };
   int refused;
 
   (void) err;
-  o->v[0]
-      = ucb_vmq_fill ("ulim16", shapes[sh].maxmsg, shapes[sh].msgsize, UCB_VTRIES (2), &refused);
+  o->v[0] = ucb_rlops_count (&ucb_rlops[UCB_RL_MSGQUEUE], &shape, UCB_VTRIES (2), &refused);
   o->errnum = refused;
-  ucb_vmq_drop ("ulim16", o->v[0]);
   return 0;
 }
 

@@ -32,15 +32,13 @@
 
 #include "verify/verify.h"
 #include "verify/probe-work.h"
+#include "verify/rlimit-ops.h"
 
 #define COST 1120L /* 1 x 1024: 1024 + 48 (msg_msg) + 48 (posix_msg_tree_node), x86_64 */
 
-/* 1 x 1024 queues /<tag>.<i> (closed, still linked) until refused or `max`. */
-static long
-fill (const char *tag, long max, int *refused)
-{
-  return ucb_vmq_fill (tag, 1, 1024, max, refused);
-}
+/* The queues of the fills: the ops' unit, a 1 x 1024 queue (COST). */
+static const struct ucb_rlops *const mq = &ucb_rlops[UCB_RL_MSGQUEUE];
+_Static_assert(UCB_VTRIES (2) <= UCB_RL_HELD_MAX, "the queues fit the held table");
 
 /* As `uid` (or root with uid 0), with soft MSGQUEUE `creator_soft`: a container with an IPC
  * namespace of its own, soft `inside` there (RLIM_INFINITY: raised to the hard limit). */
@@ -63,10 +61,8 @@ part_a (void *arg, struct ucb_probe_out *o, ucb_error_t *err)
   long n, again;
 
   (void) arg, (void) err;
-  n = fill ("a", UCB_VTRIES (2), &refused);
-  ucb_vmq_drop ("a", n);
-  again = fill ("a", UCB_VTRIES (2), &refused2);
-  ucb_vmq_drop ("a", again);
+  n = ucb_rlops_count (mq, NULL, UCB_VTRIES (2), &refused);
+  again = ucb_rlops_count (mq, NULL, UCB_VTRIES (2), &refused2);
   o->v[0] = n;
   o->v[1] = refused;
   o->v[2] = again;
@@ -85,12 +81,13 @@ struct pair
 static int
 holder (void *arg, struct ucb_probe_out *o, ucb_error_t *err)
 {
+  struct ucb_rlheld held = { .n = 0 };
   int refused, r;
 
   (void) arg;
-  o->v[0] = fill ("h", 2, &refused);
+  o->v[0] = ucb_rlops_fill (mq, &held, 2, false, &refused);
   r = ucb_probe_report (o, err) < 0 || ucb_probe_await (NULL, err) < 0 ? -1 : 0;
-  ucb_vmq_drop ("h", o->v[0]);
+  ucb_rlops_release (mq, &held, -1);
   return r;
 }
 
@@ -99,8 +96,7 @@ static int
 sibling (void *arg, struct ucb_probe_out *o, ucb_error_t *err)
 {
   (void) arg, (void) err;
-  o->v[0] = fill ("s", UCB_VTRIES (1), &o->errnum);
-  ucb_vmq_drop ("s", o->v[0]);
+  o->v[0] = ucb_rlops_count (mq, NULL, UCB_VTRIES (1), &o->errnum);
   return 0;
 }
 
@@ -170,8 +166,7 @@ part_c (void *arg, struct ucb_probe_out *o, ucb_error_t *err)
   if (q != (mqd_t) -1)
     mq_close (q);
   /* closed and unlinked */
-  n = fill ("c", UCB_VTRIES (1), &refused);
-  ucb_vmq_drop ("c", n);
+  n = ucb_rlops_count (mq, NULL, UCB_VTRIES (1), &refused);
   o->v[C_AGAIN] = n;
   return 0;
 }
@@ -184,11 +179,8 @@ fits_under (long soft, ucb_error_t *err)
 
   if (ucb_vsoft (RLIMIT_MSGQUEUE, (rlim_t) soft, err) < 0)
     return -1;
-  if (fill ("base", 1, &refused) == 1)
-    {
-      ucb_vmq_drop ("base", 1);
-      return 1;
-    }
+  if (ucb_rlops_count (mq, NULL, 1, &refused) == 1)
+    return 1;
   if (refused != EMFILE)
     return ucb_make_error (err, refused, "mq_open under a soft limit of %ld B", soft);
   return 0;

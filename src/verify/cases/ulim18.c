@@ -29,11 +29,19 @@
 
 #include "verify/verify.h"
 #include "verify/probe-work.h"
+#include "verify/rlimit-ops.h"
 
 /* The own-level fills are counted up to the safety cap (UCB_VTRIES); the "again" fill uses
  * the segments from AGAIN_FIRST on. */
 #define AGAIN_FIRST 5
 #define NSEG (AGAIN_FIRST + UCB_VTRIES (2))
+
+/* Segments are made first and SHM_LOCKed later, each lock through the ops (a shape of the
+ * case's segments): a refused lock keeps its segment, which the case locks again after a
+ * release, at soft 0, beside a bigger one; the case itself unlocks or removes by id (what is
+ * released how is what it checks). */
+static const struct ucb_rlops *const memlock = &ucb_rlops[UCB_RL_MEMLOCK];
+_Static_assert(UCB_VTRIES (2) <= UCB_RL_HELD_MAX, "the locks fit the held table");
 
 /* A segment of `size` bytes; -1 with `err` set. */
 static int
@@ -46,10 +54,23 @@ seg (size_t size, ucb_error_t *err)
   return id;
 }
 
+/* SHM_LOCK of segment `id`: 0 or the errno. */
 static int
 lock (int id)
 {
-  return shmctl (id, SHM_LOCK, NULL) < 0 ? errno : 0;
+  struct ucb_rlheld one = { .shape = { .shm_ids = &id, .shm_n = 1 } };
+  int refused;
+
+  ucb_rlops_fill (memlock, &one, 1, false, &refused);
+  return refused;
+}
+
+/* SHM_LOCK ids[0..n) in turn until refused: how many; those stay locked, held in *held. */
+static long
+lock_fill (struct ucb_rlheld *held, const int *ids, long n, int *refused)
+{
+  *held = (struct ucb_rlheld){ .shape = { .shm_ids = ids, .shm_n = n } };
+  return ucb_rlops_fill (memlock, held, n, false, refused);
 }
 
 static void
@@ -57,6 +78,28 @@ rmid (int id)
 {
   if (id >= 0)
     shmctl (id, IPC_RMID, NULL);
+}
+
+static void
+rmid_all (const int *ids, int n)
+{
+  for (int i = 0; i < n; i++)
+    rmid (ids[i]);
+}
+
+/* n segments of `size` bytes in ids[] (-1 where none); -1 with `err` set (all removed). */
+static int
+segs (int *ids, int n, size_t size, ucb_error_t *err)
+{
+  for (int i = 0; i < n; i++)
+    ids[i] = -1;
+  for (int i = 0; i < n; i++)
+    if ((ids[i] = seg (size, err)) < 0)
+      {
+        rmid_all (ids, i);
+        return -1;
+      }
+  return 0;
 }
 
 enum
@@ -76,12 +119,12 @@ enum
 static void
 release (int *ids, struct ucb_probe_out *o)
 {
+  struct ucb_rlheld held;
   int refused;
 
-  o->v[N] = ucb_vshm_lock_fill (ids, UCB_VTRIES (2), &refused);
+  o->v[N] = lock_fill (&held, ids, UCB_VTRIES (2), &refused);
   o->v[REFUSED] = refused;
-  for (int i = 0; i < NSEG; i++)
-    shmctl (ids[i], SHM_UNLOCK, NULL);
+  ucb_rlops_release (memlock, &held, -1); /* SHM_UNLOCK each */
   /* from 2 locked pages, SHM_UNLOCK one, then IPC_RMID a locked one */
   lock (ids[0]);
   lock (ids[1]);
@@ -100,10 +143,12 @@ static int
 part_own (void *arg, struct ucb_probe_out *o, ucb_error_t *err)
 {
   long page = *(const long *) arg;
+  struct ucb_rlshape again = { .shm_ids = NULL, .shm_n = UCB_VTRIES (2) };
   int ids[NSEG], big, again_err;
 
-  if (ucb_vshm_segs (ids, NSEG, (size_t) page, err) < 0)
+  if (segs (ids, NSEG, (size_t) page, err) < 0)
     return -1;
+  again.shm_ids = ids + AGAIN_FIRST;
   release (ids, o);
   /* rounding: PAGE_SIZE + 1 bytes are 2 pages */
   if ((big = seg ((size_t) page + 1, err)) < 0)
@@ -121,11 +166,11 @@ part_own (void *arg, struct ucb_probe_out *o, ucb_error_t *err)
   /* all unlocked or removed: the full headroom again */
   if (ucb_vsoft (RLIMIT_MEMLOCK, (rlim_t) (2 * page), err) < 0)
     goto fail;
-  o->v[AGAIN] = ucb_vshm_lock_fill (ids + AGAIN_FIRST, UCB_VTRIES (2), &again_err);
-  ucb_vshm_rmid_all (ids, NSEG);
+  o->v[AGAIN] = ucb_rlops_count (memlock, &again, UCB_VTRIES (2), &again_err);
+  rmid_all (ids, NSEG);
   return 0;
 fail:
-  ucb_vshm_rmid_all (ids, NSEG);
+  rmid_all (ids, NSEG);
   return -1;
 }
 
@@ -173,13 +218,15 @@ part_bypass (void *arg, struct ucb_probe_out *o, ucb_error_t *err)
   long page = *(const long *) arg;
   struct ucb_probe_spec spec = { .what = "the probe without CAP_IPC_LOCK", .uid = getuid () };
   struct ucb_probe_out dropped;
+  struct ucb_rlheld held;
   int ids[3], refused, r;
 
-  if (ucb_vshm_segs (ids, 3, (size_t) page, err) < 0)
+  if (segs (ids, 3, (size_t) page, err) < 0)
     return -1;
-  o->v[0] = ucb_vshm_lock_fill (ids, 3, &refused);
+  o->v[0] = lock_fill (&held, ids, 3, &refused);
   r = ucb_probe_run (&spec, lock_one, &page, &dropped, err);
-  ucb_vshm_rmid_all (ids, 3);
+  ucb_rlops_release (memlock, &held, -1);
+  rmid_all (ids, 3);
   o->v[1] = dropped.errnum;
   return r < 0 ? -1 : 0;
 }
@@ -189,12 +236,14 @@ static int
 part_bypass_release (void *arg, struct ucb_probe_out *o, ucb_error_t *err)
 {
   long page = *(const long *) arg;
+  struct ucb_rlshape shape = { .shm_ids = NULL, .shm_n = UCB_VTRIES (1) };
   int ids[UCB_VTRIES (1)], refused;
 
-  if (ucb_vshm_segs (ids, UCB_VTRIES (1), (size_t) page, err) < 0)
+  if (segs (ids, UCB_VTRIES (1), (size_t) page, err) < 0)
     return -1;
-  o->v[0] = ucb_vshm_lock_fill (ids, UCB_VTRIES (1), &refused);
-  ucb_vshm_rmid_all (ids, UCB_VTRIES (1));
+  shape.shm_ids = ids;
+  o->v[0] = ucb_rlops_count (memlock, &shape, UCB_VTRIES (1), &refused);
+  rmid_all (ids, UCB_VTRIES (1));
   return 0;
 }
 

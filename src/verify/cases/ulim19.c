@@ -15,24 +15,24 @@
 
 #include "verify/verify.h"
 #include "verify/probe-work.h"
+#include "verify/rlimit-ops.h"
 
 #define SOFT_BYTES 16
 /* The count is capped far above the known bug's 16 (UCB_VTRIES). */
 #define LOCKS UCB_VTRIES (SOFT_BYTES)
 
+_Static_assert(LOCKS <= UCB_RL_HELD_MAX, "the locks fit the held table");
+
+/* The ops' unit: a one-page segment made and SHM_LOCKed, removed at the release. */
 static int
 lock_pages (void *arg, struct ucb_probe_out *o, ucb_error_t *err)
 {
-  long page = *(const long *) arg;
-  int ids[LOCKS];
-
-  if (ucb_vshm_segs (ids, LOCKS, (size_t) page, err) < 0)
-    return -1;
-  o->v[0] = ucb_vshm_lock_fill (ids, LOCKS, &o->errnum);
-  /* Remove now: the IPC namespace would destroy them too, but asynchronously, and until then
-   * their pages stay charged to U, which a repeat of the case reuses.  IPC_RMID of a locked,
-   * unattached segment destroys it at once (shm_destroy unlocks it). */
-  ucb_vshm_rmid_all (ids, LOCKS);
+  (void) arg, (void) err;
+  /* Removed at once (the count's release): the IPC namespace would destroy them too, but
+   * asynchronously, and until then their pages stay charged to U, which a repeat of the case
+   * reuses.  IPC_RMID of a locked, unattached segment destroys it at once (shm_destroy unlocks
+   * it). */
+  o->v[0] = ucb_rlops_count (&ucb_rlops[UCB_RL_MEMLOCK], NULL, LOCKS, &o->errnum);
   return 0;
 }
 
@@ -47,7 +47,7 @@ ulim19_run (struct ucb_vctx *ctx, ucb_error_t *err)
                                  .soft_inside = RLIM_INFINITY };
   struct ucb_probe_out o;
 
-  if (ucb_probe_run (&spec, lock_pages, &page, &o, err) < 0)
+  if (ucb_probe_run (&spec, lock_pages, NULL, &o, err) < 0)
     return -1;
   ucb_vobserve_bug_count (ctx->res, "one-page SHM_LOCKs under a 16-byte parent bound",
                           UCB_VITEM_ADMITTED, SOFT_BYTES / page, o.v[0], SOFT_BYTES, LOCKS);
