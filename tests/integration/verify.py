@@ -113,6 +113,17 @@ r = run(["verify", "limits", "nproc", "ulim-01", "--list"])
 want = sorted(i for i, rl in everything.items() if rl == "NPROC" or i == "ULIM-01")
 t.ok(r.returncode == 0 and sorted(listed(r.stdout)) == want and len(want) > 1,
      "--list with an rlimit and an id lists those cases", (want, listed(r.stdout)))
+# A former case's id or name selects the cases that now check its cells, and --list says so.
+for arg, rows in (("ULIM-07", ["ULIM-21", "ULIM-22", "ULIM-25"]),
+                  ("sigpending-no-leak", ["ULIM-21", "ULIM-22", "ULIM-25"]),
+                  ("nproc-parent-bound", ["ULIM-12"]), ("ULIM-12", ["ULIM-12"])):
+    r = run(["verify", "--list", arg])
+    t.ok(r.returncode == 0 and listed(r.stdout) == rows
+         and r.stdout.count("formerly: ") == len(rows),
+         f"--list {arg}: {', '.join(rows)}, each shown as formerly", r.stdout[:1200])
+t.ok("ULIM-07" not in everything and everything.get("ULIM-12") == "NPROC"
+     and sum("formerly: " in ln for ln in run(["verify", "--list"]).stdout.splitlines()) == 4,
+     "ULIM-07 is no case of its own; four rows answer to former ones", sorted(everything)[:8])
 r = run(["verify", "--list", "ULIM-99"])
 t.ok(r.returncode == 2 and "ULIM-99" in r.stderr and r.stdout == "",
      "--list with an unknown case: exit 2 naming it", r.stderr)
