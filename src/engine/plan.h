@@ -14,6 +14,7 @@
 #include "core/lists.h"
 #include "host/caps.h"
 #include "host/rlimit.h"
+#include "host/seccomp.h"
 #include "host/users.h"
 
 struct ucb_workload;
@@ -65,6 +66,8 @@ struct ucb_runtime_options
   size_t n_cgroup_set;
   char *seccomp;        /* --seccomp: NULL = none, "docker" or a profile file */
   int seccomp_optimize; /* --seccomp-optimize 1|2 */
+  /* The profile's reader (JSON: the CLI's), for ucb_seccomp_build; set with `seccomp`. */
+  ucb_seccomp_read_fn seccomp_read;
   struct ucb_caps caps; /* --caps */
   bool perf;            /* --perf */
 };

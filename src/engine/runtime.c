@@ -50,7 +50,8 @@ ucb_runtime_open (struct ucb_runtime *rt, const struct ucb_plan *o, ucb_error_t 
       struct ucb_seccomp_opts so = { .profile = opt->seccomp,
                                      .optimize = opt->seccomp_optimize ? opt->seccomp_optimize : 1,
                                      .caps = caps,
-                                     .ncaps = ncaps };
+                                     .ncaps = ncaps,
+                                     .read = opt->seccomp_read };
       /* Its messages name the profile ("seccomp profile `FILE`: ..."). */
       if (ucb_seccomp_build (&so, &rt->sc, &rt->sc_stats, err) < 0)
         return ucb_error_wrap (err, "--seccomp");

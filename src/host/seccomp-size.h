@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* seccomp-size.h - private to seccomp.c, seccomp-profile.c and seccomp-size.c (with libseccomp
- * only): the size of a profile's BPF program against the kernel's limit, and its compilation.
- * Out of seccomp-reader.h so that seccomp.c, which builds and loads the filter, sees no
- * JSON. */
+/* seccomp-size.h - for seccomp.c, seccomp-size.c and the profile's reader
+ * (cli/seccomp-profile.c), with libseccomp only: the size of a profile's BPF program against the
+ * kernel's limit, and its compilation.  No JSON: the reader's own header is
+ * cli/seccomp-reader.h. */
 #ifndef UCB_SECCOMP_SIZE_H
 #define UCB_SECCOMP_SIZE_H
 

@@ -61,7 +61,11 @@ ucb_seccomp_build (const struct ucb_seccomp_opts *o, struct ucb_seccomp **out,
     return ucb_usage_error (err, "seccomp profile: empty name (expected docker, none or a file)");
   if (opt != 1 && opt != 2)
     return ucb_usage_error (err, "seccomp optimize level %d: expected 1 or 2", o->optimize);
-  if (ucb_seccomp_profile_read (o, opt, &c, st, &min_insns, err) < 0)
+  /* The reader is the caller's (the profile is JSON, read in the CLI). */
+  if (o->read == NULL)
+    return ucb_make_error (err, 0, "internal: seccomp profile `%s`: no profile reader given",
+                           o->profile);
+  if (o->read (o, opt, &c, st, &min_insns, err) < 0)
     return -1;
   ctx = c;
   /* Too big for the kernel: said before the compiler's minute where the rules tell, else

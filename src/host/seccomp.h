@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* seccomp.h - container seccomp profiles (Docker's JSON format): build once, load per container. */
+/* seccomp.h - container seccomp profiles (Docker's JSON format, read by the caller's reader):
+ * build once, load per container. */
 #ifndef UCB_SECCOMP_H
 #define UCB_SECCOMP_H
 
@@ -29,15 +30,28 @@ struct ucb_seccomp_stats
 /* A built filter: owns the libseccomp context.  Opaque. */
 struct ucb_seccomp;
 
+struct ucb_seccomp_opts;
+/* The profile's reader, handed down by the caller (the CLI's ucb_seccomp_profile_read,
+ * cli/seccomp-profile.h): the profile is JSON, which host/ does not read.  It reads the profile
+ * of `o` into a new filter context (a scmp_filter_ctx) at `optimize`, fills in every field of
+ * `st` but bpf_insns, and sets `*min_insns` to the fewest BPF instructions its program can
+ * have; a bad profile is a usage error naming the file and the JSON location.  It calls
+ * ucb_seccomp_check_name and ucb_seccomp_check_finish (below) and seccomp-size.h. */
+typedef int (*ucb_seccomp_read_fn) (const struct ucb_seccomp_opts *o, int optimize, void **ctx,
+                                    struct ucb_seccomp_stats *st, unsigned *min_insns,
+                                    ucb_error_t *err);
+
 struct ucb_seccomp_opts
 {
-  const char *profile; /* "docker" (embedded) or a path to a Docker-format JSON profile */
-  int optimize;        /* 1 (libseccomp default; 0 means 1) or 2 (binary tree) */
-  const int *caps;     /* capabilities the container keeps (CAP_* numbers), for */
-  size_t ncaps;        /*   includes.caps / excludes.caps */
+  const char *profile;      /* "docker" (embedded) or a path to a Docker-format JSON profile */
+  int optimize;             /* 1 (libseccomp default; 0 means 1) or 2 (binary tree) */
+  const int *caps;          /* capabilities the container keeps (CAP_* numbers), for */
+  size_t ncaps;             /*   includes.caps / excludes.caps */
+  ucb_seccomp_read_fn read; /* reads `profile`; NULL is an internal error */
 };
 
-/* Read the profile and compile the filter, once, in the parent, before any container exists.
+/* Read the profile (with `o->read`) and compile the filter, once, in the parent, before any
+ * container exists.
  * A bad profile is a usage error that names the file and the JSON location
  * ("syscalls[3].action"); so is one whose program the kernel would refuse for its size (over
  * BPF_MAXINSNS instructions), found from its rules before compiling where they tell.  `st` may
@@ -62,16 +76,9 @@ void ucb_seccomp_free (struct ucb_seccomp **s);
  * container that dies can be said to have died under it.  NULL when there is none. */
 const char *ucb_seccomp_active (void);
 
-/* Private to seccomp.c, defined in seccomp-profile.c (with libseccomp only): read the profile
- * of `o` into a new filter context (a scmp_filter_ctx) at `optimize`, and fill in every field of
- * `st` but bpf_insns; `*min_insns`: the fewest BPF instructions its program can have. */
-int ucb_seccomp_profile_read (const struct ucb_seccomp_opts *o, int optimize, void **ctx,
-                              struct ucb_seccomp_stats *st, unsigned *min_insns, ucb_error_t *err)
-    __attribute__ ((warn_unused_result));
-
-/* Private to seccomp-profile.c and seccomp-needs.c: what the profile says about the calls the
- * container machinery makes after the filter is loaded, and the names libseccomp does not
- * know. */
+/* For the profile's reader (cli/seccomp-profile.c), defined in seccomp-needs.c: what the
+ * profile says about the calls the container machinery makes after the filter is loaded, and
+ * the names libseccomp does not know. */
 #define UCB_SECCOMP_MACHINERY_MAX 32
 enum
 {

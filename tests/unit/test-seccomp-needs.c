@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "../tap.h"
+#include "cli/seccomp-profile.h"
 #include "core/util.h"
 #include "host/seccomp.h"
 
@@ -59,7 +60,7 @@ static int
 build (const char *text, struct ucb_seccomp **s, char **said, char **msg)
 {
   cleanup_free char *path = strcmp (text, "docker") ? write_profile (text) : xstrdup ("docker");
-  struct ucb_seccomp_opts o = { .profile = path, .optimize = 1 };
+  struct ucb_seccomp_opts o = { .profile = path, .optimize = 1, .read = ucb_seccomp_profile_read };
   struct ucb_seccomp *local = NULL;
   ucb_error_t err = NULL;
   FILE *cap = tmpfile ();

@@ -22,7 +22,8 @@
 #include <jansson.h>
 #include <linux/filter.h>
 
-#include "host/seccomp-reader.h"
+#include "cli/seccomp-profile.h"
+#include "host/seccomp-size.h"
 
 static char path[64];
 
@@ -141,7 +142,8 @@ low_jumps (const struct sock_filter *prog, unsigned len)
 static int
 sizes (json_t *doc, int opt, unsigned *min, unsigned *len, unsigned *lo)
 {
-  struct ucb_seccomp_opts o = { .profile = path, .optimize = opt };
+  struct ucb_seccomp_opts o
+      = { .profile = path, .optimize = opt, .read = ucb_seccomp_profile_read };
   struct ucb_seccomp_stats st;
   struct sock_filter *prog = NULL;
   ucb_error_t err = NULL;
@@ -421,7 +423,8 @@ test_random_multi (void)
 static void
 test_docker (void)
 {
-  struct ucb_seccomp_opts o = { .profile = "docker", .optimize = 1 };
+  struct ucb_seccomp_opts o
+      = { .profile = "docker", .optimize = 1, .read = ucb_seccomp_profile_read };
   struct ucb_seccomp_stats st;
   struct sock_filter *prog = NULL;
   ucb_error_t err = NULL;
@@ -464,7 +467,8 @@ test_limit (void)
   for (size_t k = 0; k < UCB_ARRAY_SIZE (cases); k++)
     {
       json_t *doc = profile ("SCMP_ACT_ALLOW");
-      struct ucb_seccomp_opts o = { .profile = path, .optimize = 1 };
+      struct ucb_seccomp_opts o
+          = { .profile = path, .optimize = 1, .read = ucb_seccomp_profile_read };
       struct ucb_seccomp_stats st;
       struct ucb_seccomp *s = NULL;
       ucb_error_t err = NULL;
@@ -501,7 +505,7 @@ test_two (void)
 {
   static const char *const calls[] = { "syslog", "acct",    "sethostname", "setdomainname",
                                        "swapon", "swapoff", "quotactl",    "pivot_root" };
-  struct ucb_seccomp_opts o = { .profile = path, .optimize = 1 };
+  struct ucb_seccomp_opts o = { .profile = path, .optimize = 1, .read = ucb_seccomp_profile_read };
   json_t *doc = profile ("SCMP_ACT_ALLOW");
   struct ucb_seccomp_stats st;
   struct ucb_seccomp *s = NULL;

@@ -15,6 +15,7 @@
 
 #include "../tap.h"
 #include "cli/doc.h"
+#include "cli/seccomp-profile.h"
 #include "core/util.h"
 #include "host/seccomp.h"
 
@@ -73,7 +74,9 @@ build_text (const char *text, const int *caps, size_t ncaps, struct ucb_seccomp_
             char **msg)
 {
   cleanup_free char *path = write_profile ("profile.json", text);
-  struct ucb_seccomp_opts o = { .profile = path, .optimize = 1, .caps = caps, .ncaps = ncaps };
+  struct ucb_seccomp_opts o = {
+    .profile = path, .optimize = 1, .caps = caps, .ncaps = ncaps, .read = ucb_seccomp_profile_read
+  };
   struct ucb_seccomp *s = NULL;
   ucb_error_t err = NULL;
   int status = 0;
@@ -236,8 +239,11 @@ static int
 build_docker (const int *caps, size_t ncaps, int opt, struct ucb_seccomp **s,
               struct ucb_seccomp_stats *st)
 {
-  struct ucb_seccomp_opts o
-      = { .profile = "docker", .optimize = opt, .caps = caps, .ncaps = ncaps };
+  struct ucb_seccomp_opts o = { .profile = "docker",
+                                .optimize = opt,
+                                .caps = caps,
+                                .ncaps = ncaps,
+                                .read = ucb_seccomp_profile_read };
   ucb_error_t err = NULL;
 
   if (ucb_seccomp_build (&o, s, st, &err) < 0)
@@ -359,7 +365,7 @@ static void
 test_allowlist (void)
 {
   cleanup_free char *path = write_profile ("allow.json", allowlist);
-  struct ucb_seccomp_opts o = { .profile = path, .optimize = 1 };
+  struct ucb_seccomp_opts o = { .profile = path, .optimize = 1, .read = ucb_seccomp_profile_read };
   struct ucb_seccomp *s = NULL;
   struct ucb_seccomp_stats st;
   ucb_error_t err = NULL;
@@ -634,7 +640,8 @@ test_bad_profiles (void)
 static void
 test_bad_files (void)
 {
-  struct ucb_seccomp_opts o = { .profile = "/nonexistent/ucb/profile.json" };
+  struct ucb_seccomp_opts o
+      = { .profile = "/nonexistent/ucb/profile.json", .read = ucb_seccomp_profile_read };
   struct ucb_seccomp *s = NULL;
   ucb_error_t err = NULL;
   cleanup_free char *dummy = write_profile ("dummy.json", "{}");
@@ -655,6 +662,15 @@ test_bad_files (void)
   o.optimize = 3;
   tap_check_int (ucb_seccomp_build (&o, &s, NULL, &err), <, 0);
   tap_check (err && err->status == UCB_EXIT_USAGE && strstr (err->msg, "expected 1 or 2"));
+  ucb_error_free (&err);
+
+  o.optimize = 1;
+  o.read = NULL; /* the caller hands the reader down: without one, ucbench is wrong, not the user */
+  tap_check_int (ucb_seccomp_build (&o, &s, NULL, &err), <, 0);
+  tap_check (s == NULL);
+  tap_check (err && err->status == UCB_EXIT_FAILURE
+             && strcmp (err->msg, "internal: seccomp profile `docker`: no profile reader given")
+                    == 0);
   ucb_error_free (&err);
 }
 
@@ -695,7 +711,7 @@ static const struct tap_test tests[] = {
   { "includes/excludes: caps, arches, minKernel", test_conditions },
   { "rules: split same-index args, every action, old format", test_rules },
   { "bad profiles: usage error naming file and JSON location", test_bad_profiles },
-  { "bad files and options: usage errors", test_bad_files },
+  { "bad files and options: usage errors; no reader: an internal error", test_bad_files },
   { "stats as JSON: every field", test_stats_json },
 };
 

@@ -13,8 +13,8 @@
 
 #include <sys/capability.h>
 
+#include "cli/seccomp-reader.h"
 #include "core/util.h"
-#include "host/seccomp-reader.h"
 
 /* Docker's (Go's) architecture names, which includes/excludes.arches take, and the SCMP_ARCH_
  * name of each. */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* seccomp-reader.h - private to seccomp-profile.c and seccomp-fields.c (with libseccomp only):
  * one Docker-format profile being read into a libseccomp filter context (the size of its
- * program: seccomp-size.h). */
+ * program: host/seccomp-size.h; what it must let through: host/seccomp.h). */
 #ifndef UCB_SECCOMP_READER_H
 #define UCB_SECCOMP_READER_H
 

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* seccomp-profile.c - read a Docker-format seccomp profile into a libseccomp filter context:
- * the document, its architectures and its syscalls[] entries (their members: seccomp-fields.c). */
+ * the document, its architectures and its syscalls[] entries (their members: seccomp-fields.c).
+ * A JSON input, so read here in the CLI: host/seccomp.c compiles, sizes and loads the filter
+ * and gets this reader from its caller (struct ucb_seccomp_opts). */
 #include "config.h"
 
 #ifdef HAVE_SECCOMP
@@ -13,8 +15,9 @@
 #include <sys/stat.h>
 #include <sys/utsname.h>
 
+#include "cli/seccomp-profile.h"
+#include "cli/seccomp-reader.h"
 #include "core/util.h"
-#include "host/seccomp-reader.h"
 
 /* Docker's default profile: data/seccomp/docker-default.json, embedded by embed-file.sh. */
 extern const char ucb_seccomp_docker_json[];
