@@ -236,6 +236,25 @@ fail:
                           s);
 }
 
+/* Remember a capability name libcap does not know, once. */
+static void
+note_unknown_cap (struct ucb_seccomp_names *u, const char *name)
+{
+  size_t at, len = strlen (name);
+
+  if (u == NULL)
+    return;
+  at = strlen (u->list);
+  for (const char *p = u->list; (p = strstr (p, name)) != NULL; p += len)
+    if ((p == u->list || p[-1] == ' ') && (p[len] == ',' || p[len] == '\0'))
+      return;
+  u->n++;
+  if (at + len + 8 < sizeof u->list)
+    snprintf (u->list + at, sizeof u->list - at, "%s%s", at ? ", " : "", name);
+  else if (!strstr (u->list, ", ..."))
+    snprintf (u->list + at, sizeof u->list - at, ", ...");
+}
+
 static bool
 holds_cap (const struct ucb_seccomp_reader *r, const char *name)
 {
@@ -248,7 +267,10 @@ holds_cap (const struct ucb_seccomp_reader *r, const char *name)
   for (char *p = lower; *p; p++)
     *p = (char) (*p >= 'A' && *p <= 'Z' ? *p - 'A' + 'a' : *p);
   if (strncmp (lower, "cap_", 4) != 0 || cap_from_name (lower, &v) < 0)
-    return false;
+    {
+      note_unknown_cap (r->caps_unknown, name);
+      return false;
+    }
   for (size_t i = 0; i < r->o->ncaps; i++)
     if (r->o->caps[i] == (int) v)
       return true;

@@ -332,8 +332,9 @@ ucb_seccomp_profile_read (const struct ucb_seccomp_opts *o, int optimize, void *
 {
   __attribute__ ((cleanup (release_json))) json_t *doc = NULL;
   __attribute__ ((cleanup (release_ctx))) scmp_filter_ctx c = NULL;
+  struct ucb_seccomp_names caps_unknown = { 0 };
   __attribute__ ((cleanup (release_reader))) struct ucb_seccomp_reader r
-      = { .o = o, .file = o->profile, .st = st };
+      = { .o = o, .file = o->profile, .st = st, .caps_unknown = &caps_unknown };
   const char *dname, *base;
   json_t *calls, *e;
   struct utsname u;
@@ -389,6 +390,18 @@ ucb_seccomp_profile_read (const struct ucb_seccomp_opts *o, int optimize, void *
   }
   if (ucb_seccomp_check_finish (&r.check, c, r.default_action, o->profile, st, err) < 0)
     return -1;
+  if (caps_unknown.n)
+    {
+      cleanup_free char *shown = ucb_escape_controls (o->profile),
+                        *caps = ucb_escape_controls (caps_unknown.list);
+      fprintf (stderr,
+               "ucbench: warning: %u capability name%s libcap does not know in %s: %s (no "
+               "container holds %s: entries that include %s are skipped, entries that exclude "
+               "%s apply)\n",
+               caps_unknown.n, caps_unknown.n == 1 ? "" : "s", shown, caps,
+               caps_unknown.n == 1 ? "it" : "them", caps_unknown.n == 1 ? "it" : "them",
+               caps_unknown.n == 1 ? "it" : "them");
+    }
   *min_insns = ucb_seccomp_size_min (&r.size);
   *ctx = steal_pointer (&c);
   return 0;

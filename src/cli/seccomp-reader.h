@@ -18,6 +18,15 @@
 
 #define UCB_SECCOMP_LOC_MAX 96 /* "syscalls[123].includes.arches[4]" and the like */
 
+/* Capability names of includes/excludes that libcap does not know: no container holds them
+ * (as in Docker), said once, on one warning line, since they are a typo or a capability newer
+ * than this libcap. */
+struct ucb_seccomp_names
+{
+  unsigned n;
+  char list[256]; /* "CAP_A, CAP_B" (cut with ", ..." to stay one line) */
+};
+
 struct ucb_seccomp_reader
 {
   const char *file; /* the path, or "docker" */
@@ -31,6 +40,7 @@ struct ucb_seccomp_reader
   struct ucb_seccomp_stats *st;
   struct ucb_seccomp_check check;
   struct ucb_seccomp_size size;
+  struct ucb_seccomp_names *caps_unknown; /* written while reading (the reader is const there) */
 };
 
 /* seccomp-fields.c: the members of the profile's objects, each refused with the file and its

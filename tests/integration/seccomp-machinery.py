@@ -125,6 +125,23 @@ t.ok(r.returncode == 0 and want in r.stderr.splitlines(),
      "unknown syscall names: counted and named on one warning line", f"rc {r.returncode}: "
      f"{r.stderr}")
 
+# A capability name libcap does not know (a typo, or newer than libcap) is held by no container,
+# as in Docker: said once per name on one line, the profile still used.
+caps = profile("unknown-caps.json", {"defaultAction": "SCMP_ACT_ALLOW", "syscalls": [
+    {"names": ["acct"], "action": "SCMP_ACT_ERRNO", "includes": {"caps": ["CAP_NOPE"]}},
+    {"names": ["swapon"], "action": "SCMP_ACT_ERRNO",
+     "excludes": {"caps": ["CAP_NOPE", "cap_typo"]}}]})
+r, took, busy = ucb(caps)
+want = (f"ucbench: warning: 2 capability names libcap does not know in {caps}: CAP_NOPE, "
+        "cap_typo (no container holds them: entries that include them are skipped, entries "
+        "that exclude them apply)")
+t.ok(r.returncode == 0 and want in r.stderr.splitlines() and r.stderr.count("capability name") == 1,
+     "unknown capability names in includes/excludes: named once on one warning line",
+     f"rc {r.returncode}: {r.stderr}")
+r, took, busy = ucb(unknown)
+t.ok("capability name" not in r.stderr, "no capability warning for a profile without caps",
+     r.stderr)
+
 kill = profile("kill-getppid.json", {"defaultAction": "SCMP_ACT_ALLOW", "syscalls": [
     {"names": ["getppid"], "action": "SCMP_ACT_KILL_PROCESS"}]})
 for mode, needle in (([], "a task was killed by SIGSYS after loading the seccomp profile"),
