@@ -31,8 +31,8 @@ held_push (struct ucb_rlheld *h, bool big, int id, int name)
   h->n++;
 }
 
-/* ---- SIGPENDING: one RT signal queued to ourselves (SIGRTMIN is blocked), or to
- * shape.sig_to ---- */
+/* ---- SIGPENDING: one RT signal queued to ourselves, or to shape.sig_to (SIGRTMIN blocked
+ * there: the probe's spec says block_rt, probe.h) ---- */
 
 static rlim_t
 units_as_is (long units)
@@ -44,18 +44,6 @@ static long
 intended_as_is (long units)
 {
   return units;
-}
-
-static int
-sig_ready (const struct ucb_rlheld *h)
-{
-  sigset_t set;
-
-  if (h->shape.sig_to > 0)
-    return 0; /* the receiver's mask, not ours */
-  sigemptyset (&set);
-  sigaddset (&set, SIGRTMIN);
-  return sigprocmask (SIG_BLOCK, &set, NULL) < 0 ? errno : 0;
 }
 
 static int
@@ -287,7 +275,7 @@ const struct ucb_rlops ucb_rlops[UCB_RLS] = {
     .unit = "one queued RT signal (sigqueue SIGRTMIN, SI_QUEUE: no override)",
     .cap = 1000, .large = 8192, .big_units = 1,
     .soft = units_as_is, .snap = units_as_is, .snap_intended = intended_as_is,
-    .ready = sig_ready, .charge = sig_charge, .release = sig_release, .for_exit = nothing_for_exit,
+    .charge = sig_charge, .release = sig_release, .for_exit = nothing_for_exit,
   },
   [UCB_RL_MSGQUEUE] = {
     .rl = UCB_RL_MSGQUEUE, .refusal = EMFILE,
@@ -335,8 +323,6 @@ ucb_rlops_fill (const struct ucb_rlops *ops, struct ucb_rlheld *h, long max, boo
   long n = 0;
 
   max = ucb_rlops_room (ops, h, max);
-  if (ops->ready && (*refused = ops->ready (h)) != 0)
-    return 0;
   *refused = 0;
   while (n < max && (*refused = ops->charge (h, big)) == 0)
     n++;
@@ -351,8 +337,6 @@ ucb_rlops_try (const struct ucb_rlops *ops, struct ucb_rlheld *h, long k, int er
 
   k = ucb_rlops_room (ops, h, k);
   *refused = 0;
-  if (ops->ready && ops->ready (h) != 0)
-    return 0;
   for (long i = 0; i < k; i++)
     if ((e = ops->charge (h, false)) == 0)
       admitted++;

@@ -16,8 +16,8 @@
 /* What one charge is where the unit does not serve a case (all zero: the unit). */
 struct ucb_rlshape
 {
-  /* SIGPENDING: queue to this process (0: to ourselves, SIGRTMIN blocked first); what is queued
-   * to another is that process's to take, not the sender's to release. */
+  /* SIGPENDING: queue to this process (0: to ourselves; SIGRTMIN blocked: block_rt, probe.h); what
+   * is queued to another is that process's to take, not the sender's to release. */
   pid_t sig_to;
   long mq_maxmsg, mq_msgsize; /* MSGQUEUE: queues of maxmsg x msgsize (0: the unit's) */
   bool mq_defaults;           /* MSGQUEUE: the IPC namespace's default queue (a NULL attr) */
@@ -59,9 +59,6 @@ struct ucb_rlops
    * pages, kernel-ucounts.md §2.4, ULIM-19: `units` bytes, intended units / PAGE_SIZE). */
   rlim_t (*snap) (long units);
   long (*snap_intended) (long units);
-  /* Before a fill's or a try's charges: 0, or the errno that ends it (SIGPENDING: SIGRTMIN
-   * blocked, so that what we queue to ourselves stays pending); NULL: nothing to do. */
-  int (*ready) (const struct ucb_rlheld *h);
   /* Charge one unit (a big charge with `big`): 0, or the errno of the refusal. */
   int (*charge) (struct ucb_rlheld *h, bool big);
   /* Release the last charge held. */

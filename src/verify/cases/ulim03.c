@@ -52,7 +52,9 @@ ulim03_run (struct ucb_vctx *ctx, ucb_error_t *err)
   for (size_t v = 0; v < sizeof variants / sizeof variants[0]; v++)
     {
       char name[UCB_VNAME_MAX], what[32];
-      struct ucb_probe_spec spec = { .what = what, .uid = ctx->uid_base + (uid_t) v };
+      /* SIGRTMIN blocked: what it queues to itself stays pending. */
+      struct ucb_probe_spec spec
+          = { .what = what, .uid = ctx->uid_base + (uid_t) v, .block_rt = true };
       struct ucb_probe_out o;
 
       snprintf (what, sizeof what, "the probe of variant %zu", v + 1);

@@ -131,7 +131,8 @@ ulim10_run (struct ucb_vctx *ctx, ucb_error_t *err)
                                  .resource = RLIMIT_SIGPENDING,
                                  .soft = ROOT_SOFT,
                                  .userns = CLONE_NEWUSER,
-                                 .soft_inside = RLIM_INFINITY };
+                                 .soft_inside = RLIM_INFINITY,
+                                 .block_rt = true /* what it queues to itself stays pending */ };
   struct root_arg a = { .root = getpid (), .attempts = leak_fixed ? ATTEMPTS : 1 };
   struct ucb_vresult *r = ctx->res;
   struct ucb_probe_out o;

@@ -225,8 +225,7 @@ part_bypass (void *arg, struct ucb_probe_out *o, ucb_error_t *err)
     return -1;
   o->v[0] = lock_fill (&held, ids, 3, &refused);
   r = ucb_probe_run (&spec, lock_one, &page, &dropped, err);
-  ucb_rlops_release (memlock, &held, -1);
-  rmid_all (ids, 3);
+  rmid_all (ids, 3); /* locked, unattached: destroyed at once, shm_destroy uncharges */
   o->v[1] = dropped.errnum;
   return r < 0 ? -1 : 0;
 }
