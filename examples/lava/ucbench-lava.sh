@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # ucbench-lava.sh - the step of the LAVA test definition ucbench.yaml: build (unless
 # SKIP_BUILD=true), `ucbench verify`, `ucbench run`, then one lava-test-case per verify case and
-# per metric (lava-report.py).  Parameters arrive as environment variables: RUN_ARGS,
-# VERIFY_ARGS, SKIP_BUILD, UCBENCH (LAVA writes them into run.sh as plain shell variables, and
-# the definition's step before this one exports them); OUTDIR is where the JSON documents go.
+# per metric (lava-report.py, from `ucbench export --to lava`).  Parameters arrive as
+# environment variables: RUN_ARGS, VERIFY_ARGS, SKIP_BUILD, UCBENCH (LAVA writes them into run.sh
+# as plain shell variables, and the definition's step before this one exports them); OUTDIR is
+# where the JSON documents go.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
@@ -35,5 +36,5 @@ vrc=$?
 # shellcheck disable=SC2086
 "$ucbench" run ${RUN_ARGS:-} --quiet --output "$out/run.json"
 rrc=$?
-python3 "$here/lava-report.py" --verify "$out/verify.json" --verify-status "$vrc" \
-  --run "$out/run.json" --run-status "$rrc"
+python3 "$here/lava-report.py" --ucbench "$ucbench" --verify "$out/verify.json" \
+  --verify-status "$vrc" --run "$out/run.json" --run-status "$rrc"

@@ -16,18 +16,20 @@
 
 const char ucb_compare_usage[]
     = "Usage: ucbench compare BASE.json HEAD.json [--threshold PCT] [--normalize canary|none]\n"
-      "       [--format text|json]\n"
+      "       [--format text|json] [--verbose]\n"
       "       ucbench compare --base B1.json [--base B2.json...] --head H1.json [--head ...]\n"
       "Compare result documents point by point (matched by workload, containers, owner,\n"
       "depth, tasks and mode).  The run is the unit: per point, the ratio head/base of the\n"
-      "per-container ops/s of the repeats, with a 95% Welch t interval on their logarithms.\n"
+      "geometric means of the repeats' per-container ops/s, with a 95% Welch t interval on\n"
+      "their logarithms.\n"
       "With several documents a side (runs made at different times, best interleaved), each\n"
       "document is one unit and the drift between invocations is seen; with one a side that\n"
       "drift is assumed (--drift).  Contended repeats are left out; a point left with too\n"
       "few shows the ratio of all its repeats, marked c, and each row names the flags of\n"
       "its repeats (contended, starved...).  Host and option differences (kernel, CPU,\n"
       "duration, pinning, limits, seccomp, caps, cgroup, perf...), base against head or\n"
-      "within a side, are named in `# note:` lines (JSON: differences), not failures.\n"
+      "within a side, are named on the `# note:` line (-v: each in full; JSON:\n"
+      "differences), not failures.\n"
       "Verdicts (Holm's adjustment over the table, family-wise alpha 0.05):\n"
       "  regression / improvement   the interval lies wholly below 1 - PCT / above 1 + PCT\n"
       "  no change                  the interval lies within 1 -/+ PCT\n"
@@ -47,7 +49,10 @@ const char ucb_compare_usage[]
       "                        canary (results[].canary) before the ratio, so that the\n"
       "                        vCPU's own speed drops out (default: none); documents\n"
       "                        without a canary are compared raw, with a warning\n"
-      "  -f, --format text|json  an aligned table for a mail, or JSON (default: text)\n"
+      "  -f, --format text|json  an aligned table for a mail, or JSON (default: text): its\n"
+      "                        ops/s columns are each side's geometric mean, the ratio is of\n"
+      "                        them; at most three lines come before it\n"
+      "  -v, --verbose         the text with the method, its legend and every note in full\n"
       "  -h, --help            show this help\n"
       "\n"
       "Exit status: 0 no regression, 1 a regression that holds up or a verify case that\n"
@@ -57,6 +62,7 @@ struct copts
 {
   double threshold, drift;
   enum ucb_format format;
+  bool verbose;
   enum ucb_normalize normalize;
   const char **base, **head;
   size_t n_base, n_head;
@@ -96,6 +102,9 @@ compare_opt (void *ctx, int c, const char *arg, ucb_error_t *err)
                                   UCB_ARRAY_SIZE (normalize), NULL);
       o->normalize = k == 0 ? UCB_NORMALIZE_CANARY : UCB_NORMALIZE_NONE;
       return 0;
+    case 'v':
+      o->verbose = true;
+      return 0;
     case 'b':
       add (&o->base, &o->n_base, arg);
       return 0;
@@ -117,12 +126,13 @@ parse (int argc, char **argv, struct copts *o, ucb_error_t *err)
     { "head", required_argument, NULL, 'H' },
     { "drift", required_argument, NULL, 'd' },
     { "normalize", required_argument, NULL, 'n' },
+    { "verbose", no_argument, NULL, 'v' },
     { NULL, 0, NULL, 0 }, /* and -h/--help: ucb_getopt_each adds it */
   };
   int rest, r;
 
   *o = (struct copts){ .threshold = 5, .drift = UCB_COMPARE_DRIFT_PCT, .format = UCB_FORMAT_TEXT };
-  r = ucb_getopt_command (argc, argv, ucb_compare_usage, "f:", longopts, compare_opt, o, err);
+  r = ucb_getopt_command (argc, argv, ucb_compare_usage, "f:v", longopts, compare_opt, o, err);
   if (r != 0)
     return r;
   rest = argc - optind;
@@ -164,6 +174,7 @@ ucb_cmd_compare (int argc, char **argv, ucb_error_t *err)
                                      .threshold_pct = o.threshold,
                                      .drift_pct = o.drift,
                                      .json = o.format == UCB_FORMAT_JSON,
+                                     .verbose = o.verbose,
                                      .normalize = o.normalize };
       ret = ucb_compare (&a, err);
     }

@@ -261,8 +261,11 @@ auto_repeat (const struct ucb_run_options *o, const struct ucb_placement *pl,
   if (run_once (o, pl, rt, pt, &e, err) < 0)
     return -1;
   ucb_json_push (runs, e);
+  v = json_object_get (e, "contention");
+  /* Not known to have had its CPU counts as contended: auto repeats leave it out alike. */
+  contended = json_is_true (json_object_get (v, "contended"))
+              || json_is_true (json_object_get (v, "unjudged"));
   v = json_object_get (json_object_get (e, "summary"), "per_container_ops");
-  contended = json_is_true (json_object_get (json_object_get (e, "contention"), "contended"));
   ucb_repeat_auto_record (s, k, pt->workload->unsupported_reason != NULL,
                           json_is_number (v) ? json_number_value (v) : NAN, contended);
   return 0;

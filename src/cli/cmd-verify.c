@@ -253,6 +253,13 @@ tap_matrix (FILE *f, const void *ctx, size_t n)
   ucb_vmatrix_verdicts (f, ctx, n);
 }
 
+/* The known bug of a known-bug verdict, NULL otherwise. */
+static const struct ucb_vbug_info *
+run_bug (const struct ucb_vrun *v)
+{
+  return v->verdict == UCB_VERDICT_KNOWN_BUG ? ucb_vknown_bug (&v->res) : NULL;
+}
+
 static void
 print_tap (FILE *f, const struct ucb_vrun *v, size_t n)
 {
@@ -260,8 +267,13 @@ print_tap (FILE *f, const struct ucb_vrun *v, size_t n)
   const struct ucb_tap_hooks hooks = { tap_failure, tap_matrix, v };
 
   for (size_t i = 0; i < n; i++)
-    cases[i] = (struct ucb_tap_case){ v[i].c->id, v[i].c->name, ucb_verdict_name (v[i].verdict),
-                                      v[i].why };
+    {
+      const struct ucb_vbug_info *bug = run_bug (&v[i]);
+      cases[i] = (struct ucb_tap_case){
+        v[i].c->id, v[i].c->name,         ucb_verdict_name (v[i].verdict),
+        v[i].why,   bug ? bug->id : NULL, bug ? bug->reference : NULL
+      };
+    }
   ucb_tap_write (f, &ucb_tap13, cases, n, &hooks);
 }
 
@@ -281,6 +293,19 @@ cells_json (const struct ucb_vcase *c)
   return arr;
 }
 
+/* known_bug: which bug a known-bug case saw, so that readers name it (KCIDB: one issue). */
+static json_t *
+bug_json (const struct ucb_vbug_info *b)
+{
+  json_t *o = ucb_json_obj ();
+
+  ucb_json_set (o, "id", ucb_json_str (b->id));
+  ucb_json_set (o, "title", ucb_json_str (b->title));
+  ucb_json_set (o, "reference", ucb_json_str (b->reference));
+  ucb_json_set (o, "url", ucb_json_str (b->url));
+  return o;
+}
+
 static json_t *
 verify_json (const struct ucb_vrun *v, size_t n)
 {
@@ -290,6 +315,7 @@ verify_json (const struct ucb_vrun *v, size_t n)
     {
       json_t *o = ucb_json_obj (), *exp = ucb_json_obj (), *obs = ucb_json_obj ();
       json_t *capped = NULL;
+      const struct ucb_vbug_info *bug;
       for (size_t k = 0; k < v[i].res.n; k++)
         {
           const struct ucb_vitem *it = &v[i].res.items[k];
@@ -317,6 +343,9 @@ verify_json (const struct ucb_vrun *v, size_t n)
       if (capped) /* those observed values are "more than the cap", not counts */
         ucb_json_set (o, "capped", capped);
       ucb_json_set (o, "detail", ucb_json_str (v[i].why));
+      bug = run_bug (&v[i]);
+      if (bug)
+        ucb_json_set (o, "known_bug", bug_json (bug));
       ucb_json_set (o, "duration_s", ucb_json_real (v[i].duration_s));
       ucb_json_push (arr, o);
     }
@@ -382,7 +411,7 @@ run_cases (const struct vopts *o, const struct ucb_kernel *k, struct ucb_vrun **
             continue;
           }
         ucb_verify_run (ucb_vcases[i], o->uid_base + (uid_t) i * 100, k, &v[n]);
-        bad = bad || v[n].verdict == UCB_VERDICT_FAIL || v[n].verdict == UCB_VERDICT_ERROR;
+        bad = bad || ucb_verdict_row (ucb_verdict_name (v[n].verdict))->fails_run;
         n++;
       }
   *out = v;

@@ -90,9 +90,11 @@ struct contention
   double *share;  /* [k * ntasks + task], k the 0-based interval; NaN = unknown */
   double *wshare; /* per task: over the whole window; NaN = unknown */
   bool *flag;     /* [k * ntasks + task]: the sample is contended */
+  bool *unknown;  /* [k * ntasks + task]: the sample's share is unknown, so it is not judged */
   bool owns_all;
   double fair_min;
-  size_t samples, contended; /* task samples */
+  size_t samples, contended, unjudged; /* task samples */
+  size_t nkernel; /* tasks whose window share is the kernel's clock of their process */
   bool *late;                /* per interval: its closing reading missed its due time */
   size_t nlate;
   double late_max_s; /* the latest reading's delay past its due time, over every row */
@@ -152,7 +154,8 @@ fair_shares (struct contention *ct, const struct ucb_point_result *r,
 
 /* Task t's share over the whole window.  A task publishes its CPU time after each batch of its
  * workload's ops: with fewer than two batches in the window, the steps of its CPU time are as
- * large as the time itself, so it is unknown. */
+ * large as the time itself, so the kernel's clock of its process is taken instead (it needs no
+ * batch, but lacks reaped children: it can only understate); unknown when that is unknown too. */
 static void
 window_share (struct contention *ct, const struct ucb_point_result *r, size_t t)
 {
@@ -162,16 +165,22 @@ window_share (struct contention *ct, const struct ucb_point_result *r, size_t t)
   uint64_t batch = r->pt.workload && r->pt.workload->batch ? r->pt.workload->batch : 1000;
 
   ct->wshare[t] = b->ops - a->ops >= 2 * batch ? ucb_cpu_share (a, b) : NAN;
+  if (isnan (ct->wshare[t]) && r->kclock[0] && r->kclock[1])
+    {
+      ct->wshare[t] = ucb_kclock_share (&r->kclock[0][t], &r->kclock[1][t]);
+      ct->nkernel += isfinite (ct->wshare[t]);
+    }
 }
 
 /* Judge each task of `share` (one value per task, over `period_s`) into flag[]: on the mean
  * share of the tasks that take turns with it (its CPU's, or every unpinned task), against its
  * fair share.  Turns move time between those tasks, not away from them: how one of them fared
  * against another is the point's own fairness (summary.fairness), not contention; what the
- * group as a whole did not get, something else took.  A group with an unknown share is not
- * contended. */
+ * group as a whole did not get, something else took.  A group whose share is unknown, or a
+ * period too short to judge it, is not judged: unknown[], never clean. */
 static void
-judge (const struct contention *ct, const double *share, double period_s, bool *flag)
+judge (const struct contention *ct, const double *share, double period_s, bool *flag,
+       bool *unknown)
 {
   size_t nt = ct->ntasks, ng = 1;
   cleanup_free double *sum = NULL;
@@ -191,8 +200,11 @@ judge (const struct contention *ct, const double *share, double period_s, bool *
   for (size_t t = 0; t < nt; t++)
     {
       size_t g = (size_t) (ct->group[t] + 1);
-      flag[t]
-          = ucb_sample_contended (ct->fair[t], sum[g] / (double) cnt[g], ct->threshold, period_s);
+      enum ucb_sample_verdict v
+          = ucb_sample_judge (ct->fair[t], sum[g] / (double) cnt[g], ct->threshold, period_s);
+
+      unknown[t] = v == UCB_SAMPLE_UNJUDGED;
+      flag[t] = v == UCB_SAMPLE_CONTENDED;
     }
 }
 
@@ -212,6 +224,7 @@ contention_init (struct contention *ct, const struct ucb_point_result *r,
   ct->wshare = xcalloc (nt + 1, sizeof *ct->wshare);
   ct->share = xcalloc (ct->nint * nt + 1, sizeof *ct->share);
   ct->flag = xcalloc (ct->nint * nt + 1, sizeof *ct->flag);
+  ct->unknown = xcalloc (ct->nint * nt + 1, sizeof *ct->unknown);
   fair_shares (ct, r, pl);
   readings_late (ct, r);
   for (size_t t = 0; t < nt; t++)
@@ -224,24 +237,30 @@ contention_init (struct contention *ct, const struct ucb_point_result *r,
   if (ct->by_window)
     {
       cleanup_free bool *whole = xcalloc (nt + 1, sizeof *whole);
+      cleanup_free bool *unknown = xcalloc (nt + 1, sizeof *unknown);
       const struct ucb_reading *a = ucb_reading_at (s, 0, 0);
       const struct ucb_reading *b = ucb_reading_at (s, ct->nint, 0);
 
-      judge (ct, ct->wshare, (double) (b->t_ns - a->t_ns) / 1e9, whole);
+      judge (ct, ct->wshare, (double) (b->t_ns - a->t_ns) / 1e9, whole, unknown);
       for (size_t k = 0; k < ct->nint; k++)
-        memcpy (&ct->flag[k * nt], whole, nt * sizeof *whole);
+        {
+          memcpy (&ct->flag[k * nt], whole, nt * sizeof *whole);
+          memcpy (&ct->unknown[k * nt], unknown, nt * sizeof *unknown);
+        }
     }
   else
     for (size_t k = 0; k < ct->nint; k++)
       {
         const struct ucb_reading *x = ucb_reading_at (s, k, 0), *y = ucb_reading_at (s, k + 1, 0);
-        judge (ct, &ct->share[k * nt], (double) (y->t_ns - x->t_ns) / 1e9, &ct->flag[k * nt]);
+        judge (ct, &ct->share[k * nt], (double) (y->t_ns - x->t_ns) / 1e9, &ct->flag[k * nt],
+               &ct->unknown[k * nt]);
       }
   for (size_t k = 0; k < ct->nint; k++)
     for (size_t t = 0; t < nt; t++)
       {
         ct->samples++;
         ct->contended += ct->late[k] || ct->flag[k * nt + t];
+        ct->unjudged += !ct->late[k] && ct->unknown[k * nt + t];
       }
 }
 
@@ -253,6 +272,7 @@ contention_free (struct contention *ct)
   free (ct->wshare);
   free (ct->share);
   free (ct->flag);
+  free (ct->unknown);
   free (ct->late);
 }
 
@@ -356,6 +376,10 @@ contention_json (json_t *o, const struct ucb_point_result *r, const struct conte
   ucb_json_set (c, "samples", ucb_json_int ((long long) ct->samples));
   ucb_json_set (c, "contended_samples", ucb_json_int ((long long) ct->contended));
   ucb_json_set (c, "contended", json_boolean (ucb_repeat_contended (ct->contended, ct->samples)));
+  /* Any sample not judged: a point is clean only when every task measurably got its share. */
+  ucb_json_set (c, "unjudged_samples", ucb_json_int ((long long) ct->unjudged));
+  ucb_json_set (c, "unjudged", json_boolean (ct->unjudged > 0));
+  ucb_json_set (c, "kernel_clock_tasks", ucb_json_int ((long long) ct->nkernel));
   ucb_json_set (c, "starved", json_boolean (ct->nstarved > 0));
   ucb_json_set (c, "starved_containers", ucb_json_int ((long long) ct->nstarved));
   ucb_json_set (c, "starved_min_ops", ucb_json_int (UCB_STARVED_MIN_OPS));

@@ -75,7 +75,8 @@
        "share (1 owning one, CPUs/tasks when they share),\n"                                       \
        "0 < F <= 1\n"                                                                              \
        "(default: 0.9); a repeat with more than a tenth of\n"                                      \
-       "its samples contended is marked")                                                          \
+       "its samples contended is marked, one with a share\n"                                       \
+       "it could not measure is marked unjudged")                                                  \
   OPT (PIN, "pin", 0, REQUIRED, "MODE",                                                            \
        "task placement: auto (one task per allowed CPU in\n"                                       \
        "number order; default), spread (one task per L3\n"                                         \

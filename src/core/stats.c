@@ -162,6 +162,19 @@ ucb_t_quantile (double p, double df)
   return (lo + hi) / 2;
 }
 
+double
+ucb_f_sf (double f, double d1, double d2)
+{
+  if (!(d1 > 0) || !(d2 > 0) || isnan (f))
+    return NAN;
+  if (f <= 0)
+    return 1;
+  if (isinf (f))
+    return 0;
+  /* P(F > f) = I_x(d2/2, d1/2), x = d2 / (d2 + d1 f): small x for large f, the accurate side. */
+  return incbeta (d2 / 2, d1 / 2, d2 / (d2 + d1 * f));
+}
+
 int
 ucb_welch (const double *a, size_t na, const double *b, size_t nb, struct ucb_welch *out)
 {

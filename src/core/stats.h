@@ -24,6 +24,10 @@ double ucb_jain_index (const double *v, size_t n);
 double ucb_t_cdf (double t, double df);
 double ucb_t_quantile (double p, double df);
 
+/* Snedecor's F with d1, d2 > 0 degrees of freedom: P(F > f), 1 for f <= 0.  NaN outside the
+ * domain. */
+double ucb_f_sf (double f, double d1, double d2);
+
 /* Welch's two-sample t: the difference of the means mean(b) - mean(a), its standard error
  * sqrt(sa^2/na + sb^2/nb) and the Welch-Satterthwaite degrees of freedom.  Needs na, nb >= 2;
  * returns -1 (out untouched) otherwise.  When both variances are 0, se is 0 and df is

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 
 #include "core/util.h"
 #include "engine/measure.h"
@@ -147,6 +148,25 @@ ucb_nivcsw_of (pid_t pid)
   return any ? sum : -1;
 }
 
+void
+ucb_kclock_read (struct ucb_kclock *out, pid_t pid)
+{
+  clockid_t id;
+
+  out->cpu_ns = 0;
+  if (pid > 0 && clock_getcpuclockid (pid, &id) == 0)
+    out->cpu_ns = ucb_clock_ns (id);
+  out->t_ns = ucb_now_ns ();
+}
+
+double
+ucb_kclock_share (const struct ucb_kclock *a, const struct ucb_kclock *b)
+{
+  if (b->t_ns <= a->t_ns || a->cpu_ns == 0 || b->cpu_ns < a->cpu_ns)
+    return NAN;
+  return (double) (b->cpu_ns - a->cpu_ns) / (double) (b->t_ns - a->t_ns);
+}
+
 double
 ucb_cpu_share (const struct ucb_reading *a, const struct ucb_reading *b)
 {
@@ -199,12 +219,15 @@ ucb_window_needed_s (size_t tasks_per_cpu)
   return UCB_WINDOW_SLICES * (double) tasks_per_cpu * UCB_SCHED_SLICE_S;
 }
 
-bool
-ucb_sample_contended (double fair_share, double share, double threshold, double period_s)
+enum ucb_sample_verdict
+ucb_sample_judge (double fair_share, double share, double threshold, double period_s)
 {
   double slack = fair_share < 1 && period_s > 0 ? UCB_SCHED_SLICE_S / period_s : 0;
+  double bar = threshold * fair_share - slack;
 
-  return isfinite (fair_share) && isfinite (share) && share < threshold * fair_share - slack;
+  if (!isfinite (fair_share) || !isfinite (share) || !(bar > 0))
+    return UCB_SAMPLE_UNJUDGED;
+  return share < bar ? UCB_SAMPLE_CONTENDED : UCB_SAMPLE_FAIR;
 }
 
 bool

@@ -117,6 +117,18 @@ bool ucb_jiffies_pct (const struct ucb_jiffies *a, const struct ucb_jiffies *b, 
  * -1 when unreadable. */
 long long ucb_nivcsw_of (pid_t pid);
 
+/* A task process's CPU time as the kernel keeps it (its process clock, read from outside):
+ * cpu_ns = 0 when unknown.  A task publishes its own CPU time only after each batch of ops, so
+ * a task that finishes fewer than two batches in the window has no share of its own; this one
+ * needs no batch.  It lacks the children a task reaped, so it can only understate a share. */
+struct ucb_kclock
+{
+  uint64_t t_ns, cpu_ns;
+};
+void ucb_kclock_read (struct ucb_kclock *out, pid_t pid);
+/* A task's share of one CPU between two such readings; NaN when either is unknown. */
+double ucb_kclock_share (const struct ucb_kclock *a, const struct ucb_kclock *b);
+
 /* A task's share of one CPU over an interval: its busy_ns delta over the wall delta; NaN when
  * no wall time passed or that CPU time is unknown (0) or went backwards. */
 double ucb_cpu_share (const struct ucb_reading *a, const struct ucb_reading *b);
@@ -143,8 +155,17 @@ double ucb_window_needed_s (size_t tasks_per_cpu);
 #define UCB_STARVED_MIN_OPS 100
 /* A sample is contended when its task got less than `threshold` x its fair share, less the
  * one slice that taking turns may shift between intervals of `period_s` when the CPU is shared
- * (fair share < 1).  An unknown share or fair share (NaN) is not contended. */
-bool ucb_sample_contended (double fair_share, double share, double threshold, double period_s);
+ * (fair share < 1).  It is unjudged, never clean, when the share or the fair share is unknown
+ * (NaN), or when that slice is as large as the bar itself: a period too short to tell a task
+ * that got its share from one that got none. */
+enum ucb_sample_verdict
+{
+  UCB_SAMPLE_FAIR,
+  UCB_SAMPLE_CONTENDED,
+  UCB_SAMPLE_UNJUDGED,
+};
+enum ucb_sample_verdict ucb_sample_judge (double fair_share, double share, double threshold,
+                                          double period_s);
 /* A repeat is contended when more than a tenth of its samples are. */
 bool ucb_repeat_contended (size_t contended, size_t samples);
 

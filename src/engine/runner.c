@@ -195,6 +195,23 @@ tasks_nivcsw (const struct ucb_point_result *res)
   return sum;
 }
 
+/* Every task's process CPU clock now, into kclock[] (per task, container-major).  Threads of
+ * one process share its clock: theirs stay unknown.  At the window's edges only, like nivcsw. */
+static void
+tasks_kclock (const struct ucb_point_result *res, struct ucb_kclock *kclock)
+{
+  size_t T = res->pt.tasks;
+
+  for (size_t i = 0; i < res->pt.containers; i++)
+    for (size_t t = 0; t < T; t++)
+      {
+        const pid_t *pid = res->c[i].task_pid;
+        bool shared = (t > 0 && pid[t] == pid[t - 1]) || (t + 1 < T && pid[t] == pid[t + 1]);
+
+        ucb_kclock_read (&kclock[i * T + t], shared ? 0 : pid[t]);
+      }
+}
+
 /* The plan's progress callback, if any. */
 static void
 phase (const struct ucb_plan *o, const char *what, size_t done, size_t total)
@@ -229,7 +246,10 @@ measure (const struct ucb_plan *o, struct ucb_fleet *fleet, struct ucb_arena *ar
       || ucb_fleet_check (fleet, err) < 0)
     return -1;
   nivcsw0 = tasks_nivcsw (res);
+  res->kclock[0] = xcalloc (arena->ntasks + 1, sizeof *res->kclock[0]);
+  res->kclock[1] = xcalloc (arena->ntasks + 1, sizeof *res->kclock[1]);
   ucb_sample_row (&res->samples, arena);
+  tasks_kclock (res, res->kclock[0]);
   perf_edge (pw, res, false);
   res->initial = snapshot (arena);
   t0 = ucb_reading_at (&res->samples, 0, 0)->t_ns;
@@ -242,6 +262,7 @@ measure (const struct ucb_plan *o, struct ucb_fleet *fleet, struct ucb_arena *ar
       if (ucb_fleet_check (fleet, err) < 0)
         return -1;
     }
+  tasks_kclock (res, res->kclock[1]);
   perf_edge (pw, res, true);
   nivcsw1 = tasks_nivcsw (res);
   if (nivcsw0 >= 0 && nivcsw1 >= nivcsw0)
@@ -538,6 +559,8 @@ ucb_point_result_free (struct ucb_point_result *res)
   free (res->c);
   free (res->initial);
   free (res->final);
+  free (res->kclock[0]);
+  free (res->kclock[1]);
   ucb_canary_free (&res->canary);
   ucb_samples_free (&res->samples);
   memset (res, 0, sizeof *res);

@@ -46,6 +46,9 @@ struct ucb_point_result
   uint64_t start_ns;          /* start barrier released */
   double setup_s;             /* fork to all-ready */
   double idle_pct, steal_pct; /* whole machine during the measurement, NaN if unknown */
+  /* Per task: its process's CPU clock at the window's first and last readings (cpu_ns 0 when
+   * unknown: threads share one process clock). */
+  struct ucb_kclock *kclock[2];
   long long nivcsw; /* the tasks' involuntary context switches over the window, -1 unknown */
   double contention_threshold; /* the plan's; 0 = UCB_CONTENTION_THRESHOLD */
   uint64_t interval_ns;        /* the readings' period: reading k was due at row 0 + k periods */

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* compare-text.c - `ucbench compare`'s text: drawn from its JSON result (compare.c), the
- * documents named with their kernel and CPU.  Null is `-`, never nan.  A string from a document
- * (or a file name) goes through ucb_escape_controls(), as messages do: a workload "get\nppid"
- * stays on its line. */
+ * documents named with their kernel and CPU.  Each row's ops/s columns are what its ratio is
+ * of, printed to enough digits that head/base of them gives the printed ratio.  By default at
+ * most three lines come before the table, for a mail; -v gives the method and every note.  Null
+ * is `-`, never nan.  A string from a document (or a file name) goes through
+ * ucb_escape_controls(), as messages do: a workload "get\nppid" stays on its line. */
 #include "config.h"
 
 #include <math.h>
@@ -19,15 +21,48 @@
 #include "report/compare.h"
 
 static void
+print_host (const struct ucb_doc *d)
+{
+  cleanup_free char *kernel = ucb_escape_controls (d->host.kernel_release ?: "?");
+  cleanup_free char *cpu = ucb_escape_controls (d->host.cpu_model ?: "?");
+
+  printf (" (kernel %s, %s)", kernel, cpu);
+}
+
+/* -v: a line per document. */
+static void
 print_docs (const char *what, const struct ucb_doc *docs, size_t n)
 {
   for (size_t k = 0; k < n; k++)
     {
       cleanup_free char *name = ucb_escape_controls (docs[k].name);
-      cleanup_free char *kernel = ucb_escape_controls (docs[k].host.kernel_release ?: "?");
-      cleanup_free char *cpu = ucb_escape_controls (docs[k].host.cpu_model ?: "?");
 
-      printf ("# %s: %s (kernel %s, %s)\n", what, name, kernel, cpu);
+      printf ("# %s: %s", what, name);
+      print_host (&docs[k]);
+      putchar ('\n');
+    }
+}
+
+static bool
+same_host (const struct ucb_doc *a, const struct ucb_doc *b)
+{
+  return strcmp (a->host.kernel_release ?: "?", b->host.kernel_release ?: "?") == 0
+         && strcmp (a->host.cpu_model ?: "?", b->host.cpu_model ?: "?") == 0;
+}
+
+/* By default a side in a few words: "base: b1.json, b2.json (kernel K, CPU)", the kernel and
+ * CPU after each run of documents that share them. */
+static void
+print_side (const char *what, const struct ucb_doc *docs, size_t n)
+{
+  printf ("%s: ", what);
+  for (size_t k = 0; k < n; k++)
+    {
+      cleanup_free char *name = ucb_escape_controls (docs[k].name);
+
+      printf ("%s%s", k ? ", " : "", name);
+      if (k + 1 == n || !same_host (&docs[k], &docs[k + 1]))
+        print_host (&docs[k]);
     }
 }
 
@@ -83,15 +118,37 @@ ucb_cmp_ratio_cell (const json_t *o, bool contended, char *buf, size_t n)
     snprintf (buf, n, "%.3f%s", r, c);
 }
 
-/* A number with no decimals, or "-" for null. */
+/* A number with `dec` decimals, or "-" for null. */
 static void
-rate_cell (json_t *o, const char *k, char *buf, size_t n)
+rate_cell (double v, int dec, char *buf, size_t n)
 {
-  double v = ucb_json_num (o, k);
   if (isfinite (v))
-    snprintf (buf, n, "%.0f", v);
+    snprintf (buf, n, "%.*f", dec, v);
   else
     snprintf (buf, n, "-");
+}
+
+/* The ops/s cells of a row: each side's geometric mean, the statistic its ratio is of.  Without
+ * decimals from 1000 up (4 significant digits below), and with more only where head/base of the
+ * printed numbers would not round to the printed ratio, so that a reader who divides them gets
+ * the ratio the row prints. */
+static void
+rate_cells (json_t *b, json_t *h, double ratio, char *cb, char *ch, size_t n)
+{
+  double vb = ucb_json_num (b, "geomean_ops_per_s"), vh = ucb_json_num (h, "geomean_ops_per_s");
+  double lo = fmin (vb, vh);
+  int dec = lo > 0 && lo < 1000 ? (int) fmin (9, 3 - floor (log10 (lo))) : 0, last = dec + 6;
+  char want[32], got[32];
+
+  snprintf (want, sizeof want, "%.3f", ratio);
+  for (;; dec++)
+    {
+      rate_cell (vb, dec, cb, n);
+      rate_cell (vh, dec, ch, n);
+      snprintf (got, sizeof got, "%.3f", strtod (ch, NULL) / strtod (cb, NULL));
+      if (!isfinite (ratio) || strcmp (got, want) == 0 || dec >= last)
+        return;
+    }
 }
 
 static void
@@ -140,8 +197,7 @@ print_row (json_t *x)
 
   ucb_cmp_ratio_cell (x, c, ci, sizeof ci);
   ucb_cmp_ratio_cell (json_object_get (x, "cpu_ns_per_op"), c, cpu, sizeof cpu);
-  rate_cell (b, "median_ops_per_s", mb, sizeof mb);
-  rate_cell (h, "median_ops_per_s", mh, sizeof mh);
+  rate_cells (b, h, ucb_json_num (x, "ratio"), mb, mh, sizeof mb);
   flags_cell (b, h, fl, sizeof fl);
   ucb_cmp_runs_cell (b, rb, sizeof rb);
   ucb_cmp_runs_cell (h, rh, sizeof rh);
@@ -185,9 +241,19 @@ print_marks (json_t *points)
             "the tasks lacked CPU; starved: a container did too few ops to measure)\n");
 }
 
-void
-ucb_compare_print_text (json_t *out, const struct ucb_doc *base, size_t n_base,
-                        const struct ucb_doc *head, size_t n_head)
+/* Whether the ratios are of canary-normalised values (--normalize canary). */
+static bool
+normalized (json_t *out)
+{
+  const char *n
+      = json_string_value (json_object_get (json_object_get (out, "method"), "normalize"));
+  return n && strcmp (n, "canary") == 0;
+}
+
+/* -v: every document, every note, the method and the legend. */
+static void
+print_header_full (json_t *out, const struct ucb_doc *base, size_t n_base,
+                   const struct ucb_doc *head, size_t n_head)
 {
   size_t i;
   json_t *x;
@@ -200,24 +266,102 @@ ucb_compare_print_text (json_t *out, const struct ucb_doc *base, size_t n_base,
     cleanup_free char *note = ucb_escape_controls (json_string_value (x));
     printf ("# note: %s\n", note);
   }
-  printf ("# method: ratio head/base of per-container ops/s, 95%% Welch t interval on the log "
-          "of per-run values;\n#   regression/improvement when the interval lies beyond "
-          "1 -/+ %.1f%% with Holm-adjusted p < %.2f over the table (docs/statistics.md)\n",
+  printf ("# method: ratio head/base of the geometric means of per-container ops/s (the ops/s "
+          "columns), 95%% Welch t interval on the log of per-run values;\n#   "
+          "regression/improvement when the interval lies beyond 1 -/+ %.1f%% with Holm-adjusted "
+          "p < %.2f over the table (docs/statistics.md)\n",
           ucb_json_num (json_object_get (out, "method"), "threshold_pct"), UCB_COMPARE_ALPHA);
   printf ("# runs b/h: repeats used a side (-Nc: N contended left out; d: the document is the "
-          "unit); p adj: Holm-adjusted p of the change beyond the threshold; -: none\n");
-  print_marks (json_object_get (out, "points"));
-  if (strcmp (json_string_value (json_object_get (json_object_get (out, "method"), "normalize")),
-              "canary")
-      == 0)
+          "unit, its value the geometric mean of its repeats); p adj: Holm-adjusted p of the "
+          "change beyond the threshold; -: none\n");
+  if (normalized (out))
     printf ("# normalize canary: ratios are of each repeat's ops/s / its host-speed canary (CPU "
-            "ns/op x canary); the ops/s columns are raw\n");
+            "ns/op x canary); the ops/s columns are base's as measured and head's at base's host "
+            "speed (times base's geometric mean canary)\n");
   if (json_is_string (json_object_get (out, "caveat")))
     printf ("# caveat: %s\n", json_string_value (json_object_get (out, "caveat")));
+}
+
+/* By default one "# note:" line of what limits the reading, when anything does: the caveat in
+ * short, the keys that differ (their values under -v) and any other warning in full. */
+static void
+print_limits (json_t *out)
+{
+  json_t *diff = json_object_get (out, "differences"), *warn = json_object_get (out, "warnings");
+  double drift = ucb_json_num (json_object_get (out, "method"), "drift_pct");
+  const char *sep = "# note: ";
+  size_t i;
+
+  if (json_is_string (json_object_get (out, "caveat")))
+    {
+      if (drift > 0)
+        printf ("%sfewer than 2 documents a side: the drift between invocations is assumed, "
+                "%.1f%% a side (--drift)",
+                sep, drift);
+      else
+        printf ("%sfewer than 2 documents a side and --drift 0: the verdicts are about these "
+                "invocations only",
+                sep);
+      sep = "; ";
+    }
+  for (i = 0; i < json_array_size (diff); i++)
+    {
+      cleanup_free char *key = ucb_escape_controls (
+          json_string_value (json_object_get (json_array_get (diff, i), "key")));
+      printf ("%s%s%s", i ? ", " : sep, i ? "" : "the documents differ in ", key);
+    }
+  if (i)
+    {
+      printf (" (-v: how)");
+      sep = "; ";
+    }
+  /* warnings[] holds the sentence of each difference first, then the others (compare.c) */
+  for (; i < json_array_size (warn); i++)
+    {
+      cleanup_free char *w = ucb_escape_controls (json_string_value (json_array_get (warn, i)));
+      printf ("%s%s", sep, w);
+      sep = "; ";
+    }
+  if (sep[0] == ';')
+    putchar ('\n');
+}
+
+/* By default: the documents, what the columns are (when there is a row), what limits the
+ * reading; no more than three lines, so that the numbers come first in a mail. */
+static void
+print_header (json_t *out, const struct ucb_doc *base, size_t n_base, const struct ucb_doc *head,
+              size_t n_head)
+{
+  fputs ("# ", stdout);
+  print_side ("base", base, n_base);
+  printf ("; ");
+  print_side ("head", head, n_head);
+  putchar ('\n');
+  if (json_array_size (json_object_get (out, "points")))
+    printf ("# ops/s: per container, the geometric mean of a side's runs%s; ratio: head/base of "
+            "them, 95%% interval; verdicts at 1 -/+ %.1f%%, Holm over the table (-v: method, "
+            "legend)\n",
+            normalized (out) ? ", head's at base's host speed (--normalize canary)" : "",
+            ucb_json_num (json_object_get (out, "method"), "threshold_pct"));
+  print_limits (out);
+}
+
+void
+ucb_compare_print_text (json_t *out, const struct ucb_doc *base, size_t n_base,
+                        const struct ucb_doc *head, size_t n_head, bool verbose)
+{
+  size_t i;
+  json_t *x;
+
+  if (verbose)
+    print_header_full (out, base, n_base, head, n_head);
+  else
+    print_header (out, base, n_base, head, n_head);
   printf ("%-9s %-9s %5s %5s %-7s %5s %12s %12s  %-22s %-22s %-9s %6s  %s\n", "workload", "owner",
           "depth", "tasks", "mode", "N", "base ops/s", "head ops/s", "ratio [95% CI]",
           "CPU ns/op ratio", "runs b/h", "p adj", "verdict");
   json_array_foreach (json_object_get (out, "points"), i, x) print_row (x);
+  print_marks (json_object_get (out, "points"));
   print_only_and_verify (out);
   ucb_compare_usl_print (json_object_get (out, "scalability"));
   printf ("# %lld regression(s), %lld newly failing verify case(s)\n",

@@ -122,14 +122,41 @@ static void
 print_change (const char *what, json_t *b, json_t *h, json_t *c)
 {
   char tb[112], th[112];
+  bool est = json_is_true (json_object_get (c, "established"));
 
   iv_text (b, tb, sizeof tb);
   iv_text (h, th, sizeof th);
+  /* The direction of two estimates whose intervals overlap is not a finding: not said. */
   printf ("#   %s %s -> %s: %s%s\n", what, tb, th,
-          json_string_value (json_object_get (c, "direction")),
-          json_is_true (json_object_get (c, "established"))
-              ? ", established (the intervals do not overlap)"
-              : ", not established (the intervals overlap)");
+          est ? json_string_value (json_object_get (c, "direction")) : "no change established",
+          est ? ", established (the intervals do not overlap)" : " (the intervals overlap)");
+}
+
+/* The one line of what the series' intervals establish: only the changes whose intervals do
+ * not overlap; a loss that fell (the scale rose) with neither cost's fall established is said
+ * as such, not as "sigma and kappa fell" (docs/statistics.md). */
+static void
+print_established (json_t *x)
+{
+  json_t *sg = json_object_get (x, "sigma"), *kp = json_object_get (x, "kappa");
+  json_t *sc = json_object_get (x, "scale");
+  bool s_ok = json_is_true (json_object_get (sg, "established"));
+  bool k_ok = json_is_true (json_object_get (kp, "established"));
+  bool c_ok = json_is_object (sc) && json_is_true (json_object_get (sc, "established"));
+  bool rose = c_ok && strcmp (json_string_value (json_object_get (sc, "direction")), "rose") == 0;
+
+  printf ("#   established:");
+  if (!s_ok && !k_ok && !c_ok)
+    printf (" no change (each pair of intervals overlaps)");
+  if (c_ok)
+    printf (" the loss with N %s (the scale at N=%lld %s)%s", rose ? "fell" : "rose",
+            json_integer_value (json_object_get (sc, "containers")), rose ? "rose" : "fell",
+            s_ok || k_ok ? ";" : "; not which cost (sigma's and kappa's intervals overlap)");
+  if (s_ok)
+    printf (" sigma %s%s", json_string_value (json_object_get (sg, "direction")), k_ok ? ";" : "");
+  if (k_ok)
+    printf (" kappa %s", json_string_value (json_object_get (kp, "direction")));
+  putchar ('\n');
 }
 
 void
@@ -168,5 +195,6 @@ ucb_compare_usl_print (json_t *scalability)
                   json_integer_value (json_object_get (sc, "containers")));
         print_change (what, json_object_get (sc, "base"), json_object_get (sc, "head"), sc);
       }
+    print_established (x);
   }
 }

@@ -33,10 +33,13 @@ struct side
 /* One side of one point, gathered over its documents: the log of each usable repeat's value
  * (per-container ops/s; CPU ns/op where known), the mean of those logs per document, and the
  * raw values for the medians; contended repeats left out unless `all`.  `flags`: the
- * ucb_point_flags() of its repeats, each once. */
+ * ucb_point_flags() of its repeats, each once.  `lcan`, `lcan_doc`: the sums of the log canary
+ * rates that --normalize canary took out of `ops` (0 without it), per repeat and per document
+ * (each the mean of its repeats'). */
 struct gathered
 {
   double *ops, *cpu, *ops_doc, *cpu_doc, *raw_ops, *raw_cpu;
+  double lcan, lcan_doc;
   size_t n_ops, n_cpu, n_ops_doc, n_cpu_doc;
   size_t used, left_out;
   bool all;
@@ -60,6 +63,7 @@ struct row
   struct ucb_cmp_test t; /* its estimates, as a test of the table's family */
   bool invocation;
   double med_b, med_h, cpu_b, cpu_h, cv_b, cv_h;
+  double gm_b, gm_h; /* the geometric means the ratio is of (geomeans()) */
   size_t used_b, left_b, used_h, left_h;
   char flags_b[2 * UCB_POINT_FLAGS_MAX], flags_h[2 * UCB_POINT_FLAGS_MAX];
 };
@@ -111,7 +115,7 @@ static void
 gather_doc (const struct ucb_doc *d, const struct ucb_doc_group *grp, bool canary,
             struct gathered *g)
 {
-  double so = 0, sc = 0;
+  double so = 0, sc = 0, sl = 0;
   size_t no = 0, nc = 0;
 
   for (size_t i = 0; i < d->n_points; i++)
@@ -122,7 +126,7 @@ gather_doc (const struct ucb_doc *d, const struct ucb_doc_group *grp, bool canar
       if (!p->measured || &d->groups[p->group] != grp)
         continue;
       add_flags (g->flags, sizeof g->flags, p);
-      if (p->contention.contended && !g->all)
+      if (ucb_point_cpu_doubtful (p) && !g->all)
         {
           g->left_out++;
           continue;
@@ -136,6 +140,7 @@ gather_doc (const struct ucb_doc *d, const struct ucb_doc_group *grp, bool canar
           g->raw_ops[g->n_ops] = v;
           g->ops[g->n_ops++] = log (v) - ln;
           so += log (v) - ln, no++;
+          sl += ln;
         }
       if (isfinite (c) && c > 0)
         {
@@ -145,7 +150,11 @@ gather_doc (const struct ucb_doc *d, const struct ucb_doc_group *grp, bool canar
         }
     }
   if (no)
-    g->ops_doc[g->n_ops_doc++] = so / (double) no;
+    {
+      g->ops_doc[g->n_ops_doc++] = so / (double) no;
+      g->lcan_doc += sl / (double) no;
+    }
+  g->lcan += sl;
   if (nc)
     g->cpu_doc[g->n_cpu_doc++] = sc / (double) nc;
 }
@@ -180,6 +189,40 @@ cv_of (const double *v, size_t n)
   return st.cv;
 }
 
+/* exp (the mean of the `n` logs `l` + `shift`); NaN without one. */
+static double
+geomean (const double *l, size_t n, double shift)
+{
+  double s = 0;
+
+  for (size_t i = 0; i < n; i++)
+    s += l[i];
+  return n ? exp (s / (double) n + shift) : NAN;
+}
+
+/* The geometric means of the units a side that the ratio is of, so that head/base is the
+ * ratio a reader sees in the table.  With --normalize canary the units are ops per canary loop;
+ * both sides are scaled back by base's mean log canary, which keeps them in ops/s: base's is
+ * then its own geometric mean as measured, head's its ops/s at base's host speed. */
+static void
+geomeans (const struct gathered *b, const struct gathered *h, bool invocation, struct row *w)
+{
+  double shift;
+
+  if (invocation)
+    {
+      shift = b->n_ops_doc ? b->lcan_doc / (double) b->n_ops_doc : 0;
+      w->gm_b = geomean (b->ops_doc, b->n_ops_doc, shift);
+      w->gm_h = geomean (h->ops_doc, h->n_ops_doc, shift);
+    }
+  else
+    {
+      shift = b->n_ops ? b->lcan / (double) b->n_ops : 0;
+      w->gm_b = geomean (b->ops, b->n_ops, shift);
+      w->gm_h = geomean (h->ops, h->n_ops, shift);
+    }
+}
+
 /* The estimates and medians of row `w` from sides `b` and `h`: the unit is the document when
  * both sides have at least two with a usable repeat of it, else the repeat. */
 static void
@@ -198,6 +241,7 @@ estimate (const struct gathered *b, const struct gathered *h, const struct param
       ucb_cmp_estimate (b->ops, b->n_ops, h->ops, h->n_ops, pa->thr, pa->drift, &w->t.ops);
       ucb_cmp_estimate (b->cpu, b->n_cpu, h->cpu, h->n_cpu, pa->thr, pa->drift, &w->t.cpu);
     }
+  geomeans (b, h, w->invocation, w);
   w->med_b = ucb_median (b->raw_ops, b->n_ops);
   w->med_h = ucb_median (h->raw_ops, h->n_ops);
   w->cpu_b = ucb_median (b->raw_cpu, b->n_cpu);
@@ -252,7 +296,7 @@ point_key (const struct ucb_doc_point *p)
 static json_t *
 row_json (const struct row *w, double adj_b, double adj_i, enum ucb_cmp_verdict v, size_t needed)
 {
-  json_t *o = ucb_json_obj ();
+  json_t *o = ucb_json_obj (), *sb, *sh;
   const struct ucb_doc_point *r = w->r;
 
   ucb_json_set (o, "workload", ucb_json_str (r->workload));
@@ -261,10 +305,12 @@ row_json (const struct row *w, double adj_b, double adj_i, enum ucb_cmp_verdict 
   ucb_json_set (o, "depth", ucb_json_int (r->depth));
   ucb_json_set (o, "tasks", ucb_json_int (r->tasks));
   ucb_json_set (o, "mode", ucb_json_str (r->mode));
-  ucb_json_set (o, "base",
-                ucb_cmp_side_json (w->med_b, w->cpu_b, w->cv_b, w->used_b, w->left_b, w->flags_b));
-  ucb_json_set (o, "head",
-                ucb_cmp_side_json (w->med_h, w->cpu_h, w->cv_h, w->used_h, w->left_h, w->flags_h));
+  sb = ucb_cmp_side_json (w->med_b, w->cpu_b, w->cv_b, w->used_b, w->left_b, w->flags_b);
+  sh = ucb_cmp_side_json (w->med_h, w->cpu_h, w->cv_h, w->used_h, w->left_h, w->flags_h);
+  ucb_json_set (sb, "geomean_ops_per_s", ucb_json_real (w->gm_b));
+  ucb_json_set (sh, "geomean_ops_per_s", ucb_json_real (w->gm_h));
+  ucb_json_set (o, "base", sb);
+  ucb_json_set (o, "head", sh);
   ucb_json_set (o, "unit", ucb_json_str (w->invocation ? "document" : "repeat"));
   ucb_json_set (o, "n_base", ucb_json_int ((long long) w->t.ops.nb));
   ucb_json_set (o, "n_head", ucb_json_int ((long long) w->t.ops.nh));
@@ -586,7 +632,7 @@ ucb_compare (const struct ucb_compare_args *a, ucb_error_t *err)
       if (a->json)
         ret = ucb_json_write (out, stdout, err);
       else
-        ucb_compare_print_text (out, base.docs, base.n, head.docs, head.n);
+        ucb_compare_print_text (out, base.docs, base.n, head.docs, head.n, a->verbose);
       if (ret == 0
           && (json_integer_value (json_object_get (out, "regressions"))
               || json_integer_value (json_object_get (out, "newly_failing"))))

@@ -28,6 +28,7 @@ struct ucb_compare_args
   double threshold_pct;
   double drift_pct; /* between-invocation CV assumed with one document a side; 0: none */
   bool json;
+  bool verbose; /* text: the method, the legend and every note in full before the table */
   enum ucb_normalize normalize; /* canary: falls back to none, with a warning, when a document
                                    lacks the canary */
 };

@@ -98,7 +98,7 @@ gather (const struct ucb_doc *d, const struct ucb_doc_group *grp, bool all, stru
       if (!p->measured || &d->groups[p->group] != grp)
         continue;
       ucb_flags_add (&g->flags, p);
-      if (p->contention.contended && !all)
+      if (ucb_point_cpu_doubtful (p) && !all)
         {
           g->left_out++;
           continue;

@@ -43,7 +43,7 @@ ucb_export_contrast_gab (const struct ucb_doc *d, json_t *arr)
     name = pair_name (x);
     ucb_contrast_flags (x, ",", flags, sizeof flags);
     extra = xasprintf ("verdict: %s\nrepeats: %lld shared, %lld distinct\n"
-                       "median ops/s: shared %.1f, distinct %.1f%s%s%s",
+                       "median ops/s: shared %.1f, distinct %.1f%s%s%s%s",
                        json_string_value (json_object_get (x, "verdict")),
                        json_integer_value (json_object_get (x, "n_shared")),
                        json_integer_value (json_object_get (x, "n_distinct")),
@@ -51,7 +51,7 @@ ucb_export_contrast_gab (const struct ucb_doc *d, json_t *arr)
                        json_is_true (json_object_get (x, "ratio_from_contended"))
                            ? "\nratio of every repeat, contended ones too: decides nothing"
                            : "",
-                       *flags ? "\nflagged: " : "", flags);
+                       *flags ? "\n" : "", *flags ? ucb_point_rows[1].gab : "", flags);
     o = ucb_json_obj ();
     ucb_json_set (o, "name", ucb_json_str (name));
     ucb_json_set (o, "unit", ucb_json_str ("shared/distinct"));
@@ -82,10 +82,10 @@ ucb_export_contrast_bmf (const struct ucb_doc *d, json_t *out)
       continue;
     name = pair_name (x);
     ucb_contrast_flags (x, ",", flags, sizeof flags);
-    /* as a flagged point's: the same benchmark, its alerts off (export.c, BMF_IGNORE) */
+    /* as a flagged point's (the table of meanings): the same benchmark, its alerts off */
     if (*flags || json_is_true (json_object_get (x, "ratio_from_contended")))
       {
-        char *ignored = xasprintf ("%s-bencher-ignore", name);
+        char *ignored = xasprintf ("%s%s", name, ucb_point_rows[1].bmf);
         free (name);
         name = ignored;
       }

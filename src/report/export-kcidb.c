@@ -4,10 +4,11 @@
  *
  * The running kernel is one checkout (its source: uname -r names it) and one build of it (the
  * architecture; uname -v tells builds of one release apart); each verify case and each metric
- * of each measured point is a test of that build.  A known kernel bug is a FAIL, with an
- * issue (one per case, the same in every run) and an incident linking the two; a metric of a
- * point that ucbench flags as not clean data is an ERROR (metric_test).  The schema
- * forbids nulls and properties it does not name: only known fields are set. */
+ * of each measured point is a test of that build.  Statuses, issues and incidents are the
+ * table of meanings' (meanings.h): a known kernel bug is a FAIL with an incident of the bug's
+ * one issue; a metric of a point that ucbench flags as not clean data is DONE, with an incident
+ * of each flag's issue (culprit: the harness).  The schema forbids nulls and properties it does
+ * not name: only known fields are set. */
 #include "config.h"
 
 #include <math.h>
@@ -20,6 +21,7 @@
 #include "core/util.h"
 #include "report/export.h"
 #include "report/flags.h"
+#include "report/meanings.h"
 #include "report/model.h"
 
 #define KCIDB_MAJOR 5
@@ -219,51 +221,70 @@ set_log (json_t *o, char *text)
     ucb_json_set (o, "log_excerpt", ucb_json_str (text));
 }
 
-static const char *
-case_status (const char *st)
+/* The issue `issue_id` (version 1), once per document: a known bug is one issue however many
+ * cases saw it, a flag one however many metrics it marks.  culprit: "code" (the kernel) or
+ * "harness" (the host that ran the test). */
+static void
+issue (struct kcidb *k, const char *issue_id, const char *subject, const char *comment,
+       const char *url, const char *culprit)
 {
-  if (strcmp (st, "pass") == 0)
-    return "PASS";
-  if (strcmp (st, "fail") == 0 || strcmp (st, "known-bug") == 0)
-    return "FAIL";
-  if (strcmp (st, "skip") == 0)
-    return "SKIP";
-  return "ERROR"; /* error, and a status this version does not know */
+  size_t i;
+  json_t *is, *cu;
+
+  json_array_foreach (k->issues, i, is)
+  {
+    if (strcmp (json_string_value (json_object_get (is, "id")), issue_id) == 0)
+      return;
+  }
+  is = ucb_json_obj ();
+  cu = ucb_json_obj ();
+  ucb_json_set (is, "id", ucb_json_str (issue_id));
+  ucb_json_set (is, "version", ucb_json_int (1));
+  ucb_json_set (is, "origin", ucb_json_str (k->origin));
+  if (url && strncmp (url, "https://", 8) == 0)
+    ucb_json_set (is, "report_url", ucb_json_str (url));
+  ucb_json_set (cu, "code", json_boolean (strcmp (culprit, "code") == 0));
+  ucb_json_set (cu, "tool", json_false ());
+  ucb_json_set (cu, "harness", json_boolean (strcmp (culprit, "harness") == 0));
+  ucb_json_set (is, "culprit", cu);
+  set_str (is, "report_subject", subject);
+  set_str (is, "comment", comment);
+  ucb_json_push (k->issues, is);
 }
 
-/* The issue of a known bug (one per case id: the same in every run) and its incident here. */
+/* The incident of issue `issue_id` in `test`; its id is the test's, then `suffix`. */
 static void
-known_bug (struct kcidb *k, const struct ucb_doc_case *c, const char *path, json_t *test)
+incident (struct kcidb *k, const char *issue_id, json_t *test, const char *suffix,
+          const char *comment)
 {
-  cleanup_free char *issue_id = xasprintf ("%s:%s", k->origin, path);
-  json_t *inc = ucb_json_obj (), *culprit = ucb_json_obj ();
+  const char *test_id = json_string_value (json_object_get (test, "id"));
+  json_t *inc = ucb_json_obj ();
 
-  if (c->first)
-    {
-      json_t *is = ucb_json_obj ();
-      ucb_json_set (is, "id", ucb_json_str (issue_id));
-      ucb_json_set (is, "version", ucb_json_int (1));
-      ucb_json_set (is, "origin", ucb_json_str (k->origin));
-      ucb_json_set (culprit, "code", json_true ());
-      ucb_json_set (culprit, "tool", json_false ());
-      ucb_json_set (culprit, "harness", json_false ());
-      ucb_json_set (is, "culprit", culprit);
-      ucb_json_set (is, "report_subject",
-                    ucb_json_fmt ("known kernel bug: %s %s", c->id, c->name ? c->name : ""));
-      set_str (is, "comment", c->checks);
-      ucb_json_push (k->issues, is);
-    }
-  else
-    json_decref (culprit);
-  ucb_json_set (inc, "id", json_incref (json_object_get (test, "id")));
+  ucb_json_set (inc, "id", ucb_json_fmt ("%s%s", test_id, suffix));
   ucb_json_set (inc, "origin", ucb_json_str (k->origin));
   ucb_json_set (inc, "issue_id", ucb_json_str (issue_id));
   ucb_json_set (inc, "issue_version", ucb_json_int (1));
   ucb_json_set (inc, "build_id", ucb_json_str (k->build_id));
-  ucb_json_set (inc, "test_id", json_incref (json_object_get (test, "id")));
+  ucb_json_set (inc, "test_id", ucb_json_str (test_id));
   ucb_json_set (inc, "present", json_true ());
-  set_str (inc, "comment", c->detail);
+  set_str (inc, "comment", comment);
   ucb_json_push (k->incidents, inc);
+}
+
+/* A known bug: the bug's issue (ORIGIN:ucbench.bug.ID, the same in every run and for every
+ * case that sees it) and its incident in this case's test.  A document that does not name the
+ * bug (older ones) gets an issue per case, as the case is all it says. */
+static void
+known_bug (struct kcidb *k, const struct ucb_doc_case *c, const char *path, json_t *test)
+{
+  cleanup_free char *issue_id = c->bug_id ? xasprintf ("%s:ucbench.bug.%s", k->origin, c->bug_id)
+                                          : xasprintf ("%s:%s", k->origin, path);
+  cleanup_free char *subject
+      = c->bug_title ? xasprintf ("known kernel bug %s: %s", c->bug_id, c->bug_title)
+                     : xasprintf ("known kernel bug: %s %s", c->id, c->name ? c->name : "");
+
+  issue (k, issue_id, subject, c->bug_reference ? c->bug_reference : c->checks, c->bug_url, "code");
+  incident (k, issue_id, test, "", c->detail);
 }
 
 static void
@@ -277,7 +298,8 @@ verify_tests (struct kcidb *k)
       cleanup_free char *seg = segment (c->id), *path = xasprintf ("ucbench.verify.%s", seg);
       cleanup_free char *text = ucb_export_case_string (d, i);
       size_t rep = ucb_export_case_repeat (d, i);
-      json_t *t = test_new (k, path, case_status (c->status), rep), *misc = ucb_json_obj ();
+      const struct ucb_verdict_row *row = ucb_verdict_row (c->status);
+      json_t *t = test_new (k, path, row->kcidb, rep), *misc = ucb_json_obj ();
 
       set_log (t, text);
       ucb_json_set (t, "comment", ucb_json_fmt ("%s %s", c->id, c->name ? c->name : ""));
@@ -287,7 +309,7 @@ verify_tests (struct kcidb *k)
       ucb_json_set (misc, "verdict", ucb_json_str (c->status));
       ucb_json_set (misc, "repeat", ucb_json_int ((long long) rep));
       ucb_json_set (t, "misc", misc);
-      if (strcmp (c->status, "known-bug") == 0)
+      if (row->kcidb_incident)
         known_bug (k, c, path, t);
       ucb_json_push (k->tests, t);
     }
@@ -312,19 +334,43 @@ struct metric
   double value;
 };
 
+/* Each flag of a flagged point's metric test: an incident of the flag's issue
+ * (ORIGIN:ucbench.flag.FLAG), whose culprit is the harness: the host it ran on, not the kernel. */
+static void
+flag_incidents (struct kcidb *k, const struct ucb_flags *fl, json_t *test)
+{
+  const char *s = fl->list, *flag;
+  size_t n;
+
+  while (ucb_flag_next (&s, &flag, &n))
+    {
+      cleanup_free char *name = xasprintf ("%.*s", (int) n, flag);
+      cleanup_free char *issue_id = xasprintf ("%s:ucbench.flag.%s", k->origin, name);
+      cleanup_free char *subject = xasprintf ("measured on a disturbed host (ucbench flag %s): %s",
+                                              name, ucb_flag_why (flag, n));
+      cleanup_free char *suffix = xasprintf (":flag.%s", name);
+
+      issue (k, issue_id, subject,
+             "not a failure of the kernel under test: the number stays "
+             "data, not a clean measurement",
+             NULL, "harness");
+      incident (k, issue_id, test, suffix, NULL);
+    }
+}
+
 /* The median over the repeats of group g, with the repeats' range in misc.  A measurement is
- * DONE; a flagged one (ucb_flags) is ERROR, "the status of the tested code is unknown", which
- * keeps its number (the schema reads a number with FAIL, ERROR, PASS or DONE) and outranks PASS
- * and DONE in a build's summary, so that no dashboard takes it for a clean measurement; the
- * flags are in misc and the log excerpt. */
+ * DONE ("completed ... produced a performance measurement result"), flagged or not: the table
+ * of meanings (meanings.h) says how a flagged one differs, an incident of each flag's issue,
+ * with the flags in misc and the log excerpt too. */
 static void
 metric_test (struct kcidb *k, const struct ucb_doc_point *p, const char *base,
              const struct metric *mt)
 {
   const struct ucb_doc_group *gr = &k->d->groups[p->group];
   const struct ucb_flags *fl = &k->flags[p->group];
+  const struct ucb_point_row *row = &ucb_point_rows[fl->n_flagged > 0];
   cleanup_free char *path = xasprintf ("%s.%s", base, mt->name);
-  json_t *t = test_new (k, path, fl->n_flagged ? "ERROR" : "DONE", 1), *num = ucb_json_obj ();
+  json_t *t = test_new (k, path, row->kcidb, 1), *num = ucb_json_obj ();
   json_t *misc = ucb_json_obj ();
   char text[UCB_FLAGS_TEXT_MAX];
 
@@ -348,6 +394,8 @@ metric_test (struct kcidb *k, const struct ucb_doc_point *p, const char *base,
     }
   ucb_json_set (t, "misc", misc);
   ucb_json_push (k->tests, t);
+  if (row->kcidb_incident)
+    flag_incidents (k, fl, t);
 }
 
 static void

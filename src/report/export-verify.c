@@ -115,11 +115,10 @@ ucb_export_junit_doc (FILE *f, const struct ucb_doc *d)
 
   for (size_t i = 0; i < d->n_cases; i++)
     {
-      const char *st = d->cases[i].status;
-      fail += strcmp (st, "fail") == 0;
-      error += strcmp (st, "fail") != 0 && strcmp (st, "skip") != 0 && strcmp (st, "known-bug") != 0
-               && strcmp (st, "pass") != 0;
-      skip += strcmp (st, "skip") == 0 || strcmp (st, "known-bug") == 0;
+      const char *el = ucb_verdict_row (d->cases[i].status)->junit;
+      fail += el && strcmp (el, "failure") == 0;
+      error += el && strcmp (el, "error") == 0;
+      skip += el && strcmp (el, "skipped") == 0;
       t += duration (&d->cases[i]);
     }
   fputs ("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", f);
@@ -141,25 +140,13 @@ ucb_export_junit_doc (FILE *f, const struct ucb_doc *d)
   fputs ("  </testsuite>\n</testsuites>\n", f);
 }
 
-static const char *
-junit_tag (const char *st)
-{
-  if (strcmp (st, "pass") == 0)
-    return NULL;
-  if (strcmp (st, "fail") == 0)
-    return "failure";
-  if (strcmp (st, "skip") == 0 || strcmp (st, "known-bug") == 0)
-    return "skipped";
-  return "error"; /* error, and an unknown status: never silently a pass */
-}
-
 static void
 junit_case (FILE *f, const struct ucb_doc *d, size_t i)
 {
   const struct ucb_doc_case *c = &d->cases[i];
-  const char *st = c->status, *tag = junit_tag (st);
+  const struct ucb_verdict_row *row = ucb_verdict_row (c->status);
   size_t rep = ucb_export_case_repeat (d, i);
-  cleanup_free char *text = NULL;
+  cleanup_free char *text = NULL, *note = NULL;
 
   fputs ("    <testcase classname=\"limits.", f);
   ucb_xml_puts (f, c->rlimit ?: "none");
@@ -172,57 +159,33 @@ junit_case (FILE *f, const struct ucb_doc *d, size_t i)
   if (rep > 1)
     fprintf (f, " (repeat %zu)", rep);
   fprintf (f, "\" time=\"%.3f\"", duration (c));
-  if (tag == NULL)
+  if (row->junit == NULL)
     {
       fputs ("/>\n", f);
       return;
     }
-  fprintf (f, ">\n      <%s message=\"", tag);
-  if (strcmp (st, "known-bug") == 0)
-    fputs ("known kernel bug: ", f);
-  else if (strcmp (tag, "error") == 0 && strcmp (st, "error") != 0)
-    fprintf (f, "unknown status %s: ", st);
+  fprintf (f, ">\n      <%s ", row->junit);
+  if (row->junit_type)
+    fprintf (f, "type=\"%s\" ", row->junit_type);
+  note = ucb_verdict_note (row, c->status, c->bug_id, c->bug_reference);
+  fputs ("message=\"", f);
+  ucb_xml_puts (f, note);
   ucb_xml_puts (f, c->detail ?: "");
   /* The text too: GitLab and dorny/test-reporter show the element's text, not message=. */
   text = ucb_export_case_string (d, i);
   fputs ("\">", f);
   ucb_xml_puts (f, text);
-  fprintf (f, "</%s>\n    </testcase>\n", tag);
+  fprintf (f, "</%s>\n    </testcase>\n", row->junit);
 }
 
 /* ---- TAP and KTAP --------------------------------------------------------------------------- */
 
-/* By enum ucb_tap_status. */
-static const char *const tap_status_names[UCB_TAP_N]
-    = { "pass", "fail", "known-bug", "skip", "error" };
-
-const struct ucb_tap_format ucb_tap13 = {
-  .header = "TAP version 13",
-  .row = {
-    [UCB_TAP_PASS] = { "ok", NULL, false },
-    [UCB_TAP_FAIL] = { "not ok", NULL, true },
-    /* TAP's directive for an expected failure (XFAIL is kselftest's, not TAP13's): harnesses
-     * count it, and do not fail on it. */
-    [UCB_TAP_XFAIL] = { "not ok", " # TODO known kernel bug: ", false },
-    [UCB_TAP_SKIP] = { "ok", " # SKIP ", false },
-    [UCB_TAP_ERROR] = { "not ok", " # ERROR ", false },
-  },
-};
+const struct ucb_tap_format ucb_tap13 = { .header = "TAP version 13" };
 
 /* KTAP: a test's diagnostics come before its result line (kunit_parser.py gives the lines since
  * the previous result to the next one); a document's details may hold any character. */
-const struct ucb_tap_format ucb_ktap1 = {
-  .header = "KTAP version 1",
-  .row = {
-    [UCB_TAP_PASS] = { "ok", NULL, false },
-    [UCB_TAP_FAIL] = { "not ok", NULL, true },
-    [UCB_TAP_XFAIL] = { "ok", " # XFAIL known kernel bug: ", true },
-    [UCB_TAP_SKIP] = { "ok", " # SKIP ", false },
-    [UCB_TAP_ERROR] = { "not ok", " # ERROR ", true },
-  },
-  .diag_first = true,
-  .oneline = true,
-};
+const struct ucb_tap_format ucb_ktap1
+    = { .header = "KTAP version 1", .ktap = true, .diag_first = true, .oneline = true };
 
 /* One line of KTAP: a line break (\n, \r) or another control character in a detail would end
  * the line early or confuse a parser. */
@@ -242,50 +205,52 @@ tap_puts (FILE *f, const struct ucb_tap_format *fmt, const char *s)
     fputs (s, f);
 }
 
-static enum ucb_tap_status
-tap_status (const char *st)
+/* "ok 3 ULIM-03 name # TODO known kernel bug ID (REF): detail". */
+static void
+tap_line (FILE *f, const struct ucb_tap_format *fmt, const struct ucb_tap_case *c, size_t i,
+          const struct ucb_verdict_row *row)
 {
-  for (int k = 0; k < UCB_TAP_N; k++)
-    if (strcmp (st, tap_status_names[k]) == 0)
-      return (enum ucb_tap_status) k;
-  return UCB_TAP_ERROR; /* never silently a pass */
+  const struct ucb_tap_form *form = fmt->ktap ? &row->ktap1 : &row->tap13;
+  cleanup_free char *note = NULL;
+
+  fprintf (f, "%s %zu ", form->word, i + 1);
+  tap_puts (f, fmt, c->id);
+  fputc (' ', f);
+  tap_puts (f, fmt, c->name);
+  if (form->directive)
+    {
+      note = ucb_verdict_note (row, c->status, c->bug_id, c->bug_reference);
+      fprintf (f, " # %s ", form->directive);
+      tap_puts (f, fmt, note);
+      tap_puts (f, fmt, c->detail);
+    }
+  fputc ('\n', f);
 }
 
 void
 ucb_tap_write (FILE *f, const struct ucb_tap_format *fmt, const struct ucb_tap_case *cases,
                size_t n, const struct ucb_tap_hooks *hooks)
 {
-  unsigned tot[UCB_TAP_N] = { 0 };
+  unsigned tot[UCB_MEANING_N] = { 0 };
 
   fprintf (f, "%s\n1..%zu\n", fmt->header, n);
   for (size_t i = 0; i < n; i++)
     {
-      const struct ucb_tap_case *c = &cases[i];
-      enum ucb_tap_status s = tap_status (c->status);
-      bool diag = fmt->row[s].diag && hooks->diag;
+      const struct ucb_verdict_row *row = ucb_verdict_row (cases[i].status);
+      bool diag = (fmt->ktap ? row->ktap1.diag : row->tap13.diag) && hooks->diag;
 
-      tot[s]++;
+      tot[row->meaning]++;
       if (diag && fmt->diag_first)
         hooks->diag (f, hooks->ctx, i);
-      fprintf (f, "%s %zu ", fmt->row[s].word, i + 1);
-      tap_puts (f, fmt, c->id);
-      fputc (' ', f);
-      tap_puts (f, fmt, c->name);
-      if (fmt->row[s].directive)
-        {
-          fputs (fmt->row[s].directive, f);
-          if (s == UCB_TAP_ERROR && strcmp (c->status, "error") != 0)
-            fprintf (f, "unknown status %s: ", c->status);
-          tap_puts (f, fmt, c->detail);
-        }
-      fputc ('\n', f);
+      tap_line (f, fmt, &cases[i], i, row);
       if (diag && !fmt->diag_first)
         hooks->diag (f, hooks->ctx, i);
     }
   if (hooks->before_totals)
     hooks->before_totals (f, hooks->ctx, n);
-  fprintf (f, "# Totals: pass:%u fail:%u xfail:%u xpass:0 skip:%u error:%u\n", tot[UCB_TAP_PASS],
-           tot[UCB_TAP_FAIL], tot[UCB_TAP_XFAIL], tot[UCB_TAP_SKIP], tot[UCB_TAP_ERROR]);
+  fprintf (f, "# Totals: pass:%u fail:%u xfail:%u xpass:0 skip:%u error:%u\n",
+           tot[UCB_MEANING_PASS], tot[UCB_MEANING_KERNEL_FAIL], tot[UCB_MEANING_KNOWN_BUG],
+           tot[UCB_MEANING_SKIPPED], tot[UCB_MEANING_NO_VERDICT]);
 }
 
 /* KTAP diagnostic lines, each "# ...", from the case text of document `ctx`. */
@@ -314,7 +279,8 @@ ucb_export_ktap_doc (FILE *f, const struct ucb_doc *d)
   for (size_t i = 0; i < d->n_cases; i++)
     {
       const struct ucb_doc_case *c = &d->cases[i];
-      cases[i] = (struct ucb_tap_case){ c->id, c->name ?: "?", c->status, c->detail ?: "" };
+      cases[i] = (struct ucb_tap_case){ c->id,           c->name ?: "?", c->status,
+                                        c->detail ?: "", c->bug_id,      c->bug_reference };
     }
   ucb_tap_write (f, &ucb_ktap1, cases, d->n_cases, &hooks);
 }

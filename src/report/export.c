@@ -16,12 +16,14 @@
 #include "report/doc-file.h"
 #include "report/export.h"
 #include "report/flags.h"
+#include "report/meanings.h"
 #include "report/model.h"
 #include "report/output.h"
 
 const char *const ucb_export_format_names[UCB_EXPORT_N]
-    = { "gab", "gab-smaller", "bmf", "gbench", "lkp", "junit", "ktap", "kcidb" };
-const char ucb_export_format_list[] = "gab, gab-smaller, bmf, gbench, lkp, junit, ktap or kcidb";
+    = { "gab", "gab-smaller", "bmf", "gbench", "lkp", "junit", "ktap", "kcidb", "lava" };
+const char ucb_export_format_list[]
+    = "gab, gab-smaller, bmf, gbench, lkp, junit, ktap, kcidb or lava";
 
 /* The stable name of a sweep point: the same with and without --repeat (its repeats are one
  * series, their median). */
@@ -160,7 +162,7 @@ gab_entry (const struct ucb_doc *d, const struct ucb_doc_point *p, bool smaller,
   ranged = isfinite (range) ? xasprintf ("%s\nrange: %s", extra, how) : xstrdup (extra);
   ucb_flags_text (fl, flags, sizeof flags);
   if (*flags)
-    ucb_json_set (o, "extra", ucb_json_fmt ("%s\nflagged: %s", ranged, flags));
+    ucb_json_set (o, "extra", ucb_json_fmt ("%s\n%s%s", ranged, ucb_point_rows[1].gab, flags));
   else
     ucb_json_set (o, "extra", ucb_json_str (ranged));
   return o;
@@ -206,11 +208,6 @@ bmf_measure (const struct ucb_doc *d, const struct ucb_doc_point *p, bool cpu)
   return m;
 }
 
-/* A flagged point's benchmark name ends in -bencher-ignore: Bencher strips the suffix (the same
- * benchmark, its history kept) and raises no alert on the value (bencher_json BenchmarkName
- * to_strip_ignore).  BMF has no other field for it: a measure holds numbers only. */
-#define BMF_IGNORE "-bencher-ignore"
-
 static json_t *
 export_bmf (const struct ucb_doc *d, const struct ucb_flags *fl)
 {
@@ -226,9 +223,12 @@ export_bmf (const struct ucb_doc *d, const struct ucb_flags *fl)
       if (!first_of_group (d, seen, i))
         continue;
       name = point_name (p);
+      /* Bencher strips the suffix (the same benchmark, its history kept) and raises no alert
+       * on the value (bencher_json BenchmarkName to_strip_ignore); a BMF measure holds numbers
+       * only, so the name is the one place for it. */
       if (fl[p->group].n_flagged > 0)
         {
-          char *ignored = xasprintf ("%s%s", name, BMF_IGNORE);
+          char *ignored = xasprintf ("%s%s", name, ucb_point_rows[1].bmf);
           free (name);
           name = ignored;
         }
@@ -309,7 +309,7 @@ gbench_row (const struct ucb_doc_point *p, const struct gbench_ids *id, size_t r
     ucb_json_set (o, "cpu_time", ucb_json_real (p->sum.cpu_ns_per_op));
   ucb_json_set (o, "time_unit", ucb_json_str ("ns"));
   if (ucb_point_flags (p, flags, sizeof flags))
-    ucb_json_set (o, "label", ucb_json_fmt ("flagged: %s", flags));
+    ucb_json_set (o, "label", ucb_json_fmt ("%s%s", ucb_point_rows[1].gbench, flags));
   return o;
 }
 
@@ -342,7 +342,7 @@ gbench_aggregates (json_t *rows, const struct ucb_doc *d, const struct ucb_doc_p
         ucb_json_set (o, "cpu_time", ucb_json_real (c[k]));
       ucb_json_set (o, "time_unit", ucb_json_str ("ns"));
       if (*flags)
-        ucb_json_set (o, "label", ucb_json_fmt ("flagged: %s", flags));
+        ucb_json_set (o, "label", ucb_json_fmt ("%s%s", ucb_point_rows[1].gbench, flags));
       ucb_json_push (rows, o);
     }
 }
@@ -384,25 +384,25 @@ export_gbench (const struct ucb_doc *d, const struct ucb_flags *fl)
 
 /* ---- LKP ------------------------------------------------------------------------------------ */
 
-/* A flagged point: `PREFIX.FLAG.warn: 1` per flag.  lkp-tests' etc/failure names a stat
- * matching `.+\.(error|warn|fail)[^_]*$` a function stat (lib/stats.rb function_stat?): `lkp
- * compare` counts it as a failure (in how many runs it was there), never as a number that
- * changed, and a clean run has none.  A flag's characters outside [A-Za-z0-9_-] become _. */
+/* A flagged point: `PREFIX.flagged.FLAG: 1` per flag (the table of meanings' form).  No pattern
+ * of lkp-tests' etc/failure or etc/pass matches it (lib/stats.rb function_stat?), so lkp
+ * compare never counts it as a failure, and etc/index-perf-all.yaml gives it no direction: it
+ * is data about the run, never a KPI.  A flag's characters outside [A-Za-z0-9_-] become _. */
 static void
 lkp_flags (FILE *f, const char *prefix, const char *list)
 {
-  for (const char *s = list; *s;)
-    {
-      size_t n = strcspn (s, ",");
-      cleanup_free char *flag = xasprintf ("%.*s", (int) n, s);
+  const char *flag;
+  size_t n;
 
-      for (char *c = flag; *c; c++)
+  while (ucb_flag_next (&list, &flag, &n))
+    {
+      cleanup_free char *name = xasprintf ("%.*s", (int) n, flag);
+
+      for (char *c = name; *c; c++)
         if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9')
               || *c == '_' || *c == '-'))
           *c = '_';
-      if (n > 0)
-        fprintf (f, "%s.%s.warn: 1\n", prefix, flag);
-      s += n + (s[n] == ',');
+      fprintf (f, "%s.%s.%s: 1\n", prefix, ucb_point_rows[1].flag_key, name);
     }
 }
 
@@ -464,7 +464,7 @@ export_lkp (FILE *f, const struct ucb_doc *d, const struct ucb_flags *fl)
 static unsigned
 doc_kinds (enum ucb_export_format format)
 {
-  if (format == UCB_EXPORT_KCIDB)
+  if (format == UCB_EXPORT_KCIDB || format == UCB_EXPORT_LAVA)
     return UCB_DOC_ANY;
   return format == UCB_EXPORT_JUNIT || format == UCB_EXPORT_KTAP ? UCB_DOC_VERIFY : UCB_DOC_RUN;
 }
@@ -474,13 +474,13 @@ doc_kinds (enum ucb_export_format format)
 static int
 check_input (enum ucb_export_format format, const struct ucb_doc *d, ucb_error_t *err)
 {
-  if (format == UCB_EXPORT_KCIDB)
+  if (format == UCB_EXPORT_KCIDB || format == UCB_EXPORT_LAVA)
     {
       if (!d->has_verify && d->n_points == 0)
         return ucb_usage_error (err,
                                 "%s: neither a verify[] array nor a results[] entry to "
-                                "export as kcidb",
-                                d->name);
+                                "export as %s",
+                                d->name, ucb_export_format_names[format]);
       return 0;
     }
   if (format == UCB_EXPORT_JUNIT || format == UCB_EXPORT_KTAP)
@@ -507,6 +507,8 @@ write_text (enum ucb_export_format format, const struct ucb_doc *d, const struct
     export_lkp (m, d, fl);
   else if (format == UCB_EXPORT_JUNIT)
     ucb_export_junit_doc (m, d);
+  else if (format == UCB_EXPORT_LAVA)
+    ucb_export_lava (m, d, fl);
   else
     ucb_export_ktap_doc (m, d);
   if (fclose (m) != 0)

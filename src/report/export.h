@@ -10,6 +10,7 @@
 
 #include "core/error.h"
 #include "report/flags.h"
+#include "report/meanings.h"
 #include "report/model.h"
 
 enum ucb_export_format
@@ -22,12 +23,14 @@ enum ucb_export_format
   UCB_EXPORT_JUNIT,
   UCB_EXPORT_KTAP,
   UCB_EXPORT_KCIDB,
+  UCB_EXPORT_LAVA,
   UCB_EXPORT_N,
 };
 
-/* "gab", "gab-smaller", "bmf", "gbench", "lkp", "junit", "ktap", "kcidb", by enum value. */
+/* "gab", "gab-smaller", "bmf", "gbench", "lkp", "junit", "ktap", "kcidb", "lava", by enum
+ * value. */
 extern const char *const ucb_export_format_names[UCB_EXPORT_N];
-/* The same, for messages: "gab, gab-smaller, ..., ktap or kcidb". */
+/* The same, for messages: "gab, gab-smaller, ..., kcidb or lava". */
 extern const char ucb_export_format_list[];
 
 /* KCIDB's origin (the submitting CI system) when no --origin is given. */
@@ -50,10 +53,15 @@ int ucb_export (enum ucb_export_format format, const char *input, const char *ou
     __attribute__ ((warn_unused_result));
 
 /* KCIDB I/O schema v5.3 (report/export-kcidb.c): the verify cases and the measured points of
- * `d` as tests of one build of one checkout; a known kernel bug as a FAIL with an issue and an
- * incident; a flagged point's metrics as ERROR.  `flags`: ucb_flags_of_groups (d). */
+ * `d` as tests of one build of one checkout; a known kernel bug as a FAIL with an incident of
+ * the bug's one issue; a flagged point's metrics DONE, with an incident of each flag's issue.
+ * `flags`: ucb_flags_of_groups (d). */
 json_t *ucb_export_kcidb (const struct ucb_doc *d, const char *origin,
                           const struct ucb_flags *flags);
+
+/* LAVA (report/export-lava.c): the lava-test-case (and lava-test-reference) calls that report
+ * every verify case and every metric of every point, one a line, as examples/lava runs them. */
+void ucb_export_lava (FILE *f, const struct ucb_doc *d, const struct ucb_flags *flags);
 
 /* The owner contrast of `d` (report/contrast.h) for dashboards (report/export-contrast.c): an
  * entry per pair with a ratio, appended to github-action-benchmark's array `arr` (unit
@@ -67,36 +75,21 @@ char *ucb_export_case_string (const struct ucb_doc *d, size_t i);
 /* 1 for the first entry of case i's id, 2 for its second (`verify --repeat`), ... */
 size_t ucb_export_case_repeat (const struct ucb_doc *d, size_t i);
 
-/* ---- TAP and KTAP: one walker over the cases, a directive table per format ---------------- */
+/* ---- TAP and KTAP: one walker over the cases, the forms of the table of meanings -------- */
 
-/* The statuses, in the order of the totals line. */
-enum ucb_tap_status
-{
-  UCB_TAP_PASS,
-  UCB_TAP_FAIL,
-  UCB_TAP_XFAIL, /* known-bug */
-  UCB_TAP_SKIP,
-  UCB_TAP_ERROR, /* error, and an unknown status (named in its directive) */
-  UCB_TAP_N,
-};
-
-/* One case to write: status as in the document ("pass", "fail", "known-bug", ...). */
+/* One case to write: status as in the document ("pass", "fail", "known-bug", ...); bug_id and
+ * bug_reference name a known-bug case's bug (NULL when the document does not say). */
 struct ucb_tap_case
 {
-  const char *id, *name, *status, *detail;
+  const char *id, *name, *status, *detail, *bug_id, *bug_reference;
 };
 
 struct ucb_tap_format
 {
   const char *header; /* "TAP version 13" */
-  struct
-  {
-    const char *word;      /* "ok" or "not ok" */
-    const char *directive; /* " # SKIP " and the detail after it; NULL: neither */
-    bool diag;             /* the hooks' diagnostics for this status */
-  } row[UCB_TAP_N];
-  bool diag_first; /* diagnostics before the result line (KTAP) or after it (TAP) */
-  bool oneline;    /* a control character in an id, name or detail written as a space */
+  bool ktap;          /* the rows' KTAP form (report/meanings.h), else their TAP 13 one */
+  bool diag_first;    /* diagnostics before the result line (KTAP) or after it (TAP) */
+  bool oneline;       /* a control character in an id, name or detail written as a space */
 };
 
 /* TAP 13 (`ucbench verify`: known-bug as not ok # TODO, a failure's diagnostics after it) and

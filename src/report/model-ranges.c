@@ -203,6 +203,8 @@ static const struct rule contention[] = {
   AT_LEAST ("samples", 0),
   AT_LEAST ("contended_samples", 0),
   AT_LEAST ("starved_containers", 0),
+  AT_LEAST ("unjudged_samples", 0),
+  AT_LEAST ("kernel_clock_tasks", 0),
   AT_LEAST ("starved_min_ops", 1),
   AT_LEAST ("window_needed_s", 0),
   AT_LEAST ("cpu_share_median", 0),

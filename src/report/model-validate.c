@@ -340,6 +340,21 @@ ucb_doc_load_top (struct ucb_doc *d, unsigned kinds, json_t **results, json_t **
 
 /* ---- parts of a results[] entry ------------------------------------------------------------- */
 
+/* contention.unjudged; an older document without it judged nothing it could not measure, so a
+ * sampled point with no median share there is unjudged too. */
+static int
+load_unjudged (struct ucb_loc *l, json_t *c, struct ucb_doc_contention *out, ucb_error_t *err)
+{
+  long long samples = 0;
+
+  if (json_object_get (c, "unjudged") != NULL)
+    return ucb_opt_bool (l, c, "unjudged", &out->unjudged, err);
+  if (ucb_opt_int (l, c, "samples", 0, &samples, err) < 0)
+    return -1;
+  out->unjudged = samples > 0 && isnan (out->cpu_share_median);
+  return 0;
+}
+
 int
 ucb_doc_load_contention (struct ucb_loc *l, json_t *r, struct ucb_doc_contention *out,
                          ucb_error_t *err)
@@ -362,6 +377,7 @@ ucb_doc_load_contention (struct ucb_loc *l, json_t *r, struct ucb_doc_contention
                 || ucb_opt_int (l, c, "starved_containers", 0, &out->starved_containers, err) < 0
                 || ucb_opt_num (l, c, "fair_share", &out->fair_share, err) < 0
                 || ucb_opt_num (l, c, "window_needed_s", &out->window_needed_s, err) < 0
+                || load_unjudged (l, c, out, err) < 0
             ? -1
             : 0;
   ucb_loc_pop (l, at);

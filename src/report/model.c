@@ -333,9 +333,17 @@ ucb_point_flags (const struct ucb_doc_point *p, char *buf, size_t len)
     add_flag (buf, len, "starved");
   if (p->contention.contended)
     add_flag (buf, len, "contended");
+  if (p->contention.unjudged)
+    add_flag (buf, len, "unjudged");
   if (p->canary.moved)
     add_flag (buf, len, "speed-moved");
   return buf[0] != '\0';
+}
+
+bool
+ucb_point_cpu_doubtful (const struct ucb_doc_point *p)
+{
+  return p->contention.contended || p->contention.unjudged;
 }
 
 double
@@ -433,6 +441,30 @@ index_cases (struct ucb_doc *d)
       }
 }
 
+/* known_bug {id, title, reference, url}: absent but for a known-bug case of a document that
+ * names its bug. */
+static int
+load_known_bug (struct ucb_loc *l, json_t *v, struct ucb_doc_case *c, ucb_error_t *err)
+{
+  json_t *kb = NULL;
+  size_t at;
+  int r;
+
+  if (ucb_field (l, v, "known_bug", UCB_J_OBJECT, true, &kb, err) < 0)
+    return -1;
+  if (kb == NULL)
+    return 0;
+  at = ucb_loc_push (l, ".known_bug");
+  r = ucb_req_str (l, kb, "id", &c->bug_id, err) < 0
+              || ucb_req_str (l, kb, "title", &c->bug_title, err) < 0
+              || ucb_req_str (l, kb, "reference", &c->bug_reference, err) < 0
+              || ucb_opt_str (l, kb, "url", &c->bug_url, err) < 0
+          ? -1
+          : 0;
+  ucb_loc_pop (l, at);
+  return r;
+}
+
 static int
 load_cases (struct ucb_doc *d, json_t *arr, ucb_error_t *err)
 {
@@ -456,7 +488,8 @@ load_cases (struct ucb_doc *d, json_t *arr, ucb_error_t *err)
         || ucb_opt_str (&l, v, "rlimit", &c->rlimit, err) < 0
         || ucb_opt_str (&l, v, "detail", &c->detail, err) < 0
         || ucb_opt_str (&l, v, "checks", &c->checks, err) < 0
-        || ucb_opt_num (&l, v, "duration_s", &c->duration_s, err) < 0)
+        || ucb_opt_num (&l, v, "duration_s", &c->duration_s, err) < 0
+        || load_known_bug (&l, v, c, err) < 0)
       return -1;
   }
   index_cases (d);

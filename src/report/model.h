@@ -55,6 +55,9 @@ struct ucb_doc_contention
    * that gives every task several scheduler slices (NaN for null or absent). */
   bool starved;
   long long starved_containers; /* 0 when absent */
+  /* unjudged: some task's CPU share could not be measured, so it is not known to be clean;
+   * absent (older documents): a measured point without a median share. */
+  bool unjudged;
   double fair_share, window_needed_s;
 };
 
@@ -109,7 +112,9 @@ struct ucb_doc_case
 {
   const char *id, *status;                     /* required */
   const char *name, *rlimit, *detail, *checks; /* NULL when absent */
-  double duration_s;                           /* NaN when absent */
+  /* known_bug: the bug a known-bug case saw (NULL when absent; url may be absent alone). */
+  const char *bug_id, *bug_title, *bug_reference, *bug_url;
+  double duration_s; /* NaN when absent */
   bool first;        /* the first entry with this id (--repeat repeats entries) */
   const char *worst; /* the worst known status of this id: error, fail, known-bug, skip, pass */
 };
@@ -192,6 +197,9 @@ const struct ucb_doc_case *ucb_doc_find_case (const struct ucb_doc *d, const cha
  * Every output (table, CSV, plot, exporters) marks a point by this one test. */
 #define UCB_POINT_FLAGS_MAX 64
 bool ucb_point_flags (const struct ucb_doc_point *p, char *buf, size_t len);
+/* Whether the repeat is not known to have had its fair CPU: contended, or its share could not be
+ * judged.  Compare and the owner contrast leave such repeats out of a verdict. */
+bool ucb_point_cpu_doubtful (const struct ucb_doc_point *p);
 
 /* The speed a repeat ran at, for normalising: the geometric mean of canary.before and
  * canary.after, the one known when only one is, NaN when neither (or no canary). */

@@ -124,8 +124,16 @@ dots (FILE *f, const struct frame *fr, const struct ucb_usl_series *s)
     }
 }
 
+/* Whether the prediction at n is drawn (not refused: usl-doc.h). */
+static bool
+drawn (const struct ucb_usl_series *s, unsigned n)
+{
+  cleanup_free char *why = ucb_usl_prediction_refusal (s, n);
+  return why == NULL;
+}
+
 static void
-predictions (FILE *f, const struct frame *fr, const struct ucb_usl_fit *fit, const unsigned *pred,
+predictions (FILE *f, const struct frame *fr, const struct ucb_usl_series *s, const unsigned *pred,
              size_t n_pred)
 {
   char num[32];
@@ -135,7 +143,9 @@ predictions (FILE *f, const struct frame *fr, const struct ucb_usl_fit *fit, con
       struct ucb_usl_pred p;
       double x;
 
-      ucb_usl_predict (fit, pred[k], &p);
+      if (!drawn (s, pred[k]))
+        continue;
+      ucb_usl_predict (&s->fit, pred[k], &p);
       x = px (fr, pred[k]);
       ucb_fmt_num (num, sizeof num, p.x.est);
       fprintf (f,
@@ -192,7 +202,7 @@ frame_of (const struct ucb_usl_series *s, const unsigned *pred, size_t n_pred, d
   for (size_t i = 0; i < s->n_left; i++)
     fr.xmax = (double) s->left[i].containers > fr.xmax ? (double) s->left[i].containers : fr.xmax;
   for (size_t k = 0; k < n_pred && s->status == UCB_USL_OK; k++)
-    fr.xmax = pred[k] > fr.xmax ? pred[k] : fr.xmax;
+    fr.xmax = pred[k] > fr.xmax && drawn (s, pred[k]) ? pred[k] : fr.xmax;
   if (s->status == UCB_USL_OK && isfinite (s->fit.lambda.hi) && s->fit.lambda.hi > fr.top)
     fr.top = s->fit.lambda.hi;
   fr.xmax = pow (2, ceil (log2 (fr.xmax)));
@@ -233,7 +243,7 @@ ucb_usl_plot_svg (FILE *f, const struct ucb_usl_model *m, const unsigned *pred, 
         curve (f, &fr, &s->fit);
       dots (f, &fr, s);
       if (s->status == UCB_USL_OK)
-        predictions (f, &fr, &s->fit, pred, n_pred);
+        predictions (f, &fr, s, pred, n_pred);
       legend (f, &fr, s->status == UCB_USL_OK);
     }
   ucb_svg_notes (f, notes, n_notes, HEIGHT * (double) m->n);

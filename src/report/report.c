@@ -86,8 +86,9 @@ static const char ucb_report_legend[]
       "(scale = summary.scalability = total/(N x 1-container total); failed = summary.failed_ops)\n"
       "(cpu ns/op = summary.cpu_ns_per_op, the median of the containers' CPU time per op)\n"
       "(cpu = contention.cpu_share_median, the median share of a CPU each task got)\n"
-      "(* = not clean data, then why: contended, starved or speed-moved)\n"
+      "(* = not clean data, then why: contended, starved, unjudged or speed-moved)\n"
       "(contended = contention.contended: tasks got under the threshold x their fair share)\n"
+      "(unjudged = contention.unjudged: a task's CPU share could not be measured)\n"
       "(starved = contention.starved: a container did under contention.starved_min_ops ops)\n"
       "(speed-moved = canary.moved: the host's own speed changed across the window)\n"
       "(- = null: ±% with one container, scale without a 1-container point, no clock read)\n";
@@ -146,9 +147,18 @@ ucb_report_text (FILE *f, const json_t *doc)
  * idle. */
 struct busy
 {
-  size_t contended, measured;
+  size_t contended, measured, unjudged;
   double steal_max, idle_min;
 };
+
+static char *
+unjudged_note (size_t unjudged, size_t measured)
+{
+  return xasprintf ("%zu of %zu measured points unjudged: their tasks' CPU share could not be "
+                    "measured, so they are not known to be clean; a longer --duration (see "
+                    "contention.window_needed_s) or processes instead of --threads let it be",
+                    unjudged, measured);
+}
 
 char *
 ucb_report_contention_note (json_t *results)
@@ -167,6 +177,7 @@ ucb_report_contention_note (json_t *results)
       const struct ucb_doc_contention *c = &d.points[i].contention;
 
       b.measured += d.points[i].measured;
+      b.unjudged += d.points[i].measured && c->unjudged;
       if (!d.points[i].measured || !c->contended)
         continue;
       b.contended++;
@@ -179,15 +190,17 @@ ucb_report_contention_note (json_t *results)
     }
   ucb_doc_free (&d);
   if (b.contended == 0)
-    return NULL;
+    return b.unjudged ? unjudged_note (b.unjudged, b.measured) : NULL;
   if (isfinite (b.steal_max))
     snprintf (steal, sizeof steal, "; steal up to %.0f%%", b.steal_max);
   if (isfinite (b.idle_min))
     snprintf (idle, sizeof idle, "%sidle down to %.0f%%", *steal ? ", " : "; ", b.idle_min);
+  cleanup_free char *also = b.unjudged ? unjudged_note (b.unjudged, b.measured) : NULL;
   return xasprintf ("the host was busy: %zu of %zu measured points contended (their tasks got a "
                     "median %.2g of a CPU%s%s): their numbers are not comparable; rerun on a quiet "
-                    "machine, with fewer containers, or with --repeat to see the spread",
-                    b.contended, b.measured, ucb_median (shares, nshares), steal, idle);
+                    "machine, with fewer containers, or with --repeat to see the spread%s%s",
+                    b.contended, b.measured, ucb_median (shares, nshares), steal, idle,
+                    also ? "; " : "", also ? also : "");
 }
 
 char *

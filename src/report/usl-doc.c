@@ -45,6 +45,8 @@ left_out_why (const struct ucb_doc_point *p, long long cpus, bool *assumed)
     return xstrdup ("starved: a container did too few ops to measure");
   if (c->contended)
     return xstrdup ("contended: its tasks got less CPU than their share");
+  if (c->unjudged)
+    return xstrdup ("unjudged: its tasks' CPU share could not be measured");
   *assumed = *assumed || (!c->known && cpus <= 0);
   return NULL;
 }
@@ -288,6 +290,25 @@ left_json (const struct ucb_usl_series *s)
   return a;
 }
 
+bool
+ucb_usl_extrapolates (const struct ucb_usl_series *s, long long n)
+{
+  return s->n_levels > 0
+         && (n > s->levels[s->n_levels - 1].containers || n < s->levels[0].containers);
+}
+
+char *
+ucb_usl_prediction_refusal (const struct ucb_usl_series *s, long long n)
+{
+  if (s->status != UCB_USL_OK || !s->fit.lof_rejected || !ucb_usl_extrapolates (s, n))
+    return NULL;
+  /* A shape rejected where it was measured has no interval beyond: its misfit is systematic,
+   * and grows with the distance from the N measured (docs/statistics.md). */
+  return xasprintf ("the law's shape does not fit the N measured (lack of fit p = %.2g), so it "
+                    "is not carried beyond them",
+                    s->fit.lof_p);
+}
+
 static json_t *
 predictions_json (const struct ucb_usl_series *s, const unsigned *pred, size_t n_pred)
 {
@@ -296,16 +317,35 @@ predictions_json (const struct ucb_usl_series *s, const unsigned *pred, size_t n
     {
       struct ucb_usl_pred p;
       json_t *o = ucb_json_obj ();
-      ucb_usl_predict (&s->fit, pred[k], &p);
+      cleanup_free char *why = ucb_usl_prediction_refusal (s, pred[k]);
+
+      if (why == NULL)
+        ucb_usl_predict (&s->fit, pred[k], &p);
       ucb_json_set (o, "containers", ucb_json_int (pred[k]));
-      ucb_json_set (o, "ops_per_s", ucb_usl_interval_json (&p.x));
-      ucb_json_set (o, "scale", ucb_usl_interval_json (&p.scale));
-      ucb_json_set (o, "extrapolated",
-                    json_boolean ((long long) pred[k] > s->levels[s->n_levels - 1].containers
-                                  || (long long) pred[k] < s->levels[0].containers));
+      ucb_json_set (o, "ops_per_s", why ? NULL : ucb_usl_interval_json (&p.x));
+      ucb_json_set (o, "scale", why ? NULL : ucb_usl_interval_json (&p.scale));
+      ucb_json_set (o, "extrapolated", json_boolean (ucb_usl_extrapolates (s, pred[k])));
+      ucb_json_set (o, "reason", ucb_json_str (why));
       ucb_json_push (a, o);
     }
   return a;
+}
+
+/* The lack-of-fit test as {f, df_lack, df_pure, p, rejected}; null when not tested. */
+static json_t *
+lack_of_fit_json (const struct ucb_usl_fit *f)
+{
+  json_t *o;
+
+  if (!f->lof_tested)
+    return NULL;
+  o = ucb_json_obj ();
+  ucb_json_set (o, "f", ucb_json_real (f->lof_f));
+  ucb_json_set (o, "df_lack", ucb_json_int ((long long) f->df_lack));
+  ucb_json_set (o, "df_pure", ucb_json_int ((long long) f->df_pure));
+  ucb_json_set (o, "p", ucb_json_real (f->lof_p));
+  ucb_json_set (o, "rejected", json_boolean (f->lof_rejected));
+  return o;
 }
 
 json_t *
@@ -333,6 +373,8 @@ ucb_usl_series_json (const struct ucb_usl_series *s, const unsigned *pred, size_
   ucb_json_set (o, "residual_sd_log", ok ? ucb_json_real (s->fit.s) : NULL);
   ucb_json_set (o, "residual_pct", ok ? ucb_json_real (100 * expm1 (s->fit.s)) : NULL);
   ucb_json_set (o, "p_flat", ok ? ucb_json_real (s->fit.p_flat) : NULL);
+  ucb_json_set (o, "loss", ok ? ucb_json_str (ucb_usl_loss (&s->fit)) : NULL);
+  ucb_json_set (o, "lack_of_fit", ok ? lack_of_fit_json (&s->fit) : NULL);
   ucb_json_set (o, "predictions", ok ? predictions_json (s, pred, n_pred) : ucb_json_arr ());
   return o;
 }

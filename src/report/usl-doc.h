@@ -65,6 +65,13 @@ const struct ucb_usl_series *ucb_usl_model_find (const struct ucb_usl_model *m,
 /* "signal shared depth 1, 1 task, process": a series named for a line of text. */
 char *ucb_usl_series_name (const struct ucb_usl_series *s);
 
+/* Whether container count `n` lies outside the N that series `s` measured. */
+bool ucb_usl_extrapolates (const struct ucb_usl_series *s, long long n);
+
+/* Why the prediction of fitted series `s` at `n` is refused (a sentence to free), or NULL: an
+ * N beyond those measured when the law's shape was rejected on them (lack of fit). */
+char *ucb_usl_prediction_refusal (const struct ucb_usl_series *s, long long n);
+
 /* {estimate, ci_low, ci_high} (infinite ends null). */
 json_t *ucb_usl_interval_json (const struct ucb_usl_interval *iv);
 

@@ -39,41 +39,57 @@ method_json (void)
   return o;
 }
 
+/* The warning for --predict N = n when a fitted series does not measure it, or NULL; one per N,
+ * whatever their number: each prediction beyond the data holds only on the same condition. */
+static json_t *
+extrapolation_warning (const struct ucb_usl_model *m, unsigned n)
+{
+  for (size_t i = 0; i < m->n; i++)
+    {
+      const struct ucb_usl_series *s = &m->s[i];
+      bool above;
+
+      if (s->status != UCB_USL_OK || !ucb_usl_extrapolates (s, n))
+        continue;
+      above = (long long) n > s->levels[s->n_levels - 1].containers;
+      return ucb_json_fmt ("N=%u lies %s N fitted (%lld): the prediction extrapolates the law, "
+                           "and holds only while nothing but the same contention and coherency "
+                           "costs grows with N (no other lock, no memory bandwidth limit, no "
+                           "second socket); its interval is the fit's, not that of what else "
+                           "may change",
+                           n, above ? "beyond the largest" : "below the smallest",
+                           above ? s->levels[s->n_levels - 1].containers : s->levels[0].containers);
+    }
+  return NULL;
+}
+
 /* The warnings of the model: series fitted on an assumption, predictions that extrapolate. */
 static json_t *
 warnings_json (const struct ucb_doc *d, const struct ucb_usl_model *m, const unsigned *pred,
                size_t n_pred)
 {
   json_t *w = ucb_json_arr ();
-  long long hi = 0;
   bool assumed = false;
 
   for (size_t i = 0; i < m->n; i++)
-    {
-      assumed = assumed || m->s[i].assumed;
-      if (m->s[i].status == UCB_USL_OK)
-        hi = hi > m->s[i].levels[m->s[i].n_levels - 1].containers
-                 ? hi
-                 : m->s[i].levels[m->s[i].n_levels - 1].containers;
-    }
+    assumed = assumed || m->s[i].assumed;
   if (assumed)
     ucb_json_push (
         w, ucb_json_fmt ("`%s` says neither whether its tasks got their CPU (no contention) nor "
                          "how many CPUs it had: every measured repeat is used, as if each task "
                          "had a CPU of its own",
                          d->name));
-  for (size_t k = 0; k < n_pred && hi > 0; k++)
-    if ((long long) pred[k] > hi)
-      {
-        ucb_json_push (
-            w, ucb_json_fmt ("N=%u lies beyond the largest N fitted (%lld): the prediction "
-                             "extrapolates the law, and holds only while nothing but the same "
-                             "contention and coherency costs grows with N (no other lock, no "
-                             "memory bandwidth limit, no second socket); its interval is the "
-                             "fit's, not that of what else may change",
-                             pred[k], hi));
-        break;
-      }
+  for (size_t k = 0; k < n_pred; k++)
+    {
+      bool seen = false;
+      json_t *x;
+
+      for (size_t j = 0; j < k; j++)
+        seen = seen || pred[j] == pred[k];
+      x = seen ? NULL : extrapolation_warning (m, pred[k]);
+      if (x)
+        ucb_json_push (w, x);
+    }
   return w;
 }
 
@@ -149,12 +165,88 @@ print_levels (FILE *f, json_t *levels)
   }
 }
 
+/* The lack-of-fit line: its F, or why there is none. */
+static void
+print_lack_of_fit (FILE *f, json_t *s)
+{
+  json_t *lof = json_object_get (s, "lack_of_fit");
+  long long obs = json_integer_value (json_object_get (s, "observations"));
+  long long n_lv = (long long) json_array_size (json_object_get (s, "levels"));
+
+  if (!json_is_object (lof))
+    fprintf (f, "  lack of fit: not testable: %s\n",
+             obs == n_lv ? "one repeat per N, so the residual holds the noise and any misfit of "
+                           "the shape alike"
+             : n_lv <= 3 ? "3 container counts, which the curve can pass through"
+                         : "the repeats at each N are equal");
+  else if (json_is_true (json_object_get (lof, "rejected")))
+    fprintf (f,
+             "  lack of fit: F(%lld, %lld) = %.3g, p = %.2g: the law's shape misses the means of "
+             "the N beyond their repeats' scatter; the intervals are those of the means "
+             "(lack-of-fit mean square, df %lld), and nothing is predicted beyond the N "
+             "measured\n",
+             json_integer_value (json_object_get (lof, "df_lack")),
+             json_integer_value (json_object_get (lof, "df_pure")), ucb_json_num (lof, "f"),
+             ucb_json_num (lof, "p"), json_integer_value (json_object_get (lof, "df_lack")));
+  else
+    fprintf (f,
+             "  lack of fit: F(%lld, %lld) = %.3g, p = %.2g: the shape fits the means of the N "
+             "within their repeats' scatter\n",
+             json_integer_value (json_object_get (lof, "df_lack")),
+             json_integer_value (json_object_get (lof, "df_pure")), ucb_json_num (lof, "f"),
+             ucb_json_num (lof, "p"));
+}
+
+/* What the intervals establish about the loss with N (usl.h, ucb_usl_loss). */
+static void
+print_loss (FILE *f, json_t *s)
+{
+  const char *loss = json_string_value (json_object_get (s, "loss"));
+
+  if (strcmp (loss, "unidentified") == 0)
+    fprintf (f,
+             "  loss with N: real (p = %.2g), its kind not identified: the intervals of sigma and "
+             "kappa both reach 0 (either cost alone fits)\n",
+             ucb_json_num (s, "p_flat"));
+  else if (strcmp (loss, "not established") == 0)
+    fprintf (f, "  loss with N: not established (p = %.2g)\n", ucb_json_num (s, "p_flat"));
+  else if (strcmp (loss, "contention") == 0)
+    fprintf (f, "  loss with N: contention (sigma's interval excludes 0); coherency not "
+                "established\n");
+  else if (strcmp (loss, "coherency") == 0)
+    fprintf (f, "  loss with N: coherency (kappa's interval excludes 0); contention not "
+                "established\n");
+  else
+    fprintf (f, "  loss with N: contention and coherency (both intervals exclude 0)\n");
+}
+
+static void
+print_predictions (FILE *f, json_t *s)
+{
+  char c[112], sc[112];
+  size_t i;
+  json_t *p;
+
+  json_array_foreach (json_object_get (s, "predictions"), i, p)
+  {
+    long long n = json_integer_value (json_object_get (p, "containers"));
+    if (json_is_string (json_object_get (p, "reason")))
+      {
+        fprintf (f, "  predicted at N=%lld: refused: %s\n", n,
+                 json_string_value (json_object_get (p, "reason")));
+        continue;
+      }
+    interval_cell (json_object_get (p, "ops_per_s"), OPS, c, sizeof c);
+    interval_cell (json_object_get (p, "scale"), SCALE, sc, sizeof sc);
+    fprintf (f, "  predicted at N=%lld: %s ops/s per container; scale %s%s\n", n, c, sc,
+             json_is_true (json_object_get (p, "extrapolated")) ? "  (extrapolated)" : "");
+  }
+}
+
 static void
 print_fitted (FILE *f, json_t *s)
 {
   char c[112];
-  size_t i;
-  json_t *p;
 
   interval_cell (json_object_get (s, "lambda"), OPS, c, sizeof c);
   fprintf (f, "  lambda  %-40s ops/s, one container alone\n", c);
@@ -167,16 +259,10 @@ print_fitted (FILE *f, json_t *s)
            "= 0): p = %.2g\n",
            ucb_json_num (s, "residual_pct"), ucb_json_num (s, "residual_sd_log"),
            json_integer_value (json_object_get (s, "df")), ucb_json_num (s, "p_flat"));
+  print_lack_of_fit (f, s);
+  print_loss (f, s);
   print_levels (f, json_object_get (s, "levels"));
-  json_array_foreach (json_object_get (s, "predictions"), i, p)
-  {
-    char sc[112];
-    interval_cell (json_object_get (p, "ops_per_s"), OPS, c, sizeof c);
-    interval_cell (json_object_get (p, "scale"), SCALE, sc, sizeof sc);
-    fprintf (f, "  predicted at N=%lld: %s ops/s per container; scale %s%s\n",
-             json_integer_value (json_object_get (p, "containers")), c, sc,
-             json_is_true (json_object_get (p, "extrapolated")) ? "  (extrapolated)" : "");
-  }
+  print_predictions (f, s);
 }
 
 static void

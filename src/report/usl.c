@@ -283,7 +283,7 @@ static double
 crossing (const struct ucb_usl_fit *f, enum mode mode, double n, double w0, double step, int dir,
           double dom_lo, double dom_hi)
 {
-  double crit = f->rss * (1 + f->tq * f->tq / f->df), in = w0, out = NAN;
+  double crit = f->rss + f->tq * f->tq * f->ms, in = w0, out = NAN;
   double h = step > 0 && isfinite (step) ? step : fabs (w0) * 1e-3 + 1e-12;
 
   for (int i = 0; i < 80 && isnan (out); i++, h *= 2)
@@ -383,7 +383,7 @@ covariance (struct ucb_usl_fit *f)
 {
   struct prob pb = make_prob (f, FREE, 0, 1);
   cleanup_free double *jac = xcalloc (3 * f->n_obs + 1, sizeof *jac);
-  double a[9] = { 0 }, s2 = f->rss / f->df;
+  double a[9] = { 0 }, s2 = f->ms;
 
   eval (&pb, f->theta, NULL, jac);
   for (size_t i = 0; i < f->n_obs; i++)
@@ -442,21 +442,60 @@ take_data (const double *n, const double *x, size_t m, struct ucb_usl_fit *out, 
   return UCB_USL_OK;
 }
 
-/* F = ((RSS0 - RSS) / 2) / (RSS / df), RSS0 that of the best flat line (the mean log); F(2, df)
- * has the survival function (1 + 2F / df)^(-df / 2). */
+/* F = ((RSS0 - RSS) / 2) / ms, RSS0 that of the best flat line (the mean log), on F(2, idf). */
 static double
 p_flat (const struct ucb_usl_fit *f)
 {
-  double mean = 0, rss0 = 0, fs;
+  double mean = 0, rss0 = 0;
 
   for (size_t i = 0; i < f->n_obs; i++)
     mean += f->y[i] / (double) f->n_obs;
   for (size_t i = 0; i < f->n_obs; i++)
     rss0 += (f->y[i] - mean) * (f->y[i] - mean);
-  if (!(f->rss > 0))
+  if (!(f->ms > 0))
     return rss0 > 0 ? 0 : 1;
-  fs = (rss0 - f->rss) / 2 / (f->rss / f->df);
-  return fs > 0 ? pow (1 + 2 * fs / f->df, -f->df / 2) : 1;
+  return ucb_f_sf ((rss0 - f->rss) / 2 / f->ms, 2, f->idf);
+}
+
+/* The lack-of-fit test and the variance the intervals use.  Repeats at one N scatter by the
+ * run-to-run noise alone (the pure error); the level means scatter about the curve by that
+ * noise over their repeats plus any misfit of the shape.  When the misfit is rejected, the
+ * repeats are not independent evidence about the shape, the N's means are: the intervals take
+ * the lack-of-fit mean square with its df, which for equal repeats is the criterion of the
+ * fit to the means (docs/statistics.md). */
+static void
+lack_of_fit (struct ucb_usl_fit *f)
+{
+  double pure = 0, lack, rounding = 0;
+
+  for (size_t i = 0; i < f->n_obs; i++)
+    {
+      double sum = 0, k = 0;
+      /* Repeats equal but for rounding (a log's last bits) do not scatter. */
+      rounding += 1e-24 * f->y[i] * f->y[i];
+      for (size_t j = 0; j < f->n_obs; j++)
+        if (f->u[j] == f->u[i])
+          sum += f->y[j], k++;
+      pure += (f->y[i] - sum / k) * (f->y[i] - sum / k);
+    }
+  f->df_lack = (double) f->n_levels - 3;
+  f->df_pure = (double) (f->n_obs - f->n_levels);
+  f->ms = f->rss / f->df;
+  f->idf = f->df;
+  lack = f->rss > pure ? f->rss - pure : 0;
+  f->lof_tested = f->df_lack >= 1 && f->df_pure >= 1 && pure > rounding;
+  if (f->lof_tested)
+    {
+      f->lof_f = (lack / f->df_lack) / (pure / f->df_pure);
+      f->lof_p = ucb_f_sf (f->lof_f, f->df_lack, f->df_pure);
+      f->lof_rejected = f->lof_p < UCB_USL_ALPHA;
+    }
+  if (f->lof_rejected)
+    {
+      f->ms = lack / f->df_lack;
+      f->idf = f->df_lack;
+    }
+  f->tq = ucb_t_quantile (0.975, f->idf);
 }
 
 enum ucb_usl_status
@@ -474,8 +513,9 @@ ucb_usl_fit (const double *n, const double *x, size_t m, struct ucb_usl_fit *out
       return st;
     }
   out->df = (double) m - 3;
-  out->tq = ucb_t_quantile (0.975, out->df);
-  if (best_fit (out) < 0 || covariance (out) < 0)
+  if (best_fit (out) == 0)
+    lack_of_fit (out);
+  if (!isfinite (out->rss) || covariance (out) < 0)
     {
       ucb_usl_free (out);
       return refuse (UCB_USL_DEGENERATE, why, why_len,
@@ -501,6 +541,16 @@ ucb_usl_free (struct ucb_usl_fit *f)
   free (f->v);
   free (f->y);
   f->u = f->v = f->y = NULL;
+}
+
+const char *
+ucb_usl_loss (const struct ucb_usl_fit *f)
+{
+  bool sigma = f->sigma.lo > 0, kappa = f->kappa.lo > 0;
+
+  if (sigma || kappa)
+    return sigma && kappa ? "contention and coherency" : sigma ? "contention" : "coherency";
+  return f->p_flat < UCB_USL_ALPHA ? "unidentified" : "not established";
 }
 
 double

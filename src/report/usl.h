@@ -7,14 +7,19 @@
  * coherency cost (a shared cache line bounced between N containers: N (N - 1) transfers).  The
  * fit is least squares on the logarithms (the noise of a run is multiplicative), over every
  * observation given (each repeat one), with sigma, kappa >= 0.  The 95 % intervals are profile
- * likelihood intervals with Student's t (F(1, df)) critical value, df = observations - 3: the
- * values the data do not reject at 5 %, constraint included; the unit test tests/unit/test-usl.c
- * measures their coverage. */
+ * likelihood intervals with Student's t (F(1, df)) critical value: the values the data do not
+ * reject at 5 %, constraint included; the unit test tests/unit/test-usl.c measures their
+ * coverage.  With repeats, a lack-of-fit F test asks whether the law's shape fits the means of
+ * the N; when it does not, the means, not the repeats, are the evidence about the shape: the
+ * intervals take the lack-of-fit mean square and its df (docs/statistics.md). */
 #ifndef UCB_USL_H
 #define UCB_USL_H
 
 #include <stdbool.h>
 #include <stddef.h>
+
+/* The level of the lack-of-fit test and of "a loss with N is real" (docs/statistics.md). */
+#define UCB_USL_ALPHA 0.05
 
 /* Why a fit was refused (ucb_usl_fit's return value), with a sentence in `why`. */
 enum ucb_usl_status
@@ -35,13 +40,22 @@ struct ucb_usl_interval
 struct ucb_usl_fit
 {
   size_t n_obs, n_levels;
-  double df, tq;               /* residual degrees of freedom; t(0.975, df) */
-  double theta[3];             /* log lambda, sigma, kappa */
-  double cov[3][3];            /* Wald covariance s^2 (J'J)^-1 of theta: step sizes, JSON se */
-  double rss, s;               /* residual sum of squares and SD, of the log ops/s */
+  double df;        /* residual degrees of freedom: observations - 3 */
+  double theta[3];  /* log lambda, sigma, kappa */
+  double cov[3][3]; /* Wald covariance ms (J'J)^-1 of theta: step sizes */
+  double rss, s;    /* residual sum of squares and SD, of the log ops/s */
+  /* Lack of fit: F(df_lack, df_pure) of the level means' misfit (RSS - pure) / df_lack over
+   * the repeats' own scatter about their N's mean, pure / df_pure; df_lack = distinct N - 3,
+   * df_pure = observations - distinct N.  lof_tested false when either df is 0 or the repeats
+   * do not scatter; lof_rejected when tested and lof_p < UCB_USL_ALPHA. */
+  bool lof_tested, lof_rejected;
+  double lof_f, lof_p, df_lack, df_pure;
+  /* What the intervals use: the variance of a log ops/s, its df and t(0.975, idf): rss / df
+   * and df, or the lack-of-fit mean square and df_lack when lof_rejected. */
+  double ms, idf, tq;
   bool sigma_at_0, kappa_at_0; /* the constraint is active: the estimate is 0 */
-  /* The p-value of sigma = kappa = 0 (no loss with N): F(2, df) on the RSS against that of a
-   * flat line; conservative under the constraint. */
+  /* The p-value of sigma = kappa = 0 (no loss with N): F(2, idf), the RSS against that of a
+   * flat line over ms; conservative under the constraint. */
   double p_flat;
   struct ucb_usl_interval lambda, sigma, kappa;
   double *u, *v, *y; /* N - 1, N (N - 1), log ops/s per observation (the profiles refit) */
@@ -67,5 +81,10 @@ void ucb_usl_predict (const struct ucb_usl_fit *f, double n, struct ucb_usl_pred
 
 /* The Wald standard error of log X(n) (delta method on cov), for comparison with the profile. */
 double ucb_usl_wald_se (const struct ucb_usl_fit *f, double n);
+
+/* What the intervals establish about the loss with N: "contention", "coherency", "contention
+ * and coherency" (the interval of each cost named excludes 0), "unidentified" (both reach 0,
+ * yet no loss is rejected: p_flat < UCB_USL_ALPHA) or "not established". */
+const char *ucb_usl_loss (const struct ucb_usl_fit *f);
 
 #endif

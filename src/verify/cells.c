@@ -67,7 +67,9 @@ see (struct ucb_vresult *r, const char *name, enum ucb_vkind kind, struct ucb_ve
     {
       if (seen_kernel == UNDECIDED)
         seen_kernel = observed == e.bug ? STOCK : observed == e.want ? INTENDED : NEITHER;
-      ucb_vobserve_bug_count (r, name, kind, e.want, observed, e.bug, tries);
+      /* e.want and e.bug differ only for MEMLOCK's snapshot in bytes (cells.h). */
+      ucb_vobserve_bug_count (r, UCB_VBUG_MEMLOCK_UNITS, name, kind, e.want, observed, e.bug,
+                              tries);
     }
   else
     ucb_vobserve_count (r, name, kind, seen_kernel == STOCK ? e.bug : e.want, observed, tries);

@@ -202,21 +202,22 @@ ucb_vitem_observed_text (const struct ucb_vitem *it, char *buf, size_t len)
 }
 
 void
-ucb_vobserve_bug (struct ucb_vresult *r, const char *name, enum ucb_vkind kind, long long expected,
-                  long long observed, long long bug_value)
+ucb_vobserve_bug (struct ucb_vresult *r, enum ucb_vbug bug, const char *name, enum ucb_vkind kind,
+                  long long expected, long long observed, long long bug_value)
 {
-  ucb_vobserve_bug_count (r, name, kind, expected, observed, bug_value, 0);
+  ucb_vobserve_bug_count (r, bug, name, kind, expected, observed, bug_value, 0);
 }
 
 void
-ucb_vobserve_bug_count (struct ucb_vresult *r, const char *name, enum ucb_vkind kind,
-                        long long expected, long long observed, long long bug_value,
-                        long long tries)
+ucb_vobserve_bug_count (struct ucb_vresult *r, enum ucb_vbug bug, const char *name,
+                        enum ucb_vkind kind, long long expected, long long observed,
+                        long long bug_value, long long tries)
 {
   struct ucb_vitem it = item (name, kind, expected, observed, tries);
 
   it.has_bug_value = true;
   it.bug_value = bug_value;
+  it.bug = bug;
   add_item (r, &it);
 }
 
@@ -257,6 +258,28 @@ mismatch_kind (const struct ucb_vitem *it)
     }
 }
 
+/* The observation that makes `r` a known bug when nothing worse is there: the last whose value
+ * is a known bug's (over-admitted counts never are: over_admitted excludes them). */
+static const struct ucb_vitem *
+bug_item (const struct ucb_vresult *r)
+{
+  const struct ucb_vitem *bug = NULL;
+
+  for (size_t i = 0; i < r->n; i++)
+    if (r->items[i].observed != r->items[i].expected && r->items[i].has_bug_value
+        && r->items[i].observed == r->items[i].bug_value)
+      bug = &r->items[i];
+  return bug;
+}
+
+const struct ucb_vbug_info *
+ucb_vknown_bug (const struct ucb_vresult *r)
+{
+  const struct ucb_vitem *it = bug_item (r);
+
+  return it && it->bug > UCB_VBUG_NONE && it->bug < UCB_VBUG_N ? &ucb_vbugs[it->bug] : NULL;
+}
+
 enum ucb_verdict
 ucb_vjudge (const struct ucb_vresult *r, char *why, size_t whylen)
 {
@@ -288,10 +311,7 @@ ucb_vjudge (const struct ucb_vresult *r, char *why, size_t whylen)
         if (it->observed == it->expected || (pass == 0) != over_admitted (it))
           continue;
         if (it->has_bug_value && it->observed == it->bug_value)
-          {
-            bug = it;
-            continue;
-          }
+          continue; /* bug_item's */
         /* Neither the intended value nor the known bug's: what it saw, against both. */
         if (it->has_bug_value)
           snprintf (known, sizeof known, " (the known bug: %lld)", it->bug_value);
@@ -299,7 +319,7 @@ ucb_vjudge (const struct ucb_vresult *r, char *why, size_t whylen)
                   known, ucb_vitem_observed_text (it, seen, sizeof seen), mismatch_kind (it));
         return UCB_VERDICT_FAIL;
       }
-  if (bug)
+  if ((bug = bug_item (r)) != NULL)
     {
       snprintf (why, whylen, "%s: intended %lld, observed %lld (the known bug)", bug->name,
                 bug->expected, bug->observed);

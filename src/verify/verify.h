@@ -13,6 +13,7 @@
 
 #include "core/error.h"
 #include "host/rlimit.h"
+#include "verify/bugs.h"
 
 enum ucb_verdict
 {
@@ -43,9 +44,10 @@ struct ucb_vitem
   enum ucb_vkind kind;
   long long expected;
   long long observed;
-  /* A value the kernel gives when it has the case's known bug (ULIM-19); valid if set. */
+  /* A value the kernel gives when it has known bug `bug` (ULIM-19); valid if set. */
   bool has_bug_value;
   long long bug_value;
+  enum ucb_vbug bug;
   /* A count made with at most `tries` attempts (0: not such a count), more than expected:
    * observed == tries means every attempt was admitted, so the kernel's true count is
    * unknown and reads "> tries - 1" (the case's stated cap), never as a count. */
@@ -163,19 +165,23 @@ void ucb_vobserve_count (struct ucb_vresult *r, const char *name, enum ucb_vkind
 bool ucb_vitem_capped (const struct ucb_vitem *it);
 /* "260" or "> 260 (the harness's cap)" (a capped count), for messages. */
 const char *ucb_vitem_observed_text (const struct ucb_vitem *it, char *buf, size_t len);
-/* The same, with the value a kernel with the case's known bug gives. */
-void ucb_vobserve_bug (struct ucb_vresult *r, const char *name, enum ucb_vkind kind,
-                       long long expected, long long observed, long long bug_value);
+/* The same, with the value a kernel with known bug `bug` gives. */
+void ucb_vobserve_bug (struct ucb_vresult *r, enum ucb_vbug bug, const char *name,
+                       enum ucb_vkind kind, long long expected, long long observed,
+                       long long bug_value);
 /* Both: a count of at most `tries` attempts, and a known bug's value. */
-void ucb_vobserve_bug_count (struct ucb_vresult *r, const char *name, enum ucb_vkind kind,
-                             long long expected, long long observed, long long bug_value,
-                             long long tries);
+void ucb_vobserve_bug_count (struct ucb_vresult *r, enum ucb_vbug bug, const char *name,
+                             enum ucb_vkind kind, long long expected, long long observed,
+                             long long bug_value, long long tries);
 void ucb_vskip (struct ucb_vresult *r, const char *fmt, ...)
     __attribute__ ((format (printf, 2, 3)));
 
 /* The verdict, from the observations alone (pure: the negative tests feed it fakes).  `why`
  * gets a one-line reason for anything but pass; over-admission is named as such. */
 enum ucb_verdict ucb_vjudge (const struct ucb_vresult *r, char *why, size_t whylen);
+/* The known bug whose value an observation of `r` shows, the one a known-bug verdict's `why`
+ * names; NULL when none (only a known-bug verdict's is meaningful). */
+const struct ucb_vbug_info *ucb_vknown_bug (const struct ucb_vresult *r);
 const char *ucb_verdict_name (enum ucb_verdict v);
 
 /* The registry, from src/cases/list.h, NULL-terminated. */

@@ -113,8 +113,10 @@ t.ok(r.returncode == 0 and out.get("method", {}).get("normalize") == "none"
      "a document without a canary: raw ratio, normalize none, a warning naming it",
      r.stdout + r.stderr)
 r = run(["compare", b, h, "--normalize", "canary"])
-t.ok("# normalize canary:" in r.stdout, "the text table says the ratios are normalised",
-     r.stdout)
+t.ok("head's at base's host speed (--normalize canary)" in r.stdout,
+     "the text table says the ratios are normalised, and what its ops/s columns are", r.stdout)
+r = run(["compare", "-v", b, h, "--normalize", "canary"])
+t.ok("# normalize canary:" in r.stdout, "-v: how", r.stdout)
 r = run(["compare", b, h, "--normalize", "cpu"])
 t.ok(r.returncode == 2 and "invalid --normalize `cpu`" in r.stderr.splitlines()[0],
      "--normalize cpu: a usage error naming it, exit 2", r.stderr)

@@ -5,8 +5,8 @@ exit 1, faster an improvement; a change whose interval lies within the threshold
 a wide interval is inconclusive with the repeats needed; fewer ops/s without dearer ops is
 "metrics disagree"; one repeat a side and contended repeats are inconclusive; several
 documents a side make the document the unit; a verify case that newly fails is exit 1;
-host and option differences (seccomp, durations, kernel, within a side too) are named, as notes
-in the text and `differences` in JSON, volatile keys not; a point left with too few clean
+host and option differences (seccomp, durations, kernel, within a side too) are named, by key
+on the text's note line, a note each under -v, and `differences` in JSON, volatile keys not; a point left with too few clean
 repeats shows the ratio of all its repeats, marked, and flagged repeats are said in the row;
 no text output of any case says `nan`; bad input is a one-line exit 2."""
 import copy
@@ -74,12 +74,17 @@ TIGHT = [1.0, 1.005, 0.995]
 b = write("base.json", make(TIGHT))
 
 r = run(["compare", b, b, "--drift", "0"])
+t.ok(r.returncode == 0 and "geometric mean" in r.stdout and "Holm" in r.stdout
+     and "# note: fewer than 2 documents a side and --drift 0: the verdicts are about these "
+     "invocations only" in r.stdout
+     and r.stdout.count("no change") == 2 and "regression  " not in r.stdout,
+     "a document against itself, --drift 0: no change at both points, what the columns are and "
+     "the one-invocation caveat in the header, exit 0", r.stdout + r.stderr)
+r = run(["compare", "-v", b, b, "--drift", "0"])
 t.ok(r.returncode == 0 and "Welch t interval" in r.stdout and "Holm" in r.stdout
      and "# caveat: fewer than 2 documents a side and --drift 0" in r.stdout
-     and "about these invocations only" in r.stdout
-     and r.stdout.count("no change") == 2 and "regression  " not in r.stdout,
-     "a document against itself, --drift 0: no change at both points, the method and the "
-     "one-invocation caveat in the header, exit 0", r.stdout + r.stderr)
+     and "about these invocations only" in r.stdout and r.stdout.count("no change") == 2,
+     "-v: the method and the caveat in full", r.stdout + r.stderr)
 r = run(["compare", b, b])
 t.ok(r.returncode == 0 and "assumed, 3.0% a side (--drift)" in r.stdout
      and r.stdout.count("inconclusive (~") == 2,
@@ -195,8 +200,12 @@ t.ok(r.returncode == 0 and pts and all(p["unit"] == "document" and p["n_base"] =
      "three documents a side with drift between them: the document is the unit, inconclusive, "
      "no caveat", json.dumps(out)[:2000])
 r = run(["compare", *args, "--drift", "0"])
-t.ok("documents a side)" in r.stdout and "# caveat" not in r.stdout and r.stdout.count("# base:") == 3,
+t.ok("documents a side)" in r.stdout and "fewer than 2 documents" not in r.stdout
+     and all(f in r.stdout.splitlines()[0] for f in bs + hs),
      "the table names every document and the documents a side that would settle it", r.stdout)
+r = run(["compare", "-v", *args, "--drift", "0"])
+t.ok("# caveat" not in r.stdout and r.stdout.count("# base:") == 3,
+     "-v: a line per document", r.stdout)
 r, out, pts = cmp_json(*[a for f in bs for a in ("--base", f)], "--head", hs[0], "--head",
                        write("h-slow.json", make([0.7 * x for x in TIGHT])), "--head",
                        write("h-slow2.json", make([0.69 * x for x in TIGHT])))
@@ -215,8 +224,11 @@ vh["verify"][0]["status"] = "fail"
 r = run(["compare", write("vb.json", vb), write("vh.json", vh)])
 t.ok(r.returncode == 1 and "ULIM-01: pass -> fail" in r.stdout and "NEWLY FAILING" in r.stdout,
      "a verify case pass -> fail: listed, exit 1", r.stdout)
+t.ok("# note: the documents differ in host.kernel.release (-v: how)\n" in r.stdout,
+     "host differences: named on the header's note line", r.stdout)
+r = run(["compare", "-v", path("vb.json"), path("vh.json")])
 t.ok("# note: base and head differ in host.kernel.release: 6.1.0 (base) vs 6.18.44 (head)\n"
-     in r.stdout, "host differences: a note in the header", r.stdout)
+     in r.stdout, "-v: a note each, with the values", r.stdout)
 
 # Options that change what is measured are named, one note each, in the text and the JSON;
 # a note is not a failure.  The example has no config.runtime (written before those options):
@@ -236,7 +248,7 @@ sec["host"]["hostname"] = "elsewhere"
 sec["config"]["notes"] = ["the host was busy: ..."]
 sec["config"]["output"] = "head.json"
 sec = write("seccomp.json", sec)
-r = run(["compare", ex, sec])
+r = run(["compare", "-v", ex, sec])
 notes = [ln for ln in r.stdout.splitlines() if ln.startswith("# note:")]
 t.ok(r.returncode == 0 and notes == ["# note: base and head differ in config.runtime.seccomp: "
                                      "none (base) vs docker (head)"],
@@ -263,7 +275,7 @@ t.ok(keys == {"config.runtime.seccomp.rules": (415, 400),
               "host.kernel.cmdline": (base0["host"]["kernel"]["cmdline"], "mitigations=off")},
      "the filter's rules, the capabilities, the duration, pinning, the kernel command line: "
      "each a difference", json.dumps(out.get("differences")))
-r = run(["compare", sec, path("opts.json")])
+r = run(["compare", "-v", sec, path("opts.json")])
 t.ok("# note: base and head differ in config.runtime.caps.keep: - (base) vs chown,kill (head)"
      in r.stdout and "# note: base and head differ in config.duration_s: 1.0 (base) vs 2.0 (head)"
      in r.stdout, "null is - in a note", r.stdout)
@@ -273,7 +285,8 @@ dur = [x for x in out.get("differences", []) if x["key"] == "config.duration_s"]
 t.ok(dur == [{"key": "config.duration_s", "base": [1.0, 2.0], "head": 1.0}],
      "documents of a side that differ: that side's value is each document's",
      json.dumps(out.get("differences")))
-r = run(["compare", "--base", ex, "--base", path("opts.json"), "--head", sec, "--head", sec])
+r = run(["compare", "-v", "--base", ex, "--base", path("opts.json"), "--head", sec, "--head",
+         sec])
 t.ok(f"# note: the documents of a side differ in config.duration_s: base 1.0 ({ex}), 2.0 "
      f"({path('opts.json')}); head 1.0\n" in r.stdout, "and the note names the documents",
      r.stdout)

@@ -11,8 +11,14 @@ tarball is installed).  JUnit: the junit-10.xsd rules (Jenkins xunit) for what w
 names: the same with and without --repeat.  LKP: examples/lkp's parse on the result file as
 lkp-tests leaves it (log_cmd's line first), run + parse on a real run, and a direction in
 examples/lkp/etc/index-perf-all.yaml for every key.
-A flagged point: KCIDB ERROR with its number; Bencher's -bencher-ignore rule; lkp-tests'
-function-stat patterns; compare.py's own report (Debian's libbenchmark-tools) with its label."""
+A flagged point: KCIDB DONE with its number and an incident of each flag's issue (culprit: the
+harness); Bencher's -bencher-ignore rule; lkp-tests' function-stat patterns (none matches);
+compare.py's own report (Debian's libbenchmark-tools) with its label.
+One meaning through every consumer: a verify document (every status, one known bug in several
+cases) and a flagged run document through KTAP, JUnit, LAVA (lava-report.py), KCIDB, gab, bmf,
+gbench, lkp and the CI examples' own filters, each read by its consumer's rules, give the same
+meaning per case and per point (docs/exporters.md, "One table of meanings"); the comparison
+fails on a mutated output of any one consumer."""
 import copy
 import glob
 import json
@@ -277,10 +283,10 @@ r = run(["export", "--to", "kcidb", "--origin", "Bad", RUN])
 t.ok(r.returncode == 2 and "invalid --origin `Bad`" in r.stderr and r.stdout == "",
      "kcidb: --origin outside [a-z0-9_]+ is exit 2", r.stderr)
 
-# A flagged point (ucb_point_flags): its metric tests are ERROR, "the status of the tested code is
-# unknown", which keeps the number (the schema reads a number with FAIL, ERROR, PASS or DONE) and
-# outranks PASS and DONE in the summary status (the statuses in priority order, the schema's
-# rule for a build's summary); the flags in misc and log_excerpt; the clean point stays DONE.
+# A flagged point (ucb_point_flags): its metric tests are DONE, "the test completed ... produced a
+# performance measurement result" (ERROR, "didn't complete", made a busy host read as a test that
+# could not run), with the flags in misc and log_excerpt and an incident per flag of the flag's
+# one issue, whose culprit is the harness alone: the build's summary status stays DONE.
 fd = copy.deepcopy(doc)
 fd["results"][1]["contention"] = {"contended": True, "starved": True}
 fpath = write("flagged.json", fd)
@@ -291,16 +297,24 @@ flagged = [x for x in ft if ".c2." in x["path"]]
 clean = [x for x in ft if ".c1." in x["path"]]
 PRIORITY = ["FAIL", "ERROR", "MISS", "PASS", "DONE", "SKIP"]
 summary = min((x["status"] for x in ft), key=PRIORITY.index, default=None)
+fiss = {i["id"]: i for i in (kf or {}).get("issues", [])}
+finc = (kf or {}).get("incidents", [])
 t.ok(r.returncode == 0 and not errs and flagged and clean
-     and all(x["status"] == "ERROR" and is_num(x["number"]["value"])
+     and all(x["status"] == "DONE" and is_num(x["number"]["value"])
              and x["misc"]["flags"] == "starved,contended" and x["misc"]["flagged_repeats"] == 1
              and "starved,contended" in x["log_excerpt"] for x in flagged)
      and all(x["status"] == "DONE" and "flags" not in x["misc"] and "log_excerpt" not in x
              for x in clean)
-     and summary == "ERROR",
-     "kcidb: a flagged point's metrics are ERROR with their number, misc.flags and a "
-     "log_excerpt; the clean point's DONE; the build's summary status ERROR; valid v5.3",
-     "\n".join(errs[:10]) + json.dumps(flagged[:1]))
+     and sorted(fiss) == ["ucbench:ucbench.flag.contended", "ucbench:ucbench.flag.starved"]
+     and all(i["culprit"] == {"code": False, "tool": False, "harness": True}
+             for i in fiss.values())
+     and len(finc) == 2 * len(flagged)
+     and {i["test_id"] for i in finc} == {x["id"] for x in flagged}
+     and summary == "DONE",
+     "kcidb: a flagged point's metrics are DONE with their number, misc.flags, a log_excerpt and "
+     "an incident per flag of the flag's one issue (culprit: harness); the clean point's DONE "
+     "without; the build's summary status DONE; valid v5.3",
+     "\n".join(errs[:10]) + json.dumps(flagged[:1]) + json.dumps(list(fiss.values())))
 
 # ---- flagged points, as each benchmark consumer reads them ----------------------------------
 
@@ -332,18 +346,22 @@ LKP_FAILURE = [r".+killed_by.*", r".+\.(error|warn|fail)[^_]*$", r"dmesg.*",
                r"kmemleak\..+unreferenced_object\..+", r"kmsg.*", r"last_state.*",
                r"locktoture\..+lock_hotplug", r"rcutoture\..+rcu_hotplug", r"stderr.*",
                r"xfstests\..+fail$"]
+LKP_PASS = [r".+\.pass$"]  # etc/pass: function stats too (lib/stats.rb __function_stat?)
 
 
 def lkp_function_stat(key):
-    return any(re.match("^" + p, key) for p in LKP_FAILURE)
+    """lib/stats.rb __function_stat?: a stat that lkp compare lists among a run's failures."""
+    return any(re.match("^" + p, key) for p in LKP_FAILURE + LKP_PASS)
 
 
 lk = [ln.split(": ", 1)[0] for ln in run(["export", "--to", "lkp", fpath]).stdout.splitlines()]
 fn = [k for k in lk if lkp_function_stat("ucbench." + k)]
-t.ok(fn == ["signal.shared.2.starved.warn", "signal.shared.2.contended.warn"]
-     and len(lk) > len(fn),
-     "lkp: a flagged point's keys are function stats by lkp-tests' etc/failure (counted as a "
-     "failure, not compared as a number); the measured keys are not", str(lk))
+fk = [k for k in lk if ".flagged." in k]
+t.ok(fk == ["signal.shared.2.flagged.starved", "signal.shared.2.flagged.contended"] and not fn
+     and len(lk) > len(fk),
+     "lkp: a flagged point adds POINT.flagged.FLAG keys, none a function stat by lkp-tests' "
+     "etc/failure or etc/pass (never counted as a failure of the run); the measured keys "
+     "neither", str(lk))
 
 
 def gbench_tools():
@@ -553,6 +571,272 @@ t.ok(r.returncode == 0 and not errs and fail is not None and "expected" in (fail
      "junit: valid by junit-10.xsd's rules, repeats named apart, <failure> text with the "
      "expected and observed values", "\n".join(errs) + r.stdout[:2000])
 
+# ---- one meaning through every consumer (docs/exporters.md, "One table of meanings") -------
+# A verify document with every status and one known bug in three cases (plus another bug in one),
+# and the flagged run document, through each consumer's own reading: every consumer must say
+# the same of each case (pass / kernel-fail / kernel-known-bug / skipped / no-verdict, and which
+# bug) and of each point (clean / flagged-environment).  TAP 13 (`ucbench verify`'s own output)
+# has no document to read: the same walker and rows are tests/unit/test-tap-walker.c's.
+
+MEMLOCK_BUG = vd["verify"][[v["id"] for v in vd["verify"]].index("ULIM-19")]["known_bug"]
+SIG_BUG = {"id": "sigpending-override", "title": "SIGPENDING: an override signal refused",
+           "reference": "CVE-2024-50271, fixed by 9e05e5c7ee87",
+           "url": "https://www.cve.org/CVERecord?id=CVE-2024-50271"}
+md = copy.deepcopy(vd)
+md["verify"] = copy.deepcopy(vd["verify"][:8])
+WANT = {}
+for v, (st, bug) in zip(md["verify"], (("pass", None), ("fail", None), ("known-bug", MEMLOCK_BUG),
+                                       ("skip", None), ("known-bug", MEMLOCK_BUG),
+                                       ("error", None), ("known-bug", SIG_BUG),
+                                       ("known-bug", MEMLOCK_BUG))):
+    v["status"], v["detail"] = st, f"detail of {v['id']}"
+    v.pop("known_bug", None)
+    if bug:
+        v["known_bug"] = bug
+    WANT[v["id"]] = ({"pass": "pass", "fail": "kernel-fail", "known-bug": "kernel-known-bug",
+                      "skip": "skipped", "error": "no-verdict"}[st], bug and bug["id"])
+mpath = write("meanings-verify.json", md)
+POINTS = {"c1": "clean", "c2": "flagged-environment"}  # fd: results[1] starved and contended
+
+
+def bug_of(text):
+    """The bug id a line names: "known kernel bug ID (REFERENCE): ..."."""
+    m = re.search(r"known kernel bug ([a-z0-9-]+) \(", text or "")
+    return m.group(1) if m else None
+
+
+def ktap_meanings(text):
+    """KTAP v1 (ktap.rst): ok/not ok; the directives SKIP, XFAIL (expected failure, kselftest's
+    `ok N # XFAIL`), ERROR."""
+    out = {}
+    for ln in text.splitlines():
+        m = re.match(r"^(ok|not ok) \d+ (\S+) [^#]*(?:# (\S+) ?(.*))?$", ln)
+        if not m:
+            continue
+        word, cid, directive, rest = m.groups()
+        meaning = {("ok", None): "pass", ("not ok", None): "kernel-fail",
+                   ("ok", "SKIP"): "skipped", ("not ok", "SKIP"): "skipped",
+                   ("ok", "XFAIL"): "kernel-known-bug", ("not ok", "ERROR"): "no-verdict"}.get(
+                       (word, directive), "?")
+        out[cid] = (meaning, bug_of(rest) if meaning == "kernel-known-bug" else None)
+    return out
+
+
+def junit_meanings(text):
+    """junit-10.xsd's elements; an expected failure is <skipped> with a type (pytest's
+    type="pytest.xfail", ucbench's type="known-bug"), a plain <skipped> a skip."""
+    out = {}
+    for tc in ET.fromstring(text).iter("testcase"):
+        el = next(iter(tc), None)
+        if el is None:
+            meaning = "pass"
+        elif el.tag == "skipped":
+            meaning = "kernel-known-bug" if el.get("type") in ("known-bug", "pytest.xfail") \
+                else "skipped"
+        else:
+            meaning = {"failure": "kernel-fail", "error": "no-verdict"}.get(el.tag, "?")
+        cid = tc.get("name").split()[0]
+        out[cid] = (meaning, bug_of(el.get("message")) if meaning == "kernel-known-bug" else None)
+    return out
+
+
+def kcidb_meanings(data):
+    """KCIDB v5.3: the test's status, and for a FAIL whether an incident ties it to an issue
+    whose culprit is the code (a known bug: the issue names it)."""
+    issues = {i["id"]: i for i in data.get("issues", [])}
+    inc = {}
+    for i in data.get("incidents", []):
+        inc.setdefault(i.get("test_id"), []).append(issues.get(i["issue_id"], {}))
+    cases, points = {}, {}
+    for x in data.get("tests", []):
+        known = [i for i in inc.get(x["id"], []) if i.get("culprit", {}).get("code")]
+        harness = [i for i in inc.get(x["id"], []) if i.get("culprit") == {
+            "code": False, "tool": False, "harness": True}]
+        if x["path"].startswith("ucbench.verify."):
+            meaning = {"PASS": "pass", "SKIP": "skipped", "ERROR": "no-verdict",
+                       "MISS": "no-verdict"}.get(x["status"])
+            if x["status"] == "FAIL":
+                meaning = "kernel-known-bug" if known else "kernel-fail"
+            bug = known[0]["id"].rsplit("ucbench.bug.", 1)[-1] if known else None
+            cases[x["misc"]["case"]] = (meaning, bug)
+        else:
+            c = x["path"].split(".")[7]
+            m = "flagged-environment" if x["status"] == "DONE" and harness else \
+                "clean" if x["status"] == "DONE" and not inc.get(x["id"]) else x["status"]
+            points.setdefault(c, set()).add(m)
+    return cases, points
+
+
+def lava_meanings(lines):
+    """LAVA: lava-test-case's result (pass, fail, skip, unknown), and lava-test-reference's,
+    which links a result to a page: a fail with the bug's page is the known bug."""
+    cases, points = {}, {}
+    for ln in lines:
+        w = ln.split()
+        if len(w) < 4 or not w[1].startswith(("verify.", "run.")):
+            continue
+        result = w[w.index("--result") + 1]
+        if w[1].startswith("verify."):
+            ref = w[w.index("--reference") + 1] if "--reference" in w else None
+            meaning = {"pass": "pass", "skip": "skipped", "unknown": "no-verdict"}.get(result)
+            if result == "fail":
+                meaning = "kernel-known-bug" if w[0] == "lava-test-reference" and ref \
+                    else "kernel-fail"
+            bug = next((b["id"] for b in (MEMLOCK_BUG, SIG_BUG) if ref == b["url"]), None)
+            cases[w[1][len("verify."):]] = (meaning, bug if meaning == "kernel-known-bug" else None)
+        else:
+            c = w[1].split(".")[6]
+            points.setdefault(c, set()).add({"pass": "clean", "unknown": "flagged-environment",
+                                            "skip": "clean"}.get(result, result))
+    return cases, points
+
+
+def dashboard_meanings(outs):
+    """The benchmark consumers, per point: gab's extra (its last line), Bencher's ignore
+    suffix, gbench's label (not error_occurred), lkp's keys (a function stat would be a failure
+    of the run), and the GitHub example's gate filter."""
+    got = {}
+    for e in json.loads(outs["gab"]):
+        c = e["name"].rsplit(":", 1)[1]
+        got.setdefault("gab", {})["c" + c] = "flagged-environment" if \
+            e.get("extra", "").split("\n")[-1].startswith("flagged: ") else "clean"
+    for k in json.loads(outs["bmf"]):
+        name, ign = bencher_strip(k)
+        got.setdefault("bmf", {})["c" + name.rsplit(":", 1)[1]] = \
+            "flagged-environment" if ign else "clean"
+    for b in json.loads(outs["gbench"])["benchmarks"]:
+        c = "c" + b["run_name"].rsplit(":", 1)[1]
+        m = "kernel-fail" if b.get("error_occurred") else "flagged-environment" if \
+            (b.get("label") or "").startswith("flagged: ") else "clean"
+        got.setdefault("gbench", {})[c] = m
+    for ln in outs["lkp"].splitlines():
+        key = ln.split(": ", 1)[0]
+        c = "c" + key.split(".")[2]
+        m = "kernel-fail" if lkp_function_stat("ucbench." + key) else \
+            "flagged-environment" if ".flagged." in key else "clean"
+        prev = got.setdefault("lkp", {}).get(c, "clean")
+        got["lkp"][c] = m if prev == "clean" else prev
+    gate = outs.get("gate")
+    if gate is not None:
+        got["github gate"] = {"c" + e["name"].rsplit(":", 1)[1]: "clean" for e in json.loads(gate)}
+        for c in POINTS:
+            got["github gate"].setdefault(c, "flagged-environment")
+    return got
+
+
+def disagreements(outs):
+    """Where a consumer's reading differs from the meaning wanted: [] when all agree."""
+    try:
+        return disagreements_of(outs)
+    except (ValueError, KeyError, IndexError, ET.ParseError) as e:  # unreadable: no agreement
+        return [("unreadable", repr(e))]
+
+
+def disagreements_of(outs):
+    bad = []
+    kc, kp = kcidb_meanings(json.loads(outs["kcidb-verify"]))
+    _, kp = kcidb_meanings(json.loads(outs["kcidb-run"]))
+    lc, _ = lava_meanings(outs["lava-verify"].splitlines())
+    _, lp = lava_meanings(outs["lava-run"].splitlines())
+    for name, got in (("ktap", ktap_meanings(outs["ktap"])), ("junit", junit_meanings(outs["junit"])),
+                      ("kcidb", kc), ("lava", lc)):
+        bad += [(name, cid, got.get(cid), w) for cid, w in WANT.items() if got.get(cid) != w]
+    for name, got in (("kcidb", kp), ("lava", lp)):
+        bad += [(name, c, got.get(c), w) for c, w in POINTS.items() if got.get(c) != {w}]
+    for name, got in dashboard_meanings(outs).items():
+        bad += [(name, c, got.get(c), w) for c, w in POINTS.items() if got.get(c) != w]
+    return bad
+
+
+report_py = [sys.executable, os.path.join(SRCDIR, "examples", "lava", "lava-report.py"),
+             "--ucbench", shutil.which(UCBENCH) or UCBENCH, "--dry-run"]
+mouts = {f: run(["export", "--to", f, mpath]).stdout for f in ("ktap", "junit")}
+mouts["kcidb-verify"] = run(["export", "--to", "kcidb", mpath]).stdout
+mouts["kcidb-run"] = run(["export", "--to", "kcidb", fpath]).stdout
+mouts["lava-verify"] = subprocess.run(report_py + ["--verify", mpath], capture_output=True,
+                                      text=True).stdout
+mouts["lava-run"] = subprocess.run(report_py + ["--run", fpath], capture_output=True,
+                                   text=True).stdout
+for f in ("gab", "bmf", "gbench", "lkp"):
+    mouts[f] = run(["export", "--to", f, fpath]).stdout
+# The GitHub example's own gate filter (its jq line, run as the workflow runs it).
+gh = yaml.safe_load(open(os.path.join(SRCDIR, "examples", "github", "ucbench.yml"))) \
+    if yaml else None
+steps = gh["jobs"]["ucbench"]["steps"] if gh else []
+gate_step = next((st for st in steps if st.get("id") == "gate"), {})
+jq_line = next((ln for ln in gate_step.get("run", "").splitlines() if "gab-gate.json" in ln
+                and ln.strip().startswith("jq ")), None)
+if jq_line and shutil.which("jq"):
+    with open(path("gab.json"), "w") as f:
+        f.write(mouts["gab"])
+    subprocess.run(["sh", "-c", jq_line.strip()], cwd=d, check=False)
+    with open(path("gab-gate.json")) as f:
+        mouts["gate"] = f.read()
+bad = disagreements(mouts)
+t.ok(not bad and len(WANT) == 8,
+     "one meaning: KTAP, JUnit, KCIDB and LAVA (lava-report.py) read each of 8 cases alike "
+     "(pass, kernel-fail, kernel-known-bug naming its bug, skipped, no-verdict), and KCIDB, "
+     "LAVA, gab, bmf, gbench, lkp and the GitHub example's gate read the clean point clean, the "
+     "flagged one flagged-environment (never a failure)"
+     + ("" if "gate" in mouts else " (no jq: the gate filter not run)"), bad[:12])
+kv = json.loads(mouts["kcidb-verify"] or "{}")
+bug_inc = {}
+for i in kv.get("incidents", []):
+    bug_inc.setdefault(i["issue_id"], []).append(i["test_id"])
+memlock = [v["id"] for v in md["verify"] if v.get("known_bug", {}).get("id") == "memlock-units"]
+t.ok(not kcidb_errors(kv) and sorted(i["id"] for i in kv.get("issues", []))
+     == ["ucbench:ucbench.bug.memlock-units", "ucbench:ucbench.bug.sigpending-override"]
+     and len(bug_inc["ucbench:ucbench.bug.memlock-units"]) == len(memlock) == 3
+     and len(bug_inc["ucbench:ucbench.bug.sigpending-override"]) == 1
+     and all(i.get("report_subject", "").startswith("known kernel bug ")
+             and i.get("comment") and i["culprit"]["code"] for i in kv["issues"]),
+     "kcidb: one known kernel bug is one issue (its title, reference and page) with an incident "
+     "per case that saw it: 3 for memlock-units, 1 for sigpending-override; valid v5.3",
+     json.dumps([kv.get("issues"), bug_inc])[:2000])
+# The comparison is no rubber stamp: one consumer's form mutated (a table row changed) fails it.
+MUTANTS = {
+    "junit: known-bug as <failure>": ("junit", lambda x: re.sub(
+        r'<skipped type="known-bug"(.*?)</skipped>', r"<failure\1</failure>", x, 1, re.S)),
+    "ktap: known-bug as not ok": ("ktap", lambda x: x.replace("ok 3 ", "not ok 3 ")),
+    "kcidb: a flagged metric ERROR": ("kcidb-run", lambda x: x.replace('"status": "DONE"',
+                                                                      '"status": "ERROR"')),
+    "lava: error as fail": ("lava-verify", lambda x: x.replace("--result unknown",
+                                                               "--result fail")),
+    "lava: a flagged metric pass": ("lava-run", lambda x: x.replace("--result unknown",
+                                                                    "--result pass")),
+    "lkp: a flag as .warn": ("lkp", lambda x: x.replace(".flagged.starved", ".starved.warn")),
+}
+caught = {}
+for name, (key, mutate) in MUTANTS.items():
+    m = dict(mouts)
+    m[key] = mutate(m[key])
+    caught[name] = m[key] != mouts[key] and bool(disagreements(m))
+t.ok(all(caught.values()), "one meaning: each mutated form (JUnit known-bug as <failure>, KTAP "
+     "known-bug as not ok, KCIDB flagged ERROR, LAVA error as fail, LAVA flagged pass, lkp flag "
+     "as .warn) is a disagreement", caught)
+# The CI examples never fail a job on a flagged point: GitHub's only fail-on-alert suite reads
+# the gate file, GitLab's job exits with verify's status alone and only prints the flags.
+gl = yaml.safe_load(open(os.path.join(SRCDIR, "examples", "gitlab", ".gitlab-ci.yml"))) \
+    if yaml else None
+if gh is None or gl is None:
+    t.skip("CI examples: no job fails on a flagged point", "python3-yaml is not installed")
+else:
+    gated = [st["with"].get("output-file-path") for st in steps
+             if str(st.get("with", {}).get("fail-on-alert", "")).lower() == "true"]
+    script = gl["ucbench-verify"]["script"]
+    warn = next((ln for ln in script if "export --to lkp" in ln and "flagged" in ln), None)
+    wp = subprocess.run(["sh", "-c", "ucbench() { \"$UCB\" \"$@\"; }; " + warn.replace(
+        "./ucbench", "ucbench").replace("run.json", fpath)], capture_output=True, text=True,
+        env=dict(os.environ, UCB=shutil.which(UCBENCH) or UCBENCH)) if warn else None
+    t.ok(gated == ["build/gab-gate.json"] and jq_line is not None
+         and gate_step.get("run", "").count("gab-gate.json") >= 2
+         and script[-1] == "exit ${rc:-0}" and wp is not None and wp.returncode == 0
+         and wp.stdout.splitlines() == ["warning: flagged point signal.shared.2: starved",
+                                        "warning: flagged point signal.shared.2: contended"],
+         "CI examples: GitHub fails on an alert only for the clean points' file (flagged ones "
+         "warn); GitLab prints a warning per flag and exits with verify's status alone",
+         (gated, jq_line, script[-2:], wp and wp.stdout + wp.stderr))
+
 # ---- series names: the same with and without --repeat -------------------------------------
 
 rd = copy.deepcopy(doc)
@@ -651,9 +935,9 @@ t.ok(p.returncode == 0 and p.stdout == export_lkp(RUN) and p.stdout,
      p.stderr + p.stdout[:500])
 p = lkp_parse(lkp_file("lkp-two", RUN, fpath))
 t.ok(p.returncode == 0 and p.stdout == export_lkp(RUN) + export_lkp(fpath)
-     and ".warn: 1" in p.stdout,
+     and ".flagged." in p.stdout,
      "lkp: two instances (run-test's nr_instances): each document in turn, the flagged one's "
-     ".warn keys as export writes them", p.stderr + p.stdout[-800:])
+     ".flagged. keys as export writes them", p.stderr + p.stdout[-800:])
 with open(RUN) as fh:
     cut = fh.read()[:3000]
 with open(path("lkp-cut"), "w") as f:
@@ -683,8 +967,8 @@ keys = []
 for docp in (RUN, fpath, write("lkp-variant.json", vd)):
     keys += ["ucbench." + ln.split(": ", 1)[0]
              for ln in lkp_parse(lkp_file("lkp-keys", docp)).stdout.splitlines()]
-flags = [k for k in keys if k.endswith(".warn")]
-metrics = [k for k in keys if not k.endswith(".warn")]
+flags = [k for k in keys if ".flagged." in k]
+metrics = [k for k in keys if ".flagged." not in k]
 
 
 def lkp_matches(index, stat):
@@ -716,12 +1000,12 @@ else:
          f"lkp: each of the {len(metrics)} metric keys parse printed (all {len(DIRECTION)} "
          "names, process and thread, depth and tasks in the name) has one line in "
          "examples/lkp/etc/index-perf-all.yaml, with its direction", (sorted(named), wrong[:5]))
-    t.ok(sorted({k.rsplit(".", 2)[1] for k in flags}) == ["contended", "speed-moved", "starved"]
-         and all(lkp_function_stat(k) and lkp_direction(frag, k) is None for k in flags)
+    t.ok(sorted({k.rsplit(".", 1)[1] for k in flags}) == ["contended", "speed-moved", "starved"]
+         and all(not lkp_function_stat(k) and lkp_direction(frag, k) is None for k in flags)
          and not any(lkp_function_stat(k) for k in metrics),
-         "lkp: each flag key parse passes through (starved, contended, speed-moved) is a "
-         "failure stat by etc/failure and has no direction; no metric key is a failure stat",
-         flags)
+         "lkp: each flag key parse passes through (starved, contended, speed-moved) is no "
+         "function stat (etc/failure, etc/pass: never a failure of the run) and has no direction "
+         "(no KPI); no metric key is a function stat", flags)
     if LKP_SRC:
         with open(os.path.join(LKP_SRC, "etc", "index-perf-all.yaml")) as fh:
             real = yaml.safe_load(fh)

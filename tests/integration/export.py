@@ -153,8 +153,8 @@ t.ok(len(rows) == 2 and "label" not in rows[0]
      fout["gbench"][:1500])
 extra = [ln for ln in fout["lkp"].splitlines() if ln not in out["lkp"].splitlines()]
 t.ok(fout["lkp"].startswith(out["lkp"].split("signal.shared.2.")[0])
-     and extra == ["signal.shared.2.starved.warn: 1", "signal.shared.2.contended.warn: 1"],
-     "lkp: a flagged point adds POINT.FLAG.warn: 1 per flag", fout["lkp"])
+     and extra == ["signal.shared.2.flagged.starved: 1", "signal.shared.2.flagged.contended: 1"],
+     "lkp: a flagged point adds POINT.flagged.FLAG: 1 per flag", fout["lkp"])
 
 # A document with repeats, tasks, thread mode and depth 0: names and the median over repeats.
 rep = copy.deepcopy(doc)
@@ -209,8 +209,8 @@ t.ok(len(fr) == 8 and [b.get("label") for b in fr[:7]]
      and "label" not in fr[7]
      and fg[0]["extra"].endswith("\nflagged: contended in 1 of 3 repeats")
      and "flagged" not in fg[1]["extra"]
-     and "signal.shared.d3.t2.thread.2.contended.warn: 1" in fl
-     and sum(ln.endswith(".warn: 1") for ln in fl) == 1,
+     and "signal.shared.d3.t2.thread.2.flagged.contended: 1" in fl
+     and sum(".flagged." in ln for ln in fl) == 1,
      "1 of 3 repeats contended: gbench labels that row and the aggregates, gab's extra and lkp "
      "name the point", json.dumps(fr[:8])[:2000] + json.dumps(fg))
 t.ok(r.returncode == 0 and [b["repetition_index"] for b in rows[:3]] == [0, 1, 2]
@@ -228,8 +228,10 @@ try:
     root = ET.fromstring(out["junit"])
     cases = root.findall("./testsuite/testcase")
     t.ok(root.tag == "testsuites" and len(cases) == 20
+         and root.find("./testsuite/testcase/skipped").get("type") == "known-bug"
          and root.find("./testsuite/testcase/skipped").get("message").startswith(
-             "known kernel bug: "), "junit: parses, 20 testcases, known-bug as <skipped>")
+             "known kernel bug memlock-units (since d7c9e99aee48 "),
+         "junit: parses, 20 testcases, known-bug as <skipped type=known-bug> naming its bug")
 except ET.ParseError as e:
     t.ok(False, "junit: parses", str(e))
 vd = json.load(open(VERIFY))

@@ -17,9 +17,9 @@ fi
 # its own (it ran into the synopsis).
 text=$(mandoc -T ascii "$page" 2>&1 | col -bx)
 if echo "$text" | grep -q '^ *Compare result documents point by point' \
-   && echo "$text" | grep -q '^ *\[-f|--format text|json\] *$'; then
+   && echo "$text" | grep -q '^ *\[-f|--format text|json\] \[-v|--verbose\] *$'; then
   echo "ok 2 - rendered, compare's synopsis ends its line; the description starts the next"
 else
   echo "not ok 2 - rendered, compare's synopsis ends its line; the description starts the next"
-  echo "$text" | grep -A1 -e '--format text|json\]' | sed 's/^/# /'
+  echo "$text" | grep -A1 -e '--verbose\]' | sed 's/^/# /'
 fi

@@ -1,12 +1,15 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """model.py - `ucbench model`: the seed's published signal1 tables (tests/golden/usl-signal1-*)
 give lambda, sigma and kappa with intervals and a prediction at N=384 (text and JSON), the
-rlimit-cache table sigma and kappa indistinguishable from 0, and `compare` of the two says
-kappa fell; a 2-CPU document, and this machine's own sweep 1,C,2C, are refused with the reason
+rlimit-cache table sigma and kappa indistinguishable from 0, and `compare` of the two says the
+loss fell, not which cost; with 5 repeats the lack-of-fit test refuses to extrapolate a shape the
+law cannot take and passes the law's own; a 2-CPU document, and this machine's own sweep 1,C,2C, are refused with the reason
 (exit 1); the chart; bad input is one line and exit 2; valgrind-clean."""
 import copy
 import json
+import math
 import os
+import random
 import re
 import shutil
 import subprocess
@@ -51,6 +54,13 @@ if pred:
          "around it", pred.group(0))
 t.ok(re.search(r"^# warning: N=384 lies beyond the largest N fitted \(64\): the prediction "
                r"extrapolates", out, re.M), "the warning that N=384 extrapolates", out)
+t.ok(re.search(r"^  lack of fit: not testable: one repeat per N", out, re.M)
+     and re.search(r"^  loss with N: real \(p = 0\.0057\), its kind not identified: the "
+                   r"intervals of sigma and kappa both reach 0", out, re.M),
+     "the stock table: lack of fit not testable; the loss real, its kind not identified", out)
+r = run(["model", STOCK, "--predict", "128,384"])
+t.ok(len(re.findall(r"^# warning: N=(128|384) lies beyond the largest N fitted \(64\)",
+                    r.stdout, re.M)) == 2, "--predict 128,384: a warning for each", r.stdout)
 t.ok(re.search(r"^# warning: .* every measured repeat is used, as if each task had a CPU",
                out, re.M), "the warning that nothing says whether each task had a CPU", out)
 t.ok(re.search(r"^  residual [0-9.]+% \(SD of log ops/s", out, re.M)
@@ -106,9 +116,57 @@ t.ok(sc.get("scale", {}).get("containers") == 64 and sc["scale"]["direction"] ==
      and sc["scale"]["established"] is True,
      "compare: the scale at N=64 rose, the intervals apart", sc.get("scale"))
 r = run(["compare", STOCK, PATCHED])
-t.ok(re.search(r"^#   kappa \(coherency\) .* -> .*: fell", r.stdout, re.M)
-     and re.search(r"^#   sigma \(contention\) ", r.stdout, re.M),
-     "compare's text: the sigma and kappa lines, kappa fell", r.stdout[-1500:])
+t.ok(re.search(r"^#   kappa \(coherency\) .* -> .*: no change established \(the intervals "
+               r"overlap\)$", r.stdout, re.M)
+     and re.search(r"^#   sigma \(contention\) .* -> .*: no change established", r.stdout, re.M)
+     and re.search(r"^#   established: the loss with N fell \(the scale at N=64 rose\); not "
+                   r"which cost", r.stdout, re.M) and ": fell" not in r.stdout,
+     "compare's text: neither sigma nor kappa is said to fall; the loss fell, not which cost",
+     r.stdout[-1500:])
+
+# ---- 5 repeats at 1 %: the stock shape (fitted to N=32) misfits, a USL curve does not ----
+rng = random.Random(34)
+stock_doc = json.load(open(STOCK))
+
+
+def repeats(values, noise, max_n):
+    """The stock document with 5 repeats of each N up to max_n: values[N] x lognormal noise."""
+    out = copy.deepcopy(stock_doc)
+    out["results"] = []
+    for r0 in stock_doc["results"]:
+        for k in range(1, 6) if r0["containers"] <= max_n else ():
+            x = copy.deepcopy(r0)
+            x["repeat"] = k
+            x["summary"]["per_container_ops"] = (values[r0["containers"]]
+                                                 * math.exp(noise * rng.gauss(0, 1)))
+            out["results"].append(x)
+    return out
+
+
+table = {x["containers"]: x["summary"]["per_container_ops"] for x in stock_doc["results"]}
+misfit = write("misfit.json", repeats(table, 0.01, 32))
+r = run(["model", misfit, "--predict", "24,64"])
+t.ok(r.returncode == 0
+     and re.search(r"^  lack of fit: F\(2, 20\) = [0-9.e+]+, p = [0-9.e-]+: the law's shape misses",
+                   r.stdout, re.M)
+     and re.search(r"^  predicted at N=24: [0-9]+ \[", r.stdout, re.M)
+     and re.search(r"^  predicted at N=64: refused: the law's shape does not fit", r.stdout,
+                   re.M), "the stock shape with 5 repeats: lack of fit, N=64 refused, N=24 "
+     "predicted", r.stdout)
+j = (load(run(["model", misfit, "--predict", "64", "-f", "json"]).stdout, "misfit")
+     .get("series") or [{}])[0]
+lof = j.get("lack_of_fit") or {}
+pr = (j.get("predictions") or [{}])[0]
+t.ok(lof.get("rejected") is True and lof.get("p", 1) < 1e-6 and lof.get("df_lack") == 2
+     and lof.get("df_pure") == 20 and pr.get("ops_per_s") is None and pr.get("reason"),
+     "JSON: lack_of_fit rejected, F(2, 20); the prediction null with its reason", j)
+law = {n: 380000 / (1 + 0.02 * (n - 1) + 3e-4 * n * (n - 1)) for n in table}
+r = run(["model", write("law.json", repeats(law, 0.02, 64)), "--predict", "128", "-f", "json"])
+j = (load(r.stdout, "law").get("series") or [{}])[0]
+t.ok((j.get("lack_of_fit") or {}).get("rejected") is False and j.get("loss")
+     == "contention and coherency" and j["predictions"][0]["ops_per_s"] is not None,
+     "a USL curve with 5 repeats: the shape fits, both costs established, N=128 predicted",
+     {k: j.get(k) for k in ("lack_of_fit", "loss", "predictions")})
 
 # ---- a 2-CPU document: N = 1, 2 own a CPU, N = 4 does not ----
 ex = json.load(open(os.path.join(SRCDIR, "examples", "run-small.json")))
@@ -208,6 +266,13 @@ if shutil.which("valgrind") and not os.environ.get("UCB_SANITIZED"):
                          "--errors-for-leak-kinds=definite,indirect", UCBENCH, "model", two_path],
                         capture_output=True, text=True, timeout=600)
     t.ok(vg.returncode == 1, "valgrind: a refusal is clean", vg.stderr[-3000:])
+    vg = subprocess.run(["valgrind", "-q", "--leak-check=full", "--error-exitcode=99",
+                         "--errors-for-leak-kinds=definite,indirect", UCBENCH, "model", misfit,
+                         "--predict", "24,64", "--plot", svg], capture_output=True, text=True,
+                        timeout=600)
+    t.ok(vg.returncode == 0 and "N=24" in open(svg).read() and "N=64" not in open(svg).read(),
+         "valgrind: a prediction refused for lack of fit is clean, and not drawn",
+         vg.stderr[-3000:])
 else:
     t.skip("valgrind: model is clean", "valgrind is not installed (or a sanitizer build)")
 t.done()

@@ -120,6 +120,23 @@ LEFT = write("stock-left-out.json", left)
 few = copy.deepcopy(stock)
 few["results"] = few["results"][:3]
 FEW = write("stock-three.json", few)
+# 5 repeats a N (spread +-1 %): the stock shape to N=32, which the lack-of-fit test rejects
+# (a prediction beyond refused), and a USL curve, which it does not.
+def five(values, max_n):
+    out = copy.deepcopy(stock)
+    out["results"] = []
+    for r0 in stock["results"]:
+        for k, f in enumerate((0.99, 0.995, 1, 1.005, 1.01) if r0["containers"] <= max_n else ()):
+            out["results"].append(copy.deepcopy(r0))
+            out["results"][-1]["repeat"] = k + 1
+            out["results"][-1]["summary"]["per_container_ops"] = values(r0) * f
+    return out
+
+
+MISFIT = write("stock-five.json", five(lambda r: r["summary"]["per_container_ops"], 32))
+LAW = write("law-five.json", five(lambda r: 380000 / (1 + 0.02 * (r["containers"] - 1) + 3e-4
+                                                      * r["containers"] * (r["containers"] - 1)),
+                                  64))
 # Its only N=4 repeat contended: compare shows that point's ratio from contended repeats.
 cont = copy.deepcopy(stock)
 cont["results"][1] = with_contention(cont["results"][1], contended=True)
@@ -154,6 +171,8 @@ for name, args, rc in [
         ("the stock golden without --predict", [STOCK], (0,)),
         ("the patched golden, --predict 384,128", [PATCHED, "--predict", "384,128"], (0,)),
         ("repeats left out (contended, starved)", [LEFT, "--predict", "64"], (0,)),
+        ("a lack of fit: a prediction refused", [MISFIT, "--predict", "16,64"], (0,)),
+        ("5 repeats a N of a USL curve", [LAW, "--predict", "128"], (0,)),
         ("a refusal: 3 observations for 3 parameters", [FEW, "--predict", "16"], (1,)),
         ("a refusal: examples/run-small.json (N=1,2)", [RUN_SMALL, "--predict", "4"], (1,)),
         ("a file name that is not valid UTF-8", [BAD_RUN], (1,)),

@@ -9,6 +9,8 @@
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../tap.h"
@@ -87,22 +89,30 @@ test_fair_share (void)
 static void
 test_flags (void)
 {
-  tap_check (ucb_sample_contended (1.0, 0.5, 0.9, 0.5));
-  tap_check (ucb_sample_contended (1.0, 0.8999, 0.9, 0.5));
-  tap_check (!ucb_sample_contended (1.0, 0.9, 0.9, 0.5)); /* exactly at the threshold: enough */
-  tap_check (!ucb_sample_contended (1.0, 1.1, 0.9, 0.5));
-  tap_check (!ucb_sample_contended (1.0, NAN, 0.9, 0.5)); /* unknown share */
-  tap_check (!ucb_sample_contended (NAN, 0.1, 0.9, 0.5)); /* unknown fair share */
-  tap_check (!ucb_sample_contended (1.0, 0.015, 0.01, 0.5));
-  tap_check (ucb_sample_contended (1.0, 0.009, 0.01, 0.5));
+  enum ucb_sample_verdict F = UCB_SAMPLE_FAIR, C = UCB_SAMPLE_CONTENDED, U = UCB_SAMPLE_UNJUDGED;
+
+  tap_check (ucb_sample_judge (1.0, 0.5, 0.9, 0.5) == C);
+  tap_check (ucb_sample_judge (1.0, 0.8999, 0.9, 0.5) == C);
+  tap_check (ucb_sample_judge (1.0, 0.9, 0.9, 0.5) == F); /* exactly at the threshold: enough */
+  tap_check (ucb_sample_judge (1.0, 1.1, 0.9, 0.5) == F);
+  tap_check (ucb_sample_judge (1.0, NAN, 0.9, 0.5) == U); /* unknown share: never clean */
+  tap_check (ucb_sample_judge (NAN, 0.1, 0.9, 0.5) == U); /* unknown fair share */
+  tap_check (ucb_sample_judge (1.0, 0.015, 0.01, 0.5) == F);
+  tap_check (ucb_sample_judge (1.0, 0.009, 0.01, 0.5) == C);
   /* Half a CPU by right: 0.13 of one is contended, 0.49 is not; over 0.5 s one 10 ms turn
    * more or less (0.02) is taking turns, not contention. */
-  tap_check (ucb_sample_contended (0.5, 0.13, 0.9, 0.5));
-  tap_check (!ucb_sample_contended (0.5, 0.49, 0.9, 0.5));
-  tap_check (!ucb_sample_contended (0.5, 0.443, 0.9, 0.5));
-  tap_check (ucb_sample_contended (0.5, 0.42, 0.9, 0.5));
+  tap_check (ucb_sample_judge (0.5, 0.13, 0.9, 0.5) == C);
+  tap_check (ucb_sample_judge (0.5, 0.49, 0.9, 0.5) == F);
+  tap_check (ucb_sample_judge (0.5, 0.443, 0.9, 0.5) == F);
+  tap_check (ucb_sample_judge (0.5, 0.42, 0.9, 0.5) == C);
   /* Owning a CPU, no turns: no slack. */
-  tap_check (ucb_sample_contended (1.0, 0.899, 0.9, 0.01));
+  tap_check (ucb_sample_judge (1.0, 0.899, 0.9, 0.01) == C);
+  /* 64 tasks on 2 CPUs: over 0.5 s the bar is 0.9/32 - 0.02 = 0.008, judged; over 0.25 s
+   * one turn's slack (0.04) exceeds 0.9/32, so a task that never ran cannot be told from one
+   * that got its share: unjudged, not clean. */
+  tap_check (ucb_sample_judge (1.0 / 32, 0.0, 0.9, 0.5) == C);
+  tap_check (ucb_sample_judge (1.0 / 32, 0.0, 0.9, 0.25) == U);
+  tap_check (ucb_sample_judge (1.0 / 32, 1.0 / 32, 0.9, 0.25) == U);
   tap_check (!ucb_repeat_contended (0, 0));
   tap_check (!ucb_repeat_contended (1, 10)); /* exactly a tenth: not more */
   tap_check (ucb_repeat_contended (2, 10));
@@ -132,15 +142,55 @@ test_jiffies (void)
   tap_check_int (ucb_nivcsw_of (-5), ==, -1);
 }
 
-/* ---- a hand-built point: `n` containers x `T` tasks (3 at most), 3 readings 0.5 s apart ---- */
+/* The kernel's clock of another process, read from outside: a child that spins, then sleeps,
+ * shows the CPU it used and none while asleep; an unknown pid reads as unknown. */
+static void
+test_kclock (void)
+{
+  struct ucb_kclock a, b, c, none;
+  int go[2], ready[2];
+  char x = 0;
+  pid_t pid;
 
+  tap_check (pipe (go) == 0 && pipe (ready) == 0);
+  pid = fork ();
+  if (pid == 0)
+    {
+      uint64_t end = ucb_clock_ns (CLOCK_PROCESS_CPUTIME_ID) + 100000000ull;
+      while (ucb_clock_ns (CLOCK_PROCESS_CPUTIME_ID) < end)
+        ;
+      (void) !write (ready[1], &x, 1);
+      (void) !read (go[0], &x, 1);
+      _exit (0);
+    }
+  tap_check (pid > 0 && read (ready[0], &x, 1) == 1);
+  ucb_kclock_read (&a, pid);
+  usleep (50000);
+  ucb_kclock_read (&b, pid);
+  tap_check_int (a.cpu_ns, >=, 100000000ull); /* the 0.1 s it spun, then nothing asleep */
+  tap_check (ucb_kclock_share (&a, &b) < 0.05);
+  (void) !write (go[1], &x, 1);
+  waitpid (pid, NULL, 0);
+  ucb_kclock_read (&c, pid); /* gone */
+  tap_check_int (c.cpu_ns, ==, 0);
+  tap_check (isnan (ucb_kclock_share (&a, &c)));
+  ucb_kclock_read (&none, 0);
+  tap_check_int (none.cpu_ns, ==, 0);
+  close (go[0]), close (go[1]), close (ready[0]), close (ready[1]);
+}
+
+/* ---- a hand-built point: `n` containers x `T` tasks (HAND_MAX at most), 3 readings 0.5 s
+ * apart ---- */
+
+#define HAND_MAX 40
 struct hand
 {
   struct ucb_point_result r;
-  struct ucb_container_result c[3];
-  int cpu[3];
-  pid_t pid[3];
-  struct ucb_slot slots[2][3];
+  struct ucb_container_result c[HAND_MAX];
+  int cpu[HAND_MAX];
+  pid_t pid[HAND_MAX];
+  struct ucb_slot slots[2][HAND_MAX];
+  struct ucb_kclock kclock[2][HAND_MAX];
   int allowed[2];
   struct ucb_placement pl;
 };
@@ -149,12 +199,14 @@ struct hand
 static double hand_late_s;
 /* Ops each task adds per reading. */
 static uint64_t hand_ops = 1000;
+/* The kernel's clock of each task's process over the window, s of CPU; NULL: none read. */
+static const double *hand_kclock_s;
 
 /* cpu[t], cpu_s[k][t]: task t's (container-major) CPU and its CPU time at reading k; host rows:
  * 20% idle then 0%, steal 5% then 10%. */
 static json_t *
-hand_point (struct hand *h, size_t n, size_t T, const int *cpu, const double cpu_s[3][3],
-            double threshold)
+hand_point (struct hand *h, size_t n, size_t T, const int *cpu,
+            const double cpu_s[3][HAND_MAX], double threshold)
 {
   static const struct ucb_jiffies host[3]
       = { { true, 1000, 500, 0 }, { true, 1100, 520, 5 }, { true, 1200, 520, 15 } };
@@ -205,6 +257,12 @@ hand_point (struct hand *h, size_t n, size_t T, const int *cpu, const double cpu
     }
   h->r.samples.nreadings = 3;
   h->r.interval_ns = S (0.5);
+  for (size_t t = 0; hand_kclock_s && t < n * T; t++)
+    for (size_t e = 0; e < 2; e++)
+      {
+        h->r.kclock[e] = h->kclock[e];
+        h->kclock[e][t] = (struct ucb_kclock){ S (2 + (double) e), S (5 + hand_kclock_s[t] * e) };
+      }
   doc = ucb_emit_point (&h->r, &h->pl);
   ucb_samples_free (&h->r.samples);
   return doc;
@@ -230,7 +288,7 @@ num (json_t *o, const char *path)
 }
 
 /* Container 0 gets half a CPU in both intervals, container 1 a whole one then 0.95. */
-static const double two[3][3] = { { 1.0, 1.0 }, { 1.25, 1.5 }, { 1.5, 1.975 } };
+static const double two[3][HAND_MAX] = { { 1.0, 1.0 }, { 1.25, 1.5 }, { 1.5, 1.975 } };
 
 static void
 test_record (void)
@@ -284,7 +342,7 @@ test_container_min (void)
   tap_check (json_is_false (at (o, "per_container.0.tasks.1.samples.0.contended")));
   json_decref (o);
   /* two tasks of 1.0 and 0.95: the lowest, not contended */
-  o = hand_point (&h, 1, 2, pinned, (const double[3][3]){ { 1, 1 }, { 1.5, 1.475 }, { 2, 2 } },
+  o = hand_point (&h, 1, 2, pinned, (const double[3][HAND_MAX]){ { 1, 1 }, { 1.5, 1.475 }, { 2, 2 } },
                   0.9);
   tap_check_near (num (o, "per_container.0.samples.0.cpu_share"), 0.95, 1e-9);
   tap_check (json_is_false (at (o, "per_container.0.samples.0.contended")));
@@ -296,9 +354,9 @@ static void
 test_fair (void)
 {
   static const int unpinned[] = { -1, -1 }, crowded[] = { 0, 1, 0 };
-  static const double three[3][3] = { { 1, 1, 1 }, { 1.1, 1.5, 1.1 }, { 1.2, 2.0, 1.2 } };
-  static const double halves[3][3] = { { 1, 1, 1 }, { 1.25, 1.5, 1.25 }, { 1.49, 2.0, 1.5 } };
-  static const double unequal[3][3] = { { 1, 1, 1 }, { 1.14, 1.5, 1.36 }, { 1.28, 2.0, 1.72 } };
+  static const double three[3][HAND_MAX] = { { 1, 1, 1 }, { 1.1, 1.5, 1.1 }, { 1.2, 2.0, 1.2 } };
+  static const double halves[3][HAND_MAX] = { { 1, 1, 1 }, { 1.25, 1.5, 1.25 }, { 1.49, 2.0, 1.5 } };
+  static const double unequal[3][HAND_MAX] = { { 1, 1, 1 }, { 1.14, 1.5, 1.36 }, { 1.28, 2.0, 1.72 } };
   struct hand h;
   json_t *o = hand_point (&h, 2, 1, unpinned, two, 0.9);
 
@@ -345,7 +403,7 @@ static void
 test_starved (void)
 {
   static const int pinned[] = { 0, 1 };
-  static const double full[3][3] = { { 1, 1 }, { 1.5, 1.5 }, { 2, 2 } };
+  static const double full[3][HAND_MAX] = { { 1, 1 }, { 1.5, 1.5 }, { 2, 2 } };
   struct hand h;
   json_t *o;
 
@@ -399,7 +457,7 @@ static void
 test_readers (void)
 {
   static const int pinned[] = { 0, 1 };
-  static const double full[3][3] = { { 1, 1 }, { 1.5, 1.5 }, { 2, 2 } };
+  static const double full[3][HAND_MAX] = { { 1, 1 }, { 1.5, 1.5 }, { 2, 2 } };
   struct hand h;
   json_t *results = ucb_json_arr ();
   struct ucb_doc d;
@@ -440,12 +498,82 @@ test_readers (void)
   json_decref (results);
 }
 
+/* 40 unpinned tasks on 2 CPUs: 20 take turns on each, more than a 0.5 s interval can show, so
+ * each is judged over the window (1 s) against 2/40 of a CPU.  2,000 getppid ops are under two
+ * batches (20,000): no task publishes a share of its own. */
+static void
+test_unjudged (void)
+{
+  static int unpinned[HAND_MAX];
+  static double cpu_s[3][HAND_MAX], fair[HAND_MAX], starved[HAND_MAX];
+  struct hand h;
+  json_t *results = ucb_json_arr (), *o;
+  cleanup_free char *table = NULL;
+  struct ucb_doc d;
+  size_t len = 0;
+  FILE *f;
+
+  for (size_t t = 0; t < HAND_MAX; t++)
+    {
+      unpinned[t] = -1;
+      cpu_s[0][t] = 1, cpu_s[1][t] = 1.0001, cpu_s[2][t] = 1.0002; /* publishes nothing useful */
+      fair[t] = 0.05, starved[t] = 0.01;
+    }
+  /* No share and no kernel clock: unjudged, never clean. */
+  o = hand_point (&h, HAND_MAX, 1, unpinned, cpu_s, 0.9);
+  tap_check (strcmp (json_string_value (at (o, "contention.judged_over")), "window") == 0);
+  tap_check (json_is_true (at (o, "contention.unjudged")));
+  tap_check_int (num (o, "contention.unjudged_samples"), ==, 2 * HAND_MAX);
+  tap_check (json_is_false (at (o, "contention.contended")));
+  tap_check (json_is_null (at (o, "contention.cpu_share_median")));
+  ucb_json_push (results, o);
+  /* The kernel's clock gives each its fair 0.05: judged, clean... */
+  hand_kclock_s = fair;
+  o = hand_point (&h, HAND_MAX, 1, unpinned, cpu_s, 0.9);
+  tap_check (json_is_false (at (o, "contention.unjudged")));
+  tap_check_int (num (o, "contention.kernel_clock_tasks"), ==, HAND_MAX);
+  tap_check (json_is_false (at (o, "contention.contended")));
+  tap_check_near (num (o, "contention.cpu_share_median"), 0.05, 1e-9);
+  ucb_json_push (results, o);
+  /* ... or 0.01 of a CPU each: contended. */
+  hand_kclock_s = starved;
+  o = hand_point (&h, HAND_MAX, 1, unpinned, cpu_s, 0.9);
+  tap_check (json_is_false (at (o, "contention.unjudged")));
+  tap_check (json_is_true (at (o, "contention.contended")));
+  ucb_json_push (results, o);
+  hand_kclock_s = NULL;
+
+  /* The flag reaches the model's one test of a point, and the table's mark. */
+  tap_check (ucb_doc_built (results, &d));
+  tap_check (d.points[0].contention.unjudged && !d.points[1].contention.unjudged);
+  tap_check (ucb_point_cpu_doubtful (&d.points[0]) && !ucb_point_cpu_doubtful (&d.points[1]));
+  ucb_doc_free (&d);
+  f = open_memstream (&table, &len);
+  ucb_report_text (f, results);
+  fclose (f);
+  tap_check (table && strstr (table, "     -       0 * unjudged\n"));
+  tap_check (table && strstr (table, "  0.05       0\n"));
+  tap_check (table && strstr (table, "  0.01       0 * contended\n"));
+  free (table);
+  table = ucb_report_contention_note (results);
+  tap_check (table && strstr (table, "1 of 3 measured points contended"));
+  tap_check (table && strstr (table, "; 1 of 3 measured points unjudged"));
+
+  /* An older document without the key: a sampled point with no median share is unjudged. */
+  json_object_del (json_object_get (json_array_get (results, 0), "contention"), "unjudged");
+  tap_check (ucb_doc_built (results, &d));
+  tap_check (d.points[0].contention.unjudged);
+  ucb_doc_free (&d);
+  json_decref (results);
+}
+
 static const struct tap_test tests[] = {
   { "CPU share: CPU delta over wall delta; dt 0, unpublished and backwards are unknown",
     test_share },
   { "owns a CPU: pinned alone, tasks <= allowed CPUs; unpinned and crowded do not", test_owns },
   { "flags: below the threshold (not at it); a repeat when over a tenth", test_flags },
   { "host idle and steal between two /proc/stat readings; nivcsw of a pid", test_jiffies },
+  { "the kernel's CPU clock of another process; unknown when it is gone", test_kclock },
   { "document: per task and container samples, contention, host_samples", test_record },
   { "container sample: the lowest share of its tasks", test_container_min },
   { "a reading late by more than an interval: its interval is late and contended", test_late },
@@ -454,6 +582,7 @@ static const struct tap_test tests[] = {
   { "contended: the tasks taking turns on a CPU got under their fair share together", test_fair },
   { "starved: a container with fewer than 100 ops", test_starved },
   { "model, table mark and cpu column, the warning; old documents", test_readers },
+  { "unjudged: no share, judged on the kernel's clock, never clean", test_unjudged },
 };
 
 TAP_MAIN (tests)

@@ -70,6 +70,19 @@ test_jain (void)
   tap_check (isnan (ucb_jain_index (NULL, 0)));
 }
 
+/* Snedecor's F against closed forms: F(2, d) = (1 + 2f/d)^(-d/2); F(1, d) = t(d)^2;
+ * F(d, 2) = 1 - (d f / (2 + d f))^(d/2). */
+static void
+test_f_distribution (void)
+{
+  tap_check_near (ucb_f_sf (3.7, 2, 20), pow (1 + 2 * 3.7 / 20, -10), 1e-12);
+  tap_check_near (ucb_f_sf (244, 2, 20), pow (1 + 2 * 244.0 / 20, -10), 1e-20);
+  tap_check_near (ucb_f_sf (4.0, 1, 7), 2 * (1 - ucb_t_cdf (2.0, 7)), 1e-12);
+  tap_check_near (ucb_f_sf (1.3, 3, 2), 1 - pow (3 * 1.3 / (2 + 3 * 1.3), 1.5), 1e-12);
+  tap_check (ucb_f_sf (0, 3, 4) == 1 && ucb_f_sf (INFINITY, 3, 4) == 0);
+  tap_check (isnan (ucb_f_sf (1, 0, 4)) && isnan (ucb_f_sf (NAN, 3, 4)));
+}
+
 static void
 test_t_distribution (void)
 {
@@ -175,6 +188,7 @@ test_precision (void)
 static const struct tap_test tests[] = {
   { "--repeat auto: CI half-width, contended left out, n >= 3", test_precision },
   { "Student's t: cdf and quantile against scipy", test_t_distribution },
+  { "Snedecor's F: survival function against closed forms", test_f_distribution },
   { "Welch: difference, standard error, df against scipy", test_welch },
   { "Holm: step-down adjustment, monotone, NaN left out", test_holm },
   { "mean, median, sample stddev, min, max, cv", test_basic },

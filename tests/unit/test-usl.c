@@ -2,9 +2,10 @@
 /* test-usl.c - the Universal Scalability Law fit (report/usl.c) and the model of a document
  * (report/usl-doc.c): exact recovery of noise-free data, the coverage of the 95 % intervals over
  * synthetic sweeps with known lambda, sigma, kappa and lognormal noise (a fixed seed; the rates
- * are printed, and docs/statistics.md quotes them), the seed's published signal1 tables
- * (tests/golden/usl-signal1-*.json), and the refusals.  UCB_USL_SWEEPS sets the sweeps per
- * case (default 300). */
+ * are printed, and docs/statistics.md quotes them), the lack-of-fit test on USL and non-USL
+ * shapes, the seed's published signal1 tables (tests/golden/usl-signal1-*.json) whole and held
+ * out, and the refusals.  UCB_USL_SWEEPS sets the sweeps per case (default 300; 200 for the
+ * lack of fit). */
 #include "config.h"
 
 #include <math.h>
@@ -203,6 +204,182 @@ test_coverage (void)
             q + 1 < N_Q ? "," : "\n");
 }
 
+/* ---- lack of fit ---------------------------------------------------------------------------- */
+
+/* A true shape at each N, sampled with 5 repeats and lognormal noise; `held` an N beyond the
+ * fitted ones, whose true value the prediction there must hold unless it is refused. */
+struct lcase
+{
+  const char *name;
+  size_t n_levels;
+  double n[8], x[8];
+  double noise, held_n, held_x;
+  bool usl; /* the shape is the law's: the test must reject at about its level, no more */
+};
+
+static const struct lcase lcases[] = {
+  /* The law itself (380000, 0.02, 3e-4), filled in below. */
+  { .name = "a USL curve, N 1..64, 5 repeats, 2%",
+    .n_levels = 7,
+    .n = { 1, 2, 4, 8, 16, 32, 64 },
+    .noise = 0.02,
+    .usl = true },
+  /* The seed's stock table taken as the truth, fitted up to N = 32 (the reviewer's case). */
+  { .name = "the seed's stock shape, N 1..32, 5 repeats, 1%",
+    .n_levels = 5,
+    .n = { 1, 4, 8, 16, 32 },
+    .x = { 380068, 353204, 308948, 306453, 180659 },
+    .noise = 0.01,
+    .held_n = 64,
+    .held_x = 129152 },
+  /* A step: a second cost that appears at some N, which the law cannot take. */
+  { .name = "a step at N = 16, 5 repeats, 2%",
+    .n_levels = 6,
+    .n = { 1, 2, 4, 8, 16, 32 },
+    .x = { 1e6, 1e6, 1e6, 1e6, 5e5, 5e5 },
+    .noise = 0.02,
+    .held_n = 64,
+    .held_x = 5e5 },
+};
+
+/* Sweeps of case `c`: how many the test rejected, the mean p, and how many held-out
+ * predictions were confident (not refused: the shape was not rejected) and missed. */
+static void
+lof_sweeps (const struct lcase *c, size_t sweeps, size_t *rejected, double *mean_p, size_t *missed)
+{
+  double n[64], x[64], truth[8];
+  char why[300];
+
+  *rejected = *missed = 0;
+  *mean_p = 0;
+  for (size_t j = 0; j < c->n_levels; j++)
+    truth[j] = c->usl ? usl (380000, 0.02, 3e-4, c->n[j]) : c->x[j];
+  for (size_t k = 0; k < sweeps; k++)
+    {
+      struct ucb_usl_fit f;
+      struct ucb_usl_pred p;
+      size_t m = 0;
+
+      for (size_t j = 0; j < c->n_levels; j++)
+        for (size_t r = 0; r < 5; r++, m++)
+          n[m] = c->n[j], x[m] = truth[j] * exp (c->noise * gauss ());
+      if (ucb_usl_fit (n, x, m, &f, why, sizeof why) != UCB_USL_OK || !f.lof_tested)
+        {
+          tap_fail (__FILE__, __LINE__, "%s: refused or untested: %s", c->name, why);
+          return;
+        }
+      *rejected += f.lof_rejected;
+      *mean_p += f.lof_p / (double) sweeps;
+      if (c->held_n > 0 && !f.lof_rejected)
+        {
+          ucb_usl_predict (&f, c->held_n, &p);
+          *missed += !covers (&p.x, c->held_x);
+        }
+      ucb_usl_free (&f);
+    }
+}
+
+/* On a USL curve the test rejects at about its level (0.05, within 3 binomial SDs); on a shape
+ * the law cannot take it rejects nearly always, and a prediction beyond the N fitted is either
+ * refused (rejected) or holds the truth: never a confident interval that misses, bar 5 %. */
+static void
+test_lack_of_fit (void)
+{
+  const char *env = getenv ("UCB_USL_SWEEPS");
+  size_t sweeps = env && atoi (env) >= 50 ? (size_t) atoi (env) : 200;
+  double tol = 3 * sqrt (0.05 * 0.95 / (double) sweeps);
+
+  rng_state = 0x1ac0f0f17ull;
+  for (size_t k = 0; k < UCB_ARRAY_SIZE (lcases); k++)
+    {
+      const struct lcase *c = &lcases[k];
+      size_t rejected, missed;
+      double mean_p, rate;
+
+      lof_sweeps (c, sweeps, &rejected, &mean_p, &missed);
+      rate = (double) rejected / (double) sweeps;
+      printf ("# lack of fit, %s, %zu sweeps: rejected %.3f, mean p %.3g, confident and missed "
+              "N=%g: %zu\n",
+              c->name, sweeps, rate, mean_p, c->held_n, missed);
+      if (c->usl && fabs (rate - 0.05) > tol)
+        tap_fail (__FILE__, __LINE__, "%s: rejected in %.3f, not 0.05 +- %.3f", c->name, rate, tol);
+      if (!c->usl && rate < 0.95)
+        tap_fail (__FILE__, __LINE__, "%s: rejected in only %.3f", c->name, rate);
+      if ((double) missed > 0.05 * (double) sweeps)
+        tap_fail (__FILE__, __LINE__, "%s: %zu confident predictions at N=%g missed", c->name,
+                  missed, c->held_n);
+    }
+}
+
+/* Hold-out on the seed's table `golden`: fitted up to N = hi, each larger N it has predicted;
+ * the interval holds the measured value, or the prediction is refused.  The errors are printed
+ * (docs/statistics.md quotes them). */
+static void
+holdout (const char *golden, long long hi)
+{
+  const char *srcdir = getenv ("top_srcdir");
+  cleanup_free char *path = xasprintf ("%s/tests/golden/%s", srcdir ? srcdir : "..", golden);
+  cleanup_json json_t *doc = NULL, *all = NULL;
+  ucb_error_t err = NULL;
+  json_t *res, *kept = ucb_json_arr (), *r;
+  struct ucb_doc d;
+  struct ucb_usl_model m;
+  size_t i;
+
+  if (ucb_doc_read (path, &doc, &err) < 0 || (res = json_object_get (doc, "results")) == NULL)
+    {
+      tap_fail (__FILE__, __LINE__, "%s: %s", golden, err ? err->msg : "no results");
+      ucb_error_free (&err);
+      json_decref (kept);
+      return;
+    }
+  all = json_incref (res);
+  json_array_foreach (res, i, r)
+  {
+    if (json_integer_value (json_object_get (r, "containers")) <= hi)
+      ucb_json_push (kept, json_incref (r));
+  }
+  json_object_set_new (doc, "results", kept);
+  if (ucb_doc_load (doc, golden, UCB_DOC_RUN, &d, &err) < 0)
+    {
+      tap_fail (__FILE__, __LINE__, "%s: %s", golden, err->msg);
+      ucb_error_free (&err);
+      return;
+    }
+  ucb_usl_model_of (&d, 1, &m);
+  tap_check_int (m.s[0].status, ==, UCB_USL_OK);
+  json_array_foreach (all, i, r)
+  {
+    long long n = json_integer_value (json_object_get (r, "containers"));
+    double x = ucb_json_num (json_object_get (r, "summary"), "per_container_ops");
+    cleanup_free char *refused = NULL;
+    struct ucb_usl_pred p;
+
+    if (n <= hi || m.s[0].status != UCB_USL_OK)
+      continue;
+    refused = ucb_usl_prediction_refusal (&m.s[0], n);
+    ucb_usl_predict (&m.s[0].fit, (double) n, &p);
+    printf ("# hold-out %s, fitted N <= %lld: N=%lld measured %.0f, predicted %.0f [%.0f, %.0f] "
+            "(%+.0f%%), %s\n",
+            golden, hi, n, x, p.x.est, p.x.lo, p.x.hi, 100 * (p.x.est / x - 1),
+            refused            ? "refused"
+            : covers (&p.x, x) ? "inside"
+                               : "OUTSIDE");
+    tap_check (refused || covers (&p.x, x));
+  }
+  ucb_usl_model_free (&m);
+  ucb_doc_free (&d);
+}
+
+static void
+test_holdout (void)
+{
+  holdout ("usl-signal1-stock.json", 16);
+  holdout ("usl-signal1-stock.json", 32);
+  holdout ("usl-signal1-rlimit-cache.json", 16);
+  holdout ("usl-signal1-rlimit-cache.json", 32);
+}
+
 /* ---- the seed's published tables ------------------------------------------------------------ */
 
 static bool
@@ -373,6 +550,10 @@ static const struct tap_test tests[] = {
   { "the seed's stock signal1 table: fitted within its residual, a loss with N, N=384",
     test_golden_stock },
   { "the rlimit-cache table: sigma and kappa indistinguishable from 0", test_golden_patched },
+  { "lack of fit: rejected at its level on a USL curve, nearly always on shapes it cannot take",
+    test_lack_of_fit },
+  { "hold-out on the seed's tables: each prediction holds the measured value, or is refused",
+    test_holdout },
   { "refusals: too few container counts, no residual, bad values", test_refusals },
   { "a 2-CPU document: refused, naming its N, its CPUs and what was left out", test_two_cpus },
 };

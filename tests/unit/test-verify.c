@@ -96,10 +96,14 @@ test_known_bug_and_others (void)
   struct ucb_vresult r;
 
   memset (&r, 0, sizeof r);
-  ucb_vobserve_bug (&r, "locks", UCB_VITEM_ADMITTED, 0, 16, 16);
+  ucb_vobserve_bug (&r, UCB_VBUG_MEMLOCK_UNITS, "locks", UCB_VITEM_ADMITTED, 0, 16, 16);
   tap_check_int (ucb_vjudge (&r, why, sizeof why), ==, UCB_VERDICT_KNOWN_BUG);
+  /* The verdict names its bug: the observation's, for the JSON document and the TAP line. */
+  tap_check (ucb_vknown_bug (&r) == &ucb_vbugs[UCB_VBUG_MEMLOCK_UNITS]);
+  tap_check_str (ucb_vknown_bug (&r)->id, "memlock-units");
   r.items[0].observed = 0; /* a fixed kernel */
   tap_check_int (ucb_vjudge (&r, why, sizeof why), ==, UCB_VERDICT_PASS);
+  tap_check (ucb_vknown_bug (&r) == NULL);
   r.items[0].observed = 17; /* neither intended nor the known bug: looser than both */
   tap_check_int (ucb_vjudge (&r, why, sizeof why), ==, UCB_VERDICT_FAIL);
   tap_check_str (why, "locks: expected 0 (the known bug: 16), observed 17: over-admission (limit "
@@ -115,7 +119,7 @@ test_known_bug_and_others (void)
   /* A bug that admits fewer than intended: between the two is early denial too, above both a
    * bypass. */
   memset (&r, 0, sizeof r);
-  ucb_vobserve_bug (&r, "fewer", UCB_VITEM_ADMITTED, 6, 5, 4);
+  ucb_vobserve_bug (&r, UCB_VBUG_MEMLOCK_UNITS, "fewer", UCB_VITEM_ADMITTED, 6, 5, 4);
   tap_check_int (ucb_vjudge (&r, why, sizeof why), ==, UCB_VERDICT_FAIL);
   tap_check (strstr (why, "early denial") != NULL);
   r.items[0].observed = 7;

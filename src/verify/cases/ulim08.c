@@ -251,12 +251,12 @@ observe_container (struct ucb_vresult *r, const struct ucb_probe_out *o, bool fi
     {
       /* Without 9e05e5c7ee87 the override stops at the parent bound: 5 and 5 (and, without
        * 432dc0654c61 too, the failed level-1 charge leaks: observer 6 and 1 after the drain). */
-      ucb_vobserve_bug (r, "container: observer SigQ after kill", UCB_VITEM_COUNTER, 6,
-                        v[C_Q_OBSERVER], 5);
-      ucb_vobserve_bug (r, "container: SigQ inside after kill", UCB_VITEM_COUNTER, 6, v[C_Q_INSIDE],
-                        5);
-      ucb_vobserve_bug (r, "container: observer SigQ after the drain", UCB_VITEM_COUNTER, 0,
-                        v[C_Q_OBSERVER_DRAINED], 1);
+      ucb_vobserve_bug (r, UCB_VBUG_SIGPENDING_OVERRIDE, "container: observer SigQ after kill",
+                        UCB_VITEM_COUNTER, 6, v[C_Q_OBSERVER], 5);
+      ucb_vobserve_bug (r, UCB_VBUG_SIGPENDING_OVERRIDE, "container: SigQ inside after kill",
+                        UCB_VITEM_COUNTER, 6, v[C_Q_INSIDE], 5);
+      ucb_vobserve_bug (r, UCB_VBUG_SIGPENDING_OVERRIDE, "container: observer SigQ after the drain",
+                        UCB_VITEM_COUNTER, 0, v[C_Q_OBSERVER_DRAINED], 1);
     }
 }
 

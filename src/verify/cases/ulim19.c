@@ -49,8 +49,9 @@ ulim19_run (struct ucb_vctx *ctx, ucb_error_t *err)
 
   if (ucb_probe_run (&spec, lock_pages, NULL, &o, err) < 0)
     return -1;
-  ucb_vobserve_bug_count (ctx->res, "one-page SHM_LOCKs under a 16-byte parent bound",
-                          UCB_VITEM_ADMITTED, SOFT_BYTES / page, o.v[0], SOFT_BYTES, LOCKS);
+  ucb_vobserve_bug_count (ctx->res, UCB_VBUG_MEMLOCK_UNITS,
+                          "one-page SHM_LOCKs under a 16-byte parent bound", UCB_VITEM_ADMITTED,
+                          SOFT_BYTES / page, o.v[0], SOFT_BYTES, LOCKS);
   ucb_vobserve (ctx->res, "errno of the refused SHM_LOCK", UCB_VITEM_ERRNO, ENOMEM, o.errnum);
   return 0;
 }
