@@ -338,6 +338,8 @@ verify_json (const struct ucb_vrun *v, size_t n)
       ucb_json_set (o, "checks", ucb_json_str (v[i].c->checks));
       ucb_json_set (o, "depends_on", ucb_json_str (v[i].c->depends));
       ucb_json_set (o, "status", ucb_json_str (ucb_verdict_name (v[i].verdict)));
+      if (v[i].not_run)
+        ucb_json_set (o, "not_run", json_true ());
       ucb_json_set (o, "expected", exp);
       ucb_json_set (o, "observed", obs);
       if (capped) /* those observed values are "more than the cap", not counts */
@@ -379,6 +381,22 @@ print_list (const struct vopts *o)
   ucb_vmatrix_list (stdout, sel);
 }
 
+/* A signal that came while case `r` ran cut it short (its process killed, its counts
+ * half-made): whatever it ended as but a pass or a skip is no verdict on the kernel, so the
+ * case did not run, as those after it; a pass had seen everything it checks before. */
+static void
+cut_short (struct ucb_vrun *r)
+{
+  int sig = ucb_interrupted ();
+
+  if (!sig || r->verdict == UCB_VERDICT_PASS || r->verdict == UCB_VERDICT_SKIP)
+    return;
+  r->verdict = UCB_VERDICT_SKIP;
+  r->not_run = true;
+  snprintf (r->why, sizeof r->why, "not run: interrupted by signal %d after %.1f s", sig,
+            r->duration_s);
+}
+
 /* Run every selected case, `repeat` times: their outcomes in *out (n of them), one per
  * selected case and repeat, so the plan always lists them all.  After the first failure with
  * --fail-fast, or after a signal, the rest are SKIP saying why they did not run.  Returns
@@ -400,7 +418,8 @@ run_cases (const struct vopts *o, const struct ucb_kernel *k, struct ucb_vrun **
           continue;
         if ((bad && o->fail_fast) || ucb_interrupted ())
           {
-            v[n] = (struct ucb_vrun){ .c = ucb_vcases[i], .verdict = UCB_VERDICT_SKIP };
+            v[n] = (struct ucb_vrun){ .c = ucb_vcases[i], .verdict = UCB_VERDICT_SKIP,
+                                      .not_run = true };
             if (ucb_interrupted ())
               snprintf (v[n].why, sizeof v[n].why, "not run: interrupted by signal %d",
                         ucb_interrupted ());
@@ -411,6 +430,7 @@ run_cases (const struct vopts *o, const struct ucb_kernel *k, struct ucb_vrun **
             continue;
           }
         ucb_verify_run (ucb_vcases[i], o->uid_base + (uid_t) i * 100, k, &v[n]);
+        cut_short (&v[n]);
         bad = bad || ucb_verdict_row (ucb_verdict_name (v[n].verdict))->fails_run;
         n++;
       }
@@ -432,11 +452,32 @@ all_skipped (const struct ucb_vrun *v, size_t n)
   return n > 0;
 }
 
+/* verify_interrupted: a signal ended verify before its last case (beside verify[], which is
+ * an array, as verify_kernel is); the case it cut short and those after are not_run. */
+static json_t *
+interrupted_record (int sig, const struct ucb_vrun *v, size_t n)
+{
+  json_t *in = ucb_json_obj ();
+  size_t finished = 0;
+  cleanup_free char *reason = NULL;
+
+  for (size_t i = 0; i < n; i++)
+    if (!v[i].not_run)
+      finished++;
+    else if (!reason)
+      reason = xasprintf ("%s %s", v[i].c->id, v[i].why);
+  ucb_json_set (in, "signal", ucb_json_int (sig));
+  ucb_json_set (in, "reason", ucb_json_str (reason ? reason : "interrupted after the last case"));
+  ucb_json_set (in, "cases_finished", ucb_json_int ((long long) finished));
+  ucb_json_set (in, "cases_planned", ucb_json_int ((long long) n));
+  return in;
+}
+
 /* TAP on stdout, or the document (JSON, JUnit) and --output. */
 static int
 write_outputs (const struct vopts *o, int argc, char **argv, double t_real, uint64_t t0,
                json_t *host, const struct ucb_kernel *k, const struct ucb_vrun *v, size_t n,
-               ucb_error_t *err)
+               int sig, ucb_error_t *err)
 {
   json_t *doc;
   int r = 0;
@@ -451,6 +492,8 @@ write_outputs (const struct vopts *o, int argc, char **argv, double t_real, uint
   doc = ucb_report_document (argc, argv, t_real, (double) (ucb_now_ns () - t0) / 1e9, host,
                              ucb_json_obj (), ucb_json_arr ());
   ucb_json_set (doc, "verify", verify_json (v, n));
+  if (sig)
+    ucb_json_set (doc, "verify_interrupted", interrupted_record (sig, v, n));
   ucb_json_set (doc, "verify_kernel",
                 ucb_json_checked (json_sprintf ("%u.%u.%u", k->major, k->minor, k->patch)));
   if (o->output)
@@ -472,6 +515,7 @@ ucb_cmd_verify (int argc, char **argv, ucb_error_t *err)
   size_t n = 0;
   json_t *host = NULL;
   bool bad;
+  int sig;
   struct ucb_interrupt_saved saved;
   double t_real = (double) time (NULL);
   uint64_t t0 = ucb_now_ns ();
@@ -504,10 +548,11 @@ ucb_cmd_verify (int argc, char **argv, ucb_error_t *err)
     }
   ucb_install_interrupt_handlers ();
   bad = run_cases (&o, &k, &v, &n);
+  sig = ucb_interrupted (); /* while the cases ran: one that comes later cuts none short */
   /* The cases are over: a signal from here on is only noted, so the document is finished
    * (as run does), then verify ends as an interrupted one. */
   ucb_interrupts_defer (&saved);
-  r = write_outputs (&o, argc, argv, t_real, t0, host, &k, v, n, err);
+  r = write_outputs (&o, argc, argv, t_real, t0, host, &k, v, n, sig, err);
   ucb_restore_interrupt_handlers ();
   vopts_free (&o);
   if (ucb_interrupted_status (r, "", err) < 0)

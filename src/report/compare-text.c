@@ -83,10 +83,14 @@ print_only_and_verify (json_t *out)
   json_array_foreach (json_object_get (out, "verify"), i, x)
   {
     cleanup_free char *id = ucb_escape_controls (json_string_value (json_object_get (x, "id")));
-    cleanup_free char *b
-        = ucb_escape_controls (json_string_value (json_object_get (x, "base")) ?: "(absent)");
-    cleanup_free char *h
-        = ucb_escape_controls (json_string_value (json_object_get (x, "head")) ?: "(absent)");
+    cleanup_free char *b = ucb_escape_controls (
+        json_is_true (json_object_get (x, "base_not_run"))
+            ? "not run"
+            : json_string_value (json_object_get (x, "base")) ?: "(absent)");
+    cleanup_free char *h = ucb_escape_controls (
+        json_is_true (json_object_get (x, "head_not_run"))
+            ? "not run"
+            : json_string_value (json_object_get (x, "head")) ?: "(absent)");
     printf ("# verify %s: %s -> %s%s\n", id, b, h,
             json_is_true (json_object_get (x, "newly_failing")) ? "  NEWLY FAILING" : "");
   }

@@ -460,6 +460,22 @@ side_case (const struct side *s, const char *id)
   return w;
 }
 
+/* Whether case `id` reached no verdict in any document of `s` that has it (false when none
+ * has it): a skip of an interrupted verify, shown as "not run", never as a failure. */
+static bool
+side_not_run (const struct side *s, const char *id)
+{
+  bool seen = false;
+  for (size_t k = 0; k < s->n; k++)
+    {
+      const struct ucb_doc_case *c = ucb_doc_find_case (&s->docs[k], id);
+      if (c && !c->none_ran)
+        return false;
+      seen = seen || c;
+    }
+  return seen;
+}
+
 /* Verify cases whose worst status differs, in head order. */
 static json_t *
 compare_verify (const struct side *base, const struct side *head, size_t *newly_failing)
@@ -485,6 +501,8 @@ compare_verify (const struct side *base, const struct side *head, size_t *newly_
         ucb_json_set (o, "id", ucb_json_str (c->id));
         ucb_json_set (o, "base", ucb_json_str (sb));
         ucb_json_set (o, "head", ucb_json_str (sh));
+        ucb_json_set (o, "base_not_run", json_boolean (side_not_run (base, c->id)));
+        ucb_json_set (o, "head_not_run", json_boolean (side_not_run (head, c->id)));
         ucb_json_set (o, "newly_failing", json_boolean (failing (sh) && !failing (sb)));
         *newly_failing += failing (sh) && !failing (sb);
         ucb_json_push (arr, o);

@@ -430,12 +430,20 @@ index_cases (struct ucb_doc *d)
     if (i + 1 == d->n_cases || strcmp (d->cases[d->by_id[i + 1]].id, d->cases[d->by_id[i]].id) != 0)
       {
         size_t best = UCB_ARRAY_SIZE (worst_order);
+        bool none_ran = true;
         for (size_t j = start; j <= i; j++)
-          best = rank (d->cases[d->by_id[j]].status) < best ? rank (d->cases[d->by_id[j]].status)
-                                                            : best;
+          {
+            best = rank (d->cases[d->by_id[j]].status) < best
+                       ? rank (d->cases[d->by_id[j]].status)
+                       : best;
+            none_ran = none_ran && d->cases[d->by_id[j]].not_run;
+          }
         for (size_t j = start; j <= i; j++)
-          d->cases[d->by_id[j]].worst
-              = best < UCB_ARRAY_SIZE (worst_order) ? worst_order[best] : NULL;
+          {
+            d->cases[d->by_id[j]].worst
+                = best < UCB_ARRAY_SIZE (worst_order) ? worst_order[best] : NULL;
+            d->cases[d->by_id[j]].none_ran = none_ran;
+          }
         d->cases[d->by_id[start]].first = true;
         start = i + 1;
       }
@@ -489,8 +497,13 @@ load_cases (struct ucb_doc *d, json_t *arr, ucb_error_t *err)
         || ucb_opt_str (&l, v, "detail", &c->detail, err) < 0
         || ucb_opt_str (&l, v, "checks", &c->checks, err) < 0
         || ucb_opt_num (&l, v, "duration_s", &c->duration_s, err) < 0
+        || ucb_opt_bool (&l, v, "not_run", &c->not_run, err) < 0
         || load_known_bug (&l, v, c, err) < 0)
       return -1;
+    /* Only a skip can be "not run": a document cannot turn a verdict into none. */
+    if (c->not_run && strcmp (c->status, "skip") != 0)
+      return ucb_schema_error (&l, err, "not_run is true but status is \"%s\", not \"skip\"",
+                               c->status);
   }
   index_cases (d);
   return 0;

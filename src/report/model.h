@@ -117,6 +117,9 @@ struct ucb_doc_case
   double duration_s; /* NaN when absent */
   bool first;        /* the first entry with this id (--repeat repeats entries) */
   const char *worst; /* the worst known status of this id: error, fail, known-bug, skip, pass */
+  /* not_run: this entry is a skip that reached no verdict (verify was interrupted or stopped
+   * by --fail-fast before it or during it); none_ran: so is every entry with this id. */
+  bool not_run, none_ran;
 };
 
 struct ucb_doc_host

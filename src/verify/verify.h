@@ -202,6 +202,9 @@ struct ucb_vrun
   char why[UCB_VDETAIL_MAX];
   struct ucb_vresult res;
   double duration_s;
+  /* The case reached no verdict of its own: a signal or --fail-fast stopped verify before it
+   * or cut it short (verdict SKIP, why "not run: ..."); compare says "not run", never failing. */
+  bool not_run;
 };
 
 /* Run case `c` with the fresh uids `uid_base` .. `uid_base` + 99 (checked unused) in a
