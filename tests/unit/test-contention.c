@@ -5,6 +5,7 @@
  * worked out by hand. */
 #include "config.h"
 
+#include <errno.h>
 #include <math.h>
 #include <sched.h>
 #include <stdio.h>
@@ -152,7 +153,11 @@ test_kclock (void)
   char x = 0;
   pid_t pid;
 
-  tap_check (pipe (go) == 0 && pipe (ready) == 0);
+  if (pipe (go) < 0 || pipe (ready) < 0)
+    {
+      tap_fail (__FILE__, __LINE__, "pipe: %s", strerror (errno));
+      return;
+    }
   pid = fork ();
   if (pid == 0)
     {

@@ -252,6 +252,11 @@ lof_sweeps (const struct lcase *c, size_t sweeps, size_t *rejected, double *mean
 
   *rejected = *missed = 0;
   *mean_p = 0;
+  if (c->n_levels > UCB_ARRAY_SIZE (truth) || 5 * c->n_levels > UCB_ARRAY_SIZE (n))
+    {
+      tap_fail (__FILE__, __LINE__, "%s: %zu levels, at most 8", c->name, c->n_levels);
+      return;
+    }
   for (size_t j = 0; j < c->n_levels; j++)
     truth[j] = c->usl ? usl (380000, 0.02, 3e-4, c->n[j]) : c->x[j];
   for (size_t k = 0; k < sweeps; k++)
