@@ -19,7 +19,8 @@
 static int cmd_help (int argc, char **argv, ucb_error_t *err);
 
 static const char help_usage[] = "Usage: ucbench help [COMMAND]\n"
-                                 "Show the help of COMMAND, or the list of commands.\n";
+                                 "Show the help of COMMAND, or the list of commands.\n\n"
+                                 "  -h, --help  show this help\n";
 
 static const struct ucb_command commands[] = {
   { "run", ucb_cmd_run, "run workloads in N containers; per-container throughput; JSON", NULL,
@@ -118,6 +119,12 @@ cmd_help (int argc, char **argv, ucb_error_t *err)
   if (argc < 2)
     {
       print_main_help (stdout);
+      return 0;
+    }
+  /* `help --help` asks what help does: every command answers -h and --help. */
+  if (strcmp (argv[1], "-h") == 0 || strcmp (argv[1], "--help") == 0)
+    {
+      fputs (help_usage, stdout);
       return 0;
     }
   if (argc > 2)

@@ -17,9 +17,9 @@
 
 const char ucb_info_usage[]
     = "Usage: ucbench info [-f|--format json|text]\n"
-      "Describe this host: kernel, CPU topology, virtualization, user-namespace limits and\n"
-      "whether they can be created, cgroup layout, capabilities, rlimits, seccomp, LSMs and\n"
-      "library versions.  A probe without an answer says why (`absent: ...`,\n"
+      "Describe this host: kernel, CPU topology, virtualization, user-namespace limits\n"
+      "and whether they can be created, cgroup layout, capabilities, rlimits, seccomp,\n"
+      "LSMs and library versions.  A probe without an answer says why (`absent: ...`,\n"
       "`unknown: ...`; null in JSON).\n"
       "\n"
       "  -f, --format json|text   output format (default: text)\n"

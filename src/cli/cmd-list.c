@@ -17,8 +17,8 @@
 
 const char ucb_list_usage[]
     = "Usage: ucbench list [-f|--format json|text|csv]\n"
-      "List the workloads: what exactly one op is, the ucount (rlimit) it charges, the global\n"
-      "kernel locks it also takes, and whether this build can run it.\n"
+      "List the workloads: what exactly one op is, the ucount (rlimit) it charges, the\n"
+      "global kernel locks it also takes, and whether this build can run it.\n"
       "\n"
       "  -f, --format json|text|csv  output format (default: text); csv: one row per\n"
       "                              workload, the JSON keys as headers\n"

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* cmd-model.c - `ucbench model FILE.json [--predict N,...]`: the options; the model is
- * report/usl-report.c, its statistics docs/statistics.md. */
+/* cmd-model.c - `ucbench model FILE [--predict N,...]`: the options; FILE's forms are
+ * report/model-table.c, the model report/usl-report.c, its statistics docs/statistics.md. */
 #include "config.h"
 
 #include <getopt.h>
@@ -19,32 +19,40 @@
 #define MAX_PREDICT 1000000u
 
 const char ucb_model_usage[]
-    = "Usage: ucbench model FILE.json [--predict N[,N...]] [-f text|json] [-o OUT]\n"
+    = "Usage: ucbench model FILE [--predict N[,N...]] [-f text|json] [-o OUT]\n"
       "       [--plot CHART.svg]\n"
       "Fit Gunther's Universal Scalability Law to each series (workload, owner, depth,\n"
-      "tasks, mode) of a `ucbench run` document: per container\n"
+      "tasks, mode) of a `ucbench run` document, or to your own numbers: per container\n"
       "  X(N) = lambda / (1 + sigma (N-1) + kappa N (N-1))\n"
-      "lambda: ops/s of one container alone; sigma: contention (a serialised share); kappa:\n"
-      "coherency (a cache line bounced between the N containers).  Least squares on the log\n"
-      "of every repeat's per-container ops/s, sigma and kappa >= 0, each with a 95% profile\n"
-      "likelihood interval; the residual, and the measured against the fitted ops/s.  Only\n"
-      "repeats whose tasks each had a CPU of their own are used (not contended, not\n"
-      "starved, N x tasks within the CPUs); a series with fewer than 3 such container\n"
-      "counts, or too few repeats to measure the noise, is refused with the reason.\n"
-      "See docs/statistics.md.\n"
+      "lambda: ops/s of one container alone; sigma: contention (a serialised share);\n"
+      "kappa: coherency (a cache line bounced between the N containers).  Least\n"
+      "squares on the log of every repeat's per-container ops/s, sigma and kappa >= 0,\n"
+      "each with a 95% profile likelihood interval; the residual, and the measured\n"
+      "against the fitted ops/s.  Only repeats whose tasks each had a CPU of their own\n"
+      "are used (not contended, not starved, N x tasks within the CPUs); a series with\n"
+      "fewer than 3 such container counts, or too few repeats to measure the noise, is\n"
+      "refused with the reason.  FILE, told apart by its content:\n"
+      "  a `ucbench run` JSON document;\n"
+      "  a table: per line N, ops/s per container and optionally the repeat, separated\n"
+      "    by commas or blanks; a header line and `#` comments allowed; rows of one N\n"
+      "    without a repeat column are its repeats;\n"
+      "  will-it-scale's runtest.py output (tasks,processes,...,linear): each task a\n"
+      "    container, its ops/s processes / tasks; concatenated runs are repeats.\n"
+      "See docs/statistics.md (installed in /usr/share/doc/ucbench/docs/).\n"
       "\n"
-      "  --predict N[,N...]    also predict per-container ops/s and the scale X(N)/lambda at\n"
-      "                        these container counts, each with its 95% interval (beyond\n"
-      "                        the largest N measured it extrapolates, and says so; it is\n"
-      "                        refused when the lack-of-fit test rejects the law's shape)\n"
-      "  --plot CHART.svg      draw each series: the repeats, the fitted curve, its 95% band\n"
-      "                        and the predictions\n"
+      "  --predict N[,N...]    also predict per-container ops/s and the scale\n"
+      "                        X(N)/lambda at these container counts, each with its 95%\n"
+      "                        interval (beyond the largest N measured it extrapolates,\n"
+      "                        and says so; it is refused when the lack-of-fit test\n"
+      "                        rejects the law's shape)\n"
+      "  --plot CHART.svg      draw each series: the repeats, the fitted curve, its 95%\n"
+      "                        band and the predictions\n"
       "  -f, --format text|json  a table, or the ucbench-model/1 JSON (default: text)\n"
-      "  -o, --output OUT      write the table or JSON to OUT (atomically) instead of stdout\n"
+      "  -o, --output OUT      write the table or JSON to OUT (atomically), not stdout\n"
       "  -h, --help            show this help\n"
       "\n"
-      "Exit status: 0 every series fitted, 1 a series refused (the reason is printed) or an\n"
-      "output write failed midway, 2 bad input.\n";
+      "Exit status: 0 every series fitted, 1 a series refused (the reason is printed)\n"
+      "or an output write failed midway, 2 bad input.\n";
 
 struct mopts
 {
@@ -95,7 +103,7 @@ parse (struct mopts *o, int argc, char **argv, ucb_error_t *err)
   if (r != 0)
     return r;
   if (argc - optind != 1)
-    return ucb_usage_error (err, "model needs exactly one document FILE.json (got %d)",
+    return ucb_usage_error (err, "model needs exactly one document or table FILE (got %d)",
                             argc - optind);
   o->a.input = argv[optind];
   o->a.json = o->format == UCB_FORMAT_JSON;

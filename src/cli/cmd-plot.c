@@ -13,17 +13,18 @@
 
 const char ucb_plot_usage[]
     = "Usage: ucbench plot FILE.json [FILE.json ...] --output REPORT.html|CHART.svg\n"
-      "Draw, per workload, the per-container ops/s and the scalability of the measured points\n"
-      "against the container count: one line per owner mode (and per file when several are\n"
-      "given).  A marker is the median over repeats; its error bar spans the smallest to the\n"
-      "largest per-interval per-container rate.  CHART.svg gets all charts stacked in one SVG;\n"
-      "REPORT.html a self-contained report: host, config, the charts and a table of the points.\n"
+      "Draw, per workload, the per-container ops/s and the scalability of the measured\n"
+      "points against the container count: one line per owner mode (and per file when\n"
+      "several are given).  A marker is the median over repeats; its error bar spans\n"
+      "the smallest to the largest per-interval per-container rate.  CHART.svg gets all\n"
+      "charts stacked in one SVG; REPORT.html a self-contained report: host, config,\n"
+      "the charts and a table of the points.\n"
       "\n"
-      "  -o, --output FILE   the file to write; its extension (.svg, .html) picks the format\n"
+      "  -o, --output FILE   the file to write; its extension (.svg, .html): the format\n"
       "  -h, --help          show this help\n"
       "\n"
-      "Exit status: 0 written, 1 writing the output failed midway (e.g. a full disk), 2 bad\n"
-      "input or an output that cannot be written.\n";
+      "Exit status: 0 written, 1 writing the output failed midway (e.g. a full disk),\n"
+      "2 bad input or an output that cannot be written.\n";
 
 static int
 plot_opt (void *ctx, int c, const char *arg, ucb_error_t *err)

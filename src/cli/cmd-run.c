@@ -25,6 +25,7 @@
 #include "engine/spawn.h"
 #include "engine/workload.h"
 #include "host/topology.h"
+#include "host/uidlock.h"
 #include "host/users.h"
 #include "report/contrast.h"
 #include "report/csv.h"
@@ -46,14 +47,53 @@ allowed_cpus (void)
   return (unsigned) n;
 }
 
-/* Default uids must be free; explicit ones are the user's choice, so only warn. */
-static int
-check_owner_uids (const struct ucb_run_options *o, ucb_error_t *err)
+/* A line for stderr (not with --quiet) and the document's notes. */
+static void
+owner_note (const struct ucb_run_options *o, json_t *notes, const char *kind, const char *line)
 {
+  ucb_json_push (notes, ucb_json_str (line));
+  if (!o->quiet || strcmp (kind, "warning") == 0)
+    fprintf (stderr, "ucbench: %s: %s\n", kind, line);
+}
+
+/* Explicit --owner uids are the user's choice: said, not refused, when the uid rule
+ * (ucb_uid_range_conflict) or a running process has them. */
+static void
+warn_explicit_uids (const struct ucb_run_options *o, const uid_t *v, size_t n, json_t *notes)
+{
+  for (size_t i = 0, j; i < n; i = j)
+    {
+      cleanup_free char *why = NULL;
+      cleanup_free char *line = NULL;
+      uint64_t past;
+
+      for (j = i + 1; j < n && v[j] == v[j - 1] + 1; j++)
+        ;
+      if (!ucb_uid_range_conflict (NULL, v[i], v[j - 1], &why, &past)
+          && ucb_uid_range_procs (v[i], v[j - 1], false, &why) == 0)
+        continue;
+      if (j - i > 1)
+        line = xasprintf ("--owner uids %u-%u: %s; their ucounts are shared with the containers",
+                          (unsigned) v[i], (unsigned) v[j - 1], why);
+      else
+        line = xasprintf ("--owner uid %u: %s; its ucounts are shared with the containers",
+                          (unsigned) v[i], why);
+      owner_note (o, notes, "warning", line);
+    }
+}
+
+/* The owner uids: every one we may become (CAP_SETUID/CAP_SETGID), and the default range
+ * (shared, distinct) claimed by ucb_uids_claim (verify's rule too): safe, free and locked for
+ * the rest of the run, or, without --uid-base, the next such range; the range used is the
+ * document's config.uid_base.  Explicit --owner uids are locked too, and only warned about. */
+static int
+check_owner_uids (struct ucb_run_options *o, json_t *notes, ucb_error_t *err)
+{
+  __attribute__ ((cleanup (ucb_uid_claim_free))) struct ucb_uid_claim c = { 0 };
   cleanup_free uid_t *all = NULL;
   cleanup_free uid_t *strict = NULL;
-  cleanup_free char *who = NULL;
-  size_t nall, nstrict, found;
+  cleanup_free uid_t *fixed = NULL;
+  size_t nall, nstrict, nfixed = 0;
 
   ucb_owner_collect (&o->plan, &all, &nall, &strict, &nstrict);
   if (ucb_check_set_ids (all, nall, err) < 0)
@@ -65,17 +105,31 @@ check_owner_uids (const struct ucb_run_options *o, ucb_error_t *err)
         if (ucb_check_set_ids (&root, 1, err) < 0)
           return -1;
       }
-  found = ucb_uids_find_users (strict, nstrict, &who);
-  if (found)
-    return ucb_make_error (err, 0,
-                           "owner uid range %u-%u is in use (%s%s): containers would share "
-                           "ucounts with it; choose a free range with --uid-base",
-                           (unsigned) strict[0], (unsigned) strict[nstrict - 1], who,
-                           found > 1 ? ", and more" : "");
-  free (who);
-  who = NULL;
-  if (nall > nstrict && ucb_uids_find_users (all, nall, &who) > 0)
-    fprintf (stderr, "ucbench: warning: %s; its ucounts are shared with the containers\n", who);
+  fixed = xcalloc (nall + 1, sizeof *fixed);
+  for (size_t i = 0; i < nall; i++)
+    if (!bsearch (&all[i], strict, nstrict, sizeof *strict, ucb_cmp_uid))
+      fixed[nfixed++] = all[i];
+  c.what = "owner uid range";
+  c.option = "--uid-base";
+  c.base = o->plan.uid_base;
+  c.width = nstrict ? (uint64_t) strict[nstrict - 1] - o->plan.uid_base + 1 : 0;
+  c.highest = UCB_MAX_UID;
+  c.movable = !o->plan.uid_base_given;
+  c.fixed = fixed;
+  c.nfixed = nfixed;
+  if (ucb_uids_claim (&c, err) < 0)
+    return -1;
+  o->plan.uid_base = (uint32_t) c.base;
+  if (c.moved)
+    owner_note (o, notes, "note", c.moved);
+  if (c.unlocked)
+    {
+      cleanup_free char *line = xasprintf ("no uid lock (%s): a ucbench started on the same "
+                                           "uids meanwhile is not refused",
+                                           c.unlocked);
+      owner_note (o, notes, "note", line);
+    }
+  warn_explicit_uids (o, fixed, nfixed, notes);
   return 0;
 }
 
@@ -86,7 +140,9 @@ static void
 narrow_unprivileged (struct ucb_run_options *o, json_t *notes)
 {
   const char *note = "no CAP_SETUID/CAP_SETGID: every container is owned by your own uid "
-                     "(--owner self); shared, distinct and root need root";
+                     "(--owner self), one owner, so shared and distinct owners cannot be "
+                     "contrasted; they and root need root (ucbench becomes each owner uid with "
+                     "setresuid; it uses no subuid range and no newuidmap)";
 
   if (o->plan.owners_given || ucb_can_set_ids ())
     return;
@@ -193,6 +249,30 @@ warn_short_window (const struct ucb_run_options *o, const struct ucb_placement *
            UCB_SCHED_SLICE_S * 1e3, ceil (need));
 }
 
+/* A process that is not this run's (nor one of its containers) in the point's default-range
+ * owner uids, before the point or at its end: the ucounts the point measures are not this
+ * run's alone (another ucbench that ignores the lock, or anything else), so it is an error,
+ * never a measurement.  Explicit --owner uids are the user's choice (warned about). */
+static int
+foreign_in_range (const struct ucb_run_options *o, const struct ucb_point *pt, const char *when,
+                  ucb_error_t *err)
+{
+  cleanup_free char *who = NULL;
+  uid_t first, last;
+
+  if (!ucb_owner_is_default_range (&pt->owner) || pt->containers == 0)
+    return 0;
+  first = ucb_owner_uid (&pt->owner, o->plan.uid_base, 0);
+  last = ucb_owner_uid (&pt->owner, o->plan.uid_base, pt->containers - 1);
+  if (ucb_uid_range_procs (first, last, true, &who) == 0)
+    return 0;
+  return ucb_make_error (err, 0,
+                         "a process that is not this run's uses its owner uids %u-%u %s the "
+                         "point (%s): its counts would not be this run's alone, so it is not "
+                         "recorded",
+                         (unsigned) first, (unsigned) last, when, who);
+}
+
 /* Run point `pt` once and record it into *entry (NULL for a point never run). */
 static int
 run_once (const struct ucb_run_options *o, const struct ucb_placement *pl, struct ucb_runtime *rt,
@@ -210,10 +290,16 @@ run_once (const struct ucb_run_options *o, const struct ucb_placement *pl, struc
       return 0;
     }
   warn_short_window (o, pl, pt);
-  r = ucb_run_point (&o->plan, pl, rt, pt, &res, err);
+  r = foreign_in_range (o, pt, "before", err);
   if (r == 0)
-    *entry = ucb_emit_point (&res, pl);
-  ucb_point_result_free (&res);
+    {
+      r = ucb_run_point (&o->plan, pl, rt, pt, &res, err);
+      if (r == 0)
+        r = foreign_in_range (o, pt, "at the end of", err);
+      if (r == 0)
+        *entry = ucb_emit_point (&res, pl);
+      ucb_point_result_free (&res);
+    }
   if (r == 0)
     return 0;
   owner = ucb_owner_mode_name (&pt->owner);
@@ -370,7 +456,7 @@ emit (const struct ucb_run_options *o, json_t *doc, const char *busy, const char
   else if (r == 0 && o->format == UCB_FORMAT_CSV)
     ucb_csv_write_run (stdout, doc);
   else if (o->format == UCB_FORMAT_TEXT && !o->quiet)
-    ucb_report_text (stdout, doc); /* also when --output failed: the run is not lost */
+    ucb_report_text (stdout, doc, o->legend); /* also when --output failed: not lost */
   fflush (stdout);
   /* Once, after the table: a busy host makes every number above suspect. */
   if (busy && !o->quiet)
@@ -379,19 +465,22 @@ emit (const struct ucb_run_options *o, json_t *doc, const char *busy, const char
     fprintf (stderr, "ucbench: warning: %s\n", starved);
   if (auto_line && !o->quiet)
     fprintf (stderr, "ucbench: %s\n", auto_line);
+  if (r == 0 && !o->quiet)
+    ucb_report_next_steps (stderr, o->output, o->format == UCB_FORMAT_JSON, doc);
   return r;
 }
 
 /* What can be known before anything is measured: the CPUs, the --output directory, the owner
  * uids and the limits.  Every refusal here costs the user no waiting. */
 static int
-check_before_start (struct ucb_run_options *o, struct ucb_placement *pl, ucb_error_t *err)
+check_before_start (struct ucb_run_options *o, struct ucb_placement *pl, json_t *notes,
+                    ucb_error_t *err)
 {
   if (ucb_placement_init (pl, &o->plan, err) < 0)
     return -1;
   if (o->output && ucb_report_check_output (o->output, err) < 0)
     return -1;
-  if (check_owner_uids (o, err) < 0 || ucb_limits_check (&o->plan, err) < 0)
+  if (check_owner_uids (o, notes, err) < 0 || ucb_limits_check (&o->plan, err) < 0)
     return -1;
   return 0;
 }
@@ -507,7 +596,7 @@ ucb_cmd_run (int argc, char **argv, ucb_error_t *err)
     ucb_json_push (st.notes, ucb_json_str ("containers=1 added to the sweep: scale divides by the "
                                            "1-container point of its series (--no-baseline "
                                            "leaves it out)"));
-  if (check_before_start (&o, &pl, err) < 0)
+  if (check_before_start (&o, &pl, st.notes, err) < 0)
     return -1;
   st.t_real = realtime_now ();
   st.t0 = ucb_now_ns ();

@@ -25,6 +25,7 @@
 #include "core/util.h"
 #include "engine/owner.h"
 #include "engine/spawn.h"
+#include "host/uidlock.h"
 #include "host/users.h"
 #include "report/export.h"
 #include "report/output.h"
@@ -35,21 +36,22 @@
 const char ucb_verify_usage[]
     = "Usage: ucbench verify [limits] [CASE-ID|RLIMIT ...] [OPTION]...\n"
       "Check that the kernel enforces the ucounts rlimits across the user-namespace\n"
-      "hierarchy (docs/kernel-ucounts.md §4).  Each case runs with fresh uids in its own user\n"
-      "namespaces and must leave nothing behind.  Select cases by id (ULIM-01), name or\n"
-      "rlimit (sigpending, nproc, msgqueue, memlock); the default is every case.  A former\n"
-      "case's id or name (ULIM-07) selects the cases that now check its cells.\n"
+      "hierarchy (docs/kernel-ucounts.md §4).  Each case runs with fresh uids in its\n"
+      "own user namespaces and must leave nothing behind.  Select cases by id\n"
+      "(ULIM-01), name or rlimit (sigpending, nproc, msgqueue, memlock); the default is\n"
+      "every case.  A former case's id or name (ULIM-07) selects the cases that now\n"
+      "check its cells.\n"
       "\n"
       "  -f, --format tap|json|junit  output on stdout (default: tap)\n"
       "  -o, --output FILE         also write the JSON document to FILE\n"
       "  --list                    list the selected cases (all without a selection)\n"
       "                            and exit\n"
       "  -r, --repeat N            run every case N times (default: 1)\n"
-      "  --fail-fast               stop at the first failing case (the cases not run are\n"
-      "                            SKIP, so the plan still lists every selected case)\n"
+      "  --fail-fast               stop at the first failing case (the cases not run\n"
+      "                            are SKIP: the plan still lists every selected case)\n"
       "  --keep-going              run every case (the default; kept for old scripts)\n"
-      "  --uid-base UID            fresh uids: case i uses UID+100i .. +99\n"
-      "                            (default: 2101000000)\n"
+      "  --uid-base UID            fresh uids: case i uses UID+100i .. +99 (default:\n"
+      "                            2101000000, or the next free range after it)\n"
       "  -h, --help                show this help\n"
       "\n"
       "Exit status: 0 when every case passes, skips or shows a known kernel bug and one\n"
@@ -74,8 +76,9 @@ struct vopts
   bool list, fail_fast, help;
   unsigned repeat;
   uid_t uid_base;
-  size_t ncases;  /* in the registry */
-  bool *selected; /* [ncases] */
+  bool uid_base_given; /* else the default, which moves past a range another ucbench holds */
+  size_t ncases;       /* in the registry */
+  bool *selected;      /* [ncases] */
 };
 
 static size_t
@@ -135,9 +138,16 @@ verify_opt (void *ctx, int c, const char *arg, ucb_error_t *err)
       return 0;
     case 'u':
       /* Case i uses base + 100 i .. + 99: the last case's range must fit below (uid_t) -1. */
-      if (ucb_parse_u64 (arg, 1, 4294967294u - 100 * (uint64_t) o->ncases, &v) < 0)
-        return ucb_usage_error (err, "invalid --uid-base `%s`", arg);
+      if (ucb_parse_u64 (arg, 1, UCB_MAX_UID + 1 - 100 * (uint64_t) o->ncases, &v) < 0)
+        {
+          cleanup_free char *valid = ucb_uid_valid_text (NULL, UCB_MAX_UID);
+          return ucb_usage_error (err,
+                                  "invalid --uid-base `%s`: expected the first of %zu uids (case "
+                                  "i uses UID+100i .. +99), %s",
+                                  arg, 100 * o->ncases, valid);
+        }
       o->uid_base = (uid_t) v;
+      o->uid_base_given = true;
       return 0;
     default:
       return 1;
@@ -228,6 +238,35 @@ parse (struct vopts *o, int argc, char **argv, ucb_error_t *err)
       return r < 0 ? -1 : 0;
     }
   return select_cases (o, argc, argv, err);
+}
+
+/* The cases' uids, 100 per case of the registry from --uid-base: claimed as run claims its
+ * owners' (ucb_uids_claim: safe, free, locked while verify lives); without --uid-base the
+ * next such range when the default is not. */
+static int
+claim_uids (struct vopts *o, ucb_error_t *err)
+{
+  __attribute__ ((cleanup (ucb_uid_claim_free))) struct ucb_uid_claim c = {
+    .what = "case uid range",
+    .option = "--uid-base",
+    .base = o->uid_base,
+    .width = 100 * (uint64_t) o->ncases,
+    .highest = UCB_MAX_UID,
+    .movable = !o->uid_base_given,
+    .procs_per_case = true,
+  };
+
+  if (ucb_uids_claim (&c, err) < 0)
+    return -1;
+  o->uid_base = (uid_t) c.base;
+  if (c.moved)
+    fprintf (stderr, "ucbench: note: %s\n", c.moved);
+  if (c.unlocked)
+    fprintf (stderr,
+             "ucbench: note: no uid lock (%s): a ucbench started on the same uids meanwhile "
+             "is not refused\n",
+             c.unlocked);
+  return 0;
 }
 
 /* A failure's diagnostics after its TAP line: why, what it checks, each observation. */
@@ -418,7 +457,8 @@ run_cases (const struct vopts *o, const struct ucb_kernel *k, struct ucb_vrun **
           continue;
         if ((bad && o->fail_fast) || ucb_interrupted ())
           {
-            v[n] = (struct ucb_vrun){ .c = ucb_vcases[i], .verdict = UCB_VERDICT_SKIP,
+            v[n] = (struct ucb_vrun){ .c = ucb_vcases[i],
+                                      .verdict = UCB_VERDICT_SKIP,
                                       .not_run = true };
             if (ucb_interrupted ())
               snprintf (v[n].why, sizeof v[n].why, "not run: interrupted by signal %d",
@@ -496,6 +536,7 @@ write_outputs (const struct vopts *o, int argc, char **argv, double t_real, uint
     ucb_json_set (doc, "verify_interrupted", interrupted_record (sig, v, n));
   ucb_json_set (doc, "verify_kernel",
                 ucb_json_checked (json_sprintf ("%u.%u.%u", k->major, k->minor, k->patch)));
+  ucb_json_set (doc, "verify_uid_base", ucb_json_int (o->uid_base));
   if (o->output)
     r = ucb_report_write_kept (doc, o->output, "verify", err);
   if (r == 0 && o->format == VF_JSON)
@@ -533,8 +574,9 @@ ucb_cmd_verify (int argc, char **argv, ucb_error_t *err)
       vopts_free (&o);
       return 0;
     }
-  /* A path that cannot be written is the user's to change (2), found before any case runs. */
-  if (o.output && ucb_report_check_output (o.output, err) < 0)
+  /* A path that cannot be written is the user's to change (2), found before any case runs;
+   * so are uids another ucbench holds (1) or that are not safe (2). */
+  if ((o.output && ucb_report_check_output (o.output, err) < 0) || claim_uids (&o, err) < 0)
     {
       vopts_free (&o);
       return -1;

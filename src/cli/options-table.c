@@ -19,7 +19,7 @@ const size_t ucb_run_opt_n_rows = UCB_ARRAY_SIZE (ucb_run_opt_rows);
 /* What comes before the rows in --help. */
 static const char usage_head[]
     = "Usage: ucbench run [OPTION]...\n"
-      "Run workloads in N containers (user namespaces) and report per-container throughput.\n"
+      "Run workloads in N containers (user namespaces), report per-container ops/s.\n"
       "List-valued options run every combination (a sweep).\n"
       "\n";
 

@@ -19,10 +19,11 @@
  *   GROUP (heading): the options after it are shown under it, after a blank line. */
 #define UCB_RUN_OPTIONS(OPT, GROUP)                                                                \
   OPT (WORKLOAD, "workload", 'w', REQUIRED, "NAME[,..]",                                           \
-       "workloads to run (default: signal; see `ucbench list`)")                                   \
+       "workloads to run (default: signal; `ucbench list`)")                                       \
   OPT (CONTAINERS, "containers", 'c', REQUIRED, "N[,N..]",                                         \
-       "containers per point, 1-4096 (default: 1,NPROC,2*NPROC);\n"                                \
-       "1 is added when missing: scale divides by it")                                             \
+       "containers per point, 1-4096 (default:\n"                                                  \
+       "1,NPROC,2*NPROC); 1 is added when missing: scale\n"                                        \
+       "divides by it")                                                                            \
   OPT (NO_BASELINE, "no-baseline", 0, NONE, NULL, "do not add the 1-container point")              \
   OPT (OWNER, "owner", 0, REQUIRED, "MODE[,MODE..]",                                               \
        "who creates each container's user namespace:\n"                                            \
@@ -34,38 +35,42 @@
   OPT (DEPTH, "depth", 0, REQUIRED, "D[,D..]",                                                     \
        "user-namespace nesting, 0-32 (0 = none; default: 1)")                                      \
   OPT (TASKS, "tasks", 't', REQUIRED, "T[,T..]",                                                   \
-       "tasks PER CONTAINER, 1-1024 (default: 1); a point runs\n"                                  \
-       "N x T tasks in all (will-it-scale's -t and LKP's\n"                                        \
-       "nr_task count the total)")                                                                 \
+       "tasks PER CONTAINER, 1-1024 (default: 1); a point\n"                                       \
+       "runs N x T tasks in all (will-it-scale's -t and\n"                                         \
+       "LKP's nr_task count the total)")                                                           \
   OPT (THREADS, "threads", 0, NONE, NULL,                                                          \
        "tasks are threads of one process per container\n"                                          \
        "(default: one process per task)")                                                          \
   OPT (LIMIT, "limit", 0, REQUIRED, "RLIMIT=V[,..]",                                               \
        "soft limits set by the owner before it creates the\n"                                      \
-       "namespace (so also its rlimit_max): SIGPENDING, MSGQUEUE\n"                                \
-       "(bytes), MEMLOCK (bytes), NPROC; V a number or unlimited;\n"                               \
-       "repeatable: the lists add up, each rlimit given once")                                     \
+       "namespace (so also its rlimit_max): SIGPENDING,\n"                                         \
+       "MSGQUEUE (bytes), MEMLOCK (bytes), NPROC; V a\n"                                           \
+       "number or unlimited; repeatable: the lists add up,\n"                                      \
+       "each rlimit given once")                                                                   \
   OPT (HEADROOM, "headroom", 0, REQUIRED, "near|far",                                              \
-       "limit of the workload's counter: near = exactly its\n"                                     \
-       "peak use, far = the hard limit (default: as started)")                                     \
+       "limit of the workload's counter (default: as\n"                                            \
+       "started): near = exactly its peak use, far = the\n"                                        \
+       "hard limit")                                                                               \
   OPT (ISOLATE, "isolate", 0, REQUIRED, "NS[,NS..]",                                               \
        "namespaces per container: user,ipc,pid,mnt,uts,net\n"                                      \
-       "(default: user,ipc; depth 0 has none); repeatable: the\n"                                  \
-       "lists add up, each namespace given once")                                                  \
+       "(default: user,ipc; depth 0 has none); repeatable:\n"                                      \
+       "the lists add up, each namespace given once")                                              \
   OPT (DURATION, "duration", 'd', REQUIRED, "TIME",                                                \
-       "measured time per point (default: 3s); every TIME is\n"                                    \
-       "seconds, or a number with a unit: us, ms, s, m, h\n"                                       \
-       "(500ms, 2s, 1.5m)")                                                                        \
+       "measured time per point (default: 3s); every TIME\n"                                       \
+       "is seconds, or a number with a unit: us, ms, s, m,\n"                                      \
+       "h (500ms, 2s, 1.5m)")                                                                      \
   OPT (WARMUP, "warmup", 0, REQUIRED, "TIME",                                                      \
-       "unmeasured time after the start barrier (default: 1s)")                                    \
+       "unmeasured time after the start barrier\n"                                                 \
+       "(default: 1s)")                                                                            \
   OPT (INTERVAL, "interval", 0, REQUIRED, "TIME", "sampling interval (default: 500ms)")            \
   OPT (REPEAT, "repeat", 'r', REQUIRED, "R|auto",                                                  \
        "run each point R times (default: 1); auto: repeat\n"                                       \
-       "the sweep in rounds, every point once a round, until\n"                                    \
-       "each point's 95 % CI is within --precision")                                               \
+       "the sweep in rounds, every point once a round,\n"                                          \
+       "until each point's 95 % CI is within --precision")                                         \
   OPT (PRECISION, "precision", 0, REQUIRED, "PCT",                                                 \
-       "with --repeat auto: the CI half-width to reach, in %\n"                                    \
-       "of the per-container ops/s (from 3 uncontended repeats)")                                  \
+       "with --repeat auto: the CI half-width to reach, in\n"                                      \
+       "% of the per-container ops/s (from 3 uncontended\n"                                        \
+       "repeats)")                                                                                 \
   OPT (MAX_TIME, "max-time", 0, REQUIRED, "TIME",                                                  \
        "with --repeat auto: stop then even if not reached\n"                                       \
        "(default: 10 times the first round's time)")                                               \
@@ -88,8 +93,8 @@
   GROUP ("Containers as runtimes make them:")                                                      \
   OPT (CGROUP, "cgroup", 0, OPTIONAL, "PARENT",                                                    \
        "one cgroup per container, under PARENT/ucbench-PID\n"                                      \
-       "(default PARENT: the cgroup ucbench runs in); cgroup\n"                                    \
-       "v1, hybrid and v2 layouts")                                                                \
+       "(default PARENT: the cgroup ucbench runs in);\n"                                           \
+       "cgroup v1, hybrid and v2 layouts")                                                         \
   OPT (CPUSET, "cpuset", 0, NONE, NULL, "each container's cpuset = the CPUs of its tasks")         \
   OPT (PIDS_MAX, "pids-max", 0, REQUIRED, "N", "pids.max of each container's cgroup")              \
   OPT (CGROUP_SET, "cgroup-set", 0, REQUIRED, "FILE=VALUE",                                        \
@@ -97,27 +102,31 @@
        "(e.g. memory.max=1G; repeatable)")                                                         \
   OPT (SECCOMP, "seccomp", 0, REQUIRED, "docker|none|FILE",                                        \
        "seccomp filter in each container: Docker's default\n"                                      \
-       "profile, none (default), or a Docker-format JSON file")                                    \
+       "profile, none (default), or a Docker JSON file")                                           \
   OPT (SECCOMP_OPTIMIZE, "seccomp-optimize", 0, REQUIRED, "1|2",                                   \
-       "libseccomp filter layout: 1 = default, 2 = binary tree")                                   \
+       "libseccomp filter layout: 1 default, 2 binary tree")                                       \
   OPT (CAPS, "caps", 0, REQUIRED, "keep|drop|none|LIST",                                           \
-       "capabilities each container keeps: keep (all, default),\n"                                 \
-       "drop (Docker's default set), none, or a list such as\n"                                    \
-       "chown,kill; also sets no-new-privs; repeatable: lists\n"                                   \
-       "add up, each capability given once (keep, drop and\n"                                      \
-       "none stand alone)")                                                                        \
+       "capabilities each container keeps: keep (all,\n"                                           \
+       "default), drop (Docker's default set), none, or a\n"                                       \
+       "list such as chown,kill; also sets no-new-privs;\n"                                        \
+       "repeatable: lists add up, each capability given\n"                                         \
+       "once (keep, drop and none stand alone)")                                                   \
   OPT (PERF, "perf", 0, NONE, NULL,                                                                \
        "count cycles, instructions, cache misses, HITM and\n"                                      \
-       "context switches per op (perf_event_open); events the\n"                                   \
-       "host lacks are reported as unavailable")                                                   \
+       "context switches per op (perf_event_open); events\n"                                       \
+       "the host lacks are reported as unavailable")                                               \
   GROUP ("Output:")                                                                                \
   OPT (OUTPUT, "output", 'o', REQUIRED, "FILE",                                                    \
-       "write the JSON document to FILE (text table on stdout)")                                   \
+       "write the JSON document to FILE (the table still\n"                                        \
+       "goes to stdout)")                                                                          \
   OPT (FORMAT, "format", 'f', REQUIRED, "text|json|csv",                                           \
        "what stdout shows (default: text): the table, the\n"                                       \
        "document, or one CSV row per results[] entry with\n"                                       \
        "the document's keys as headers (summary.cv, ...)")                                         \
   OPT (QUIET, "quiet", 'q', NONE, NULL, "no progress and no table; errors only")                   \
+  OPT (LEGEND, "legend", 0, NONE, NULL,                                                            \
+       "under the table, the full legend: each column's\n"                                         \
+       "JSON key and every mark (default: two lines)")                                             \
   OPT (HELP, "help", 'h', NONE, NULL, "show this help")
 
 /* The option ids UCB_OPT_WORKLOAD.., in table order: the case labels of the parsers. */

@@ -299,6 +299,7 @@ parse_plan_opt (struct ucb_run_options *o, int id, const char *arg, ucb_error_t 
       if (parse_bounded ("uid-base", arg, UCB_MAX_UID, "a uid", &v, err) < 0)
         return -1;
       p->uid_base = (uint32_t) v;
+      p->uid_base_given = true;
       return 0;
     default:
       return 1;
@@ -321,6 +322,9 @@ parse_other_opt (struct ucb_run_options *o, int id, const char *arg, ucb_error_t
       return ucb_parse_format_as (arg, true, &o->format, err) < 0 ? -1 : 0;
     case UCB_OPT_QUIET:
       o->quiet = true;
+      return 0;
+    case UCB_OPT_LEGEND:
+      o->legend = true;
       return 0;
     case UCB_OPT_NO_BASELINE:
       o->no_baseline = true;

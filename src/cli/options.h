@@ -28,6 +28,7 @@ struct ucb_run_options
   char *output;
   enum ucb_format format;
   bool quiet;
+  bool legend;         /* --legend: the text table's full legend (default: two lines) */
   bool help;           /* -h/--help was given: print ucb_run_usage () and do nothing else */
   bool progress;       /* resolved: stderr is a terminal and not --quiet */
   bool no_baseline;    /* --no-baseline: no 1-container point unless --containers has one */

@@ -29,10 +29,8 @@ ucb_oom (void)
   abort ();
 }
 
-/* The length of the valid UTF-8 sequence at `p` (1 for ASCII), 0 for none: a stray
- * continuation byte, an overlong form, a surrogate, past U+10FFFF, or cut short. */
-static size_t
-utf8_len (const unsigned char *p)
+size_t
+ucb_utf8_len (const unsigned char *p)
 {
   size_t n;
 
@@ -65,17 +63,21 @@ ucb_escape_controls (const char *s)
     ucb_oom ();
   while (*p)
     {
-      size_t n = utf8_len (p);
+      size_t n = ucb_utf8_len (p);
+      /* C1 (NEL among them) and U+2028/U+2029: line breaks to Python's str.splitlines()
+       * (kunit.py) and to JavaScript. */
       bool c1 = n == 2 && p[0] == 0xc2 && p[1] < 0xa0;
+      bool sep = n == 3 && p[0] == 0xe2 && p[1] == 0x80 && (p[2] == 0xa8 || p[2] == 0xa9);
+      size_t brk = c1 || sep ? n : 0;
 
-      if ((n == 1 && *p >= 0x20 && *p != 0x7f) || (n > 1 && !c1))
+      if ((n == 1 && *p >= 0x20 && *p != 0x7f) || (n > 1 && !brk))
         {
           memcpy (o, p, n);
           o += n;
           p += n;
           continue;
         }
-      for (size_t i = 0; i < (c1 ? 2 : 1); i++, p++)
+      for (size_t i = 0; i < (brk ? brk : 1); i++, p++)
         {
           const char *name = *p == '\n' ? "n" : *p == '\t' ? "t" : *p == '\r' ? "r" : NULL;
           o += name ? snprintf (o, 5, "\\%s", name) : snprintf (o, 5, "\\x%02x", *p);

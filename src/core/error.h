@@ -42,12 +42,17 @@ void ucb_error_free (ucb_error_t *err);
 /* Out of memory: write a fixed message (no allocation) and abort.  Here, not in util.c, so
  * that errors need nothing above them (util.c builds on errors). */
 __attribute__ ((noreturn)) void ucb_oom (void);
-/* `s` fit for one line of a terminal: its control characters as C escapes (\n, \t, \r, \x1b
- * for the others, the C1 controls U+0080..U+009F as the bytes of their UTF-8 form, \xc2\x9b),
- * and a byte that starts no valid UTF-8 sequence as \xHH.  Backslashes are kept, so that a
- * string escaped twice reads the same.  Every message of an error goes through it: a value
- * quoted in one (an option's, a file name, a document's string) keeps it one line.  Freshly
- * allocated. */
+/* The length of the valid UTF-8 sequence at `p` (1 for ASCII), 0 for none: a stray
+ * continuation byte, an overlong form, a surrogate, past U+10FFFF, or cut short. */
+size_t ucb_utf8_len (const unsigned char *p);
+/* `s` fit for one line, of a terminal or of any line-based format (TAP, KTAP, LKP, CSV, the
+ * text tables): its control characters as C escapes (\n, \t, \r, \x1b for the others), the
+ * C1 controls U+0080..U+009F and the separators U+2028, U+2029 as the bytes of their UTF-8 form
+ * (\xc2\x85, \xe2\x80\xa8), and a byte that starts no valid UTF-8 sequence as \xHH: no line
+ * break that any reader knows is left (Python's str.splitlines() also breaks at \v, \f,
+ * \x1c..\x1e, U+0085, U+2028 and U+2029).  Backslashes are kept, so that a string escaped
+ * twice reads the same.  Every message of an error goes through it: a value quoted in one (an
+ * option's, a file name, a document's string) keeps it one line.  Freshly allocated. */
 char *ucb_escape_controls (const char *s);
 /* Print "ucbench: msg[: strerror]" to stderr, free, and return the exit status to use. */
 int ucb_error_report (ucb_error_t *err);

@@ -253,11 +253,30 @@ ucb_xml_puts (FILE *f, const char *s)
     ['&'] = "&amp;",  ['<'] = "&lt;",   ['>'] = "&gt;",
     ['"'] = "&quot;", ['\''] = "&#39;", ['\n'] = "&#10;",
   };
+  const unsigned char *p = (const unsigned char *) s;
 
-  for (; s && *s; s++)
-    if (ref[(unsigned char) *s])
-      fputs (ref[(unsigned char) *s], f);
-    else
-      /* Control characters are not allowed in XML 1.0, not even as references. */
-      fputc ((unsigned char) *s < 0x20 && *s != '\t' ? '?' : *s, f);
+  while (p && *p)
+    {
+      size_t n = ucb_utf8_len (p);
+
+      if (n == 1 && ref[*p])
+        fputs (ref[*p], f);
+      else if (n == 1)
+        /* Control characters are not allowed in XML 1.0, not even as references. */
+        fputc (*p < 0x20 && *p != '\t' ? '?' : *p, f);
+      else if (n == 0 || (n == 3 && p[0] == 0xef && p[1] == 0xbf && p[2] >= 0xbe))
+        /* Neither a byte that is no UTF-8 nor U+FFFE/U+FFFF is an XML Char. */
+        fputs ("\xef\xbf\xbd", f); /* U+FFFD, the replacement character */
+      else
+        fwrite (p, 1, n, f);
+      p += n ? n : 1;
+    }
+}
+
+void
+ucb_line_puts (FILE *f, const char *s)
+{
+  cleanup_free char *line = ucb_escape_controls (s ? s : "");
+
+  fputs (line, f);
 }

@@ -87,8 +87,14 @@ int ucb_parse_seconds (const char *s, double min, double max, double *out);
  * whose names are a table indexed by its enum. */
 int ucb_name_index (const char *const *names, size_t n, const char *name);
 
-/* Write `s` escaped for XML/HTML text and attribute values (SVG, HTML, JUnit). */
+/* Write `s` escaped for XML/HTML text and attribute values (SVG, HTML, JUnit): markup as
+ * references, what XML 1.0 forbids even as a reference replaced (C0 controls but tab and
+ * newline as `?`; U+FFFE, U+FFFF and every byte that is no valid UTF-8, a surrogate's among
+ * them, as U+FFFD).  NULL writes nothing. */
 void ucb_xml_puts (FILE *f, const char *s);
+/* Write `s` as ucb_escape_controls() escapes it: one line of a line-based format (the text
+ * tables, TAP, KTAP, LKP, CSV), whatever the document said.  NULL writes nothing. */
+void ucb_line_puts (FILE *f, const char *s);
 
 /* Clock `c` in nanoseconds; 0 when it cannot be read (a thread clock of a gone thread). */
 uint64_t ucb_clock_ns (clockid_t c);

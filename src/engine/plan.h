@@ -25,7 +25,9 @@ struct ucb_workload;
 #define UCB_MAX_TASKS 1024        /* per container */
 #define UCB_MAX_TOTAL_TASKS 16384 /* containers x tasks of one point */
 /* Default owner uids: far above any distribution's user, subuid (100000+) or systemd
- * dynamic-user (61184-65519) range, and below 2^31 where some tools turn uids negative. */
+ * dynamic-user (61184-65519) range, and below 2^31 where some tools turn uids negative (and
+ * where Podman's `containers:2147483647:2147483648` subordinate range starts).  Checked anyway
+ * (ucb_uid_range_conflict), and passed over when taken or held (ucb_uids_claim). */
 #define UCB_DEFAULT_UID_BASE 2100000000u
 
 enum ucb_owner_kind
@@ -124,6 +126,7 @@ struct ucb_plan
   int *pin_cpus;
   size_t n_pin_cpus;
   uint32_t uid_base;
+  bool uid_base_given; /* explicit --uid-base (else the default, which moves past a busy range) */
   bool owners_given; /* explicit --owner (else the default, which an unprivileged caller narrows) */
   struct ucb_runtime_options rt;
   /* Where one point is, for a user watching a long run (NULL: nobody): `phase` is "ready"

@@ -250,7 +250,7 @@ static const struct
   { CAP_SYS_RESOURCE, "raising hard rlimits: --limit and --headroom far stop at the hard limits "
                       "ucbench was started with" },
   { CAP_SETUID, "owner modes other than self (shared, distinct, root, UID): containers are "
-                "made by your own uid only" },
+                "made by your own uid only (no subuid ranges, no newuidmap)" },
   { CAP_SETGID, "owner modes other than self (the owner's gid cannot be set)" },
   { CAP_SYS_ADMIN, "--cgroup outside a delegated subtree (creating cgroups, moving tasks)" },
   { CAP_SETPCAP, "--caps drop/LIST at --depth 0 (the bounding set cannot be reduced)" },

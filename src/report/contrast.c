@@ -316,42 +316,73 @@ ucb_contrast_flags (const json_t *x, const char *sep, char *buf, size_t n)
     }
 }
 
+/* After the verdict, in words, what the `runs` numbers leave out: each side's flags and the
+ * repeats left out (contended or unjudged), and that a ratio of every repeat decides nothing:
+ * " [shared: contended, 1 of 1 repeats left out; ...]", "" when there is nothing to say. */
+static void
+said_after (const json_t *x, char *buf, size_t n)
+{
+  static const char *const names[] = { SHARED, DISTINCT };
+  size_t at = 0;
+
+  buf[0] = '\0';
+  for (size_t k = 0; k < 2; k++)
+    {
+      const json_t *side = json_object_get (x, names[k]), *f;
+      json_t *fl = json_object_get (side, "flags");
+      long long used = json_integer_value (json_object_get (side, "repeats_used"));
+      long long left = json_integer_value (json_object_get (side, "repeats_left_out"));
+      size_t i;
+
+      if (!json_array_size (fl) && !left)
+        continue;
+      at += (size_t) snprintf (buf + at, at < n ? n - at : 0, "%s%s: ", at ? "; " : " [", names[k]);
+      json_array_foreach (fl, i, f) at += (size_t) snprintf (buf + at, at < n ? n - at : 0, "%s%s",
+                                                             i ? ", " : "", json_string_value (f));
+      if (left)
+        at += (size_t) snprintf (buf + at, at < n ? n - at : 0, "%s%lld of %lld repeats left out",
+                                 json_array_size (fl) ? ", " : "", left, used + left);
+    }
+  if (json_is_true (json_object_get (x, "ratio_from_contended")))
+    at += (size_t) snprintf (buf + at, at < n ? n - at : 0,
+                             "%sthe ratio, of every repeat, decides nothing", at ? "; " : " [");
+  if (at)
+    snprintf (buf + at, at < n ? n - at : 0, "]");
+}
+
 static void
 print_row (FILE *f, const json_t *x)
 {
   const json_t *s = json_object_get (x, SHARED), *d = json_object_get (x, DISTINCT);
-  bool c = json_is_true (json_object_get (x, "ratio_from_contended"));
-  char ci[48], cpu[48], ms[24] = "-", md[24] = "-", rs[24], rd[24], runs[56], v[64];
-  char sides[4 * UCB_POINT_FLAGS_MAX + 40], fl[sizeof sides + 3];
+  char ci[48], cpu[48], ms[24] = "-", md[24] = "-", runs[56], v[64];
+  char words[4 * UCB_POINT_FLAGS_MAX + 160];
   cleanup_free char *w = ucb_escape_controls (json_string_value (json_object_get (x, "workload")));
   cleanup_free char *m = ucb_escape_controls (json_string_value (json_object_get (x, "mode")));
 
-  ucb_cmp_ratio_cell (x, c, ci, sizeof ci);
-  ucb_cmp_ratio_cell (json_object_get (x, "cpu_ns_per_op"), c, cpu, sizeof cpu);
+  /* no ` c` mark: said_after says it in words */
+  ucb_cmp_ratio_cell (x, false, ci, sizeof ci);
+  ucb_cmp_ratio_cell (json_object_get (x, "cpu_ns_per_op"), false, cpu, sizeof cpu);
   if (isfinite (ucb_json_num (s, "median_ops_per_s")))
     snprintf (ms, sizeof ms, "%.0f", ucb_json_num (s, "median_ops_per_s"));
   if (isfinite (ucb_json_num (d, "median_ops_per_s")))
     snprintf (md, sizeof md, "%.0f", ucb_json_num (d, "median_ops_per_s"));
-  ucb_cmp_runs_cell (s, rs, sizeof rs);
-  ucb_cmp_runs_cell (d, rd, sizeof rd);
-  snprintf (runs, sizeof runs, "%s/%s", rs, rd);
+  snprintf (runs, sizeof runs, "%lld/%lld",
+            json_integer_value (json_object_get (s, "repeats_used")),
+            json_integer_value (json_object_get (d, "repeats_used")));
   if (json_is_integer (json_object_get (x, "needed")))
     snprintf (v, sizeof v, "inconclusive (~%lld repeats a side)",
               json_integer_value (json_object_get (x, "needed")));
   else
     snprintf (v, sizeof v, "%s", json_string_value (json_object_get (x, "verdict")));
-  ucb_contrast_flags (x, ", ", sides, sizeof sides);
-  fl[0] = '\0';
-  if (sides[0])
-    snprintf (fl, sizeof fl, " [%s]", sides);
+  said_after (x, words, sizeof words);
   fprintf (f, "%-9s %5lld %5lld %-7s %5lld %12s %14s  %-22s %-22s %-9s %s%s\n", w,
            json_integer_value (json_object_get (x, "depth")),
            json_integer_value (json_object_get (x, "tasks")), m,
-           json_integer_value (json_object_get (x, "containers")), ms, md, ci, cpu, runs, v, fl);
+           json_integer_value (json_object_get (x, "containers")), ms, md, ci, cpu, runs, v, words);
 }
 
 void
-ucb_contrast_text (FILE *f, const json_t *rows)
+ucb_contrast_text (FILE *f, const json_t *rows, bool full_legend)
 {
   size_t i;
   json_t *x;
@@ -363,14 +394,69 @@ ucb_contrast_text (FILE *f, const json_t *rows)
            "tasks", "mode", "N", "shared ops/s", "distinct ops/s", "ratio [95% CI]",
            "CPU ns/op ratio", "runs s/d", "verdict");
   json_array_foreach (rows, i, x) print_row (f, x);
+  if (!full_legend)
+    {
+      fprintf (f,
+               "(penalty: ratio [95%% CI] wholly below %.2f, CPU ns/op ratio above 1; none: within "
+               "1 ± %.0f %%; runs s/d: repeats used)\n"
+               "(every verdict and the method: man ucbench, docs/statistics.md \"The owner "
+               "contrast\")\n",
+               1 - UCB_CONTRAST_THRESHOLD, 100 * UCB_CONTRAST_THRESHOLD);
+      return;
+    }
   fprintf (f,
            "(ratio = owner_contrast[].ratio, shared/distinct; [95%% CI] over the repeats)\n"
            "(penalty: the interval wholly below %.2f after Holm over these lines, CPU ns/op "
            "ratio above 1)\n"
            "(none: wholly within 1 ± %.0f %%; shared faster: wholly above %.2f; else "
            "inconclusive, and why)\n"
-           "(runs s/d: repeats used a side, -Nc: N contended left out; c: of every repeat, "
-           "decides nothing)\n"
+           "(runs s/d: repeats used a side; after the verdict: flags, repeats left out "
+           "(contended or unjudged))\n"
            "(the method: docs/statistics.md, \"The owner contrast\")\n",
            1 - UCB_CONTRAST_THRESHOLD, 100 * UCB_CONTRAST_THRESHOLD, 1 + UCB_CONTRAST_THRESHOLD);
+}
+
+char *
+ucb_contrast_repeat_hint (const json_t *rows)
+{
+  static const char *const names[] = { SHARED, DISTINCT };
+  size_t few = 0, lacking = 0, i;
+  long long need = 0, most;
+  json_t *x;
+
+  json_array_foreach (rows, i, x)
+  {
+    bool one = false;
+
+    for (size_t k = 0; k < 2; k++)
+      {
+        const json_t *side = json_object_get (x, names[k]);
+        one = one
+              || json_integer_value (json_object_get (side, "repeats_used"))
+                         + json_integer_value (json_object_get (side, "repeats_left_out"))
+                     < 2;
+      }
+    few += one;
+    if (!one && json_is_integer (json_object_get (x, "needed")))
+      {
+        long long n = json_integer_value (json_object_get (x, "needed"));
+        need = n > need ? n : need;
+        lacking++;
+      }
+  }
+  if (few == 0 && lacking == 0)
+    return NULL;
+  most = few && need < UCB_CONTRAST_HINT_REPEATS ? UCB_CONTRAST_HINT_REPEATS : need;
+  {
+    cleanup_free char *a = few ? xasprintf ("%zu with a single repeat a side", few) : NULL;
+    cleanup_free char *b
+        = lacking ? xasprintf ("%zu inconclusive, which ~%lld repeats a side would likely settle",
+                               lacking, need)
+                  : NULL;
+    return xasprintf (
+        "the owner contrast lacked repeats for a verdict on %zu of %zu points (%s%s%s): "
+        "rerun with -r %lld (--repeat %lld)",
+        few + lacking, json_array_size (rows), a ? a : "", a && b ? "; " : "", b ? b : "", most,
+        most);
+  }
 }

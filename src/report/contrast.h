@@ -63,8 +63,19 @@ void ucb_contrast_flags (const json_t *x, const char *sep, char *buf, size_t n);
  * the call that puts `owner_contrast` into a run's document. */
 json_t *ucb_report_owner_contrast (json_t *results);
 
-/* The text after run's table: a line per pair of `rows` (an owner_contrast[] array); nothing
- * when it is NULL or empty. */
-void ucb_contrast_text (FILE *f, const json_t *rows);
+/* The text after run's table: a line per pair of `rows` (an owner_contrast[] array), what was
+ * left out in words after its verdict, then its legend: two lines, or with `full_legend` every
+ * column and verdict; nothing when `rows` is NULL or empty. */
+void ucb_contrast_text (FILE *f, const json_t *rows, bool full_legend);
+
+/* The repeats a side that `-r` suggests for a pair that had one: the case the contrast's false
+ * penalty rate and power were measured at (docs/statistics.md, 5 v 5 repeats). */
+#define UCB_CONTRAST_HINT_REPEATS 5
+/* The line that ends a run whose contrast reached no verdict for lack of repeats: pairs with a
+ * side of fewer than 2 repeats (contended ones too: more repeats, not a quieter host, is what
+ * they lack first), and inconclusive ones whose `needed` says how many would likely settle
+ * them; "... rerun with -r N (--repeat N)", N the most of those.  NULL when no pair lacked
+ * repeats (free it). */
+char *ucb_contrast_repeat_hint (const json_t *rows);
 
 #endif

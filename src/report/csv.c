@@ -118,21 +118,28 @@ cell_text (const json_t *v)
   return s ? s : xstrdup ("");
 }
 
-/* RFC 4180: a field with a comma, a quote, CR or LF is quoted, its quotes doubled. */
+/* One record a line: a field's line breaks are escaped as in every line-based format
+ * (ucb_escape_controls: \n, \r, U+2028 ...), not kept in quotes.  RFC 4180 allows a CR or LF
+ * in a quoted field, and Python's csv module reads one, but grep, sort, awk, `wc -l` and a
+ * reader that splits the text with str.splitlines() first (which also breaks at U+2028 in
+ * quotes) would see a record cut in two.  Then RFC 4180: a field with a comma or a quote is
+ * quoted, its quotes doubled. */
 void
 ucb_csv_field (FILE *f, const char *s)
 {
-  if (strpbrk (s, ",\"\r\n") == NULL)
+  cleanup_free char *line = ucb_escape_controls (s);
+
+  if (strpbrk (line, ",\"") == NULL)
     {
-      fputs (s, f);
+      fputs (line, f);
       return;
     }
   fputc ('"', f);
-  for (; *s; s++)
+  for (const char *c = line; *c; c++)
     {
-      if (*s == '"')
+      if (*c == '"')
         fputc ('"', f);
-      fputc (*s, f);
+      fputc (*c, f);
     }
   fputc ('"', f);
 }

@@ -27,6 +27,10 @@
 #define KCIDB_MAJOR 5
 #define KCIDB_MINOR 3
 #define KCIDB_LOG_MAX 16384 /* log_excerpt maxLength */
+/* What every test repeats of the host beyond the reader's bounds (a CPU model, a hypervisor
+ * name; the host name is at most 64 characters) is cut to this many bytes, so the output grows
+ * with the document, not with a string times the number of metrics. */
+#define KCIDB_REPEATED_MAX 128
 
 struct kcidb
 {
@@ -90,11 +94,25 @@ set_date (json_t *o, const char *key, const char *s)
     ucb_json_set (o, key, ucb_json_str (s));
 }
 
-/* A test path segment: [a-zA-Z0-9_] (ids such as ULIM-12 become ULIM_12). */
+/* `s` cut to `max` bytes at a UTF-8 boundary, for a string every test repeats. */
+static void
+set_str_cut (json_t *o, const char *key, const char *s, size_t max)
+{
+  size_t n = s ? strnlen (s, max + 1) : 0;
+
+  if (n > max)
+    for (n = max; n > 0 && ((unsigned char) s[n] & 0xc0) == 0x80; n--)
+      ;
+  if (n > 0)
+    ucb_json_set (o, key, ucb_json_fmt ("%.*s", (int) n, s));
+}
+
+/* A test path segment: [a-zA-Z0-9_] (ids such as ULIM-12 become ULIM_12); never empty, which
+ * the path's pattern refuses. */
 static char *
 segment (const char *s)
 {
-  char *r = xstrdup (s ? s : "unknown");
+  char *r = xstrdup (s && *s ? s : "unknown");
 
   for (char *p = r; *p; p++)
     if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9')))
@@ -471,10 +489,12 @@ ucb_export_kcidb (const struct ucb_doc *d, const char *origin, const struct ucb_
   k.issues = ucb_json_arr ();
   k.incidents = ucb_json_arr ();
   k.environment = ucb_json_obj ();
-  set_str (k.environment, "comment", d->host.hostname);
+  set_str_cut (k.environment, "comment", d->host.hostname, KCIDB_REPEATED_MAX);
   ucb_json_set (k.environment, "misc", ucb_json_obj ());
-  set_str (json_object_get (k.environment, "misc"), "cpu_model", d->host.cpu_model);
-  set_str (json_object_get (k.environment, "misc"), "virtualization", d->host.virtualization);
+  set_str_cut (json_object_get (k.environment, "misc"), "cpu_model", d->host.cpu_model,
+               KCIDB_REPEATED_MAX);
+  set_str_cut (json_object_get (k.environment, "misc"), "virtualization", d->host.virtualization,
+               KCIDB_REPEATED_MAX);
   if (d->host.cpus_online > 0)
     ucb_json_set (json_object_get (k.environment, "misc"), "cpus_online",
                   ucb_json_int (d->host.cpus_online));

@@ -183,26 +183,25 @@ junit_case (FILE *f, const struct ucb_doc *d, size_t i)
 const struct ucb_tap_format ucb_tap13 = { .header = "TAP version 13" };
 
 /* KTAP: a test's diagnostics come before its result line (kunit_parser.py gives the lines since
- * the previous result to the next one); a document's details may hold any character. */
+ * the previous result to the next one). */
 const struct ucb_tap_format ucb_ktap1
-    = { .header = "KTAP version 1", .ktap = true, .diag_first = true, .oneline = true };
+    = { .header = "KTAP version 1", .ktap = true, .diag_first = true };
 
-/* One line of KTAP: a line break (\n, \r) or another control character in a detail would end
- * the line early or confuse a parser. */
+/* A document's string on a result line: one line (ucb_escape_controls: every line break a
+ * reader knows, U+2028 included, or a "\u2028ok 1" would be read as a result of its own), and
+ * '#' as \x23: KTAP's description "can't include #" (kunit_parser.py then reads no result),
+ * and a " # SKIP" or " # TODO" in a detail would make a failure a skip to kunit_parser.py or
+ * a todo to TAP::Parser. */
 static void
-oneline (FILE *f, const char *s)
+tap_puts (FILE *f, const char *s)
 {
-  for (; *s; s++)
-    fputc ((unsigned char) *s < 0x20 || *s == 0x7f ? ' ' : *s, f);
-}
+  cleanup_free char *line = ucb_escape_controls (s ? s : "");
 
-static void
-tap_puts (FILE *f, const struct ucb_tap_format *fmt, const char *s)
-{
-  if (fmt->oneline)
-    oneline (f, s);
-  else
-    fputs (s, f);
+  for (const char *c = line; *c; c++)
+    if (*c == '#')
+      fputs ("\\x23", f);
+    else
+      fputc (*c, f);
 }
 
 /* "ok 3 ULIM-03 name # TODO known kernel bug ID (REF): detail". */
@@ -214,15 +213,15 @@ tap_line (FILE *f, const struct ucb_tap_format *fmt, const struct ucb_tap_case *
   cleanup_free char *note = NULL;
 
   fprintf (f, "%s %zu ", form->word, i + 1);
-  tap_puts (f, fmt, c->id);
+  tap_puts (f, c->id);
   fputc (' ', f);
-  tap_puts (f, fmt, c->name);
+  tap_puts (f, c->name);
   if (form->directive)
     {
       note = ucb_verdict_note (row, c->status, c->bug_id, c->bug_reference);
       fprintf (f, " # %s ", form->directive);
-      tap_puts (f, fmt, note);
-      tap_puts (f, fmt, c->detail);
+      tap_puts (f, note);
+      tap_puts (f, c->detail);
     }
   fputc ('\n', f);
 }
@@ -265,7 +264,7 @@ ktap_diagnostics (FILE *f, const void *ctx, size_t i)
       if (nl)
         *nl = '\0';
       fputs ("# ", f);
-      oneline (f, line);
+      ucb_line_puts (f, line);
       fputc ('\n', f);
     }
 }

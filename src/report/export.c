@@ -384,10 +384,34 @@ export_gbench (const struct ucb_doc *d, const struct ucb_flags *fl)
 
 /* ---- LKP ------------------------------------------------------------------------------------ */
 
+/* One part of an LKP key, a document's string: each character outside [A-Za-z0-9_-] (a UTF-8
+ * sequence, or a byte that starts none) becomes _.  sbin/dump-stat fails the whole run (exit 1)
+ * on a key with a space or tab, splits the line at its first ": ", skips a line that starts
+ * with '#' and reads a line to its "\n"; and a '.' would add a level to the key that
+ * etc/index-perf-all.yaml's patterns and lkp compare see.  Two names that differ only there
+ * share a key. */
+static char *
+lkp_name (const char *s, size_t len)
+{
+  const unsigned char *p = (const unsigned char *) s, *end = p + len;
+  char *out = xcalloc (len + 1, 1), *o = out;
+
+  while (p < end && *p)
+    {
+      size_t n = ucb_utf8_len (p);
+      bool keep = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9')
+                  || *p == '_' || *p == '-';
+
+      *o++ = keep ? (char) *p : '_';
+      p += n && p + n <= end ? n : 1;
+    }
+  return out;
+}
+
 /* A flagged point: `PREFIX.flagged.FLAG: 1` per flag (the table of meanings' form).  No pattern
  * of lkp-tests' etc/failure or etc/pass matches it (lib/stats.rb function_stat?), so lkp
  * compare never counts it as a failure, and etc/index-perf-all.yaml gives it no direction: it
- * is data about the run, never a KPI.  A flag's characters outside [A-Za-z0-9_-] become _. */
+ * is data about the run, never a KPI. */
 static void
 lkp_flags (FILE *f, const char *prefix, const char *list)
 {
@@ -396,12 +420,8 @@ lkp_flags (FILE *f, const char *prefix, const char *list)
 
   while (ucb_flag_next (&list, &flag, &n))
     {
-      cleanup_free char *name = xasprintf ("%.*s", (int) n, flag);
+      cleanup_free char *name = lkp_name (flag, n);
 
-      for (char *c = name; *c; c++)
-        if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9')
-              || *c == '_' || *c == '-'))
-          *c = '_';
       fprintf (f, "%s.%s.%s: 1\n", prefix, ucb_point_rows[1].flag_key, name);
     }
 }
@@ -423,7 +443,9 @@ export_lkp (FILE *f, const struct ucb_doc *d, const struct ucb_flags *fl)
       const struct ucb_doc_group *gr = &d->groups[p->group];
       const struct ucb_doc_summary *m = &gr->median;
       bool thread = strcmp (p->mode, "thread") == 0;
-      cleanup_free char *prefix = NULL, *dpart = NULL, *tpart = NULL, *mpart = NULL, *raw = NULL;
+      cleanup_free char *prefix = NULL, *dpart = NULL, *tpart = NULL, *mpart = NULL;
+      cleanup_free char *w = lkp_name (p->workload, strlen (p->workload));
+      cleanup_free char *o = lkp_name (p->owner, strlen (p->owner));
       struct ucb_stats st;
       const char *names[] = { thread ? "per_thread_ops" : "per_process_ops",
                               "workload",
@@ -446,11 +468,14 @@ export_lkp (FILE *f, const struct ucb_doc *d, const struct ucb_flags *fl)
       v[6] = m->cpu_ns_per_op;
       dpart = p->depth != 1 ? xasprintf (".d%lld", p->depth) : xstrdup ("");
       tpart = p->tasks != 1 ? xasprintf (".t%lld", p->tasks) : xstrdup ("");
-      mpart = strcmp (p->mode, "process") != 0 ? xasprintf (".%s", p->mode) : xstrdup ("");
-      raw = xasprintf ("%s.%s%s%s%s.%lld", p->workload, p->owner, dpart, tpart, mpart,
-                       p->containers);
-      /* One `key: value` a line: a document's control characters escaped, as in messages. */
-      prefix = ucb_escape_controls (raw);
+      if (strcmp (p->mode, "process") != 0)
+        {
+          cleanup_free char *mode = lkp_name (p->mode, strlen (p->mode));
+          mpart = xasprintf (".%s", mode);
+        }
+      else
+        mpart = xstrdup ("");
+      prefix = xasprintf ("%s.%s%s%s%s.%lld", w, o, dpart, tpart, mpart, p->containers);
       for (size_t k = 0; k < UCB_ARRAY_SIZE (names); k++)
         if (isfinite (v[k]))
           fprintf (f, "%s.%s: %.10g\n", prefix, names[k], v[k]);

@@ -89,7 +89,6 @@ struct ucb_tap_format
   const char *header; /* "TAP version 13" */
   bool ktap;          /* the rows' KTAP form (report/meanings.h), else their TAP 13 one */
   bool diag_first;    /* diagnostics before the result line (KTAP) or after it (TAP) */
-  bool oneline;       /* a control character in an id, name or detail written as a space */
 };
 
 /* TAP 13 (`ucbench verify`: known-bug as not ok # TODO, a failure's diagnostics after it) and

@@ -150,16 +150,22 @@ walk (FILE *f, const json_t *obj, const char *prefix, size_t *max, const size_t 
   json_object_foreach ((json_t *) obj, k, v)
   {
     cleanup_free char *key = prefix ? xasprintf ("%s.%s", prefix, k) : xstrdup (k);
-    cleanup_free char *text = NULL;
+    cleanup_free char *text = NULL, *shown = NULL, *line = NULL;
 
     if (json_is_object (v))
       walk (f, v, key, max, width, why);
     else if (width == NULL)
-      *max = strlen (key) > *max ? strlen (key) : *max;
+      {
+        shown = ucb_escape_controls (key);
+        *max = strlen (shown) > *max ? strlen (shown) : *max;
+      }
     else
       {
+        /* One line a leaf, whatever the host (a hostname, a CPU model) said. */
+        shown = ucb_escape_controls (key);
         text = json_is_null (v) ? null_text (key, obj, why) : value_text (v);
-        fprintf (f, "%s:%*s %s\n", key, (int) (*width - strlen (key)), "", text);
+        line = ucb_escape_controls (text);
+        fprintf (f, "%s:%*s %s\n", shown, (int) (*width - strlen (shown)), "", line);
       }
   }
 }

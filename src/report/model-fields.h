@@ -76,9 +76,19 @@ int ucb_range (const struct ucb_loc *l, const char *key, double v, double lo, bo
 int ucb_enum (const struct ucb_loc *l, const char *key, const char *v, const char *const *words,
               ucb_error_t *err);
 
-/* model-ranges.c: every range and enum of docs/ucbench-result.schema.json, checked over the
- * whole document `doc` (named `name`) before the loader reads it, whether or not a reader uses
- * the field: a document the schema rejects for a range is refused by every reader alike. */
+/* The schema's minLength and maxLength (-1: none) of a string, in characters: a schema error
+ * naming the field, the value (its first 60 bytes) and the rule. */
+int ucb_length (const struct ucb_loc *l, const char *key, const char *v, long min, long max,
+                ucb_error_t *err);
+/* The schema's pattern of a string (of a member's name when `name`, its propertyNames): a
+ * schema error naming the field, the value and the pattern. */
+int ucb_pattern (const struct ucb_loc *l, const char *key, const char *v, const char *pattern,
+                 bool name, ucb_error_t *err);
+
+/* model-ranges.c: every range, enum, pattern and length of docs/ucbench-result.schema.json,
+ * checked over the whole document `doc` (named `name`) before the loader reads it, whether or
+ * not a reader uses the field: a document the schema rejects for one is refused by every reader
+ * alike. */
 int ucb_doc_check_ranges (json_t *doc, const char *name, ucb_error_t *err);
 
 /* model-validate.c: the top level of d->json (results[], verify[], their kind against `kinds`,

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* model-ranges.c - the ranges and enums of docs/ucbench-result.schema.json (minimum, maximum,
- * exclusiveMinimum, enum) as one table that mirrors its $defs, and the walk that checks a whole
- * document against it before the loader (model.c) reads a field: a document the schema rejects
- * for a range is refused by every reader alike, whether or not that reader uses the field.
- * tests/integration/reader-ranges.py derives its cases from the schema, so a range added there
+/* model-ranges.c - the ranges, enums, patterns and lengths of docs/ucbench-result.schema.json
+ * (minimum, maximum, exclusiveMinimum, enum, pattern, propertyNames, minLength, maxLength) as
+ * one table that mirrors its $defs, and the walk that checks a whole document against it before
+ * the loader (model.c) reads a field: a document the schema rejects for one is refused by every
+ * reader alike, whether or not that reader uses the field, and no string reaches a writer longer
+ * or odder than the schema allows (a host name in every KCIDB test, a workload in an LKP key).
+ * tests/integration/reader-ranges.py derives its cases from the schema, so a rule added there
  * and not here fails it. */
 #include "config.h"
 
@@ -18,6 +20,8 @@ enum rule_kind
   R_NUM,  /* a number in [lo, hi] ((lo, hi] when lo_open); anything else is not its business */
   R_WORD, /* a string among words */
   R_OBJ,  /* an object: its rules are sub */
+  R_STR,  /* a string of [min_len, max_len] characters (max_len -1: any) matching pattern */
+  R_NAME, /* each member's name (the rule's key "*") matches pattern: propertyNames */
 };
 
 struct rule
@@ -29,13 +33,19 @@ struct rule
   bool lo_open;
   const char *const *words;
   const struct rule *sub;
+  const char *pattern; /* NULL: none */
+  long min_len, max_len;
 };
 
 /* Of a type other than the rule's (null, "unlimited", "auto"), a value is left to the typed
  * readers and to the schema's other branches: only ranges are checked here. */
 #define RULE(k, kind, items, lo, hi, lo_open, words, sub)                                          \
   {                                                                                                \
-    k, kind, items, lo, hi, lo_open, words, sub                                                    \
+    k, kind, items, lo, hi, lo_open, words, sub, NULL, 0, -1                                       \
+  }
+#define STRING(k, items, pat, min, max)                                                            \
+  {                                                                                                \
+    k, R_STR, items, 0, 0, false, NULL, NULL, pat, min, max                                        \
   }
 #define AT_LEAST(k, m) RULE (k, R_NUM, false, m, INFINITY, false, NULL, NULL)
 #define EACH_AT_LEAST(k, m) RULE (k, R_NUM, true, m, INFINITY, false, NULL, NULL)
@@ -45,7 +55,30 @@ struct rule
 #define EACH_ONE_OF(k, w) RULE (k, R_WORD, true, 0, 0, false, w, NULL)
 #define OBJECT(k, s) RULE (k, R_OBJ, false, 0, 0, false, NULL, s)
 #define EACH(k, s) RULE (k, R_OBJ, true, 0, 0, false, NULL, s)
+#define MATCHES(k, pat) STRING (k, false, pat, 0, -1)
+#define EACH_MATCHES(k, pat, min, max) STRING (k, true, pat, min, max)
+#define NAMES_MATCH(pat)                                                                           \
+  {                                                                                                \
+    "*", R_NAME, false, 0, 0, false, NULL, NULL, pat, 0, -1                                        \
+  }
 #define END RULE (NULL, R_NUM, false, 0, 0, false, NULL, NULL)
+
+/* ---- the patterns, as the schema spells them ------------------------------------------------ */
+
+#define P_START_TIME "^([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z)?$"
+#define P_KERNEL "^[0-9]+\\.[0-9]+\\.[0-9]+$"
+#define P_ERRNO "^(E[A-Z0-9]+|errno -?[0-9]+|other)$"
+#define P_WORKLOAD "^[A-Za-z_][A-Za-z0-9_]*$"
+#define P_OWNER "^(shared|distinct|root|[0-9]+|[0-9]+-[0-9]+)$"
+#define P_OWNERS "^(shared|distinct|root|self|[0-9]+|[0-9]+-[0-9]+)$"
+#define P_ISOLATE "^(user(,ipc)?(,pid)?(,mnt)?(,uts)?(,net)?)?$"
+#define P_ISOLATE_RUN "^user(,ipc)?(,pid)?(,mnt)?(,uts)?(,net)?$"
+#define P_CASE_ID "^[A-Z]+-[0-9]+$"
+#define P_KEBAB "^[a-z0-9]+(-[a-z0-9]+)*$"
+#define P_PROPERTY "^P[1-9]$"
+#define P_URL "^https://"
+#define UTSNAME_MAX 64 /* a uname() field: HOST_NAME_MAX, and what the schema says of each */
+#define OWNER_MAX 21   /* "4294967294-4294967294" */
 
 /* ---- the enums ------------------------------------------------------------------------------ */
 
@@ -82,7 +115,7 @@ static const char *const where_words[] = { "qemu-tcg", "host", NULL };
 
 /* ---- $defs ---------------------------------------------------------------------------------- */
 
-static const struct rule failed_by_errno[] = { AT_LEAST ("*", 0), END };
+static const struct rule failed_by_errno[] = { AT_LEAST ("*", 0), NAMES_MATCH (P_ERRNO), END };
 
 /* limit_value: an integer >= 0 or "unlimited". */
 static const struct rule host_rlimit[] = { AT_LEAST ("soft", 0), AT_LEAST ("hard", 0), END };
@@ -143,6 +176,7 @@ static const struct rule container[] = {
   AT_LEAST ("cpu_utilization", 0),
   AT_LEAST ("failed_ops", 0),
   OBJECT ("failed_by_errno", failed_by_errno),
+  MATCHES ("last_errno", P_ERRNO),
   EACH ("samples", sample),
   EACH ("tasks", task),
   OBJECT ("cgroup", container_cgroup),
@@ -241,6 +275,9 @@ static const struct rule charges[] = {
 };
 
 static const struct rule result[] = {
+  STRING ("workload", false, P_WORKLOAD, 1, 64),
+  STRING ("owner", false, P_OWNER, 0, OWNER_MAX),
+  MATCHES ("isolate", P_ISOLATE),
   ONE_OF ("counter", counter_words),
   OBJECT ("charges", charges),
   AT_LEAST ("containers", 1),
@@ -328,6 +365,9 @@ static const struct rule runtime[] = {
 static const struct rule config_limits[] = { AT_LEAST ("*", 0), END };
 
 static const struct rule run_config[] = {
+  EACH_MATCHES ("workloads", P_WORKLOAD, 1, 64),
+  EACH_MATCHES ("owners", P_OWNERS, 0, OWNER_MAX),
+  MATCHES ("isolate", P_ISOLATE_RUN),
   EACH_AT_LEAST ("containers", 1),
   EACH_AT_LEAST ("depths", 0),
   EACH_AT_LEAST ("tasks", 1),
@@ -350,10 +390,16 @@ static const struct rule run_config[] = {
 
 /* ---- verify[], host, run, the tables of --pin l3, --repeat auto, owner contrast ------------- */
 
-static const struct rule cell[] = { ONE_OF ("level", level_words), END };
+static const struct rule cell[] = { ONE_OF ("level", level_words), MATCHES ("property", P_PROPERTY),
+                                    END };
+static const struct rule known_bug[] = { MATCHES ("id", P_KEBAB), MATCHES ("url", P_URL), END };
 static const struct rule capped[] = { AT_LEAST ("*", 0), END };
 
 static const struct rule verify_entry[] = {
+  MATCHES ("id", P_CASE_ID),
+  MATCHES ("name", P_KEBAB),
+  MATCHES ("property", P_PROPERTY),
+  OBJECT ("known_bug", known_bug),
   ONE_OF ("rlimit", counter_words),
   ONE_OF ("level", level_words),
   EACH ("cells", cell),
@@ -377,8 +423,17 @@ static const struct rule features[] = {
   END,
 };
 
+static const struct rule kernel[] = {
+  STRING ("release", false, NULL, 0, UTSNAME_MAX),
+  STRING ("version", false, NULL, 0, UTSNAME_MAX),
+  END,
+};
+
 /* cgroup_layout: the enum has null too (null is not a string: never checked). */
 static const struct rule host[] = {
+  STRING ("hostname", false, NULL, 0, UTSNAME_MAX),
+  STRING ("arch", false, NULL, 0, UTSNAME_MAX),
+  OBJECT ("kernel", kernel),
   AT_LEAST ("cpus_online", 1),
   AT_LEAST ("cpus_allowed", 0),
   AT_LEAST ("threads_per_core", 1),
@@ -400,6 +455,7 @@ static const struct rule interrupted[] = {
 };
 
 static const struct rule run[] = {
+  MATCHES ("start_time", P_START_TIME),
   AT_LEAST ("duration_s", 0),
   OBJECT ("interrupted", interrupted),
   END,
@@ -463,7 +519,20 @@ static const struct rule contrast_row[] = {
 
 static const struct rule kernel_matrix[] = { ONE_OF ("where", where_words), END };
 
+static const struct rule tool[] = { STRING ("version", false, NULL, 1, -1), END };
+
+static const struct rule verify_interrupted[] = {
+  BETWEEN ("signal", 1, 64),
+  AT_LEAST ("cases_finished", 0),
+  AT_LEAST ("cases_planned", 0),
+  END,
+};
+
 static const struct rule top[] = {
+  OBJECT ("tool", tool),
+  MATCHES ("verify_kernel", P_KERNEL),
+  BETWEEN ("verify_uid_base", 0, 4294967294),
+  OBJECT ("verify_interrupted", verify_interrupted),
   OBJECT ("run", run),
   OBJECT ("host", host),
   EACH ("results", result),
@@ -501,6 +570,15 @@ check_value (struct ucb_loc *l, const char *key, long i, json_t *v, const struct
       if (!json_is_number (v))
         return 0;
       return ucb_range (l, name, json_number_value (v), r->lo, r->lo_open, r->hi, err);
+    case R_STR:
+      if (!json_is_string (v))
+        return 0;
+      /* The length first: a megabyte is named by its length, not run through the pattern. */
+      if (ucb_length (l, name, json_string_value (v), r->min_len, r->max_len, err) < 0)
+        return -1;
+      return r->pattern ? ucb_pattern (l, name, json_string_value (v), r->pattern, false, err) : 0;
+    case R_NAME:
+      return ucb_pattern (l, name, key, r->pattern, true, err);
     case R_WORD:
       if (!json_is_string (v))
         return 0;

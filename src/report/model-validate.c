@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include <math.h>
+#include <regex.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -148,6 +149,84 @@ ucb_enum (const struct ucb_loc *l, const char *key, const char *v, const char *c
   /* The value shortened: the list is what the reader needs to see whole. */
   return ucb_schema_error (l, err, "\"%s\" is \"%.60s%s\", not one of: %s", key, v,
                            strlen (v) > 60 ? "..." : "", list);
+}
+
+/* The first 60 bytes of `v` for a message, cut at a UTF-8 boundary; "..." when cut. */
+static int
+shown (const char *v, const char **more)
+{
+  size_t n = strnlen (v, 61);
+
+  *more = n > 60 ? "..." : "";
+  if (n > 60)
+    for (n = 60; n > 0 && ((unsigned char) v[n] & 0xc0) == 0x80; n--)
+      ;
+  return (int) n;
+}
+
+int
+ucb_length (const struct ucb_loc *l, const char *key, const char *v, long min, long max,
+            ucb_error_t *err)
+{
+  const char *more;
+  int cut = shown (v, &more);
+  size_t n = 0;
+
+  /* Characters, as the schema counts them (jansson gave valid UTF-8). */
+  for (const unsigned char *p = (const unsigned char *) v; *p; p++)
+    n += (*p & 0xc0) != 0x80;
+  if (n < (size_t) min)
+    return ucb_schema_error (l, err,
+                             "\"%s\" is \"%.*s%s\" (%zu characters), shorter than the schema's "
+                             "minLength %ld",
+                             key, cut, v, more, n, min);
+  if (max >= 0 && n > (size_t) max)
+    return ucb_schema_error (l, err,
+                             "\"%s\" is \"%.*s%s\" (%zu characters), longer than the schema's "
+                             "maxLength %ld",
+                             key, cut, v, more, n, max);
+  return 0;
+}
+
+/* `pattern` compiled once (a POSIX extended expression: the schema's patterns keep to what
+ * ECMA-262 and POSIX read alike). */
+static const regex_t *
+compiled (const char *pattern)
+{
+  static struct
+  {
+    const char *pattern;
+    regex_t re;
+  } cache[32];
+  static size_t n;
+
+  for (size_t i = 0; i < n; i++)
+    if (cache[i].pattern == pattern)
+      return &cache[i].re;
+  if (n == UCB_ARRAY_SIZE (cache) || regcomp (&cache[n].re, pattern, REG_EXTENDED | REG_NOSUB))
+    return NULL;
+  cache[n].pattern = pattern;
+  return &cache[n++].re;
+}
+
+int
+ucb_pattern (const struct ucb_loc *l, const char *key, const char *v, const char *pattern,
+             bool name, ucb_error_t *err)
+{
+  const regex_t *re = compiled (pattern);
+  const char *more;
+  int cut = shown (v, &more);
+
+  if (re == NULL)
+    return ucb_make_error (err, 0, "internal error: the pattern %s does not compile", pattern);
+  if (regexec (re, v, 0, NULL, 0) == 0)
+    return 0;
+  if (name)
+    return ucb_schema_error (l, err,
+                             "the member name \"%.*s%s\" does not match the schema's pattern %s",
+                             cut, v, more, pattern);
+  return ucb_schema_error (l, err, "\"%s\" is \"%.*s%s\", which does not match the schema's "
+                           "pattern %s", key, cut, v, more, pattern);
 }
 
 int

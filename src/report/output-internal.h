@@ -16,6 +16,8 @@ struct ucb_output_place
   const char *path; /* as given */
   char *link;       /* the last link's target as it reads, for messages; NULL: no link */
   int dirfd;        /* O_PATH */
+  char *at;         /* what dirfd was reached as, for messages */
+  int hops;         /* links followed so far, in the directories and at the end */
   struct stat dir;
   char *name;
   bool exists; /* st: the entry itself, not followed */

@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* output.c - --output, from the check before anything is measured to the file written.
  *
- * The path is followed one symbolic link at a time, each entry looked at where it is (fstatat,
- * never following) through its directory, which stays open, so the entry checked is the entry
- * written.  In a sticky world-writable directory (/tmp) only a link, FIFO or file of the caller
- * or of the directory's owner is used: the rule of fs.protected_symlinks, _fifos and _regular,
- * whatever those are set to (else root writes where another user's link points).  A regular
+ * The path is walked one name at a time, the kernel never following a link: each entry is
+ * looked at where it is (through its directory, which stays open, never following), so the
+ * entry checked is the entry used, and each link is read and followed here.  In a sticky
+ * world-writable directory (/tmp) only a link, FIFO or file of the caller or of the
+ * directory's owner is used, in the middle of the path as at its end: the rule of
+ * fs.protected_symlinks, _fifos and _regular, whatever those are set to (else root writes
+ * where another user's link points, /tmp/x/passwd with x a link to /etc).  A regular
  * file is replaced atomically (output-temp.c): an O_TMPFILE, linked in, renamed over the old
  * file (a rename replaces a name, it never follows it).  A FIFO or a character device is
  * written through, opened without blocking and written with poll: neither a FIFO nobody reads
@@ -41,6 +43,7 @@ place_free (struct ucb_output_place *p)
 {
   free (p->link);
   free (p->name);
+  free (p->at);
   if (p->dirfd >= 0)
     close (p->dirfd);
 }
@@ -79,20 +82,130 @@ kind (mode_t m)
   return S_ISLNK (m) ? "symbolic link" : S_ISFIFO (m) ? "FIFO" : S_ISREG (m) ? "file" : "device";
 }
 
-/* In a sticky world-writable directory, an entry of neither the caller nor the directory's
- * owner is never followed, opened or replaced: anyone may have put it there, to make us write
- * elsewhere or to read what we write. */
+/* In a sticky world-writable directory (`dir`), an entry `st` of neither the caller nor the
+ * directory's owner is never followed, opened or replaced, be it the last name or a link to a
+ * directory on the way: anyone may have put it there, to make us write elsewhere or to read
+ * what we write.  `shown`: the entry, as the path reached it; `instead`: what to choose. */
 static int
-trusted (const struct ucb_output_place *p, const struct stat *st, ucb_error_t *err)
+trusted_in (const struct ucb_output_place *p, const struct stat *dir, const struct stat *st,
+            const char *shown, const char *instead, ucb_error_t *err)
 {
-  if ((p->dir.st_mode & (S_ISVTX | S_IWOTH)) != (S_ISVTX | S_IWOTH) || S_ISDIR (st->st_mode)
-      || st->st_uid == geteuid () || st->st_uid == p->dir.st_uid)
+  if ((dir->st_mode & (S_ISVTX | S_IWOTH)) != (S_ISVTX | S_IWOTH) || S_ISDIR (st->st_mode)
+      || st->st_uid == geteuid () || st->st_uid == dir->st_uid)
     return 0;
   return fail (err, p, 0,
                "`%s` is a %s of uid %u in a sticky world-writable directory, where only the "
                "caller's and the directory owner's are used (the rule of fs.protected_symlinks, "
-               "_fifos and _regular); remove it or choose another name",
-               p->name, kind (st->st_mode), (unsigned) st->st_uid);
+               "_fifos and _regular); remove it or choose another %s",
+               shown, kind (st->st_mode), (unsigned) st->st_uid, instead);
+}
+
+static int
+trusted (const struct ucb_output_place *p, const struct stat *st, ucb_error_t *err)
+{
+  return trusted_in (p, &p->dir, st, p->name, "name", err);
+}
+
+static bool
+on_procfs (int fd)
+{
+  struct statfs s;
+
+  return fstatfs (fd, &s) == 0 && s.f_type == PROC_SUPER_MAGIC;
+}
+
+/* `name` in the directory reached as `at`, for messages ("" is the current directory). */
+static char *
+joined (const char *at, const char *name)
+{
+  size_t n = strlen (at);
+
+  return xasprintf ("%s%s%s", at, n && at[n - 1] != '/' ? "/" : "", name);
+}
+
+/* Open the directory `dir`, relative to `from` (AT_FDCWD or an O_PATH directory, reached as
+ * `*at`), one name at a time with O_NOFOLLOW: the kernel would follow every link in it, a
+ * planted /tmp/x -> /etc too.  A link met is checked by trusted_in() where it lies, read, and
+ * its target walked in its place, so `..` after it leaves the target, as the kernel has it; a
+ * link in /proc (/proc/self/cwd, /dev/fd/N) only the kernel can follow.  The O_PATH
+ * descriptor, *at what it was reached as; -1 with err set. */
+static int
+walk (struct ucb_output_place *p, int from, const char *dir, char **at, ucb_error_t *err)
+{
+  cleanup_free char *todo = xstrdup (dir);
+  cleanup_close int fd = openat (from, ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+  size_t pos = 0;
+
+  if (fd < 0)
+    return fail (err, p, errno, "its directory `%s`", **at ? *at : ".");
+  for (;;)
+    {
+      cleanup_free char *name = NULL, *shown = NULL;
+      cleanup_close int next = -1;
+      char target[PATH_MAX], *rest;
+      struct stat st, in;
+      ssize_t n;
+
+      if (pos == 0 && todo[0] == '/')
+        {
+          close (fd);
+          fd = open ("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+          free (*at);
+          *at = xstrdup ("/");
+          if (fd < 0)
+            return fail (err, p, errno, "its directory `/`");
+        }
+      pos += strspn (todo + pos, "/");
+      if (todo[pos] == '\0')
+        return steal_fd (&fd);
+      name = xstrndup (todo + pos, strcspn (todo + pos, "/"));
+      pos += strlen (name);
+      if (strcmp (name, ".") == 0)
+        continue;
+      shown = joined (*at, name);
+      /* O_DIRECTORY first: it mounts an automount point, O_PATH alone would not; ENOTDIR is
+       * a link (or no directory), opened itself then. */
+      next = openat (fd, name, O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
+      if (next < 0 && errno == ENOTDIR)
+        next = openat (fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+      if (next < 0 || fstat (next, &st) < 0)
+        return fail (err, p, errno, "its directory `%s`", shown);
+      if (S_ISLNK (st.st_mode) && on_procfs (fd))
+        {
+          close (next);
+          next = openat (fd, name, O_PATH | O_DIRECTORY | O_CLOEXEC);
+          if (next < 0)
+            return fail (err, p, errno, "its directory `%s`", shown);
+          st.st_mode = S_IFDIR;
+        }
+      if (S_ISDIR (st.st_mode))
+        {
+          close (fd);
+          fd = steal_fd (&next);
+          free (*at);
+          *at = steal_pointer (&shown);
+          continue;
+        }
+      if (!S_ISLNK (st.st_mode))
+        return fail (err, p, ENOTDIR, "its directory `%s`", shown);
+      if (fstat (fd, &in) < 0)
+        return fail (err, p, errno, "its directory `%s`", *at);
+      if (trusted_in (p, &in, &st, shown, "path", err) < 0)
+        return -1;
+      if (++p->hops > MAX_HOPS)
+        return fail (err, p, ELOOP, "its directory `%s`", shown);
+      /* The link itself, by its descriptor: the one just checked. */
+      n = readlinkat (next, "", target, sizeof target);
+      if (n < 0 || (size_t) n >= sizeof target)
+        return fail (err, p, n < 0 ? errno : ENAMETOOLONG, "its directory `%s`", shown);
+      if (n == 0)
+        return fail (err, p, ENOENT, "its directory `%s`", shown);
+      target[n] = '\0';
+      rest = xasprintf ("%s/%s", target, todo + pos);
+      free (todo);
+      todo = rest;
+      pos = 0;
+    }
 }
 
 /* Open the directory of `cur` (relative to the last link's directory) and look at its last
@@ -106,28 +219,22 @@ step (struct ucb_output_place *p, const char *cur, ucb_error_t *err)
                                           : xstrndup (cur, (size_t) (slash - cur));
   int fd;
 
-  fd = openat (p->dirfd >= 0 ? p->dirfd : AT_FDCWD, dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (p->at == NULL)
+    p->at = xstrdup ("");
+  fd = walk (p, p->dirfd >= 0 ? p->dirfd : AT_FDCWD, dir, &p->at, err);
   if (fd < 0)
-    return fail (err, p, errno, "its directory `%s`", dir);
+    return -1;
   if (p->dirfd >= 0)
     close (p->dirfd);
   p->dirfd = fd;
   free (p->name);
   p->name = xstrdup (slash ? slash + 1 : cur);
   if (fstat (fd, &p->dir) < 0)
-    return fail (err, p, errno, "its directory `%s`", dir);
+    return fail (err, p, errno, "its directory `%s`", p->at);
   p->exists = fstatat (fd, p->name, &p->st, AT_SYMLINK_NOFOLLOW) == 0;
   if (!p->exists && errno != ENOENT)
     return fail (err, p, errno, "%s", "");
   return p->exists ? trusted (p, &p->st, err) : 0;
-}
-
-static bool
-on_procfs (int fd)
-{
-  struct statfs s;
-
-  return fstatfs (fd, &s) == 0 && s.f_type == PROC_SUPER_MAGIC;
 }
 
 /* Follow `p->path` to the entry it names, every link checked on the way. */
@@ -142,7 +249,7 @@ place_find (struct ucb_output_place *p, ucb_error_t *err)
                     : ucb_make_error (err, ENOENT, "cannot write ``");
   if (strlen (cur) >= PATH_MAX)
     return fail (err, p, ENAMETOOLONG, "%zu bytes, PATH_MAX is %d", strlen (cur), PATH_MAX);
-  for (int hops = 0;; hops++)
+  for (;;)
     {
       ssize_t n;
 
@@ -157,7 +264,7 @@ place_find (struct ucb_output_place *p, ucb_error_t *err)
           p->magic = true;
           return 0;
         }
-      if (hops == MAX_HOPS)
+      if (++p->hops > MAX_HOPS)
         return fail (err, p, ELOOP, "%s", "");
       n = readlinkat (p->dirfd, p->name, target, sizeof target);
       if (n < 0 || (size_t) n >= sizeof target)
@@ -386,6 +493,23 @@ write_to (const char *path, const char *buf, size_t len, ucb_error_t *err)
   return fd < 0 ? -1 : write_through (&p, fd, buf, len, err);
 }
 
+/* The directory `dir` (NULL: the current one) walked as --output's is: a link planted in
+ * $TMPDIR's path is no way elsewhere either.  -1 where it cannot be used. */
+static int
+rescue_dir (const char *dir)
+{
+  __attribute__ ((cleanup (place_free))) struct ucb_output_place p = { .path = dir, .dirfd = -1 };
+  ucb_error_t err = NULL;
+  int fd;
+
+  if (dir == NULL)
+    return open (".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+  p.at = xstrdup ("");
+  fd = walk (&p, AT_FDCWD, dir, &p.at, &err);
+  ucb_error_free (&err);
+  return fd;
+}
+
 /* A new file ucbench-CMD-WHEN-PID.json, 0600, in the current directory, $TMPDIR or /tmp,
  * holding buf; its path, or NULL where none could be written. */
 static char *
@@ -401,21 +525,22 @@ save_elsewhere (const char *buf, size_t len, const char *cmd)
     strftime (when, sizeof when, "%Y%m%dT%H%M%SZ", &tm);
   for (size_t i = 0; i < UCB_ARRAY_SIZE (dirs); i++)
     {
-      cleanup_free char *dir = dirs[i] ? xstrdup (dirs[i]) : getcwd (NULL, 0), *file = NULL;
+      cleanup_free char *dir = dirs[i] ? xstrdup (dirs[i]) : getcwd (NULL, 0), *name = NULL;
+      cleanup_close int dirfd = -1;
       bool ok;
       int fd;
 
-      if (dir == NULL || (i == 2 && strcmp (dirs[1], dirs[2]) == 0))
+      if (dir == NULL || (i == 2 && strcmp (dirs[1], dirs[2]) == 0)
+          || (dirfd = rescue_dir (dirs[i])) < 0)
         continue;
-      file = xasprintf ("%s%sucbench-%s-%s-%ld.json", dir, strcmp (dir, "/") ? "/" : "", cmd, when,
-                        (long) getpid ());
-      fd = open (file, O_CREAT | O_EXCL | O_NOFOLLOW | O_WRONLY | O_CLOEXEC, 0600);
+      name = xasprintf ("ucbench-%s-%s-%ld.json", cmd, when, (long) getpid ());
+      fd = openat (dirfd, name, O_CREAT | O_EXCL | O_NOFOLLOW | O_WRONLY | O_CLOEXEC, 0600);
       if (fd < 0)
         continue;
       ok = ucb_write_all (fd, buf, len) >= 0 && fsync (fd) == 0;
       if (close (fd) == 0 && ok)
-        return steal_pointer (&file);
-      unlink (file);
+        return joined (dir, name);
+      unlinkat (dirfd, name, 0);
     }
   return NULL;
 }

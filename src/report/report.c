@@ -16,6 +16,7 @@
 #include "core/util.h"
 #include "core/version.h"
 #include "report/contrast.h"
+#include "report/meanings.h"
 #include "report/model.h"
 #include "report/report.h"
 
@@ -77,7 +78,17 @@ cell (char *buf, size_t len, int decimals, double v)
   return buf;
 }
 
-/* Every column with the key of its results[] entry (the JSON and CSV name), and `-`. */
+/* The cpu/fair cell: the median CPU share the point's tasks got over the fair share it is judged
+ * against (contention.fair_share, the smallest of its tasks'), so that 0.50 of a CPU reads 1.00
+ * where two tasks take turns on one; NaN when either is unknown. */
+static double
+cpu_of_fair (const struct ucb_doc_contention *c)
+{
+  return c->fair_share > 0 ? c->cpu_share_median / c->fair_share : NAN;
+}
+
+/* --legend: every column with the key of its results[] entry (the JSON and CSV name), and `-`;
+ * the man page's OUTPUT section says the same at length. */
 static const char ucb_report_legend[]
     = "(workload, owner, depth: the same keys; N = containers, each running `tasks` tasks)\n"
       "(ops/s/cont = summary.per_container_ops = total/N; total ops/s = summary.total_ops_per_s)\n"
@@ -85,7 +96,8 @@ static const char ucb_report_legend[]
       "equal)\n"
       "(scale = summary.scalability = total/(N x 1-container total); failed = summary.failed_ops)\n"
       "(cpu ns/op = summary.cpu_ns_per_op, the median of the containers' CPU time per op)\n"
-      "(cpu = contention.cpu_share_median, the median share of a CPU each task got)\n"
+      "(cpu/fair = contention.cpu_share_median / contention.fair_share, 1 = all of its share)\n"
+      "(fair share: what a task is judged against, 1 owning a CPU, CPUs/tasks taking turns)\n"
       "(* = not clean data, then why: contended, starved, unjudged or speed-moved)\n"
       "(contended = contention.contended: tasks got under the threshold x their fair share)\n"
       "(unjudged = contention.unjudged: a task's CPU share could not be measured)\n"
@@ -93,13 +105,48 @@ static const char ucb_report_legend[]
       "(speed-moved = canary.moved: the host's own speed changed across the window)\n"
       "(- = null: ±% with one container, scale without a 1-container point, no clock read)\n";
 
+/* By default two lines: the column a reader cannot guess, the marks; then why each flag the
+ * rows carry marks them (the one table of flags, meanings.c), or where the rest is said. */
+static void
+short_legend (FILE *f, const struct ucb_doc *d)
+{
+  cleanup_free bool *seen = NULL;
+  size_t nrows = 0, shown = 0;
+
+  while (ucb_flag_rows[nrows].name)
+    nrows++;
+  seen = xcalloc (nrows + 1, sizeof *seen);
+  for (size_t i = 0; i < d->n_points; i++)
+    {
+      char flags[UCB_POINT_FLAGS_MAX];
+      const char *list = flags, *flag;
+      size_t len;
+
+      if (!d->points[i].measured || !ucb_point_flags (&d->points[i], flags, sizeof flags))
+        continue;
+      while (ucb_flag_next (&list, &flag, &len))
+        for (size_t k = 0; k < nrows; k++)
+          if (strlen (ucb_flag_rows[k].name) == len
+              && strncmp (ucb_flag_rows[k].name, flag, len) == 0)
+            seen[k] = true;
+    }
+  fputs ("(cpu/fair = the CPU a task got / its fair share, 1 = all of it; * = not clean data, "
+         "then why; - = null)\n(",
+         f);
+  for (size_t k = 0; k < nrows; k++)
+    if (seen[k])
+      fprintf (f, "%s%s: %s", shown++ ? "; " : "", ucb_flag_rows[k].name, ucb_flag_rows[k].why);
+  fprintf (f, "%s: man ucbench (OUTPUT), or run --legend)\n",
+           shown ? "; every column's JSON key and mark" : "each column's JSON key and every mark");
+}
+
 void
-ucb_report_text (FILE *f, const json_t *doc)
+ucb_report_text (FILE *f, const json_t *doc, bool full_legend)
 {
   struct ucb_doc d;
 
-  fprintf (f, "%-9s %-9s %5s %5s %14s %6s %14s %7s %8s %9s %5s %7s\n", "workload", "owner", "depth",
-           "N", "ops/s/cont", "±%", "total ops/s", "scale", "fairness", "cpu ns/op", "cpu",
+  fprintf (f, "%-9s %-9s %5s %5s %14s %6s %14s %7s %8s %9s %8s %7s\n", "workload", "owner", "depth",
+           "N", "ops/s/cont", "±%", "total ops/s", "scale", "fairness", "cpu ns/op", "cpu/fair",
            "failed");
   if (!ucb_doc_built ((json_t *) doc, &d))
     return;
@@ -120,12 +167,12 @@ ucb_report_text (FILE *f, const json_t *doc)
           continue;
         }
       fprintf (
-          f, "%14s %6s %14s %7s %8s %9s %5s %7lld%s%s\n",
+          f, "%14s %6s %14s %7s %8s %9s %8s %7lld%s%s\n",
           cell (b[0], sizeof b[0], 0, s->per_container_ops),
           cell (b[1], sizeof b[1], 1, s->cv * 100), cell (b[2], sizeof b[2], 0, s->total_ops_per_s),
           cell (b[3], sizeof b[3], 3, s->scalability), cell (b[4], sizeof b[4], 3, s->fairness),
           cell (b[5], sizeof b[5], 1, s->cpu_ns_per_op),
-          cell (b[6], sizeof b[6], 2, p->contention.cpu_share_median), s->failed_ops,
+          cell (b[6], sizeof b[6], 2, cpu_of_fair (&p->contention)), s->failed_ops,
           ucb_point_flags (p, flags, sizeof flags) ? " * " : "", flags);
     }
   if (d.interrupted_reason)
@@ -137,10 +184,67 @@ ucb_report_text (FILE *f, const json_t *doc)
         fprintf (f, " of %lld", d.points_planned);
       fputs (" points finished, the rest were not run (run.interrupted)\n", f);
     }
+  if (full_legend)
+    fputs (ucb_report_legend, f);
+  else
+    short_legend (f, &d);
   ucb_doc_free (&d);
-  fputs (ucb_report_legend, f);
   ucb_report_l3_text (f, json_object_get (doc, "l3_scaling"));
-  ucb_contrast_text (f, json_object_get (doc, "owner_contrast"));
+  ucb_contrast_text (f, json_object_get (doc, "owner_contrast"), full_legend);
+}
+
+/* `path` as a shell word for a command line the user may paste: as it is when it needs no
+ * quotes, else in single quotes (control characters escaped: the line stays one line). */
+static char *
+shell_word (const char *path)
+{
+  cleanup_free char *p = ucb_escape_controls (path);
+  size_t n = strlen (p), at = 1;
+  char *q;
+
+  if (p[0] == '-') /* not an option of the command it goes into */
+    {
+      char *dotted = xasprintf ("./%s", p);
+      free (p);
+      p = dotted;
+      n += 2;
+    }
+  if (n
+      && strspn (p, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./+:,@%=-")
+             == n)
+    return steal_pointer (&p);
+  q = xcalloc (4 * n + 3, 1);
+  q[0] = '\'';
+  for (const char *c = p; *c; c++)
+    if (*c == '\'')
+      at += (size_t) sprintf (q + at, "'\\''"); /* end the quote, a quoted ', start again */
+    else
+      q[at++] = *c;
+  q[at] = '\'';
+  return q;
+}
+
+void
+ucb_report_next_steps (FILE *f, const char *output, bool doc_on_stdout, const json_t *doc)
+{
+  cleanup_free char *hint = ucb_contrast_repeat_hint (json_object_get (doc, "owner_contrast"));
+
+  if (output)
+    {
+      cleanup_free char *w = shell_word (output);
+      cleanup_free char *shown = ucb_escape_controls (output);
+      const char *dot = strrchr (output, '.');
+      size_t stem = dot && strcmp (dot, ".json") == 0 ? (size_t) (dot - output) : strlen (output);
+      cleanup_free char *svg_path = xasprintf ("%.*s.svg", (int) stem, output);
+      cleanup_free char *svg = shell_word (svg_path);
+
+      fprintf (f, "ucbench: the document is in %s; next: ucbench plot %s -o %s\n", shown, w, svg);
+    }
+  else
+    fprintf (f, "ucbench: %s; -o FILE.json keeps it, then: ucbench plot FILE.json -o x.svg\n",
+             doc_on_stdout ? "the document went to standard output" : "no document was kept");
+  if (hint)
+    fprintf (f, "ucbench: %s\n", hint);
 }
 
 /* Over the contended points: how many, the median of their CPU shares, the worst steal and

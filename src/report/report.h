@@ -3,6 +3,7 @@
 #ifndef UCB_REPORT_H
 #define UCB_REPORT_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include <jansson.h>
@@ -21,8 +22,14 @@ json_t *ucb_report_document (int argc, char **argv, double start_realtime, doubl
 json_t *ucb_report_l3_table (json_t *results);
 void ucb_report_l3_text (FILE *f, json_t *rows);
 
-/* The human table: one row per results[] entry. */
-void ucb_report_text (FILE *f, const json_t *doc);
+/* The human table: one row per results[] entry, then its legend: two lines (the cpu/fair
+ * column, the marks, why each flag in the rows), or with `full_legend` every column's key. */
+void ucb_report_text (FILE *f, const json_t *doc, bool full_legend);
+/* The last lines of a run (`run` prints them on stderr unless --quiet): where the document
+ * went (`output`, NULL: none kept, or on stdout when `doc_on_stdout`) and the next step
+ * (ucbench plot, its command line ready to paste), then, when the owner contrast lacked
+ * repeats for its verdicts, the -r that gives them (ucb_contrast_repeat_hint). */
+void ucb_report_next_steps (FILE *f, const char *output, bool doc_on_stdout, const json_t *doc);
 /* The warning of a run whose window was too short: how many measured points had starved
  * containers (contention.starved) and the window that would give every task its turns; NULL
  * when none did. */

@@ -59,11 +59,12 @@ nice_step (double x)
 #define LEGEND_CHARS 40
 
 /* The length of the line that starts at `s`: up to `max` bytes, cut after a space when there is
- * one, after a comma else, never inside a UTF-8 character. */
+ * one, after a comma else, never inside a UTF-8 character.  It looks at no more than max + 1
+ * bytes: wrapping a note is linear in its length, not quadratic. */
 static size_t
 wrap_line (const char *s, size_t max)
 {
-  size_t n = strlen (s), cut;
+  size_t n = strnlen (s, max + 1), cut;
 
   if (n <= max)
     return n;

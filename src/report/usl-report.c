@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* usl-report.c - `ucbench model FILE`: the USL fit of every series of a document (usl-doc.c)
- * as the ucbench-model/1 JSON and the table drawn from it, its chart (plot-usl.c), each to
- * stdout or written atomically. */
+/* usl-report.c - `ucbench model FILE`: the USL fit of every series of a document (usl-doc.c),
+ * or of a table of the user's own numbers read as one (model-table.c), as the ucbench-model/1
+ * JSON and the table drawn from it, its chart (plot-usl.c), each to stdout or written
+ * atomically. */
 #include "config.h"
 
 #include <errno.h>
@@ -13,7 +14,7 @@
 #include "core/error.h"
 #include "core/json-util.h"
 #include "core/util.h"
-#include "report/doc-file.h"
+#include "report/model-table.h"
 #include "report/plot-usl.h"
 #include "report/output.h"
 #include "report/usl-doc.h"
@@ -366,7 +367,7 @@ ucb_model (const struct ucb_model_args *a, ucb_error_t *err)
   json_t *out;
   int ret;
 
-  if (ucb_doc_open (a->input, UCB_DOC_RUN, &d, err) < 0)
+  if (ucb_model_input_open (a->input, &d, err) < 0)
     return -1;
   if (d.n_points == 0)
     {

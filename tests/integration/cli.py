@@ -2,7 +2,7 @@
 """cli.py - bad input: one-line error naming the value (escaped), exit status 2; an item given
 twice, in one list or in two of the same option, refused, and distinct items of repeated
 --limit, --isolate and --caps added up; no message repeating its context, over every option of
-run and verify; help and version; a kernel refusal explained with what to change (exit status
+run and verify; help (each 80 columns wide at most) and version; a kernel refusal explained with what to change (exit status
 1).  "Exits at once" (no sweep) is timed: over its bound on a host measured busy
 (taplib.HostLoad) it skips."""
 import json
@@ -217,6 +217,19 @@ for args in (["--help"], ["-h"], ["help"], ["help", "run"], ["run", "--help"], [
     r = run(args)
     t.ok(r.returncode == 0 and "Usage" in r.stdout, f"`ucbench {' '.join(args)}` prints usage",
          r.stderr)
+for args in (["help", "--help"], ["help", "-h"]):
+    r = run(args)
+    t.ok(r.returncode == 0 and r.stdout.startswith("Usage: ucbench help") and r.stderr == "",
+         f"`ucbench {' '.join(args)}` prints help's own usage, exit 0",
+         f"rc={r.returncode} {r.stderr!r}")
+# Every help text fits an 80-column terminal: each command's --help and `help COMMAND`.
+COMMANDS = re.findall(r"^  ([a-z]+) ", run(["--help"]).stdout, re.M)
+wide = [f"{' '.join(a)}: {len(ln)}: {ln}" for c in [None] + COMMANDS
+        for a in ([c, "--help"] if c else ["--help"], ["help", c] if c else ["help"])
+        for ln in run(a).stdout.splitlines() if len(ln) > 80]
+t.ok(len(COMMANDS) >= 9 and not wide,
+     f"the help of ucbench and of its {len(COMMANDS)} commands fits 80 columns",
+     "\n".join(wide[:20]))
 r = run(["--version"])
 t.ok(r.returncode == 0 and r.stdout.startswith("ucbench "), "--version")
 # Output that cannot be written is a failure, whichever command printed it (issue 16 item 8).
@@ -268,13 +281,11 @@ for f in os.listdir(d):
     os.unlink(os.path.join(d, f))
 os.rmdir(d)
 
-# The man page and the README list exactly the options of `run --help`, which is the option table
+# The man page lists exactly the options of `run --help`, which is the option table
 # (src/cli/options-table.h), each with its short form: the .TP tags of the man page's run option
-# subsections, and the README's run synopsis (all but --help) and its table of run options.
+# subsections.  (The README, a front page, lists none: it points to the man page.)
 with open(os.path.join(os.environ.get("top_srcdir", "."), "man", "ucbench.1")) as f:
     man = f.read().replace("\\-", "-")
-with open(os.path.join(os.environ.get("top_srcdir", "."), "README.md")) as f:
-    readme = f.read()
 table = set(re.findall(r"^  (?:(-[a-zA-Z]), )?(--[a-z][a-z-]*)", run(["run", "--help"]).stdout,
                        re.M))
 t.ok(len(table) >= 12, "run --help lists the options", table)
@@ -298,12 +309,6 @@ for title, body in re.findall(r"^\.SS (.*)\n((?:(?!\.S[SH] ).*\n)*)", man, re.M)
             else:
                 unparsed.append(tag)
 same_options("man page, run's options", man_opts, table, unparsed)
-m = re.search(r"^ucbench run (.*?)^ucbench verify", readme, re.S | re.M)
-synopsis = set(re.findall(r"\[(?:(-[a-zA-Z])\|)?(--[a-z][a-z-]*)", m.group(1) if m else ""))
-same_options("README, run's synopsis", synopsis, table - {("-h", "--help")})
-m = re.search(r"^`run` options.*?\n(\| option \|.*?)\n\n", readme, re.S | re.M)
-rows = set(re.findall(r"^\| (?:`(-[a-zA-Z])`, )?`(--[a-z][a-z-]*)", m.group(1) if m else "", re.M))
-same_options("README, run's option table", rows, table)
 
 # A kernel refusal: no user namespaces left (max_user_namespaces=0 in a namespace we own).
 if userns_works():

@@ -2,21 +2,29 @@
 """completion.py - data/bash-completion/ucbench: sourced in bash after bash-completion, its
 _ucbench driven through COMP_WORDS/COMP_CWORD as bash would for a line; commands, options,
 keyword values, workloads (`ucbench list`), verify's cases and rlimits (`verify --list`), file
-names; and every option of every command's --help is offered, none that --help lacks."""
+names; and every option of every command's --help is offered, none that --help lacks.  Without
+bash-completion (bash --norc), sourcing it and a <TAB> print nothing."""
 import os
 import re
 import subprocess
 
-from taplib import SRCDIR, Tap, UCBENCH, run, scratch_dir, skip_all
+from taplib import SRCDIR, Tap, UCBENCH, run, scratch_dir
 
 BASH_COMPLETION = "/usr/share/bash-completion/bash_completion"
 SCRIPT = os.path.join(SRCDIR, "data", "bash-completion", "ucbench")
 COMMANDS = ["run", "verify", "compare", "export", "plot", "model", "list", "info", "help"]
 
-if not os.path.exists(BASH_COMPLETION):
-    skip_all("bash-completion is not installed (apt-get install bash-completion)")
-
 t = Tap()
+# Without bash-completion (a bash started with --norc): sourcing it, and a <TAB>, say nothing.
+r = subprocess.run(["bash", "--norc", "-c", 'source "$1"; COMP_WORDS=(ucbench r); COMP_CWORD=1; '
+                    'COMP_LINE="ucbench r"; COMP_POINT=9; _ucbench ucbench r ucbench', "bash",
+                    SCRIPT], capture_output=True, text=True, timeout=60)
+t.ok(r.returncode == 0 and r.stdout == "" and r.stderr == "",
+     "without bash-completion: sourcing it and a <TAB> print nothing", r.stderr)
+if not os.path.exists(BASH_COMPLETION):
+    t.skip("the completion itself", "bash-completion is not installed (apt-get install "
+           "bash-completion)")
+    t.done()
 cwd = scratch_dir("ucb-completion-")
 for name in ("base.json", "head.json", "notes.txt"):
     open(os.path.join(cwd, name), "w").close()

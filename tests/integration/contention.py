@@ -82,6 +82,14 @@ def row_marked(stdout):
     return len(rows) == 1 and rows[0].rstrip().endswith("* contended")
 
 
+def cpu_of_fair(stdout, c):
+    """Whether the row's cpu/fair cell is cpu_share_median / fair_share of the same run."""
+    rows = [ln.split() for ln in stdout.splitlines() if ln.startswith("getppid")]
+    if len(rows) != 1 or len(rows[0]) < 12 or c.get("cpu_share_median") is None:
+        return False
+    return rows[0][10] == f"{c['cpu_share_median'] / c['fair_share']:.2f}"
+
+
 def warned(stderr):
     return stderr.count("the host was busy") == 1
 
@@ -97,6 +105,8 @@ if doc:
     t.ok(row_marked(r.stdout) == c["contended"] and warned(r.stderr) == c["contended"],
          "without a hog: the table marks the row and stderr warns exactly when contended",
          r.stdout + r.stderr)
+    t.ok(cpu_of_fair(r.stdout, c), "without a hog: the cpu/fair cell is cpu_share_median / "
+         "fair_share of the document", r.stdout + json.dumps(c))
     t.diag(f"no hog: cpu_share_median {c['cpu_share_median']}, contended {c['contended']}")
 
 r, doc = ucbench("low", ["--contention-threshold", "0.01"])
@@ -149,8 +159,12 @@ if doc:
     t.ok(consistent(doc) == "", "beside the hog: the flags agree with the shares", consistent(doc))
     t.ok(isinstance(c["nivcsw"], int) and c["nivcsw"] > 0,
          "beside the hog: the task was preempted (involuntary context switches)", json.dumps(c))
-    t.ok(row_marked(r.stdout) and "contended = contention.contended" in r.stdout,
+    t.ok(row_marked(r.stdout)
+         and "(contended: its tasks got less CPU than their fair share;" in r.stdout,
          "beside the hog: the table marks the row and explains the mark", r.stdout)
+    t.ok(cpu_of_fair(r.stdout, c) and "cpu/fair" in r.stdout.splitlines()[0],
+         "beside the hog: the cpu/fair cell is cpu_share_median / fair_share of the document",
+         r.stdout + json.dumps(c))
     t.ok(warned(r.stderr) and "1 of 1 measured points contended" in r.stderr,
          "beside the hog: stderr warns once", r.stderr)
     t.ok(any("the host was busy" in n for n in doc["config"]["notes"]),

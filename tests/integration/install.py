@@ -1,8 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """install.py - `make install DESTDIR=...` from this build installs the binary, the man page,
-the JSON schema ($(datadir)/ucbench), every example ($(docdir)/examples) and the bash
-completion (bash-completion's completionsdir); the installed ucbench's --help then says the man
-page is there, and says how to read it once it is gone; `make uninstall` removes every file."""
+the JSON schema ($(datadir)/ucbench), every example ($(docdir)/examples; its programs
+executable, and they run), the documents that --help and the man page cite ($(docdir)/docs,
+every citation resolves) and the bash completion (bash-completion's completionsdir); the
+installed ucbench's --help then says the man page is there, and says how to read it once it is
+gone; `make uninstall` removes every file."""
 import os
 import re
 import shutil
@@ -61,6 +63,66 @@ examples = sorted(os.path.relpath(os.path.join(root, n), SRCDIR)
 missing = [e for e in examples if not one("/share/doc/ucbench/" + e)]
 t.ok(examples and not missing, f"share/doc/ucbench/examples: all {len(examples)} example files",
      "missing: " + " ".join(missing))
+# The examples that are programs (executable in the tree) are installed executable, and run.
+progs = [e for e in examples if os.access(os.path.join(SRCDIR, e), os.X_OK)]
+not_x = [e for e in progs if not (one("/share/doc/ucbench/" + e)
+                                  and os.access(one("/share/doc/ucbench/" + e), os.X_OK))]
+t.ok(len(progs) >= 5 and not not_x, f"the {len(progs)} example programs are installed executable",
+     "not executable: " + " ".join(not_x))
+ex_dir = os.path.dirname(one("/share/doc/ucbench/examples/README.md") or dest)
+if exe and not not_x:
+    env = dict(os.environ, UCBENCH=exe, OUT=scratch_dir("ucb-install-ck-"))
+    for side in ("base", "head"):
+        shutil.copy(os.path.join(SRCDIR, "examples", "run-small.json"),
+                    os.path.join(env["OUT"], f"{side}.json"))
+        shutil.copy(os.path.join(SRCDIR, "examples", "verify-small.json"),
+                    os.path.join(env["OUT"], f"{side}-verify.json"))
+    r = subprocess.run([os.path.join(ex_dir, "compare-kernels.sh"), "compare"], env=env,
+                       capture_output=True, text=True, timeout=120)
+    t.ok(r.returncode == 0 and "# 0 regression(s)" in r.stdout,
+         "installed compare-kernels.sh compare: the two kernels' documents compared",
+         f"rc={r.returncode} {r.stderr[-500:]}")
+    with open(os.path.join(SRCDIR, "examples", "run-small.json")) as f:
+        r = subprocess.run([os.path.join(ex_dir, "lkp", "programs", "ucbench", "parse")], env=env,
+                           stdin=f, capture_output=True, text=True, timeout=120)
+    t.ok(r.returncode == 0 and re.search(r"^\S+\.per_process_ops: [0-9.]+$", r.stdout, re.M),
+         "installed lkp/programs/ucbench/parse: a document to LKP stats",
+         f"rc={r.returncode} {r.stdout[:300]} {r.stderr[-500:]}")
+    r = subprocess.run([os.path.join(ex_dir, "lava", "lava-report.py"), "--help"], env=env,
+                       capture_output=True, text=True, timeout=60)
+    t.ok(r.returncode == 0 and "--verify" in r.stdout, "installed lava/lava-report.py --help",
+         r.stderr[-500:])
+    r = subprocess.run(["bash", "-n", os.path.join(ex_dir, "lkp", "programs", "ucbench", "run")],
+                       capture_output=True, text=True)
+    r2 = subprocess.run(["sh", "-n", os.path.join(ex_dir, "lava", "ucbench-lava.sh")],
+                        capture_output=True, text=True)
+    t.ok(r.returncode == 0 and r2.returncode == 0,
+         "installed lkp run and lava/ucbench-lava.sh parse (they run sweeps: deb-check runs them)",
+         r.stderr + r2.stderr)
+else:
+    t.skip("the installed example programs run", "not installed executable")
+
+# Every document under docs/ (or examples/) that --help, a command's help or the man page cites is
+# installed under $(docdir), as it is named.
+docs = sorted(n for n in os.listdir(os.path.join(SRCDIR, "docs")) if n.endswith(".md"))
+missing = [d for d in docs if not one("/share/doc/ucbench/docs/" + d)]
+t.ok(docs and not missing, f"share/doc/ucbench/docs: all {len(docs)} documents of docs/",
+     "missing: " + " ".join(missing))
+cite = re.compile(r"\b((?:docs|examples)/[A-Za-z0-9_./-]*[A-Za-z0-9_-]\.md)")
+cited = set()
+if exe:
+    for cmd in ([], ["run"], ["verify"], ["compare"], ["export"], ["plot"], ["model"], ["list"],
+                ["info"]):
+        cited |= set(cite.findall(subprocess.run([exe] + cmd + ["--help"], capture_output=True,
+                                                 text=True).stdout))
+with open(os.path.join(SRCDIR, "man", "ucbench.1")) as f:
+    cited |= set(cite.findall(f.read().replace("\\-", "-")))
+doc_root = os.path.dirname(ex_dir)
+unresolved = sorted(c for c in cited if not os.path.isfile(os.path.join(doc_root, c)))
+t.ok(len(cited) >= 5 and not unresolved,
+     f"every one of the {len(cited)} paths --help and the man page cite is installed in "
+     "$(docdir)", "unresolved: " + " ".join(unresolved) + f" (of {sorted(cited)})")
+
 with open(os.path.join(builddir, "Makefile")) as f:
     m = re.search(r"^bashcompletiondir = (.*)$", f.read(), re.M)
 if m and m.group(1).strip():

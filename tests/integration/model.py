@@ -4,7 +4,10 @@ give lambda, sigma and kappa with intervals and a prediction at N=384 (text and 
 rlimit-cache table sigma and kappa indistinguishable from 0, and `compare` of the two says the
 loss fell, not which cost; with 5 repeats the lack-of-fit test refuses to extrapolate a shape the
 law cannot take and passes the law's own; a 2-CPU document, and this machine's own sweep 1,C,2C, are refused with the reason
-(exit 1); the chart; bad input is one line and exit 2; valgrind-clean."""
+(exit 1); the chart; bad input is one line and exit 2; valgrind-clean.  The same tables as the
+user's own numbers (tests/golden/usl-signal1-*.csv, a CSV and a blank-separated table, and as
+will-it-scale's runtest.py prints them) give the same fit as the documents; a malformed line is
+one line naming the file and the line, exit 2."""
 import copy
 import json
 import math
@@ -227,6 +230,108 @@ r = run(["model", two_path, "--plot", svg])
 t.ok(r.returncode == 1 and "4 tasks on 2 CPUs" in open(svg).read(),
      "a refused series is drawn with its reason in the notes", r.stderr)
 
+# ---- the user's own numbers: a table, will-it-scale's output ----
+STOCK_CSV = os.path.join(SRCDIR, "tests", "golden", "usl-signal1-stock.csv")
+PATCHED_TXT = os.path.join(SRCDIR, "tests", "golden", "usl-signal1-rlimit-cache.csv")
+FIT_KEYS = ("lambda", "sigma", "kappa", "residual_pct", "p_flat", "df", "observations", "loss",
+            "levels", "predictions")
+
+
+def fit_of(args):
+    r = run(["model"] + args + ["--predict", "384", "-f", "json"])
+    return r, (load(r.stdout, " ".join(args)).get("series") or [{}])[0]
+
+
+def n_star(x):
+    """Gunther's N* = sqrt((1 - sigma) / kappa), the N of the most total throughput."""
+    sg, kp = x["sigma"]["estimate"], x["kappa"]["estimate"]
+    return math.sqrt((1 - sg) / kp) if kp > 0 else math.inf
+
+
+for doc_path, table_path, what in ((STOCK, STOCK_CSV, "stock: CSV with a header"),
+                                   (PATCHED, PATCHED_TXT, "rlimit cache: blank-separated")):
+    rj, fj = fit_of([doc_path])
+    rt, ft = fit_of([table_path])
+    same = all(fj.get(k) == ft.get(k) for k in FIT_KEYS) and fj.get("status") == "fitted"
+    t.ok(rt.returncode == 0 and rt.stderr == "" and same and n_star(fj) == n_star(ft)
+         and ft.get("workload") == "table",
+         f"the table {os.path.basename(table_path)} ({what}) gives the document's fit: lambda, "
+         f"sigma, kappa, N* = {n_star(ft):.0f}, the levels, the prediction at 384",
+         {k: (fj.get(k), ft.get(k)) for k in FIT_KEYS if fj.get(k) != ft.get(k)} or rt.stderr)
+r = run(["model", STOCK_CSV, "--predict", "384"])
+t.ok(r.returncode == 0 and re.search(r"^table: fitted over 6 container counts \(6 observations\)$",
+                                     r.stdout, re.M)
+     and re.search(r"^  predicted at N=384: ", r.stdout, re.M),
+     "the table's text: one series named `table`, the prediction", r.stdout)
+
+# runtest.py's output: the header, its `0,0,100,...` row, then total ops/s of N processes.
+table = [(x["containers"], x["summary"]["per_container_ops"]) for x in stock_doc["results"]]
+WIS_HEAD = "tasks,processes,processes_idle,threads,threads_idle,linear\n0,0,100,0,100,0\n"
+wis = WIS_HEAD + "".join(f"{n},{round(n * x)},{100 - n:.2f},{round(n * x * 0.9)},"
+                         f"{100 - n:.2f},{n * 380068}\n" for n, x in table)
+wis_path = path("signal1.wis")
+with open(wis_path, "w") as f:
+    f.write(wis)
+rw, fw = fit_of([wis_path])
+rj, fj = fit_of([STOCK])
+t.ok(rw.returncode == 0 and fw.get("workload") == "will-it-scale"
+     and all(abs(fw[k]["estimate"] - fj[k]["estimate"]) <= 1e-9 * max(1, fj[k]["estimate"])
+             for k in ("lambda", "sigma", "kappa"))
+     and [lv["containers"] for lv in fw.get("levels", [])] == [n for n, _ in table],
+     "will-it-scale's runtest.py output: processes / tasks per container, the stock fit",
+     fw or rw.stderr)
+with open(wis_path, "w") as f:
+    f.write(wis + wis)  # two runs, concatenated: each N twice
+rw, fw = fit_of([wis_path])
+t.ok(rw.returncode == 0 and fw.get("observations") == 12
+     and all(lv["repeats"] == 2 for lv in fw.get("levels", [])),
+     "two runtest.py outputs concatenated: two repeats of each N", fw or rw.stderr)
+
+# Repeats, comments, CRLF, blanks and commas; told apart by content, not by the name.
+own = path("own.json")  # a table, whatever its name says
+with open(own, "w") as f:
+    f.write("# my sweep\r\nN, ops/s, repeat\r\n")
+    for n, x in table:
+        for k in (1, 2, 3):
+            f.write(f"{n}, {x * (1 + 0.01 * (k - 2)):.1f}, {k}   # run {k}\r\n")
+r, fo = fit_of([own])
+t.ok(r.returncode == 0 and fo.get("observations") == 18
+     and (fo.get("lack_of_fit") or {}).get("df_pure") == 12,
+     "a table with a repeat column, comments and CRLF, named .json: 3 repeats of 6 N, the "
+     "lack-of-fit test on them", fo or r.stderr)
+doc_as_csv = path("doc.csv")
+shutil.copy(STOCK, doc_as_csv)
+r, fd = fit_of([doc_as_csv])
+t.ok(r.returncode == 0 and fd.get("workload") == "signal",
+     "a document named .csv is read as the document it is", r.stderr)
+
+# A malformed line: one line naming the file and the line, exit 2.
+BAD_TABLES = [
+    ("1,380068\n4,35x\n", "line 2: ops/s per container `35x` is not a number above 0"),
+    ("1 380068\n4 0\n", "line 2: ops/s per container `0` is not a number above 0"),
+    ("N,ops\n1,380068\n0,1\n", "line 3: N `0` is not a whole number"),
+    ("1,380068\n4,,1\n", "line 2: an empty field between commas"),
+    ("1,380068\n4,353204,1\n", "line 2: 3 columns where the table has 2"),
+    ("1 2 3 4\n", "line 1: 4 columns; a table has N, ops/s per container"),
+    ("1,3,1\n# again\n1,4,1\n", "line 3: N=1 repeat 1 again (first on line 1)"),
+    ("1,380068\nN,ops\n", "line 2: `N,ops` is not a number (a header only opens the table)"),
+    ("a,b,c,d\n", "line 1: a header of 4 columns"),
+    (WIS_HEAD + "1,-1,0,5,0,5\n", "line 3: processes is -1"),
+    (WIS_HEAD + "1,5,0,5,0\n", "line 3: 5 columns where will-it-scale's rows have 6"),
+    ("1,2\n3\x004\n", "line 2: a NUL byte"),
+    ("# nothing\n\n", "no rows of numbers: nothing to model"),
+]
+for i, (text, needle) in enumerate(BAD_TABLES):
+    bad_path = path(f"bad{i}.csv")
+    with open(bad_path, "w") as f:
+        f.write(text)
+    r = run(["model", bad_path])
+    lines = r.stderr.splitlines()
+    t.ok(r.returncode == 2 and r.stdout == "" and lines
+         and lines[0].startswith(f"ucbench: `{bad_path}`: {needle}"),
+         f"a bad table ({needle[:40]}): one line naming the file and line, exit 2",
+         f"rc={r.returncode} {r.stderr!r}")
+
 # ---- bad input: one line, exit 2 ----
 notjson = path("bad.json")
 with open(notjson, "w") as f:
@@ -266,6 +371,16 @@ if shutil.which("valgrind") and not os.environ.get("UCB_SANITIZED"):
                          "--errors-for-leak-kinds=definite,indirect", UCBENCH, "model", two_path],
                         capture_output=True, text=True, timeout=600)
     t.ok(vg.returncode == 1, "valgrind: a refusal is clean", vg.stderr[-3000:])
+    vg = subprocess.run(["valgrind", "-q", "--leak-check=full", "--error-exitcode=99",
+                         "--errors-for-leak-kinds=definite,indirect", UCBENCH, "model", wis_path,
+                         "--predict", "384", "--plot", svg], capture_output=True, text=True,
+                        timeout=600)
+    vb = subprocess.run(["valgrind", "-q", "--leak-check=full", "--error-exitcode=99",
+                         "--errors-for-leak-kinds=definite,indirect", UCBENCH, "model",
+                         path("bad6.csv")], capture_output=True, text=True, timeout=600)
+    t.ok(vg.returncode == 0 and vb.returncode == 2,
+         "valgrind: a will-it-scale table, and a malformed one, are clean",
+         vg.stderr[-3000:] + vb.stderr[-3000:])
     vg = subprocess.run(["valgrind", "-q", "--leak-check=full", "--error-exitcode=99",
                          "--errors-for-leak-kinds=definite,indirect", UCBENCH, "model", misfit,
                          "--predict", "24,64", "--plot", svg], capture_output=True, text=True,

@@ -10,7 +10,13 @@ reading cannot hold ucbench against SIGINT.  Whatever can be known before measur
 block device, an empty name) is a usage error (exit 2) before anything is measured: the run
 ends well before its --duration.  A write that fails after measuring (ENOSPC, on a small full
 tmpfs in a mount namespace of its own) keeps the document: saved to a new 0600 file in the
-current directory or $TMPDIR, named in the error (exit 1)."""
+current directory or $TMPDIR, named in the error (exit 1).
+
+A link to a directory on the way is held to the same rule (issue 35, D1): nobody's
+sticky/x -> victim makes `-o sticky/x/passwd` a usage error for every writer, wherever x lies
+in the path and however it was reached, while the caller's own links, root's /var/run -> /run
+style links, `..` and /proc/self/cwd keep working.  fs.protected_symlinks=1 would refuse such a
+link in the kernel and hide the bug: it is set to 0 for those checks only, and restored."""
 import fcntl
 import json
 import os
@@ -19,6 +25,7 @@ import re
 import signal
 import stat
 import subprocess
+import sys
 import threading
 import time
 
@@ -164,6 +171,163 @@ os.close(rfd)
 t.ok(refused(r, fifo, "FIFO of uid") and got == b"",
      "nobody's FIFO there (with a reader): exit 2, nothing written to it", f"{r} {got[:80]}")
 
+# ---- a link to a directory on the way (issue 35, D1) ------------------------------------
+PROTECTED = "/proc/sys/fs/protected_symlinks"
+
+
+def protection_off():
+    """(the value to restore or None, why the refusals cannot be tested or None): the kernel
+    must not refuse nobody's link itself, or it would hide ours."""
+    try:
+        with open(PROTECTED) as f:
+            old = f.read().strip()
+    except OSError as e:
+        return None, f"cannot read {PROTECTED}: {e.strerror}"
+    if old == "0":
+        return None, None
+    try:
+        with open(PROTECTED, "w") as f:
+            f.write("0")
+    except OSError as e:
+        return None, f"fs.protected_symlinks is {old} and cannot be set to 0: {e.strerror}"
+    return old, None
+
+
+def restore_protection(old):
+    if old is not None:
+        with open(PROTECTED, "w") as f:
+            f.write(old)
+
+
+def listing(d):
+    """Every entry under d with its bytes (None for a directory or link), to see it
+    untouched."""
+    out = {}
+    for root, dirs, files in os.walk(d):
+        for n in dirs + files:
+            q = os.path.join(root, n)
+            out[q] = None if os.path.isdir(q) or os.path.islink(q) else snapshot(q)
+    return out
+
+
+def dir_links_refused(why_not):
+    """Nobody's link to a directory (the victim, standing for /etc) on the way of -o."""
+    victim = os.path.join(scratch, "victim")  # stands for /etc
+    os.makedirs(os.path.join(victim, "b"))
+    put(os.path.join(victim, "passwd"), "root's own\n")
+    put(os.path.join(victim, "b", "file"), "root's own\n")
+    before = listing(victim)
+    deep = os.path.join(sticky, "s", "a")  # sticky/s/a: another sticky world-writable dir
+    os.makedirs(deep)
+    os.chown(deep, DIR_OWNER, DIR_OWNER)
+    os.chmod(deep, 0o1777)
+    planted = link(victim, "x", NOBODY)
+    os.symlink(victim, os.path.join(deep, "x"))
+    os.lchown(os.path.join(deep, "x"), NOBODY, NOBODY)
+    link("s/a", "mine", 0)  # root's own link to the sticky dir holding the planted one
+    link("s/a/x/b/file", "last.json", 0)  # root's own link, its target through the planted
+    why = f"is a symbolic link of uid {NOBODY} in a sticky world-writable directory"
+    verify = ["verify", "ULIM-01", "--uid-base", str(BASE)]
+    for args in (EXPORT, RUN, verify, ["plot", EXAMPLE], ["model", EXAMPLE]):
+        name = f"{args[0]} -o sticky/x/passwd, x nobody's link to a directory"
+        if why_not:
+            t.skip(name, why_not)
+            continue
+        out = os.path.join(planted, "passwd")
+        r = ucb(args + ["--output", out])
+        in_time(refused(r, out, f"`{planted}` {why}") and listing(victim) == before, r,
+                DURATION, f"{name}: exit 2 before measuring, naming x; the victim untouched")
+    cases = [("in the middle: sticky/s/a/x/b/file", os.path.join(deep, "x", "b", "file"),
+              os.path.join(deep, "x")),
+             ("reached through root's own link: sticky/mine/x/b/file",
+              os.path.join(sticky, "mine", "x", "b", "file"), os.path.join(deep, "x")),
+             ("in the target of root's own last link (-> s/a/x/b/file)",
+              os.path.join(sticky, "last.json"), os.path.join(sticky, "s", "a", "x"))]
+    for name, out, shown in cases:
+        if why_not:
+            t.skip(f"export -o, nobody's directory link {name}", why_not)
+            continue
+        r = ucb(EXPORT + ["--output", out])
+        t.ok(refused(r, out, f"`{shown}` {why}") and listing(victim) == before,
+             f"export -o, nobody's directory link {name}: exit 2, naming it; the victim "
+             "untouched", r)
+    rescue = "a failed write with $TMPDIR through nobody's directory link: nothing kept there"
+    if why_not:
+        t.skip("run -o sticky/s/a/x/b/file", why_not)
+        t.skip(rescue, why_not)
+        return
+    r = ucb(RUN + ["--output", os.path.join(deep, "x", "b", "file")])
+    in_time(refused(r, "x/b/file", why) and listing(victim) == before, r, DURATION,
+            "run -o sticky/s/a/x/b/file: exit 2 before measuring")
+    fulldir = os.path.join(scratch, "full-d1")
+    os.mkdir(fulldir)
+    p = subprocess.run(["unshare", "--mount", "--propagation", "private", "sh", "-c", FILL,
+                        fulldir, UCBENCH] + SHORT_RUN + ["--output", "out.json"],
+                       capture_output=True, text=True, timeout=120,
+                       env=dict(ENV, TMPDIR=os.path.join(planted, "b")))
+    where = kept(p.stderr)
+    if p.returncode == 99:
+        t.skip(rescue, f"no tmpfs here: {p.stderr.strip()}")
+    else:
+        t.ok(p.returncode == 1 and listing(victim) == before
+             and (where is None or not os.path.realpath(where).startswith(victim + "/")),
+             f"{rescue} (exit 1)", p.stderr)
+    if where and os.path.dirname(where) == "/tmp":
+        os.unlink(where)  # kept in /tmp, the last resort: this test's to remove
+
+
+def dir_links_followed():
+    """What must keep working: every one of these is the kernel's own choice too."""
+    outdir = os.path.join(scratch, "outdir")
+    os.mkdir(outdir)
+    os.mkdir(os.path.join(scratch, "run"))
+    os.mkdir(os.path.join(scratch, "var"))
+    os.symlink("../run", os.path.join(scratch, "var", "run"))  # as /var/run -> /run
+    plain = os.path.join(scratch, "plain")  # root's, not sticky: nobody's link there is fine
+    os.mkdir(plain)
+    os.symlink(outdir, os.path.join(plain, "theirs"))
+    os.lchown(os.path.join(plain, "theirs"), NOBODY, NOBODY)
+    link(outdir, "rootdir", 0)
+    link(outdir, "ownerdir", DIR_OWNER)
+    good = [("root's own link to a directory in the sticky one", "sticky/rootdir/a.json",
+             os.path.join(outdir, "a.json"), None),
+            ("the directory owner's link there", "sticky/ownerdir/b.json",
+             os.path.join(outdir, "b.json"), None),
+            ("root's relative link outside, as /var/run -> /run", "var/run/c.json",
+             os.path.join(scratch, "run", "c.json"), None),
+            ("nobody's link in a directory that is not sticky", "plain/theirs/d.json",
+             os.path.join(outdir, "d.json"), None),
+            ("`..` after a link leaves its target (sticky/rootdir/../outdir)",
+             "sticky/rootdir/../outdir/e.json", os.path.join(outdir, "e.json"), None),
+            ("/proc/self/cwd/f.json", "/proc/self/cwd/f.json", os.path.join(outdir, "f.json"),
+             outdir)]
+    for name, out, where, cwd in good:
+        r = ucb(EXPORT + ["--output", out], cwd=cwd)
+        t.ok(r[0] == 0 and os.path.isfile(where) and not os.path.islink(where)
+             and json.load(open(where)), f"{name}: followed, the file written there", r)
+
+
+def dir_link_loop():
+    loop = os.path.join(scratch, "dloop")
+    os.symlink("dloop", loop)
+    r = ucb(EXPORT + ["--output", os.path.join(loop, "out.json")])
+    t.ok(refused(r, loop, "symbolic links"), "a directory link loop: exit 2", r)
+
+
+FILL = ('mount -t tmpfs -o size=64k ucb-full "$0" || exit 99; '
+        'dd if=/dev/zero of="$0/fill" bs=4k 2>/dev/null; cd "$0" && exec "$@"')
+old_handlers = {s: signal.signal(s, lambda n, _: sys.exit(128 + n))
+                for s in (signal.SIGTERM, signal.SIGHUP)}  # so that finally restores the sysctl
+saved, why_not = protection_off()
+try:
+    dir_links_refused(why_not)
+finally:
+    restore_protection(saved)
+    for s, h in old_handlers.items():
+        signal.signal(s, h)
+dir_links_followed()
+dir_link_loop()
+
 # ---- FIFOs ---------------------------------------------------------------------------------
 fifo = os.path.join(scratch, "out.fifo")
 os.mkfifo(fifo)
@@ -290,8 +454,6 @@ for args in (RUN, ["verify", "ULIM-01", "--uid-base", str(BASE)], EXPORT, ["plot
 # ---- a write that fails after measuring: the document is kept -----------------------------
 full = os.path.join(scratch, "full")
 os.mkdir(full)
-FILL = ('mount -t tmpfs -o size=64k ucb-full "$0" || exit 99; '
-        'dd if=/dev/zero of="$0/fill" bs=4k 2>/dev/null; cd "$0" && exec "$@"')
 for args, cmd in ((SHORT_RUN, "run"), (["verify", "ULIM-01", "--uid-base", str(BASE)], "verify")):
     p = subprocess.run(["unshare", "--mount", "--propagation", "private", "sh", "-c", FILL, full,
                         UCBENCH] + args + ["--output", "out.json"],

@@ -21,6 +21,7 @@ import io
 import json
 import math
 import os
+import re
 import statistics
 
 from taplib import SRCDIR, Tap, busy_reason, doc_scratch, run, skip_all, uid_block
@@ -174,6 +175,36 @@ for x, ln in zip(oc, rows):
 t.ok(at and len(rows) == len(oc) == 2 and not miss and "nan" not in "\n".join(lines),
      "the text: after the table, a line per pair with its ratio, interval and verdict",
      "\n".join(lines[at[0]:] if at else lines[-8:]) + "\n" + str(miss))
+
+# What the old codes (`4-1c`, ` c`) said, in words after the verdict.
+words = []
+for x, ln in zip(oc, rows):
+    for name in ("shared", "distinct"):
+        left, used = x[name]["repeats_left_out"], x[name]["repeats_used"]
+        if left and f"{left} of {left + used} repeats left out" not in ln:
+            words.append(ln)
+    every = "the ratio, of every repeat, decides nothing" in ln
+    if x["ratio_from_contended"] != every or re.search(r"\d-\d+c\b| c ", ln):
+        words.append(ln)
+t.ok(rows and not words, "the text: repeats left out and a ratio of every repeat in words",
+     "\n".join(words))
+
+# The last lines: where the document went, the next step, and -r only when a pair lacked
+# repeats (here, 5 a side, none did: the negative case).
+lacking = [x for x in oc if any(x[k]["repeats_used"] + x[k]["repeats_left_out"] < 2
+                                for k in ("shared", "distinct"))]
+t.ok(f"ucbench: the document is in {out}; next: ucbench plot {out} -o {out[:-5]}.svg"
+     in r.stderr and not lacking and "rerun with -r 5 " not in r.stderr,
+     "-r 5: the document's path and `ucbench plot` next; no `-r 5` hint", r.stderr)
+one_run_ = run(["run", "-w", "signal", "-c", "1", "--owner", "shared,distinct", "-d", "0.3",
+                "--warmup", "0.1", "--interval", "0.1", "--uid-base", str(UID)], timeout=300)
+end = one_run_.stderr.strip().splitlines()[-2:]
+t.ok(one_run_.returncode == 0 and len(end) == 2
+     and end[0].startswith("ucbench: no document was kept; -o FILE.json keeps it")
+     and end[1].endswith("on 1 of 1 points (1 with a single repeat a side): rerun with -r 5 "
+                         "(--repeat 5)"),
+     "one repeat (the default): no document kept, how to keep one, and the -r 5 hint last",
+     one_run_.stderr + one_run_.stdout[-600:])
 
 csv_run = run(["run", "-w", "signal", "-c", "1", "--owner", "shared,distinct", "-r", "2",
                "-d", "0.3", "--warmup", "0.1", "--interval", "0.1", "--quiet", "-f", "csv",

@@ -1,11 +1,13 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
-"""reader-ranges.py - every reader refuses what the schema's ranges reject: the cases come from
-docs/ucbench-result.schema.json itself.  Each minimum, maximum, exclusiveMinimum and enum it
-gives (through $ref, properties, items, additionalProperties, anyOf/oneOf and the run-document
-branch of config) is broken once in a copy of examples/run-small.json or
-examples/verify-small.json (its first instance there, or one made where the example has none),
-and every reader (export --to each format, compare either side, plot, model) must exit 2 with
-one line that names the field (and the usual hint), and print nothing else.  Then the extremes
+"""reader-ranges.py - every reader refuses what the schema's ranges, patterns and lengths reject:
+the cases come from docs/ucbench-result.schema.json itself.  Each minimum, maximum,
+exclusiveMinimum, enum, pattern, propertyNames pattern, minLength and maxLength it gives
+(through $ref, properties, items, additionalProperties, anyOf/oneOf and the run-document branch
+of config) is broken once in a copy of examples/run-small.json or examples/verify-small.json
+(its first instance there, or one made where the example has none), and every reader (export
+--to each format, compare either side, plot, model) must exit 2 with one line that names the
+field and the rule (a pattern as the schema spells it) (and the usual hint), and print nothing
+else; both examples are read as they are.  Then the extremes
 it allows: containers 2^63-1 never wraps (gbench's threads); a document's control characters
 reach no text output raw (lkp, compare, model)."""
 import concurrent.futures
@@ -23,6 +25,8 @@ DEFS = SCHEMA["$defs"]
 EXAMPLES = {k: os.path.join(SRCDIR, "examples", f"{k}-small.json") for k in ("run", "verify")}
 FORMATS = ("gab", "gab-smaller", "bmf", "gbench", "lkp", "junit", "ktap", "kcidb")
 RANGE_KEYS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "enum")
+STRING_KEYS = ("pattern", "minLength", "maxLength")
+NAME = "(name)"  # a pattern segment: the member names of the object, the schema's propertyNames
 
 
 def constraints(node, pattern, run_only, out):
@@ -32,8 +36,10 @@ def constraints(node, pattern, run_only, out):
     if "$ref" in node:
         constraints(DEFS[node["$ref"].rsplit("/", 1)[1]], pattern, run_only, out)
         return
-    if any(k in node for k in RANGE_KEYS):
+    if any(k in node for k in RANGE_KEYS + STRING_KEYS):
         out.append((pattern, node, run_only))
+    if isinstance(node.get("propertyNames"), dict):
+        out.append((pattern + (NAME,), node["propertyNames"], run_only))
     for k, v in node.get("properties", {}).items():
         constraints(v, pattern + (k,), run_only, out)
     if isinstance(node.get("items"), dict):
@@ -48,9 +54,27 @@ def constraints(node, pattern, run_only, out):
         constraints(node["else"], pattern, True, out)
 
 
-def bad_values(node):
-    """Values just outside what `node` allows (of a type it allows, so that only the range is
-    broken)."""
+def bad_values(node, now=None):
+    """(value, what the message says) just outside what `node` allows (of a type it allows, so
+    that only the rule is broken); `now`: the example's value there, if any."""
+    out = [(v, "out of range") for v in bad_numbers(node)]
+    if "enum" in node and isinstance(out[-1][0], str):
+        out[-1] = (out[-1][0], "not one of:")
+    if "pattern" in node:
+        # A control character (the message must stay one line), and the example's own value
+        # with more after it (the pattern is anchored at its end).
+        said = f"does not match the schema's pattern {node['pattern']}"
+        out.append(("o\nk", said))
+        if isinstance(now, str) and node["pattern"].endswith("$"):
+            out.append((now + " x", said))
+    if node.get("minLength", 0) > 0:
+        out.append(("a" * (node["minLength"] - 1), f"minLength {node['minLength']}"))
+    if "maxLength" in node:
+        out.append(("a" * (node["maxLength"] + 1), f"maxLength {node['maxLength']}"))
+    return out
+
+
+def bad_numbers(node):
     out = []
     types = node.get("type", ["integer", "number"])
     types = [types] if isinstance(types, str) else types
@@ -83,6 +107,8 @@ def instances(doc, pattern):
                 nxt += [(p + (i,), x) for i, x in enumerate(v)]
             elif seg == "*" and isinstance(v, dict):
                 nxt += [(p + (k,), x) for k, x in v.items()]
+            elif seg == NAME and isinstance(v, dict):
+                nxt += [(p + (k,), k) for k in v]
             elif isinstance(v, dict) and seg in v:
                 nxt.append((p + (seg,), v[seg]))
         found = nxt
@@ -114,6 +140,14 @@ def put(doc, where, value):
     doc[where[-1]] = value
 
 
+def dotted(where):
+    """"results[0].per_container[1]" for ("results", 0, "per_container", 1)."""
+    at = ""
+    for k in where:
+        at += f"[{k}]" if isinstance(k, int) else (f".{k}" if at else k)
+    return at
+
+
 def named(where):
     """How a message names the field at `where`: the object path above its last member name,
     and that name with the indices after it ("results[0].per_container[1]", "ops";
@@ -136,10 +170,13 @@ def readers(kind, bad):
     return out
 
 
-def check(kind, bad, where, word):
+def check(kind, bad, where, word, member_name=False):
     """('' when every reader refused `bad` rightly, its message with `word`, else what went
-    wrong; the readers that did not exit 2)."""
+    wrong; the readers that did not exit 2).  `member_name`: the last of `where` is a member's
+    name, said as such, in the object of the rest."""
     at, key = named(where)
+    if member_name:
+        at, key = dotted(where[:-1]), "the member name"
     wrong, accepted = [], []
     for argv in readers(kind, bad):
         r = run(argv)
@@ -147,7 +184,8 @@ def check(kind, bad, where, word):
         # One error line; the usual "Try 'ucbench --help'" hint may follow it.
         ok = (r.returncode == 2 and r.stdout == "" and lines
               and all(ln.startswith("Try ") for ln in lines[1:])
-              and lines[0].startswith("ucbench: ") and f'"{key}"' in lines[0]
+              and lines[0].startswith("ucbench: ")
+              and (f'"{key}"' if not member_name else key) in lines[0]
               and (not at or f": {at}: " in lines[0]) and word in lines[0])
         if r.returncode != 2:
             accepted.append(" ".join(argv[:3] if argv[0] == "export" else argv[:1]))
@@ -179,20 +217,40 @@ for kind, src in EXAMPLES.items():
             continue  # a verify document's results[] is []
         if pattern[:1] == ("verify",) and kind != "verify":
             continue
-        for value in bad_values(node):
+        names = pattern[-1:] == (NAME,)
+        have = instances(base, pattern[:-1] if names else pattern)
+        now = None if names or not have else base
+        for k in have[0] if have and not names else ():
+            now = now[k]
+        for value, word in bad_values(node, now):
             doc = copy.deepcopy(base)
-            have = instances(doc, pattern)
-            where = have[0] if have else make(doc, pattern)
-            put(doc, where, value)
+            have = instances(doc, pattern[:-1] if names else pattern)
+            where = have[0] if have else make(doc, pattern[:-1] if names else pattern)
+            if names:
+                # A member named `value`, of a value the object's members may have.
+                where += (value,)
+                put(doc, where, 0)
+            else:
+                put(doc, where, value)
             if validator and not any(True for _ in validator.iter_errors(doc)):
                 t.ok(False, f"{kind}: {'.'.join(map(str, where))} = {value!r} breaks the schema")
                 continue
-            label = f"{kind}: {'.'.join(map(str, where))} = {value!r}" + (
-                "" if have else " (made)")
-            word = "not one of:" if isinstance(value, str) else "out of range"
-            cases.append((label, (kind, write(f"c{len(cases)}.json", doc), where, word)))
+            label = f"{kind}: {'.'.join(map(str, where))}".encode("unicode_escape").decode() + (
+                " (a member name)" if names else f" = {value!r}") + ("" if have else " (made)")
+            cases.append((label, (kind, write(f"c{len(cases)}.json", doc), where, word, names)))
 
-t.diag(f"{len(found)} ranges and enums in the schema; {len(cases)} documents break one")
+# The examples as they are: every reader of their kind reads them (exit 0; compare may say 1).
+OF_KIND = {"run": [["export", "--to", f] for f in FORMATS if f not in ("junit", "ktap")]
+           + [["plot", "--output", path("example.svg")], ["model"]],
+           "verify": [["export", "--to", f] for f in ("junit", "ktap", "kcidb")]}
+for kind, src in EXAMPLES.items():
+    took = [f"{' '.join(argv)}: exit {r.returncode} {r.stderr[:200]}"
+            for argv in OF_KIND[kind] + [["compare", src]]
+            for r in [run(argv + [src])] if r.returncode not in (0, 1)]
+    t.ok(not took, f"{kind}: examples/{kind}-small.json is read by every reader of its kind", took)
+
+t.diag(f"{len(found)} ranges, enums, patterns and lengths in the schema; {len(cases)} documents "
+       "break one")
 with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
     results = list(pool.map(lambda c: check(*c[1]), cases))
 failed = accepted = 0
@@ -255,23 +313,25 @@ t.ok(clean(r) and series and [lv["containers"] for lv in series[0].get("levels",
      == [BIG - 2, BIG - 1, BIG], "model: N 2^63-1, -2, -3 are three levels", r.stdout[-1500:]
      + r.stderr[-1500:])
 
-# A document's strings in a text output: a control character is escaped as in messages
-# ("get\nppid"), never printed raw: the text reads exactly as for the workload spelt with a
-# backslash.
+# A document's strings in a text output: a control character in a string the schema leaves free
+# (a kernel release, a CPU model) is escaped as in messages ("6.1\n0"), never printed raw: the
+# text reads exactly as for the string spelt with a backslash.  A workload or an owner cannot
+# carry one, nor a blank (lkp-tests' dump-stat exits 1 on a key with one): their patterns.
 odd = json.load(open(EXAMPLES["run"]))
-extra = copy.deepcopy(odd["results"][0])
-odd["results"].append(extra)
 shown = {}
-for key, (workload, owner) in (("raw", ("get\nppid", "shared\tx")),
-                               ("spelt", ("get\\nppid", "shared\\tx"))):
-    extra["workload"], extra["owner"] = workload, owner
+for key, (release, cpu) in (("raw", ("6.1\n0", "AMD\tEPYC")), ("spelt", ("6.1\\n0", "AMD\\tEPYC"))):
+    odd["host"]["kernel"]["release"], odd["host"]["cpu_model"] = release, cpu
     f = write("odd.json", odd)
-    shown[key] = [run(["export", "--to", "lkp", f]).stdout,
-                  run(["compare", EXAMPLES["run"], f]).stdout,
-                  run(["compare", f, f]).stdout,
-                  run(["model", f]).stdout]
-for i, what in enumerate(("export --to lkp", "compare (only in)", "compare (rows)", "model")):
+    shown[key] = [run(["compare", EXAMPLES["run"], f]).stdout, run(["model", f]).stdout]
+for i, what in enumerate(("compare", "model")):
     raw, spelt = shown["raw"][i], shown["spelt"][i]
-    t.ok(raw == spelt and "get\\nppid" in raw and "shared\\tx" in raw,
-         f"{what}: a workload with a newline, an owner with a tab: escaped, not split", raw[-1500:])
+    t.ok(raw == spelt and "6.1\\n0" in raw and "AMD\\tEPYC" in raw,
+         f"{what}: a kernel release with a newline, a CPU model with a tab: escaped, not split",
+         raw[-1500:])
+for field, value in (("workload", "get ppid"), ("owner", "shared x")):
+    odd = json.load(open(EXAMPLES["run"]))
+    odd["results"][0][field] = value
+    r = run(["export", "--to", "lkp", write("blank.json", odd)])
+    t.ok(r.returncode == 2 and r.stdout == "" and f'"{field}" is "{value}"' in r.stderr,
+         f"export --to lkp: a {field} with a blank is refused (its pattern), exit 2", r.stderr)
 t.done()

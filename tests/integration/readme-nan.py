@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-or-later
-"""readme-nan.py - the README's examples, shortened, never print `nan` (or `inf`): null is `-`
+"""readme-nan.py - the documented examples, shortened, never print `nan` (or `inf`): null is `-`
 in every text output.  The run table and its CSV (a 1,2,4 sweep; the headline --containers 64,
 whose 64 containers on this machine are oversubscribed and whose baseline is added), compare
 of two documents that differ in --seccomp (contended or not, the ratio is shown), every

@@ -332,6 +332,9 @@ t.busy(sound and all((x["summary"]["total_ops_per_s"] or 0) > 0 for x in res),
        sound and (lambda: busy_reason(doc, load)), r.stderr)
 t.ok("CAP_SETUID" in r.stderr and any("self" in n for n in doc.get("config", {}).get("notes", [])),
      "as nobody: it says why (stderr and config.notes)", r.stderr)
+t.ok(all(w in r.stderr for w in ("one owner", "contrasted", "need root", "subuid", "newuidmap")),
+     "as nobody: the note says self is one owner (no contrast), what needs root, and that no "
+     "subuid range or newuidmap is used", r.stderr)
 r = subprocess.run(NOBODY + [UCBENCH, "run", "--cgroup", "--containers", "1"] + SHORT,
                    capture_output=True, text=True)
 lines = r.stderr.strip().splitlines()
@@ -340,8 +343,10 @@ t.ok(r.returncode != 0 and len(lines) == 1 and "cgroup" in lines[0] and "Delegat
      r.stderr)
 r = subprocess.run(NOBODY + [UCBENCH, "run", "--owner", "distinct", "--containers", "1"] + SHORT,
                    capture_output=True, text=True)
-t.ok(r.returncode != 0 and "CAP_SETUID" in r.stderr and "self" in r.stderr,
-     "as nobody: an explicit --owner distinct is refused with the reason", r.stderr)
+t.ok(r.returncode != 0 and "CAP_SETUID" in r.stderr and "self" in r.stderr
+     and "subuid" in r.stderr and "newuidmap" in r.stderr and "contrast" in r.stderr,
+     "as nobody: an explicit --owner distinct is refused with the reason, what self gives, and "
+     "that no subuid range or newuidmap is used", r.stderr)
 r = subprocess.run(NOBODY + [UCBENCH, "info"], capture_output=True, text=True)
 t.ok(r.returncode == 0 and "capabilities.missing.cap_setuid" in r.stdout
      and "capabilities.missing.cap_sys_admin" in r.stdout,

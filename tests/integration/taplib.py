@@ -367,15 +367,49 @@ def uids_in_use():
     return used
 
 
+UID_LOCK = "/run/ucbench/uids.lock"  # byte U stands for uid U (src/host/uidlock.h)
+
+
+def uid_locks(first=0, last=4294967294):
+    """The uid ranges a ucbench holds now, between `first` and `last`: [(first, last, pid)],
+    read with F_GETLK (which takes nothing: a ucbench starting meanwhile is never refused)."""
+    import fcntl
+    import struct
+    out = []
+    try:
+        fd = os.open(UID_LOCK, os.O_RDONLY | os.O_CLOEXEC)
+    except OSError:
+        return out
+    try:
+        fmt = "hhqqi"  # struct flock on 64-bit Linux: type, whence, start, len, pid
+        todo = [(first, last)]  # F_GETLK names one lock of a span, not the lowest: split
+        while todo:
+            lo, hi = todo.pop()
+            q = struct.pack(fmt, fcntl.F_WRLCK, os.SEEK_SET, lo, hi - lo + 1, 0)
+            typ, _, start, length, pid = struct.unpack(fmt, fcntl.fcntl(fd, fcntl.F_GETLK, q))
+            if typ == fcntl.F_UNLCK:
+                continue
+            end = start + length - 1 if length else hi
+            out.append((max(start, lo), min(end, hi), pid))
+            todo += [(lo, start - 1)] if start > lo else []
+            todo += [(end + 1, hi)] if end < hi else []
+    finally:
+        os.close(fd)
+    return sorted(out)
+
+
 def uid_block(base, span, room=100000):
     """A free uid range [b, b + span) inside a test's own [base, base + room), at a random
-    offset: ucbench refuses owner uids that a process uses, and the same test started twice at
-    once (two checkouts, two `make check`) must not take the same range."""
+    offset: ucbench refuses owner uids that a process uses or another ucbench holds, and the
+    same test started twice at once (two checkouts, two `make check`) must not take the same
+    range."""
     import random
     used = uids_in_use()
+    held = uid_locks(base, base + room - 1)
     for k in random.sample(range(room // span), room // span):
         b = base + k * span
-        if not any(b <= u < b + span for u in used):
+        if not any(b <= u < b + span for u in used) and \
+                not any(lo < b + span and hi >= b for lo, hi, _ in held):
             return b
     return base
 
@@ -550,6 +584,26 @@ def reachable_copy(prefix, exe=None):
     shutil.copy(shutil.which(exe) or exe, path)
     os.chmod(path, 0o755)
     return d, path
+
+
+def kunit_dir(scratch):
+    """The kernel's tools/testing/kunit (kunit.py, kunit_parser.py): $KUNIT_DIR (a kernel
+    tree's), or an installed linux-source (Debian's linux-source-*, unpacked, or its tarball,
+    unpacked into `scratch`), else None."""
+    import glob
+    dirs = [os.environ["KUNIT_DIR"]] if os.environ.get("KUNIT_DIR") else []
+    for p in dirs + sorted(glob.glob("/usr/src/linux-source-*/tools/testing/kunit")):
+        if os.path.exists(os.path.join(p, "kunit_parser.py")):
+            return p
+    for tb in sorted(glob.glob("/usr/src/linux-source-*.tar.xz")):
+        os.makedirs(scratch, exist_ok=True)
+        # tar's own xz is several times faster than tarfile's (about 20 s for 140 MB).
+        subprocess.run(["tar", "-xJf", tb, "-C", scratch, "--wildcards",
+                        "*/tools/testing/kunit/*"], capture_output=True)
+        found = glob.glob(os.path.join(scratch, "*", "tools", "testing", "kunit"))
+        if found:
+            return found[0]
+    return None
 
 
 def doc_scratch(prefix):

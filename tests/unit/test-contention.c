@@ -485,11 +485,23 @@ test_readers (void)
   tap_check (note && strstr (note, "steal up to 10%, idle down to 0%"));
 
   f = open_memstream (&table, &len);
-  ucb_report_text (f, results);
+  ucb_report_text (f, results, false);
   fclose (f);
-  tap_check (table && strstr (table, "  0.72       0 * contended\n")); /* marked */
-  tap_check (table && strstr (table, "  1.00       0\n"));             /* not */
+  tap_check (table && strstr (table, " cpu/fair  failed\n"));            /* the header says what */
+  tap_check (table && strstr (table, "    0.72       0 * contended\n")); /* marked */
+  tap_check (table && strstr (table, "    1.00       0\n"));             /* not */
   tap_check (table && strstr (table, "* = not clean data"));
+  /* two legend lines, the second saying why the one flag in the rows marks them */
+  tap_check (table
+             && strstr (table, "\n(contended: its tasks got less CPU than their fair share; "
+                               "every column's JSON key and mark: man ucbench (OUTPUT), "
+                               "or run --legend)\n"));
+  {
+    size_t lines = 0;
+    for (const char *c = table; c && (c = strstr (c, "\n(")); c++)
+      lines++;
+    tap_check_int (lines, ==, 2);
+  }
 
   /* An old document: no contention object, so unknown and not contended, and no warning. */
   json_object_del (json_array_get (results, 0), "contention");
@@ -554,11 +566,21 @@ test_unjudged (void)
   tap_check (ucb_point_cpu_doubtful (&d.points[0]) && !ucb_point_cpu_doubtful (&d.points[1]));
   ucb_doc_free (&d);
   f = open_memstream (&table, &len);
-  ucb_report_text (f, results);
+  ucb_report_text (f, results, false);
   fclose (f);
-  tap_check (table && strstr (table, "     -       0 * unjudged\n"));
-  tap_check (table && strstr (table, "  0.05       0\n"));
-  tap_check (table && strstr (table, "  0.01       0 * contended\n"));
+  /* cpu/fair: 0.05 of a CPU is all of a 2/40 share, 0.01 a fifth of it: the cell is
+   * cpu_share_median / fair_share of the same entry, not the bare share. */
+  tap_check (table && strstr (table, "       -       0 * unjudged\n"));
+  tap_check (table && strstr (table, "    1.00       0\n"));
+  tap_check (table && strstr (table, "    0.20       0 * contended\n"));
+  for (size_t i = 1; i < 3; i++)
+    {
+      char want[32];
+      json_t *e = json_array_get (results, i);
+      snprintf (want, sizeof want, " %8.2f ",
+                num (e, "contention.cpu_share_median") / num (e, "contention.fair_share"));
+      tap_check (table && strstr (table, want));
+    }
   free (table);
   table = ucb_report_contention_note (results);
   tap_check (table && strstr (table, "1 of 3 measured points contended"));

@@ -14,6 +14,7 @@
 #include "../tap.h"
 #include "core/util.h"
 #include "report/contrast.h"
+#include "report/report.h"
 #include "report/model.h"
 
 /* ---- synthetic repeats ---------------------------------------------------------------------- */
@@ -336,8 +337,8 @@ test_text (void)
   size_t len = 0;
   FILE *f = open_memstream (&buf, &len);
 
-  ucb_contrast_text (f, arr);
-  ucb_contrast_text (f, NULL); /* nothing */
+  ucb_contrast_text (f, arr, false);
+  ucb_contrast_text (f, NULL, false); /* nothing */
   fclose (f);
   tap_check (strstr (buf, "Owner contrast: shared/distinct per-container ops/s") != NULL);
   tap_check (strstr (buf, "runs s/d") != NULL);
@@ -351,6 +352,172 @@ test_text (void)
   json_decref (res);
 }
 
+static char *
+text_of (const json_t *arr, bool full)
+{
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream (&buf, &len);
+
+  ucb_contrast_text (f, arr, full);
+  fclose (f);
+  return buf;
+}
+
+/* Keep the entries of `res` with repeat <= `keep`; `contended`: mark them all contended. */
+static json_t *
+first_repeats (json_t *res, long long keep, bool contended)
+{
+  json_t *a = json_array (), *e;
+  size_t i;
+
+  json_array_foreach (res, i, e)
+  {
+    if (json_integer_value (json_object_get (e, "repeat")) > keep)
+      continue;
+    if (contended)
+      json_object_set_new (e, "contention", json_pack ("{s:b}", "contended", 1));
+    json_array_append (a, e);
+  }
+  json_decref (res);
+  return a;
+}
+
+/* What the codes said, in words after the verdict (no `4-1c`, no ` c`); and the -r hint at the
+ * end of a run exactly when a pair lacked repeats for a verdict. */
+static void
+test_words_and_hint (void)
+{
+  json_t *res = results (true, false), *arr, *e;
+  cleanup_free char *t1 = NULL, *t2 = NULL, *t3 = NULL, *full = NULL;
+  char *hint;
+  size_t i;
+
+  /* 5 repeats a side, clean: verdicts, no hint (the negative case) */
+  arr = ucb_report_owner_contrast (res);
+  hint = ucb_contrast_repeat_hint (arr);
+  tap_check (hint == NULL);
+  free (hint);
+  full = text_of (arr, true);
+  tap_check (strstr (full, "(ratio = owner_contrast[].ratio, shared/distinct") != NULL);
+  tap_check (strstr (full, "(runs s/d: repeats used a side; after the verdict:") != NULL);
+  /* an inconclusive pair that says how many repeats would settle it: -r that many */
+  json_object_set_new (json_array_get (arr, 0), "verdict", json_string ("inconclusive"));
+  json_object_set_new (json_array_get (arr, 0), "needed", json_integer (9));
+  hint = ucb_contrast_repeat_hint (arr);
+  tap_check (hint
+             && strstr (hint, "on 1 of 2 points (1 inconclusive, which ~9 repeats a side "
+                              "would likely settle): rerun with -r 9 (--repeat 9)"));
+  free (hint);
+  json_decref (arr);
+
+  /* contended repeats left out, said in words; enough repeats, so no -r hint */
+  json_array_foreach (res, i, e)
+  {
+    json_int_t rep = json_integer_value (json_object_get (e, "repeat"));
+    bool two = json_integer_value (json_object_get (e, "containers")) == 2;
+    bool sh = strcmp (json_string_value (json_object_get (e, "owner")), "shared") == 0;
+    if ((two && !sh && rep > 1) || (!two && sh && rep == 3))
+      json_object_set_new (e, "contention", json_pack ("{s:b}", "contended", 1));
+  }
+  arr = ucb_report_owner_contrast (res);
+  t1 = text_of (arr, false);
+  tap_check (strstr (t1, "4/5       none [shared: contended, 1 of 5 repeats left out]\n") != NULL);
+  tap_check (strstr (t1, "5/1       inconclusive (contended) [distinct: contended, 4 of 5 repeats "
+                         "left out; the ratio, of every repeat, decides nothing]\n")
+             != NULL);
+  tap_check (strstr (t1, "-1c") == NULL && strstr (t1, "] c ") == NULL);
+  hint = ucb_contrast_repeat_hint (arr);
+  tap_check (hint == NULL); /* a busy host, not the repeats: the busy warning says so */
+  free (hint);
+  json_decref (arr);
+  json_decref (res);
+
+  /* the default sweep: one repeat a side, so no verdict; the hint says -r 5 */
+  res = first_repeats (results (true, false), 1, false);
+  arr = ucb_report_owner_contrast (res);
+  tap_check_str (json_string_value (json_object_get (json_array_get (arr, 0), "verdict")),
+                 "inconclusive (1 repeat)");
+  t2 = text_of (arr, false);
+  tap_check (strstr (t2, "1/1       inconclusive (1 repeat)\n") != NULL);
+  hint = ucb_contrast_repeat_hint (arr);
+  tap_check (hint
+             && strstr (hint, "the owner contrast lacked repeats for a verdict on 2 of 2 "
+                              "points (2 with a single repeat a side): rerun with -r 5 "
+                              "(--repeat 5)"));
+  free (hint);
+  /* ... with a pair that needs more than 5: the most of them */
+  json_object_set_new (json_array_get (arr, 1), "verdict", json_string ("inconclusive"));
+  json_object_set_new (json_array_get (arr, 1), "needed", json_integer (7));
+  json_object_set_new (json_object_get (json_array_get (arr, 1), "shared"), "repeats_used",
+                       json_integer (3));
+  json_object_set_new (json_object_get (json_array_get (arr, 1), "distinct"), "repeats_used",
+                       json_integer (3));
+  hint = ucb_contrast_repeat_hint (arr);
+  tap_check (hint
+             && strstr (hint, "(1 with a single repeat a side; 1 inconclusive, which ~7 "
+                              "repeats a side would likely settle): rerun with -r 7"));
+  free (hint);
+  json_decref (arr);
+  json_decref (res);
+
+  /* one repeat a side, contended (`0-1c/0-1c` before): in words, and the hint still */
+  res = first_repeats (results (true, false), 1, true);
+  arr = ucb_report_owner_contrast (res);
+  t3 = text_of (arr, false);
+  tap_check (strstr (t3, "0/0       inconclusive (contended) [shared: contended, 1 of 1 repeats "
+                         "left out; distinct: contended, 1 of 1 repeats left out; the ratio, "
+                         "of every repeat, decides nothing]\n")
+             != NULL);
+  hint = ucb_contrast_repeat_hint (arr);
+  tap_check (hint && strstr (hint, "rerun with -r 5 (--repeat 5)"));
+  free (hint);
+  for (char *save = NULL, *ln = strtok_r (t3, "\n", &save); ln; ln = strtok_r (NULL, "\n", &save))
+    printf ("# %s\n", ln);
+  json_decref (arr);
+  json_decref (res);
+}
+
+static char *
+next_steps (const char *output, bool on_stdout, const json_t *doc)
+{
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream (&buf, &len);
+
+  ucb_report_next_steps (f, output, on_stdout, doc);
+  fclose (f);
+  return buf;
+}
+
+/* The end of a run: the document's path, `ucbench plot` on it ready to paste, the hint last. */
+static void
+test_next_steps (void)
+{
+  json_t *doc = json_object (), *res = first_repeats (results (true, false), 1, false);
+  cleanup_free char *a = NULL, *b = NULL, *c = NULL, *d = NULL, *e = NULL;
+
+  a = next_steps ("out/r.json", false, doc);
+  tap_check_str (a, "ucbench: the document is in out/r.json; next: ucbench plot out/r.json -o "
+                    "out/r.svg\n");
+  b = next_steps ("-my run's.doc", false, doc);
+  tap_check_str (b, "ucbench: the document is in -my run's.doc; next: ucbench plot "
+                    "'./-my run'\\''s.doc' -o './-my run'\\''s.doc.svg'\n");
+  c = next_steps (NULL, false, doc);
+  tap_check_str (c, "ucbench: no document was kept; -o FILE.json keeps it, then: ucbench plot "
+                    "FILE.json -o x.svg\n");
+  d = next_steps (NULL, true, doc);
+  tap_check (strstr (d, "ucbench: the document went to standard output; -o FILE.json") == d);
+  json_object_set_new (doc, "owner_contrast", ucb_report_owner_contrast (res));
+  e = next_steps ("r.json", false, doc);
+  tap_check (strstr (e, "r.svg\nucbench: the owner contrast lacked repeats for a verdict on 2 "
+                        "of 2 points (2 with a single repeat a side): rerun with -r 5 "
+                        "(--repeat 5)\n")
+             != NULL);
+  json_decref (doc);
+  json_decref (res);
+}
+
 static const struct tap_test tests[] = {
   { "A/A: a false penalty at most at the nominal rate", test_aa },
   { "the nominal rate at the threshold's edge, equal and unequal repeats", test_nominal_rate },
@@ -359,6 +526,9 @@ static const struct tap_test tests[] = {
   { "pairs by key, in either order of results[]", test_document },
   { "contended repeats left out; too few left: inconclusive (contended)", test_contended_and_none },
   { "the text: a line per pair", test_text },
+  { "the text in words after the verdict; the -r hint only when repeats were lacking",
+    test_words_and_hint },
+  { "the end of a run: where the document went, the next step, the -r hint", test_next_steps },
 };
 
 TAP_MAIN (tests)

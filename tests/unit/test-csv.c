@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* test-csv.c - JSON rows as CSV: RFC 4180 quoting, dotted headers, nulls, arrays; and the XML
- * escaping of the other text outputs (core/util.c). */
+/* test-csv.c - JSON rows as CSV: RFC 4180 quoting, one record a line, dotted headers, nulls,
+ * arrays; and the XML and line escaping of the other text outputs (core/util.c). */
 #include "config.h"
 
 #include <jansson.h>
@@ -32,7 +32,11 @@ test_quoting (void)
   char *s = csv_of ("[{\"a\": \"x,y\", \"b\": \"say \\\"hi\\\"\", \"c\": \"l1\\nl2\", "
                     "\"d\": \"cr\\r\", \"e\": \"plain\"}]");
 
-  tap_check_str (s, "a,b,c,d,e\r\n\"x,y\",\"say \"\"hi\"\"\",\"l1\nl2\",\"cr\r\",plain\r\n");
+  tap_check_str (s, "a,b,c,d,e\r\n\"x,y\",\"say \"\"hi\"\"\",l1\\nl2,cr\\r,plain\r\n");
+  free (s);
+  /* One record a line: U+2028, U+2029, NEL, \v and RS escaped too, in quotes or not. */
+  s = csv_of ("[{\"a\": \"x\\u2028ok,\\u2029\", \"b\": \"\\u0085\\u000b\\u001e\"}]");
+  tap_check_str (s, "a,b\r\n\"x\\xe2\\x80\\xa8ok,\\xe2\\x80\\xa9\",\\xc2\\x85\\x0b\\x1e\r\n");
   free (s);
 }
 
@@ -69,10 +73,51 @@ test_xml (void)
   free (out);
 }
 
+/* What XML 1.0's Char excludes even as a reference: U+FFFE, U+FFFF, surrogates and bytes that
+ * are no UTF-8 as U+FFFD; C0 (CR, FS, RS ...) as ?; the rest of Unicode kept. */
+static void
+test_xml_chars (void)
+{
+  char *out = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream (&out, &len);
+
+  ucb_xml_puts (f,
+                "a\xef\xbf\xbe"
+                "b\xef\xbf\xbf"
+                "c\xed\xa0\x80"
+                "d\xff\xc3"
+                "e\r\x1c\x1e\x0b\x0c|\xef\xbf\xbd\xef\xbf\xbc\xe2\x80\xa8\xc2\x85\xf4\x8f\xbf\xbf");
+  fclose (f);
+  tap_check_str (out, "a\xef\xbf\xbd"
+                      "b\xef\xbf\xbd"
+                      "c\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd"
+                      "d\xef\xbf\xbd\xef\xbf\xbd"
+                      "e?????|\xef\xbf\xbd\xef\xbf\xbc\xe2\x80\xa8\xc2\x85\xf4\x8f\xbf\xbf");
+  free (out);
+}
+
+/* The line family's writer: ucb_escape_controls() on a stream; NULL writes nothing. */
+static void
+test_line (void)
+{
+  char *out = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream (&out, &len);
+
+  ucb_line_puts (f, "a\nb\xe2\x80\xa9\xc2\x85\xfe");
+  ucb_line_puts (f, NULL);
+  fclose (f);
+  tap_check_str (out, "a\\nb\\xe2\\x80\\xa9\\xc2\\x85\\xfe");
+  free (out);
+}
+
 static const struct tap_test tests[] = {
-  { "RFC 4180: comma, quote, LF and CR quoted, quotes doubled", test_quoting },
+  { "RFC 4180: comma and quote quoted, quotes doubled; every line break escaped", test_quoting },
   { "headers: dotted paths, union in order; null empty, arrays joined or left out", test_shape },
   { "XML text: the five entities, LF as a reference, control characters as ?", test_xml },
+  { "XML text: U+FFFE, U+FFFF, surrogates, invalid UTF-8 as U+FFFD", test_xml_chars },
+  { "line text: every line break escaped", test_line },
 };
 
 TAP_MAIN (tests)

@@ -82,8 +82,8 @@ test_wire_truncation (void)
   ucb_error_free (&err);
 }
 
-/* Control characters as C escapes, UTF-8 kept, C1 controls and invalid bytes as \xHH; twice
- * is once; every message goes through it (issue 25 item 10). */
+/* Control characters as C escapes, UTF-8 kept, C1 controls, U+2028, U+2029 and invalid bytes
+ * as \xHH; twice is once; every message goes through it (issue 25 item 10, issue 35 D2). */
 static void
 test_escape (void)
 {
@@ -100,6 +100,14 @@ test_escape (void)
       "a\\xc2\\x9bb" },                                      /* U+009B, CSI */
     { "\xe9t\xe6\x97", "\\xe9t\\xe6\\x97" },                 /* Latin-1, a cut sequence */
     { "\xc0\xaf\xed\xa0\x80", "\\xc0\\xaf\\xed\\xa0\\x80" }, /* overlong, surrogate */
+    /* Every other line break of Python's str.splitlines() (kunit.py): \v \f FS GS RS, NEL,
+     * U+2028 LINE SEPARATOR, U+2029 PARAGRAPH SEPARATOR; their neighbours kept. */
+    { "\v\f\x1c\x1d\x1e\x1f", "\\x0b\\x0c\\x1c\\x1d\\x1e\\x1f" },
+    { "a\xc2\x85"
+      "b",
+      "a\\xc2\\x85b" },
+    { "\xe2\x80\xa8ok 1\xe2\x80\xa9", "\\xe2\\x80\\xa8ok 1\\xe2\\x80\\xa9" },
+    { "\xe2\x80\xa7\xe2\x80\xaa\xe2\x81\x9f", "\xe2\x80\xa7\xe2\x80\xaa\xe2\x81\x9f" },
   };
   ucb_error_t err = NULL;
 

@@ -17,7 +17,8 @@ static const struct ucb_tap_case cases[] = {
   { "ULIM-03", "gamma", "known-bug", "observed 16", "memlock-units", "since d7c9e99aee48" },
   { "ULIM-04", "delta", "skip", "needs CAP_SYS_RESOURCE", NULL, NULL },
   { "ULIM-05", "epsilon", "error", "timed out", NULL, NULL },
-  { "ULIM-06", "zeta", "weird", "x\ty", NULL, NULL },
+  /* A document's strings stay on their result line, and no '#' starts a directive there. */
+  { "ULIM-06", "zeta#1", "weird", "x\ty\xe2\x80\xa8ok 1 # SKIP", NULL, NULL },
   { "ULIM-07", "eta", "known-bug", "observed 5", NULL, NULL },
 };
 #define NCASES (sizeof cases / sizeof cases[0])
@@ -68,7 +69,8 @@ test_tap13 (void)
                       "d7c9e99aee48): observed 16\n"
                       "ok 4 ULIM-04 delta # SKIP needs CAP_SYS_RESOURCE\n"
                       "not ok 5 ULIM-05 epsilon # ERROR timed out\n"
-                      "not ok 6 ULIM-06 zeta # ERROR unknown status weird: x\ty\n"
+                      "not ok 6 ULIM-06 zeta\\x231 # ERROR unknown status weird: "
+                      "x\\ty\\xe2\\x80\\xa8ok 1 \\x23 SKIP\n"
                       "not ok 7 ULIM-07 eta # TODO known kernel bug: observed 5\n"
                       "# matrix of 7\n"
                       "# Totals: pass:1 fail:1 xfail:2 xpass:0 skip:1 error:2\n");
@@ -82,8 +84,7 @@ test_ktap1 (void)
   char *out = written (&ucb_ktap1, &hooks);
 
   /* KTAP: known-bug is ok # XFAIL; diagnostics come before the result line they belong to
-   * (kunit_parser.py gives them to the next result), for every status but pass and skip; a
-   * control character in a detail is a space. */
+   * (kunit_parser.py gives them to the next result), for every status but pass and skip. */
   tap_check_str (out, "KTAP version 1\n"
                       "1..7\n"
                       "ok 1 ULIM-01 alpha\n"
@@ -96,7 +97,8 @@ test_ktap1 (void)
                       "# diagnostics of ULIM-05\n"
                       "not ok 5 ULIM-05 epsilon # ERROR timed out\n"
                       "# diagnostics of ULIM-06\n"
-                      "not ok 6 ULIM-06 zeta # ERROR unknown status weird: x y\n"
+                      "not ok 6 ULIM-06 zeta\\x231 # ERROR unknown status weird: "
+                      "x\\ty\\xe2\\x80\\xa8ok 1 \\x23 SKIP\n"
                       "# diagnostics of ULIM-07\n"
                       "ok 7 ULIM-07 eta # XFAIL known kernel bug: observed 5\n"
                       "# Totals: pass:1 fail:1 xfail:2 xpass:0 skip:1 error:2\n");
@@ -104,9 +106,10 @@ test_ktap1 (void)
 }
 
 static const struct tap_test tests[] = {
-  { "TAP 13: every status, a failure's diagnostics after it, the matrix hook, the totals",
+  { "TAP 13: every status, a failure's diagnostics after it, the matrix hook, the totals, "
+    "line breaks and # escaped",
     test_tap13 },
-  { "KTAP 1: known-bug as XFAIL, diagnostics before the result line, control characters blanked",
+  { "KTAP 1: known-bug as XFAIL, diagnostics before the result line, line breaks and # escaped",
     test_ktap1 },
 };
 
