@@ -69,7 +69,7 @@ struct rule
 #define P_KERNEL "^[0-9]+\\.[0-9]+\\.[0-9]+$"
 #define P_ERRNO "^(E[A-Z0-9]+|errno -?[0-9]+|other)$"
 #define P_WORKLOAD "^[A-Za-z_][A-Za-z0-9_]*$"
-#define P_OWNER "^(shared|distinct|root|[0-9]+|[0-9]+-[0-9]+)$"
+#define P_OWNER "^(shared|distinct|root|self|[0-9]+|[0-9]+-[0-9]+)$"
 #define P_OWNERS "^(shared|distinct|root|self|[0-9]+|[0-9]+-[0-9]+)$"
 #define P_ISOLATE "^(user(,ipc)?(,pid)?(,mnt)?(,uts)?(,net)?)?$"
 #define P_ISOLATE_RUN "^user(,ipc)?(,pid)?(,mnt)?(,uts)?(,net)?$"
