@@ -140,8 +140,7 @@ table_row (struct reader *r, char **f, size_t nf, size_t line, ucb_error_t *err)
   if (parse_rate (f[1], &x) < 0)
     return bad (r, line, err, "ops/s per container `%.40s` is not a number above 0", f[1]);
   if (nf == 3 && ucb_parse_u64 (f[2], 1, MAX_N, &repeat) < 0)
-    return bad (r, line, err, "repeat `%.40s` is not a whole number from 1 to %llu", f[2],
-                MAX_N);
+    return bad (r, line, err, "repeat `%.40s` is not a whole number from 1 to %llu", f[2], MAX_N);
   add_row (r, n, repeat, x, line);
   return 0;
 }
@@ -153,15 +152,17 @@ wis_row (struct reader *r, char **f, size_t nf, size_t line, ucb_error_t *err)
   double x;
 
   if (nf != WIS_COLS)
-    return bad (r, line, err, "%zu columns where will-it-scale's rows have %d (%s)", nf,
-                WIS_COLS, wis_header);
+    return bad (r, line, err, "%zu columns where will-it-scale's rows have %d (%s)", nf, WIS_COLS,
+                wis_header);
   if (ucb_parse_u64 (f[0], 0, MAX_N, &tasks) < 0)
     return bad (r, line, err, "tasks `%.40s` is not a whole number from 0 to %llu", f[0], MAX_N);
   if (tasks == 0)
     return 0; /* runtest.py's first row, `0,0,100,0,100,0`: no task, nothing measured */
   if (strcmp (f[1], "-1") == 0)
-    return bad (r, line, err, "processes is -1: runtest.py got no average from the processes "
-                              "run of %llu tasks", (unsigned long long) tasks);
+    return bad (r, line, err,
+                "processes is -1: runtest.py got no average from the processes "
+                "run of %llu tasks",
+                (unsigned long long) tasks);
   if (parse_rate (f[1], &x) < 0)
     return bad (r, line, err, "processes `%.40s` is not a number above 0", f[1]);
   add_row (r, tasks, 0, x / (double) tasks, line);
@@ -174,7 +175,7 @@ static int
 header_line (struct reader *r, char *text, size_t line, ucb_error_t *err)
 {
   cleanup_free char *copy = xstrdup (text);
-  char *f[MAX_FIELDS];
+  char *f[MAX_FIELDS] = { NULL };
   size_t nf;
 
   if (r->header)
@@ -188,8 +189,8 @@ header_line (struct reader *r, char *text, size_t line, ucb_error_t *err)
   nf = split (copy, f, MAX_FIELDS);
   if (nf == WIS_COLS)
     {
-      cleanup_free char *joined = xasprintf ("%s,%s,%s,%s,%s,%s", f[0], f[1], f[2], f[3], f[4],
-                                             f[5]);
+      cleanup_free char *joined
+          = xasprintf ("%s,%s,%s,%s,%s,%s", f[0], f[1], f[2], f[3], f[4], f[5]);
       if (strcmp (joined, wis_header) == 0)
         {
           r->form = FORM_WIS;
@@ -208,7 +209,7 @@ header_line (struct reader *r, char *text, size_t line, ucb_error_t *err)
 static int
 read_line (struct reader *r, char *text, size_t line, ucb_error_t *err)
 {
-  char *f[MAX_FIELDS], *hash = strchr (text, '#'), *end;
+  char *f[MAX_FIELDS] = { NULL }, *hash = strchr (text, '#'), *end;
   size_t nf;
 
   if (hash)
@@ -226,8 +227,10 @@ read_line (struct reader *r, char *text, size_t line, ucb_error_t *err)
   if (nf == SIZE_MAX)
     return bad (r, line, err, "an empty field between commas");
   if (nf > MAX_FIELDS)
-    return bad (r, line, err, "%zu columns; a table has N, ops/s per container and an optional "
-                              "repeat", nf);
+    return bad (r, line, err,
+                "%zu columns; a table has N, ops/s per container and an optional "
+                "repeat",
+                nf);
   return r->form == FORM_WIS ? wis_row (r, f, nf, line, err) : table_row (r, f, nf, line, err);
 }
 
@@ -270,8 +273,9 @@ make_doc (const struct reader *r, struct ucb_doc *d)
   d->kind = UCB_DOC_RUN;
   d->name = r->path;
   d->host.cpus_online = d->host.cpus_allowed = -1;
-  d->config = (struct ucb_doc_config){ .duration_s = NAN, .warmup_s = NAN, .interval_s = NAN,
-                                       .repeat = 1 };
+  d->config = (struct ucb_doc_config){
+    .duration_s = NAN, .warmup_s = NAN, .interval_s = NAN, .repeat = 1
+  };
   d->points_finished = d->points_planned = -1;
   d->n_points = d->n_measured = r->n_rows;
   d->points = xcalloc (r->n_rows + 1, sizeof *d->points);
@@ -288,10 +292,17 @@ make_doc (const struct reader *r, struct ucb_doc *d)
         .repeat = w->repeat,
         .status = "ok",
         .measured = true,
-        .sum = { .total_ops_per_s = w->x * (double) w->n, .per_container_ops = w->x,
-                 .scalability = NAN, .fairness = NAN, .cv = NAN, .cpu_ns_per_op = NAN },
-        .contention = { .cpu_share_median = NAN, .steal_pct_max = NAN, .idle_pct_min = NAN,
-                        .fair_share = NAN, .window_needed_s = NAN },
+        .sum = { .total_ops_per_s = w->x * (double) w->n,
+                 .per_container_ops = w->x,
+                 .scalability = NAN,
+                 .fairness = NAN,
+                 .cv = NAN,
+                 .cpu_ns_per_op = NAN },
+        .contention = { .cpu_share_median = NAN,
+                        .steal_pct_max = NAN,
+                        .idle_pct_min = NAN,
+                        .fair_share = NAN,
+                        .window_needed_s = NAN },
         .canary = { .before = NAN, .after = NAN, .change_pct = NAN },
       };
       d->has_repeats = d->has_repeats || w->repeat > 1;

@@ -305,7 +305,8 @@ static int
 open_through (const struct ucb_output_place *p, ucb_error_t *err)
 {
   int flags = O_WRONLY | O_NONBLOCK | O_NOCTTY | O_APPEND | O_CLOEXEC;
-  int fd = openat (p->dirfd, p->name, flags | (p->magic ? 0 : O_NOFOLLOW));
+  int fd = p->name ? openat (p->dirfd, p->name, flags | (p->magic ? 0 : O_NOFOLLOW))
+                   : (errno = EINVAL, -1);
   struct stat st;
   int r = 0;
 

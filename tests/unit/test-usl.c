@@ -247,7 +247,7 @@ static const struct lcase lcases[] = {
 static void
 lof_sweeps (const struct lcase *c, size_t sweeps, size_t *rejected, double *mean_p, size_t *missed)
 {
-  double n[64], x[64], truth[8];
+  double n[64] = { 0 }, x[64] = { 0 }, truth[8] = { 0 };
   char why[300];
 
   *rejected = *missed = 0;
