@@ -107,7 +107,7 @@ check_owner_uids (struct ucb_run_options *o, json_t *notes, ucb_error_t *err)
       }
   fixed = xcalloc (nall + 1, sizeof *fixed);
   for (size_t i = 0; i < nall; i++)
-    if (!bsearch (&all[i], strict, nstrict, sizeof *strict, ucb_cmp_uid))
+    if (!nstrict || !bsearch (&all[i], strict, nstrict, sizeof *strict, ucb_cmp_uid))
       fixed[nfixed++] = all[i];
   c.what = "owner uid range";
   c.option = "--uid-base";

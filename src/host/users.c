@@ -29,7 +29,7 @@ static bool
 in_set (const uid_t *uids, size_t n, unsigned long u)
 {
   uid_t key = (uid_t) u;
-  return u <= UCB_MAX_UID && bsearch (&key, uids, n, sizeof key, ucb_cmp_uid) != NULL;
+  return n && u <= UCB_MAX_UID && bsearch (&key, uids, n, sizeof key, ucb_cmp_uid) != NULL;
 }
 
 /* One passwd(5) line, "name:password:uid:gid:gecos:home:shell": its name (in place) and uid,
@@ -346,7 +346,7 @@ read_status (const char *pid, pid_t *ppid, unsigned long ids[4])
 static pid_t
 parent_of (const struct proc_row *rows, size_t n, pid_t pid)
 {
-  struct proc_row key = { .pid = pid }, *r = bsearch (&key, rows, n, sizeof key, cmp_row);
+  struct proc_row key = { .pid = pid }, *r = n ? bsearch (&key, rows, n, sizeof key, cmp_row) : NULL;
   unsigned long ids[4];
   char name[24];
   pid_t pp;

@@ -72,7 +72,9 @@ def main():
                         footnotes.append(text)
                     cell += f" [{footnotes.index(text) + 1}]"
                 else:
-                    unexplained.append(f"{k['release']} {cid}: {st} (reference {rst})")
+                    why = " ".join(str(v.get(f) or "") for f in ("detail", "error", "skip") if v and v.get(f))
+                    unexplained.append(f"{k['release']} {cid}: {st} (reference {rst})"
+                                       + (f": {why[:600]}" if why else ""))
                     cell += " **UNEXPLAINED**"
             row.append(cell)
         title = next((k["cases"][cid].get("title", "") for k in kernels if cid in k["cases"]), "")
