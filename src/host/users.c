@@ -25,13 +25,6 @@ ucb_cmp_uid (const void *a, const void *b)
   return (x > y) - (x < y);
 }
 
-static bool
-in_set (const uid_t *uids, size_t n, unsigned long u)
-{
-  uid_t key = (uid_t) u;
-  return n && u <= UCB_MAX_UID && bsearch (&key, uids, n, sizeof key, ucb_cmp_uid) != NULL;
-}
-
 /* One passwd(5) line, "name:password:uid:gid:gecos:home:shell": its name (in place) and uid,
  * or false for what is no entry here (a comment, an empty line, a NIS "+"/"-" line, a line
  * without a name or a numeric uid). */
@@ -50,25 +43,6 @@ passwd_entry (char *line, const char **name, unsigned long *uid)
   errno = 0;
   *uid = strtoul (uidf + 1, &end, 10);
   return errno == 0 && (*end == ':' || *end == '\n' || *end == '\0');
-}
-
-size_t
-ucb_passwd_find_users (FILE *f, const uid_t *uids, size_t n, char **who)
-{
-  cleanup_free char *line = NULL;
-  size_t size = 0, found = 0;
-
-  if (who)
-    *who = NULL;
-  while (getline (&line, &size, f) >= 0)
-    {
-      const char *name;
-      unsigned long uid;
-
-      if (passwd_entry (line, &name, &uid) && in_set (uids, n, uid) && found++ == 0 && who)
-        *who = xasprintf ("uid %lu belongs to user `%s`", uid, name);
-    }
-  return found;
 }
 
 /* ---- the id files --------------------------------------------------------------------- */
@@ -346,7 +320,8 @@ read_status (const char *pid, pid_t *ppid, unsigned long ids[4])
 static pid_t
 parent_of (const struct proc_row *rows, size_t n, pid_t pid)
 {
-  struct proc_row key = { .pid = pid }, *r = n ? bsearch (&key, rows, n, sizeof key, cmp_row) : NULL;
+  struct proc_row key = { .pid = pid },
+                  *r = n ? bsearch (&key, rows, n, sizeof key, cmp_row) : NULL;
   unsigned long ids[4];
   char name[24];
   pid_t pp;

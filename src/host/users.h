@@ -27,19 +27,14 @@ extern const struct ucb_id_files ucb_id_files_host; /* /etc/login.defs, /etc/pas
 /* qsort/bsearch comparator of uid_t. */
 int ucb_cmp_uid (const void *a, const void *b);
 
-/* The entries of a passwd(5) file whose uid is in `uids` (sorted): how many, the first described
- * in `*who` ("uid U belongs to user `name`", NULL when none; `who` may be NULL).  Comments,
- * empty lines, NIS "+"/"-" lines and lines without a name or a numeric uid are no entries. */
-size_t ucb_passwd_find_users (FILE *f, const uid_t *uids, size_t n, char **who);
-
 /* login.defs(5): the value of `key` ("UID_MIN"), the last line that sets it ("KEY VALUE",
  * blanks between; decimal, 0x hex or 0 octal as shadow reads it; a value in double quotes too).
  * False when no line does: comments, blank lines, other keys and values that are no number are
  * skipped. */
 bool ucb_login_defs_value (FILE *f, const char *key, unsigned long *value);
 /* passwd(5) or group(5) ("name:password:ID:..."): the entries whose id lies in [first, last]:
- * how many; the first's name (allocated) and id in *name and *id (either may be NULL).  Lines
- * as ucb_passwd_find_users skips them are no entries. */
+ * how many; the first's name (allocated) and id in *name and *id (either may be NULL).  Comments,
+ * empty lines, NIS "+"/"-" lines and lines without a name or a numeric id are no entries. */
 size_t ucb_idfile_find (FILE *f, uint64_t first, uint64_t last, char **name, unsigned long *id);
 /* subuid(5) or subgid(5) ("owner:start:count"): the ranges that overlap [first, last]: how
  * many; the first's owner (allocated), start and count (any may be NULL).  Comments, blank

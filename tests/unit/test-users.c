@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -20,15 +21,36 @@
 #include "host/uidlock.h"
 #include "host/users.h"
 
-/* The users of `uids` (sorted) in the file `text`; the first described in `who`. */
+/* The users of `uids` (sorted) in the file `text`, read line by line with ucb_idfile_find (the
+ * passwd reader ucbench uses); the first described in `who`. */
 static size_t
 scan (const char *text, const uid_t *uids, size_t n, char **who)
 {
-  cleanup_file FILE *f = fmemopen ((void *) text, strlen (text), "r");
+  size_t found = 0;
 
-  if (f == NULL)
-    return (size_t) -1;
-  return ucb_passwd_find_users (f, uids, n, who);
+  if (who)
+    *who = NULL;
+  for (const char *p = text; *p;)
+    {
+      size_t len = strcspn (p, "\n") + (p[strcspn (p, "\n")] == '\n');
+      cleanup_free char *line = xstrndup (p, len);
+      cleanup_file FILE *f = fmemopen (line, len, "r");
+      cleanup_free char *name = NULL;
+      unsigned long id = 0;
+      uid_t key;
+
+      p += len;
+      if (f == NULL)
+        return (size_t) -1;
+      if (ucb_idfile_find (f, 0, UCB_MAX_UID, &name, &id) == 0)
+        continue;
+      key = (uid_t) id;
+      if (n == 0 || !bsearch (&key, uids, n, sizeof key, ucb_cmp_uid))
+        continue;
+      if (found++ == 0 && who)
+        *who = xasprintf ("uid %lu belongs to user `%s`", id, name);
+    }
+  return found;
 }
 
 static void
