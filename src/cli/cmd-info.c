@@ -19,7 +19,8 @@ const char ucb_info_usage[]
     = "Usage: ucbench info [-f|--format json|text]\n"
       "Describe this host: kernel, CPU topology, virtualization, user-namespace limits\n"
       "and whether they can be created, cgroup layout, capabilities, rlimits, seccomp,\n"
-      "LSMs and library versions.  A probe without an answer says why (`absent: ...`,\n"
+      "LSMs, library versions, and the most containers this host allows (ceiling.*)\n"
+      "with the limit that sets it.  A probe without an answer says why (`absent: ...`,\n"
       "`unknown: ...`; null in JSON).\n"
       "\n"
       "  -f, --format json|text   output format (default: text)\n"
@@ -52,6 +53,7 @@ ucb_cmd_info (int argc, char **argv, ucb_error_t *err)
   if (ucb_host_collect (&h, err) < 0)
     return ucb_error_wrap (err, "describe this host");
   host = ucb_emit_host (&h);
+  ucb_json_set (host, "ceiling", ucb_emit_ceiling ());
   /* The text is drawn from the same object the JSON shows, so the two always agree; a null's
    * reason is what the same probe found (h.why), never a second look at the host. */
   if (format == UCB_FORMAT_JSON)

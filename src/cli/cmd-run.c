@@ -17,6 +17,8 @@
 #include "core/json-util.h"
 #include "core/process.h"
 #include "core/util.h"
+#include "engine/ceiling.h"
+#include "engine/footprint.h"
 #include "engine/owner.h"
 #include "engine/repeat-auto.h"
 #include "engine/soft-limits.h"
@@ -482,7 +484,8 @@ check_before_start (struct ucb_run_options *o, struct ucb_placement *pl, json_t 
     return -1;
   if (check_owner_uids (o, notes, err) < 0 || ucb_limits_check (&o->plan, err) < 0)
     return -1;
-  return 0;
+  /* The host's ceiling, now that the owner uids are known: before the first container. */
+  return ucb_ceiling_check (&o->plan, err);
 }
 
 /* What a run collects on the way to its document. */
@@ -557,6 +560,7 @@ finish (int argc, char **argv, const struct ucb_run_options *o, const struct ucb
   doc = ucb_report_document (argc, argv, st->t_real, (double) (ucb_now_ns () - st->t0) / 1e9,
                              steal_pointer (&st->host), config, steal_pointer (&st->results));
   run = json_object_get (doc, "run");
+  ucb_json_set (run, "peak_rss_kib", ucb_json_int ((long long) ucb_peak_rss_kib ()));
   if (*cut)
     ucb_json_set (run, "interrupted", interrupted_record (o, ucb_interrupted (), cut, finished));
   if (st->precision)

@@ -8,6 +8,8 @@
 
 #include "cli/doc.h"
 #include "core/json-util.h"
+#include "core/util.h"
+#include "engine/ceiling.h"
 #include "host/hostinfo.h"
 
 static json_t *
@@ -161,6 +163,35 @@ ucb_emit_host (const struct ucb_hostinfo *h)
   return host;
 }
 
+/* The most containers `run --owner shared` may have here now (depth 1, one task, the default
+ * --isolate), the bound that sets it, how to raise it, and what each bound alone allows. */
+json_t *
+ucb_emit_ceiling (void)
+{
+  struct ucb_ceiling_host h;
+  struct ucb_ceiling_shape s;
+  struct ucb_ceiling c;
+  json_t *o = ucb_json_obj (), *bounds = ucb_json_obj ();
+  cleanup_free char *why = NULL;
+  cleanup_free char *iso = ucb_isolate_name (UCB_ISOLATE_DEFAULT_FLAGS);
+  cleanup_free char *shape
+      = xasprintf ("--owner shared --depth 1 --tasks 1 --isolate user%s%s", *iso ? "," : "", iso);
+
+  ucb_ceiling_default (&h, &s, &c);
+  why = ucb_ceiling_why (&h, &s, c.limit, 0);
+  ucb_json_set (o, "containers", ucb_emit_limit_value (c.containers));
+  ucb_json_set (o, "limit", ucb_json_str (ucb_bound_name (c.limit)));
+  ucb_json_set (o, "why", ucb_json_str (why));
+  ucb_json_set (o, "shape", ucb_json_str (shape));
+  ucb_json_set (o, "task_bytes", ucb_json_int ((long long) h.task_bytes));
+  for (int b = 0; b < UCB_BOUNDS; b++) /* a bound that limits nothing here is left out */
+    if (c.allows[b] != UCB_CEIL_NONE)
+      ucb_json_set (bounds, ucb_bound_name ((enum ucb_bound) b),
+                    ucb_json_int ((long long) c.allows[b]));
+  ucb_json_set (o, "bounds", bounds);
+  return o;
+}
+
 int
 ucb_host_object (json_t **out, ucb_error_t *err)
 {
@@ -170,5 +201,6 @@ ucb_host_object (json_t **out, ucb_error_t *err)
   if (ucb_host_collect (&h, err) < 0)
     return -1;
   *out = ucb_emit_host (&h);
+  ucb_json_set (*out, "ceiling", ucb_emit_ceiling ());
   return 0;
 }

@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* doc-limits.c - a results[] entry's `limits` (engine/soft-limits.h): each rlimit's soft and
  * hard limit, where the soft one came from, and the rlimit_max every user-namespace level
- * snapshots. */
+ * snapshots; and its `memory` (engine/footprint.h), what the point held. */
 #include "config.h"
 
 #include "cli/doc.h"
 #include "core/json-util.h"
+#include "engine/runner.h"
 #include "engine/soft-limits.h"
 
 json_t *
@@ -34,5 +35,18 @@ ucb_emit_limits (const struct ucb_point_limits *pl, const struct ucb_point *pt, 
       ucb_json_set (l, "rlimit_max", max);
       ucb_json_set (o, ucb_rl_name (b), l);
     }
+  return o;
+}
+
+json_t *
+ucb_emit_memory (const struct ucb_point_result *r)
+{
+  json_t *o = ucb_json_obj ();
+
+  /* null when no process of container 0 could be read (gone, or /proc hidden) */
+  ucb_json_set (o, "container_kib",
+                r->memory.processes ? ucb_json_int ((long long) r->memory.kib) : json_null ());
+  ucb_json_set (o, "container_processes", ucb_json_int ((long long) r->memory.processes));
+  ucb_json_set (o, "ucbench_peak_rss_kib", ucb_json_int ((long long) r->peak_rss_kib));
   return o;
 }

@@ -552,6 +552,7 @@ ucb_emit_point (const struct ucb_point_result *r, const struct ucb_placement *pl
   ucb_json_set (o, "limits", ucb_emit_limits (&r->limits, &r->pt, r->c[0].owner_uid));
   ucb_json_set (o, "setup_s", ucb_json_real (r->setup_s));
   ucb_json_set (o, "teardown_s", ucb_json_real (r->teardown_s));
+  ucb_json_set (o, "memory", ucb_emit_memory (r));
   if (r->samples.nreadings > 0)
     ucb_json_set (
         o, "measured_s",

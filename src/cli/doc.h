@@ -28,6 +28,9 @@ json_t *ucb_emit_limit_value (uint64_t v);
  * the rlimit_max each namespace snapshots at its creation. */
 json_t *ucb_emit_limits (const struct ucb_point_limits *pl, const struct ucb_point *pt,
                          uid_t owner_uid);
+/* doc-limits.c: a results[] entry's `memory`: container 0's private memory and processes,
+ * ucbench's peak RSS at the point's end. */
+json_t *ucb_emit_memory (const struct ucb_point_result *r);
 /* doc-runtime.c: what --pin, --cgroup, --seccomp, --caps and --perf add.  config.runtime:
  * cgroup, seccomp, caps and perf as used. */
 json_t *ucb_emit_runtime_config (const struct ucb_runtime *rt);
@@ -47,6 +50,8 @@ void ucb_emit_container_extras (json_t *o, const struct ucb_container_result *c,
 struct ucb_hostinfo;
 json_t *ucb_emit_host (const struct ucb_hostinfo *h);
 int ucb_host_object (json_t **out, ucb_error_t *err) __attribute__ ((warn_unused_result));
+/* host.ceiling: the most containers this host allows now (engine/ceiling.h), read here. */
+json_t *ucb_emit_ceiling (void);
 /* doc-canary.c: the entry's `canary` (engine/canary.h). */
 void ucb_emit_canary (json_t *o, const struct ucb_point_result *r);
 void ucb_emit_point_extras (json_t *o, json_t *sum, const struct ucb_point_result *r,

@@ -113,7 +113,7 @@ fill_list_defaults (struct ucb_run_options *o, unsigned ncpus)
           bool dup = false;
           for (size_t j = 0; j < o->plan.n_containers; j++)
             dup = dup || o->plan.containers[j] == c[i];
-          if (!dup && c[i] >= 1 && c[i] <= UCB_MAX_CONTAINERS)
+          if (!dup && c[i] >= 1 && c[i] <= UCB_KERNEL_MAX_PIDS)
             o->plan.containers[o->plan.n_containers++] = c[i];
         }
     }
@@ -235,7 +235,7 @@ parse_plan_opt (struct ucb_run_options *o, int id, const char *arg, ucb_error_t 
     case UCB_OPT_WORKLOAD:
       return parse_workloads (p, arg, err);
     case UCB_OPT_CONTAINERS:
-      return parse_uints (arg, 1, UCB_MAX_CONTAINERS, &p->containers, &p->n_containers,
+      return parse_uints (arg, 1, UCB_KERNEL_MAX_PIDS, &p->containers, &p->n_containers,
                           "container count", err);
     case UCB_OPT_OWNER:
       free (p->owners);
@@ -388,9 +388,11 @@ check_shape (const struct ucb_plan *p, ucb_error_t *err)
 
   for (size_t i = 0; i < p->n_containers; i++)
     for (size_t j = 0; j < p->n_tasks; j++)
-      if ((uint64_t) p->containers[i] * p->tasks[j] > UCB_MAX_TOTAL_TASKS)
-        return ucb_usage_error (err, "%u containers x %u tasks is more than %d tasks",
-                                p->containers[i], p->tasks[j], UCB_MAX_TOTAL_TASKS);
+      if ((uint64_t) p->containers[i] * p->tasks[j] > UCB_KERNEL_MAX_PIDS)
+        return ucb_usage_error (err,
+                                "%u containers x %u tasks is more than the %u tasks any "
+                                "kernel can run",
+                                p->containers[i], p->tasks[j], UCB_KERNEL_MAX_PIDS);
   for (size_t j = 0; j < p->n_depths; j++)
     depth0 = depth0 || p->depths[j] == 0;
   if (p->isolate_given && p->isolate && depth0)

@@ -19,11 +19,12 @@
 
 struct ucb_workload;
 
-#define UCB_MAX_CONTAINERS 4096
+/* No host runs more tasks than the kernel has pids (PID_MAX_LIMIT on 64 bits): a bound on what
+ * the options take; the host's own ceiling is read before the first container (ceiling.h). */
+#define UCB_KERNEL_MAX_PIDS 4194304u
 #define UCB_MAX_DEPTH 32
 #define UCB_MAX_REPEAT 1000
-#define UCB_MAX_TASKS 1024        /* per container */
-#define UCB_MAX_TOTAL_TASKS 16384 /* containers x tasks of one point */
+#define UCB_MAX_TASKS 1024 /* per container */
 /* Default owner uids: far above any distribution's user, subuid (100000+) or systemd
  * dynamic-user (61184-65519) range, and below 2^31 where some tools turn uids negative (and
  * where Podman's `containers:2147483647:2147483648` subordinate range starts).  Checked anyway

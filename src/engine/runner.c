@@ -541,9 +541,12 @@ ucb_run_point (const struct ucb_plan *o, const struct ucb_placement *pl, struct 
   if (ucb_canary_measure (&res->canary, &res->canary.before, pl->allowed, pl->nallowed, err) < 0
       || measure (o, &fleet, &arena, &extras.pw, res, err) < 0)
     return -1;
+  /* One container's memory, after the window: every container is built alike. */
+  ucb_container_footprint (fleet.c[0].pid, res->c[0].task_pid, pt->tasks, &res->memory);
   phase (o, "stopping", n, n);
   if (stop_point (rt, &fleet, &arena, res, err) < 0)
     return -1;
+  res->peak_rss_kib = ucb_peak_rss_kib ();
   return ucb_canary_measure (&res->canary, &res->canary.after, pl->allowed, pl->nallowed, err);
 }
 

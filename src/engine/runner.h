@@ -10,6 +10,7 @@
 
 #include "core/error.h"
 #include "engine/canary.h"
+#include "engine/footprint.h"
 #include "engine/measure.h"
 #include "engine/plan.h"
 #include "engine/soft-limits.h"
@@ -55,6 +56,8 @@ struct ucb_point_result
   const char *sched_policy;    /* ucbench's own while it sampled ("SCHED_FIFO", ...) */
   const char *sched_reason;    /* why it is not real-time, NULL when it is (static strings) */
   double teardown_s;           /* final reading to every process reaped */
+  struct ucb_footprint memory; /* container 0's, at the end of the window */
+  uint64_t peak_rss_kib;       /* ucbench's own peak so far, at the point's end */
   struct ucb_canary canary;    /* the host's speed just before and just after the window */
 };
 

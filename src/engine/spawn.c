@@ -51,6 +51,7 @@
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <grp.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -125,7 +126,14 @@ ucb_close_all_but (int *keep, size_t n)
 {
   unsigned lo = 3;
 
-  qsort (keep, n, sizeof *keep, ucb_cmp_int);
+  /* An insertion sort of a few fds: qsort's first use in a fresh child is four page faults. */
+  for (size_t i = 1; i < n; i++)
+    for (size_t j = i; j > 0 && keep[j - 1] > keep[j]; j--)
+      {
+        int t = keep[j];
+        keep[j] = keep[j - 1];
+        keep[j - 1] = t;
+      }
   for (size_t i = 0; i < n; i++)
     {
       if (keep[i] < (int) lo)
@@ -137,12 +145,32 @@ ucb_close_all_but (int *keep, size_t n)
   syscall (SYS_close_range, lo, ~0u, 0);
 }
 
+/* "<prefix><n>\n" into buf (room for 32): no stdio, whose first use in a fresh child is page
+ * faults over several pages of its code and data. */
+static const char *
+number_after (char *buf, const char *prefix, unsigned long n, const char *suffix)
+{
+  char digits[24];
+  size_t k = 0, len = strlen (prefix);
+
+  do
+    digits[k++] = (char) ('0' + n % 10);
+  while ((n /= 10) != 0);
+  memcpy (buf, prefix, len);
+  while (k > 0)
+    buf[len++] = digits[--k];
+  strcpy (buf + len, suffix);
+  return buf;
+}
+
 /* Name processes so `ps` shows what they are: ucb-owner3, ucb-ns1, ucb-task3. */
 static void
 set_name (const char *prefix, unsigned a)
 {
-  char name[16];
-  snprintf (name, sizeof name, "%s%u", prefix, a);
+  char name[32];
+
+  number_after (name, prefix, a, "");
+  name[15] = '\0'; /* TASK_COMM_LEN */
   prctl (PR_SET_NAME, name, 0, 0, 0);
 }
 
@@ -192,7 +220,7 @@ pin_self (const struct ucb_container_spec *spec, unsigned task, ucb_error_t *err
     return 0;
   CPU_ZERO (&set);
   CPU_SET (spec->task_cpus[task], &set);
-  if (sched_setaffinity (0, sizeof set, &set) < 0)
+  if (syscall (SYS_sched_setaffinity, 0, sizeof set, &set) < 0) /* as set_owner_ids() */
     return ucb_make_error (err, errno, "sched_setaffinity(CPU %d) for task %u",
                            spec->task_cpus[task], task);
   return 0;
@@ -292,7 +320,8 @@ container_main (const struct ucb_task_env *env, ucb_task_main_fn fn, void *arg)
   ucb_error_t err = NULL;
   int failed = 0;
 
-  set_name ("ucb-init", spec->index);
+  if (!task_is_init (spec)) /* else the task names itself at once */
+    set_name ("ucb-init", spec->index);
   if (spec->init_hook && spec->init_hook (spec->hook_arg, spec, &err) < 0)
     {
       ucb_error_wrap (&err, "container %u init", spec->index);
@@ -413,13 +442,10 @@ build_level (const struct ucb_task_env *env, unsigned level, uid_t map_uid, gid_
 }
 
 static bool
-already_owner (const struct ucb_container_spec *spec)
+already_owner (const struct ucb_container_spec *spec, const struct ucb_owner_creds *cr)
 {
-  uid_t r, e, su;
-  gid_t rg, eg, sg;
-
-  return getresuid (&r, &e, &su) == 0 && getresgid (&rg, &eg, &sg) == 0 && r == spec->owner_uid
-         && e == r && su == r && rg == spec->owner_gid && eg == rg && sg == rg;
+  return cr->ruid == spec->owner_uid && cr->euid == cr->ruid && cr->suid == cr->ruid
+         && cr->rgid == spec->owner_gid && cr->egid == cr->rgid && cr->sgid == cr->rgid;
 }
 
 /* The --limit soft limits, set as the owner before any namespace exists: the creator's soft
@@ -441,19 +467,68 @@ apply_limits (const struct ucb_container_spec *spec, ucb_error_t *err)
   return 0;
 }
 
+/* ucb_userns_become() less the setgroups(0) the spawner did for every owner.  The system calls
+ * themselves: the process is single-threaded, so glibc's wrappers (which would change every
+ * thread's ids) add only the page faults of their code. */
 static int
-become_owner (const struct ucb_container_spec *spec, pid_t parent, ucb_error_t *err)
+set_owner_ids (uid_t uid, gid_t gid, ucb_error_t *err)
 {
+  if (syscall (SYS_setresgid, gid, gid, gid) < 0)
+    return ucb_make_error (err, errno, "setresgid(%u)", (unsigned) gid);
+  if (syscall (SYS_setresuid, uid, uid, uid) < 0)
+    return ucb_make_error (err, errno, "setresuid(%u)", (unsigned) uid);
+  if (prctl (PR_SET_DUMPABLE, 1, 0, 0, 0) < 0)
+    return ucb_make_error (err, errno, "prctl(PR_SET_DUMPABLE)");
+  return 0;
+}
+
+/* `arm`: re-arm the parent-death signal the credential change cleared (an owner that is its
+ * task arms it once, at the end of its setup). */
+static int
+become_owner (const struct ucb_container_spec *spec, const struct ucb_owner_creds *cr, pid_t parent,
+              bool arm, ucb_error_t *err)
+{
+  if (!cr->limits_set && apply_limits (spec, err) < 0)
+    return -1;
   /* Already the owner (an unprivileged user running containers of its own): nothing to
    * change, and no privilege to change it with. */
-  if (already_owner (spec))
-    return apply_limits (spec, err);
-  if (ucb_userns_become (spec->owner_uid, spec->owner_gid, err) < 0)
+  if (already_owner (spec, cr))
+    return 0;
+  if (cr->no_groups ? set_owner_ids (spec->owner_uid, spec->owner_gid, err) < 0
+                    : ucb_userns_become (spec->owner_uid, spec->owner_gid, err) < 0)
     return -1;
-  if (apply_limits (spec, err) < 0)
-    return -1;
-  /* The credential change also cleared the parent-death signal. */
-  return ucb_arm_pdeathsig (parent, "parent", err);
+  return arm ? ucb_arm_pdeathsig (parent, "parent", err) : 0;
+}
+
+/* Our own one-id maps, as ucb_userns_write_maps (0, uid, gid, 1, true) writes them, without
+ * its allocations and formatted printing (page faults in a fresh child). */
+static int
+write_own_maps (uid_t uid, gid_t gid, ucb_error_t *err)
+{
+  static const char *const file[3]
+      = { "/proc/self/setgroups", "/proc/self/gid_map", "/proc/self/uid_map" };
+  char gmap[32], umap[32];
+  const char *text[3]
+      = { "deny", number_after (gmap, "0 ", gid, " 1\n"), number_after (umap, "0 ", uid, " 1\n") };
+
+  for (int i = 0; i < 3; i++)
+    {
+      size_t len = strlen (text[i]);
+      int fd = open (file[i], O_WRONLY | O_CLOEXEC), e;
+      ssize_t n;
+
+      if (fd < 0 && i == 0 && errno == ENOENT) /* before Linux 3.19 */
+        continue;
+      if (fd < 0)
+        return ucb_make_error (err, errno, "open `%s`", file[i]);
+      n = write (fd, text[i], len);
+      e = errno;
+      close (fd);
+      if (n != (ssize_t) len)
+        return ucb_make_error (err, n < 0 ? e : EIO, "write `%.*s` to `%s`", (int) len - 1, text[i],
+                               file[i]);
+    }
+  return 0;
 }
 
 /* Depth 1, one task: the owner enters the container's namespaces itself (unshare, then its own
@@ -478,39 +553,62 @@ owner_becomes_task (const struct ucb_task_env *env, pid_t parent, ucb_task_main_
                         flags != CLONE_NEWUSER ? "|..." : "");
       child_fail_noreturn (env->sync_fd, &err);
     }
-  if (ucb_userns_write_maps (0, spec->owner_uid, spec->owner_gid, 1, true, &err) < 0)
+  if (write_own_maps (spec->owner_uid, spec->owner_gid, &err) < 0)
     {
       ucb_error_wrap (&err, "nesting level 1");
       child_fail_noreturn (env->sync_fd, &err);
     }
-  /* A capability change could have cleared the parent-death signal. */
+  /* Armed once, here: the credential changes cleared it, and a parent that died before the
+   * prctl is found by its check (the owner then exits). */
   if (ucb_arm_pdeathsig (parent, "parent", &err) < 0)
     child_fail_noreturn (env->sync_fd, &err);
   container_main (env, fn, arg);
 }
 
 void
-ucb_owner_main (const struct ucb_task_env *env, pid_t parent, ucb_task_main_fn fn, void *arg)
+ucb_owner_main (const struct ucb_task_env *env, pid_t parent, const struct ucb_owner_creds *cr,
+                ucb_task_main_fn fn, void *arg)
 {
   ucb_error_t err = NULL;
   int keep[2] = { env->sync_fd, env->start_fd };
+  /* The owner that is its task (one process a container) does the least: it arms the
+   * parent-death signal once its credentials are final, and names itself as the task. */
+  bool is_task = ucb_spec_owner_is_task (env->spec);
 
   ucb_close_all_but (keep, 2);
-  if (ucb_arm_pdeathsig (parent, "parent", &err) < 0)
+  if (!is_task && ucb_arm_pdeathsig (parent, "parent", &err) < 0)
     child_fail_noreturn (env->sync_fd, &err);
   /* The spawner's process group and signal dispositions are already ours. */
-  set_name ("ucb-owner", env->spec->index);
+  if (!is_task)
+    set_name ("ucb-owner", env->spec->index);
   if (env->spec->owner_hook && env->spec->owner_hook (env->spec->hook_arg, env->spec, &err) < 0)
     {
       ucb_error_wrap (&err, "container %u owner", env->spec->index);
       child_fail_noreturn (env->sync_fd, &err);
     }
-  if (become_owner (env->spec, parent, &err) < 0)
+  if (become_owner (env->spec, cr, parent, !is_task, &err) < 0)
     {
       ucb_error_wrap (&err, "owner uid %u", (unsigned) env->spec->owner_uid);
       child_fail_noreturn (env->sync_fd, &err);
     }
-  if (ucb_spec_owner_is_task (env->spec))
+  if (is_task)
     owner_becomes_task (env, parent, fn, arg);
   build_level (env, 1, env->spec->owner_uid, env->spec->owner_gid, fn, arg);
+}
+
+void
+ucb_owner_creds_init (struct ucb_owner_creds *cr, const struct ucb_container_spec *specs, size_t n)
+{
+  bool same = n > 0;
+
+  memset (cr, 0, sizeof *cr);
+  (void) getresuid (&cr->ruid, &cr->euid, &cr->suid);
+  (void) getresgid (&cr->rgid, &cr->egid, &cr->sgid);
+  /* The spawner needs no groups (it forks; an owner_hook runs on its capabilities). */
+  cr->no_groups = getgroups (0, NULL) == 0 || setgroups (0, NULL) == 0;
+  for (size_t i = 1; i < n; i++)
+    same = same && specs[i].limits == specs[0].limits && specs[i].nlimits == specs[0].nlimits;
+  /* Only as uid 0, which RLIMIT_NPROC does not hold back: a lower NPROC soft limit would
+   * otherwise refuse the spawner's own forks, which the owners' was applied after. */
+  cr->limits_set = same && cr->ruid == 0 && apply_limits (&specs[0], NULL) == 0;
 }

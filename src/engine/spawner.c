@@ -68,8 +68,8 @@ send_spawned (int ctl, unsigned index, pid_t pid, int sock, ucb_error_t *err)
  * ucbench reaps it and its PR_SET_PDEATHSIG follows ucbench.  Returns the owner's pid, or -1
  * with `err` set; sv[0] is ucbench's end. */
 static pid_t
-spawn_owner (const struct ucb_container_spec *spec, pid_t parent, int start_fd, int sv[2],
-             ucb_task_main_fn fn, void *arg, ucb_error_t *err)
+spawn_owner (const struct ucb_container_spec *spec, pid_t parent, const struct ucb_owner_creds *cr,
+             int start_fd, int sv[2], ucb_task_main_fn fn, void *arg, ucb_error_t *err)
 {
   int one = 1;
   pid_t pid;
@@ -93,7 +93,7 @@ spawn_owner (const struct ucb_container_spec *spec, pid_t parent, int start_fd, 
   if (pid == 0)
     {
       struct ucb_task_env env = { .spec = spec, .sync_fd = sv[1], .start_fd = start_fd };
-      ucb_owner_main (&env, parent, fn, arg);
+      ucb_owner_main (&env, parent, cr, fn, arg);
     }
   return pid;
 }
@@ -122,6 +122,7 @@ spawner_main (const struct ucb_container_spec *specs, size_t n, pid_t parent, in
 {
   ucb_error_t err = NULL;
   struct ucb_sched_saved sched;
+  struct ucb_owner_creds cr;
   int keep[2] = { ctl, start_fd };
   char c;
 
@@ -134,13 +135,14 @@ spawner_main (const struct ucb_container_spec *specs, size_t n, pid_t parent, in
   signal (SIGTERM, SIG_DFL);
   signal (SIGHUP, SIG_IGN);
   prctl (PR_SET_NAME, "ucb-spawner", 0, 0, 0);
+  ucb_owner_creds_init (&cr, specs, n);
   /* Real-time like ucbench while it spawns (its forks are the setup's critical path; the
    * owners start as SCHED_OTHER again); refused exactly when ucbench's was. */
   (void) ucb_sched_raise (&sched);
   for (size_t i = 0; i < n; i++)
     {
       int sv[2] = { -1, -1 };
-      pid_t pid = spawn_owner (&specs[i], parent, start_fd, sv, fn, arg, &err);
+      pid_t pid = spawn_owner (&specs[i], parent, &cr, start_fd, sv, fn, arg, &err);
       int r = send_spawned (ctl, specs[i].index, pid, sv[0], &err);
 
       if (sv[0] >= 0)

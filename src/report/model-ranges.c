@@ -274,6 +274,13 @@ static const struct rule charges[] = {
   END,
 };
 
+static const struct rule memory[] = {
+  AT_LEAST ("container_kib", 0),
+  AT_LEAST ("container_processes", 0),
+  AT_LEAST ("ucbench_peak_rss_kib", 0),
+  END,
+};
+
 static const struct rule result[] = {
   STRING ("workload", false, P_WORKLOAD, 1, 64),
   STRING ("owner", false, P_OWNER, 0, OWNER_MAX),
@@ -291,6 +298,7 @@ static const struct rule result[] = {
   OBJECT ("limits", limits),
   AT_LEAST ("setup_s", 0),
   AT_LEAST ("teardown_s", 0),
+  OBJECT ("memory", memory),
   AT_LEAST ("measured_s", 0),
   OBJECT ("placement", placement),
   OBJECT ("contention", contention),
@@ -429,6 +437,29 @@ static const struct rule kernel[] = {
   END,
 };
 
+static const char *const bound_words[] = { "user.max_user_namespaces",
+                                           "user.max_ipc_namespaces",
+                                           "user.max_pid_namespaces",
+                                           "user.max_mnt_namespaces",
+                                           "user.max_uts_namespaces",
+                                           "user.max_net_namespaces",
+                                           "kernel.pid_max",
+                                           "kernel.threads-max",
+                                           "RLIMIT_NPROC",
+                                           "pids.max",
+                                           "RLIMIT_NOFILE",
+                                           "memory",
+                                           NULL };
+
+/* containers: or "unlimited" (a string: never checked here) */
+static const struct rule ceiling[] = {
+  AT_LEAST ("containers", 0),
+  ONE_OF ("limit", bound_words),
+  AT_LEAST ("task_bytes", 0),
+  OBJECT ("bounds", capped),
+  END,
+};
+
 /* cgroup_layout: the enum has null too (null is not a string: never checked). */
 static const struct rule host[] = {
   STRING ("hostname", false, NULL, 0, UTSNAME_MAX),
@@ -444,6 +475,7 @@ static const struct rule host[] = {
   OBJECT ("capabilities", capabilities),
   OBJECT ("rlimits", host_rlimits),
   OBJECT ("features", features),
+  OBJECT ("ceiling", ceiling),
   END,
 };
 
@@ -457,6 +489,7 @@ static const struct rule interrupted[] = {
 static const struct rule run[] = {
   MATCHES ("start_time", P_START_TIME),
   AT_LEAST ("duration_s", 0),
+  AT_LEAST ("peak_rss_kib", 0),
   OBJECT ("interrupted", interrupted),
   END,
 };

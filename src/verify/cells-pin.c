@@ -30,7 +30,7 @@ enum
 {
   /* What one round holds at once: the own-level agent's two namespaces, then the holder's and
    * the sibling's one each (a phase waits for the last one's to be freed). */
-  ROOM_ALLOWS = 3,
+  ROOM_ALLOWS = UCB_VROOM_ALLOWS,
   /* More rounds than the room allows: a namespace pinned per round would exhaust it. */
   ROUNDS = ROOM_ALLOWS + 1,
 };
@@ -147,10 +147,11 @@ allows (struct ucb_vctx *ctx, int fd, long want, int *errnum, ucb_error_t *err)
   return (long) o.v[0];
 }
 
-/* Refusals seen with the rlimit's errno, at each level, over the rounds. */
+/* Refusals seen with the rlimit's errno, at each level, over the rounds; and the attempts
+ * admitted past a bound, of how many. */
 struct pin_tally
 {
-  long own, parent;
+  long own, parent, admitted, tries;
 };
 
 /* The own level: O at depth 2 below R (N1, N2 made with the hard limit), own soft N: fill until
@@ -166,6 +167,7 @@ round_own (struct ucb_vctx *ctx, const struct ucb_rlops *ops, int room, struct p
   };
   struct ucb_rlagent a = UCB_RLAGENT_NONE;
   struct ucb_rlans f, rel, none;
+  long full = ucb_vagent_room (ops, ucb_vexpect (CELL_N, CELL_N)).want;
 
   if (ucb_rlagent_start (&a, ops, "the own-level agent", ctx->uid_base, &pl, err) < 0)
     return;
@@ -174,7 +176,11 @@ round_own (struct ucb_vctx *ctx, const struct ucb_rlops *ops, int room, struct p
   ucb_rlagent_soft (&a, ops->soft (ops->self), &rel, err);
   ucb_rlagent_try (&a, CELL_K, ops->refusal, &none, err);
   if (ucb_rlagent_stop (&a, err) == 0)
-    t->own += (f.errnum == ops->refusal) + none.refused;
+    {
+      t->own += (f.errnum == ops->refusal) + none.refused;
+      t->admitted += (f.count > full ? f.count - full : 0) + none.count;
+      t->tries += (f.tries > full ? f.tries - full : 0) + CELL_K;
+    }
 }
 
 /* The parent level: the holder H and the sibling S at depth 1 below R, each namespace made
@@ -196,39 +202,69 @@ round_parent (struct ucb_vctx *ctx, const struct ucb_rlops *ops, int room, struc
       && ucb_rlagent_try (&s, CELL_K, ops->refusal, &tried, err) == 0)
     {
       t->parent += tried.refused;
+      t->admitted += tried.count;
+      t->tries += CELL_K;
       ucb_rlagent_exit_holding (&h, err);
     }
   ucb_rlagent_stop (&h, err);
   ucb_rlagent_stop (&s, err);
 }
 
+/* Which user namespaces a count short by `pinned` after a phase of round `k` shows, and the
+ * reference that keeps them (cells.h): the own-level agent made N1 and N2 below the room (N2 holds
+ * N1), the holder and the sibling an N1 each. */
+static void
+pinned_what (char *what, size_t len, int k, bool parent, long pinned)
+{
+  if (parent)
+    snprintf (what, len,
+              "of round %d's parent-level agents (%s N1: a reference on (N1, U) not put)", k,
+              pinned == 1 ? "the holder's or the sibling's" : "the holder's and the sibling's");
+  else if (pinned == 1)
+    snprintf (what, len, "of round %d's own-level agent (its N1: a reference on (N1, U) not put)",
+              k);
+  else
+    snprintf (what, len,
+              "of round %d's own-level agent (its N2 and N1 above it: a reference on (N2, U) not "
+              "put)",
+              k);
+}
+
 /* One phase of round `k`, then the count of what the room allows once its tasks are gone.
- * False when the room was left short (pinned), which is recorded: as the count, or as the
- * ENOSPC of a phase that could not make its namespaces even after 10 s (pinned before it). */
+ * False when the room was left short (pinned), which is recorded: as the count; where the phase
+ * could not make its namespaces even after 10 s (pinned before it), as the count then, and as
+ * the ENOSPC if by then nothing was left (a release slower than 10 s). */
 static bool
 phase (struct ucb_vctx *ctx, const struct ucb_rlops *ops, int room, int k, bool parent,
        struct pin_tally *t, ucb_error_t *err)
 {
   const char *level = parent ? "parent" : "own";
-  char name[64]; /* the names fit UCB_VNAME_MAX: fewer than 10 rounds */
+  char name[64], what[UCB_VWHAT_MAX]; /* the names fit UCB_VNAME_MAX: fewer than 10 rounds */
+  bool refused;
   int errnum;
   long n;
 
   if (reap_orphans (err) < 0)
     return false;
   (parent ? round_parent : round_own) (ctx, ops, room, t, err);
-  if (*err && (*err)->code == ENOSPC)
-    {
-      ucb_error_free (err);
-      snprintf (name, sizeof name, "errno making round %d's %s-level namespaces", k, level);
-      ucb_vobserve (ctx->res, name, UCB_VITEM_ERRNO, 0, ENOSPC);
-      return false;
-    }
+  refused = *err && (*err)->code == ENOSPC;
+  if (refused)
+    ucb_error_free (err);
   if (*err || (n = allows (ctx, room, ROOM_ALLOWS, &errnum, err)) < 0)
     return false;
   snprintf (name, sizeof name, "user namespaces after round %d's %s level", k, level);
-  ucb_vobserve (ctx->res, name, UCB_VITEM_EXACT, ROOM_ALLOWS, n);
-  return n == ROOM_ALLOWS;
+  if (refused)
+    snprintf (what, sizeof what, "of earlier phases (round %d's %s-level agents could make none)",
+              k, level);
+  else
+    pinned_what (what, sizeof what, k, parent, ROOM_ALLOWS - n);
+  ucb_vobserve_pinned (ctx->res, name, what, ROOM_ALLOWS, n, ROOM_ALLOWS + 1);
+  if (refused && n == ROOM_ALLOWS)
+    {
+      snprintf (name, sizeof name, "errno making round %d's %s-level namespaces", k, level);
+      ucb_vobserve (ctx->res, name, UCB_VITEM_ERRNO, 0, ENOSPC);
+    }
+  return n == ROOM_ALLOWS && !refused;
 }
 
 /* The rounds; they stop at the first phase that left the room short.  True when none did. */
@@ -236,18 +272,20 @@ static bool
 rounds (struct ucb_vctx *ctx, const struct ucb_rlops *ops, const struct pin_room *r,
         ucb_error_t *err)
 {
-  struct pin_tally t = { 0, 0 };
+  struct pin_tally t = { 0, 0, 0, 0 };
   int errnum, k = 0;
   long n = allows (ctx, r->room, ROOM_ALLOWS, &errnum, err);
   bool clean = n == ROOM_ALLOWS;
 
   if (n < 0)
     return false;
-  ucb_vobserve (ctx->res, "user namespaces the room allows first", UCB_VITEM_EXACT, ROOM_ALLOWS, n);
+  /* Before any round nothing can be pinned in the fresh room: a count short is its bound's. */
+  ucb_vobserve_count (ctx->res, "user namespaces the room allows first", UCB_VITEM_ADMITTED,
+                      ROOM_ALLOWS, n, ROOM_ALLOWS + 1);
   ucb_vobserve (ctx->res, "errno past the room's allowance", UCB_VITEM_ERRNO, ENOSPC, errnum);
   while (clean && k < ROUNDS)
     {
-      struct pin_tally one = { 0, 0 };
+      struct pin_tally one = { 0, 0, 0, 0 };
 
       clean = phase (ctx, ops, r->room, k + 1, false, &one, err)
               && phase (ctx, ops, r->room, k + 1, true, &one, err);
@@ -257,13 +295,18 @@ rounds (struct ucb_vctx *ctx, const struct ucb_rlops *ops, const struct pin_room
           k++;
           t.own += one.own;
           t.parent += one.parent;
+          t.admitted += one.admitted;
+          t.tries += one.tries;
         }
     }
   if (*err)
     return false;
-  ucb_vobserve (ctx->res, "own-level refusals with the errno", UCB_VITEM_EXACT, k * (1 + CELL_K),
+  /* The admissions first: an attempt admitted is over-admission, not a wrong errno. */
+  ucb_vobserve_count (ctx->res, "admitted past the bounds in the rounds", UCB_VITEM_ADMITTED, 0,
+                      t.admitted, t.tries);
+  ucb_vobserve (ctx->res, "own-level refusals with the errno", UCB_VITEM_REFUSED, k * (1 + CELL_K),
                 t.own);
-  ucb_vobserve (ctx->res, "parent-level refusals with the errno", UCB_VITEM_EXACT, k * CELL_K,
+  ucb_vobserve (ctx->res, "parent-level refusals with the errno", UCB_VITEM_REFUSED, k * CELL_K,
                 t.parent);
   return clean;
 }
@@ -280,8 +323,37 @@ ucb_vcell_p9 (struct ucb_vctx *ctx, const struct ucb_rlops *ops, ucb_error_t *er
    * counted after a round left the room short: what pins a namespace in it pins it too. */
   close_fd (&r.room);
   if (clean && (n = allows (ctx, r.frame, ROOM_ALLOWS + 1, &errnum, err)) >= 0)
-    ucb_vobserve (ctx->res, "user namespaces the frame allows, room closed", UCB_VITEM_EXACT,
-                  ROOM_ALLOWS + 1, n);
+    ucb_vobserve_pinned (ctx->res, "user namespaces the frame allows, room closed",
+                         "of the closed room (R, or one it held: a reference on (R, U) not put)",
+                         ROOM_ALLOWS + 1, n, ROOM_ALLOWS + 2);
   close_fd (&r.frame);
   return *err ? -1 : 0;
+}
+
+/* ---- the room for other cells (cells.h) ---- */
+
+int
+ucb_vroom_open (struct ucb_vctx *ctx, struct ucb_vroom *room, ucb_error_t *err)
+{
+  struct pin_room r = { -1, -1 };
+  int ret = room_open (ctx, &r, err);
+
+  room->frame = r.frame;
+  room->room = r.room;
+  return ret;
+}
+
+long
+ucb_vroom_allows (struct ucb_vctx *ctx, const struct ucb_vroom *room, ucb_error_t *err)
+{
+  int errnum;
+
+  return allows (ctx, room->room, ROOM_ALLOWS, &errnum, err);
+}
+
+void
+ucb_vroom_close (struct ucb_vroom *room)
+{
+  close_fd (&room->room);
+  close_fd (&room->frame);
 }

@@ -175,7 +175,7 @@ p5_run (struct ucb_vctx *ctx, const struct ucb_rlops *ops, const struct p5_level
   ucb_vobserve (ctx->res, "errno of B's refusal", UCB_VITEM_ERRNO, ops->refusal, fb.errnum);
   ucb_vcell_check_fill (ctx->res, "admitted to B after A's own limit fell", lv->b_gets, &tight);
   if (lv->shared)
-    ucb_vcell_check_fill (ctx->res, "admitted to B once A released", lv->b_alone, &alone);
+    ucb_vcell_check_refill (ctx->res, "admitted to B once A released", lv->b_alone, &alone);
   if (obs->pid > 0)
     ucb_vobserve (ctx->res, lv->sum_what, UCB_VITEM_COUNTER, lv->sum, sum);
 }

@@ -51,6 +51,12 @@ void ucb_vcell_check_fill (struct ucb_vresult *r, const char *name, struct ucb_v
 /* The same for a count of at most `tries` attempts (a fill's, kept by the caller). */
 void ucb_vcell_check_count (struct ucb_vresult *r, const char *name, struct ucb_vexpect e,
                             long count, long tries);
+/* The same for a fill after a release (READMITTED: fewer is a leak), and for a count of at most
+ * `tries` attempts of `kind`. */
+void ucb_vcell_check_refill (struct ucb_vresult *r, const char *name, struct ucb_vexpect e,
+                             const struct ucb_rlans *fill);
+void ucb_vcell_check_count_as (struct ucb_vresult *r, const char *name, enum ucb_vkind kind,
+                               struct ucb_vexpect e, long count, long tries);
 void ucb_vcell_check_reset (void);
 
 /* Whether the cell's counts differ between the intended kernel and a stock one (MEMLOCK's
@@ -85,10 +91,46 @@ int ucb_vcell_p4 (struct ucb_vctx *ctx, const struct ucb_rlops *ops, enum ucb_vl
                   ucb_error_t *err);
 int ucb_vcell_p5 (struct ucb_vctx *ctx, const struct ucb_rlops *ops, enum ucb_vlevel level,
                   ucb_error_t *err);
+/* P3 by other hands: a charge ended by a task other than the one that made it, at `level`;
+ * afterwards the charger's and the releaser's counters are both exact and nothing is pinned.
+ * MSGQUEUE and MEMLOCK: cells-release-ipc.c; SIGPENDING and NPROC: cells-release-task.c. */
+int ucb_vcell_p3_other_ipc (struct ucb_vctx *ctx, const struct ucb_rlops *ops,
+                            enum ucb_vlevel level, ucb_error_t *err);
+int ucb_vcell_p3_other_task (struct ucb_vctx *ctx, const struct ucb_rlops *ops,
+                             enum ucb_vlevel level, ucb_error_t *err);
+/* In an agent of ucb_vcell_p3_other_ipc: its last step with a charge that another task ends.
+ * For the tests only: their sabotaged operations go wrong after that step alone, as a kernel
+ * that uncharges the wrong task would. */
+enum ucb_vhand
+{
+  UCB_VHAND_NONE,
+  UCB_VHAND_GAVE,  /* the creator handed a charge over */
+  UCB_VHAND_ENDED, /* a releaser ended a charge that another task made */
+  UCB_VHAND_LEFT,  /* the creator charged one to leave to its IPC namespace's teardown */
+  UCB_VHAND_TORN,  /* the keeper fills after that teardown */
+};
+extern enum ucb_vhand ucb_vcell_hand;
 /* P8 (cells-race.c): racing tasks of one uid lose no update. */
 int ucb_vcell_p8 (struct ucb_vctx *ctx, const struct ucb_rlops *ops, enum ucb_vlevel level,
                   ucb_error_t *err);
 /* P9 (cells-pin.c): refusals and releases pin no user namespace. */
 int ucb_vcell_p9 (struct ucb_vctx *ctx, const struct ucb_rlops *ops, ucb_error_t *err);
+/* P9's room, for other cells' pin checks: a user namespace R of ctx->uid_base whose
+ * max_user_namespaces is UCB_VROOM_ALLOWS, made in a frame (fds of the case process, -1: none).
+ * Agents of that uid placed with `.room = room.room` make their namespaces in it; once they are
+ * gone, ucb_vroom_allows() counts what R allows again (waiting up to 10 s: they are freed
+ * asynchronously), -1 with `err` set. */
+enum
+{
+  UCB_VROOM_ALLOWS = 3,
+};
+struct ucb_vroom
+{
+  int frame, room;
+};
+int ucb_vroom_open (struct ucb_vctx *ctx, struct ucb_vroom *room, ucb_error_t *err)
+    __attribute__ ((warn_unused_result));
+long ucb_vroom_allows (struct ucb_vctx *ctx, const struct ucb_vroom *room, ucb_error_t *err);
+void ucb_vroom_close (struct ucb_vroom *room);
 
 #endif

@@ -211,6 +211,8 @@ setup (const struct ucb_probe_spec *spec, pid_t parent, ucb_error_t *err)
       if (sigprocmask (SIG_BLOCK, &rt, NULL) < 0)
         return ucb_make_error (err, errno, "sigprocmask(SIGRTMIN)");
     }
+  if (spec->ipc > 0 && setns (spec->ipc, CLONE_NEWIPC) < 0)
+    return ucb_make_error (err, errno, "setns(%d, CLONE_NEWIPC)", spec->ipc);
   if (spec->unshare && unshare (spec->unshare) < 0)
     return ucb_make_error (err, errno, "unshare(%#x)", (unsigned) spec->unshare);
   if (spec->uid

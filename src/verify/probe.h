@@ -41,6 +41,8 @@ struct ucb_probe_spec
 {
   const char *what;   /* names the probe in errors ("the probe" when NULL) */
   int unshare;        /* CLONE_NEW* flags unshared first, with our privileges (not a user ns) */
+  int ipc;            /* > 0: an fd of an IPC namespace entered first (setns), with our
+                       * privileges: tasks of other uids and user namespaces share its objects */
   uid_t uid;          /* become uid/gid `uid` (0: stay as we are) */
   uid_t ruid;         /* or only real uid `ruid`, euid 0 (root's capabilities kept): charged to
                        * ruid's counter (set_cred_ucounts keys ucounts by the real uid) */

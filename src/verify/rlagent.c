@@ -12,32 +12,13 @@
 
 #include "core/process.h"
 #include "core/util.h"
+#include "verify/rlagent-agent.h"
 #include "verify/rlagent.h"
 #include "verify/probe-work.h"
-
-enum
-{
-  OP,      /* order: 'f' fill, 't' try, 'r' release, 's' soft, 'e' for exit, 'c' race,
-            * 'q' quit */
-  ARG,     /* order: max / k / soft / the race's page */
-  ARG2,    /* order: fill: big; try: the errno */
-  COUNT,   /* answer */
-  REFUSED, /* answer: try */
-  SIGQ,    /* answer */
-  HELD,    /* answer */
-  SIGQ_N1, /* answer: SigQ of the watcher in N1, -1 without one */
-  TRIES,   /* answer: fill: the most it tried (the held table may have room for fewer) */
-};
 
 /* SIGPENDING at depth 2: a child left sleeping in N1 as its uid 0 before N2 is made shows the
  * level-1 counter, (N1, 0), in its SigQ (kernel-ucounts.md §3).  Not for NPROC: a task. */
 static pid_t n1_watcher = -1;
-
-struct agent_arg
-{
-  const struct ucb_rlops *ops;
-  struct ucb_rlplace pl;
-};
 
 /* The place: each namespace created with its soft limit, the innermost with an IPC namespace
  * of its own where the charges live in one (at depth 0 the case's root made it); in a room
@@ -47,6 +28,7 @@ take_place (const struct agent_arg *a, ucb_error_t *err)
 {
   int res = ucb_rl_resource (a->ops->rl);
   uint64_t wait = a->pl.room > 0 ? UCB_VUSERNS_FREED_NS : 0;
+  int ipc = a->ops->ipc && a->pl.ipc <= 0 ? CLONE_NEWIPC : 0; /* none where it joined one */
 
   if (a->pl.room > 0 && ucb_vuserns_join (a->pl.room, err) < 0)
     return ucb_error_wrap (err, "entering the room");
@@ -57,8 +39,7 @@ take_place (const struct agent_arg *a, ucb_error_t *err)
         for (;;)
           pause ();
       if (ucb_vsoft (res, a->pl.snap[i], err) < 0
-          || ucb_vuserns_enter (i == a->pl.depth - 1 && a->ops->ipc ? CLONE_NEWIPC : 0, wait, err)
-                 < 0)
+          || ucb_vuserns_enter (i == a->pl.depth - 1 ? ipc : 0, wait, err) < 0)
         return ucb_error_wrap (err, "creating user namespace %d of %d", i + 1, a->pl.depth);
     }
   if (ucb_vsoft (res, a->pl.own, err) < 0)
@@ -90,208 +71,6 @@ static void
 do_release (const struct ucb_rlops *ops, struct ucb_rlheld *h, long k, struct ucb_probe_out *o)
 {
   o->v[COUNT] = ucb_rlops_release (ops, h, k);
-}
-
-/* ---- the race (rlagent.h ucb_rlrace) ---- */
-
-bool ucb_rlagent_racing;
-
-/* Books one more unit held by the racing agents, and the most they held at once. */
-static void
-race_add (struct ucb_rlrace *r)
-{
-  long now = __atomic_add_fetch (&r->held, 1, __ATOMIC_SEQ_CST);
-  long most = __atomic_load_n (&r->most, __ATOMIC_SEQ_CST);
-
-  while (now > most
-         && !__atomic_compare_exchange_n (&r->most, &most, now, false, __ATOMIC_SEQ_CST,
-                                          __ATOMIC_SEQ_CST))
-    ;
-}
-
-/* Release the last unit held: booked off before the kernel sees the release, so that the
- * books never count more than the kernel does. */
-static void
-race_release (const struct ucb_rlops *ops, struct ucb_rlheld *h, struct ucb_rlrace *r)
-{
-  long before = h->n;
-
-  __atomic_sub_fetch (&r->held, 1, __ATOMIC_SEQ_CST);
-  ops->release (h);
-  /* A release that found fewer than it held (sig_release) drops the rest from the books. */
-  if (h->n < before - 1)
-    __atomic_sub_fetch (&r->held, before - 1 - h->n, __ATOMIC_SEQ_CST);
-}
-
-/* Whether the race is over at `now`: its time is up and enough happened, or its bound. */
-static bool
-race_over (const struct ucb_rlrace *r, uint64_t now)
-{
-  uint64_t ms = (now - r->start_ns) / 1000000u;
-
-  if (ms >= (uint64_t) r->max_ms)
-    return true;
-  return ms >= (uint64_t) r->ms
-         && __atomic_load_n (&r->admitted, __ATOMIC_RELAXED) >= r->min_admitted
-         && __atomic_load_n (&r->refused, __ATOMIC_RELAXED) >= r->min_refused;
-}
-
-/* The agent that arrived `nth` (from 0) races on the nth allowed CPU, round robin: every
- * allowed CPU then charges at once, whatever the scheduler would have chosen (its children,
- * NPROC's, inherit it).  A failure only leaves the placement to the scheduler. */
-static void
-race_pin (long nth)
-{
-  cpu_set_t allowed, one;
-  int n;
-
-  if (sched_getaffinity (0, sizeof allowed, &allowed) < 0 || (n = CPU_COUNT (&allowed)) < 2)
-    return;
-  nth %= n;
-  for (int cpu = 0; cpu < CPU_SETSIZE; cpu++)
-    if (CPU_ISSET (cpu, &allowed) && nth-- == 0)
-      {
-        CPU_ZERO (&one);
-        CPU_SET (cpu, &one);
-        (void) sched_setaffinity (0, sizeof one, &one);
-        return;
-      }
-}
-
-/* Every agent has its order (all of them race at once), or the race's bound is spent. */
-static void
-race_barrier (struct ucb_rlrace *r, bool churner)
-{
-  uint64_t until = ucb_now_ns () + (uint64_t) r->max_ms * 1000000u;
-  struct timespec ts = { 0, 100000 };
-
-  /* Chargers and churners each spread over every allowed CPU (two churners on one CPU would
-   * never update at once). */
-  race_pin (__atomic_fetch_add (churner ? &r->churners_in : &r->chargers_in, 1, __ATOMIC_SEQ_CST));
-  __atomic_add_fetch (&r->arrived, 1, __ATOMIC_SEQ_CST);
-  while (__atomic_load_n (&r->arrived, __ATOMIC_SEQ_CST) < r->agents && ucb_now_ns () < until)
-    nanosleep (&ts, NULL);
-  /* The first one through starts the clock; the others keep it. */
-  {
-    uint64_t zero = 0;
-    __atomic_compare_exchange_n (&r->start_ns, &zero, ucb_now_ns (), false, __ATOMIC_SEQ_CST,
-                                 __ATOMIC_SEQ_CST);
-  }
-}
-
-/* *at = the latest of its value and now. */
-static void
-latest (uint64_t *at)
-{
-  uint64_t end = ucb_now_ns (), last = __atomic_load_n (at, __ATOMIC_SEQ_CST);
-
-  while (
-      end > last
-      && !__atomic_compare_exchange_n (at, &last, end, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
-    ;
-}
-
-/* The race's end is the last agent's. */
-static void
-race_ended (struct ucb_rlrace *r, bool churner)
-{
-  if (!churner)
-    {
-      latest (&r->chargers_end_ns);
-      __atomic_add_fetch (&r->chargers_out, 1, __ATOMIC_SEQ_CST);
-    }
-  latest (&r->end_ns);
-}
-
-/* A churner's race is over once every charger's is and `alone_ms` more have passed (or the
- * race's bound, twice over, is spent). */
-static bool
-churn_over (const struct ucb_rlrace *r, uint64_t now)
-{
-  uint64_t alone = (uint64_t) r->alone_ms * 1000000u;
-
-  if (now - r->start_ns >= (uint64_t) r->max_ms * 1000000u + alone)
-    return true;
-  return __atomic_load_n (&r->chargers_out, __ATOMIC_SEQ_CST) >= r->agents - r->churners
-         && now >= __atomic_load_n (&r->chargers_end_ns, __ATOMIC_SEQ_CST) + alone;
-}
-
-/* A churner's race: the counter updated as fast as it goes, nothing held (rlagent.h): beside
- * the chargers, then alone, where each churner has a CPU and they update at once far more
- * often than while a CPU is shared with chargers. */
-static int
-race_churn (const struct ucb_rlops *ops, struct ucb_rlrace *r, struct ucb_probe_out *o,
-            ucb_error_t *err)
-{
-  long churns = 0;
-  uint32_t x = (uint32_t) getpid () * 2654435761u | 1u;
-  int e = 0;
-
-  while (!churn_over (r, ucb_now_ns ()) && (e = ops->churn ()) == 0)
-    {
-      churns++;
-      /* A pause of random length between updates: churners on the same kernel path fall
-       * into lockstep behind its spinlocks (ucounts_lock, uidhash_lock), a fixed distance
-       * apart, and their updates of the shared counter would then never meet. */
-      x ^= x << 13;
-      x ^= x >> 17;
-      x ^= x << 5;
-      for (volatile uint32_t i = x & 1023u; i > 0; i--)
-        ;
-    }
-  ucb_rlagent_racing = false;
-  race_ended (r, true);
-  /* Booked once, at the end: an atomic add on the shared page per update would bounce its
-   * cache line between the CPUs and slow the very updates it counts. */
-  __atomic_add_fetch (&r->churns, churns, __ATOMIC_SEQ_CST);
-  if (e)
-    return ucb_make_error (err, e, "set*uid flip %ld of the race", churns + 1);
-  o->v[COUNT] = churns;
-  o->v[REFUSED] = 0;
-  return 0;
-}
-
-static int
-do_race (const struct agent_arg *a, struct ucb_rlheld *h, struct ucb_rlrace *r,
-         struct ucb_probe_out *o, ucb_error_t *err)
-{
-  const struct ucb_rlops *ops = a->ops;
-  long admitted = 0, refused = 0, hold = r->hold < 1 ? 1 : r->hold > 8 ? 8 : r->hold;
-  int e;
-
-  if (r->magic != UCB_RLRACE_MAGIC)
-    return ucb_make_error (err, 0, "internal: the race's page is not shared with the agent");
-  race_barrier (r, a->pl.pair && ops->churn);
-  ucb_rlagent_racing = true;
-  if (a->pl.pair && ops->churn)
-    return race_churn (ops, r, o, err);
-  while (!race_over (r, ucb_now_ns ()))
-    {
-      if (h->n < hold)
-        {
-          if ((e = ops->charge (h, false)) == 0)
-            {
-              admitted++;
-              __atomic_add_fetch (&r->admitted, 1, __ATOMIC_RELAXED);
-              race_add (r);
-              continue;
-            }
-          refused++;
-          __atomic_add_fetch (&r->refused, 1, __ATOMIC_RELAXED);
-          if (e != ops->refusal && o->errnum == 0)
-            o->errnum = e;
-          if (h->n == 0)
-            continue;
-        }
-      race_release (ops, h, r);
-    }
-  while (h->n > 0)
-    race_release (ops, h, r);
-  ucb_rlagent_racing = false;
-  race_ended (r, false);
-  o->v[COUNT] = admitted;
-  o->v[REFUSED] = refused;
-  return 0;
 }
 
 static int
@@ -330,8 +109,16 @@ agent_main (void *arg, struct ucb_probe_out *o, ucb_error_t *err)
         case 'e':
           ops->for_exit (h);
           break;
+        case 'x':
+          o->v[COUNT]
+              = ((ucb_rlagent_fn) (uintptr_t) o->v[ARG2]) (ops, h, (long) o->v[ARG], &o->errnum);
+          break;
         case 'c':
-          if (do_race (a, h, (struct ucb_rlrace *) (uintptr_t) o->v[ARG], o, err) < 0)
+          if (ucb_rlagent_do_race (a, h, (struct ucb_rlrace *) (uintptr_t) o->v[ARG], o, err) < 0)
+            return -1;
+          break;
+        case 'b':
+          if (ucb_rlagent_do_rounds (a, h, (struct ucb_rlrace *) (uintptr_t) o->v[ARG], o, err) < 0)
             return -1;
           break;
         default: /* 'q' */
@@ -352,7 +139,8 @@ ucb_rlagent_start (struct ucb_rlagent *a, const struct ucb_rlops *ops, const cha
     .ruid = pl->ruid ? uid : 0,
     .block_rt = true,
     /* At depth 0 the charges live in an IPC namespace that root makes (of init_user_ns). */
-    .unshare = pl->depth == 0 && ops->ipc ? CLONE_NEWIPC : 0,
+    .unshare = pl->depth == 0 && ops->ipc && pl->ipc <= 0 ? CLONE_NEWIPC : 0,
+    .ipc = pl->ipc,
   };
   struct ucb_probe_out ready;
 
@@ -360,8 +148,8 @@ ucb_rlagent_start (struct ucb_rlagent *a, const struct ucb_rlops *ops, const cha
   if (pl->pair)
     {
       /* Its namespace and two-uid map first: the probe harness's range map, written by us. */
-      if (pl->depth != 1 || pl->room > 0 || pl->ruid)
-        return ucb_make_error (err, 0, "internal: a uid pair: at depth 1 only, no room, no ruid");
+      if (pl->depth != 1 || pl->room > 0 || pl->ruid || pl->ipc > 0)
+        return ucb_make_error (err, 0, "internal: a uid pair: at depth 1 only, no room, ruid, ipc");
       spec.userns = CLONE_NEWUSER | (ops->ipc ? CLONE_NEWIPC : 0);
       spec.map_first = uid;
       spec.map_width = 2;
@@ -427,6 +215,12 @@ ucb_rlagent_race_send (struct ucb_rlagent *a, struct ucb_rlrace *race, ucb_error
 }
 
 int
+ucb_rlagent_rounds_send (struct ucb_rlagent *a, struct ucb_rlrace *race, ucb_error_t *err)
+{
+  return order_send (a, 'b', (int64_t) (uintptr_t) race, 0, err);
+}
+
+int
 ucb_rlagent_race_collect (struct ucb_rlagent *a, struct ucb_rlans *ans, ucb_error_t *err)
 {
   return order_collect (a, ans, err);
@@ -462,6 +256,13 @@ int
 ucb_rlagent_try (struct ucb_rlagent *a, long k, int errnum, struct ucb_rlans *ans, ucb_error_t *err)
 {
   return order (a, 't', k, errnum, ans, err);
+}
+
+int
+ucb_rlagent_call (struct ucb_rlagent *a, ucb_rlagent_fn fn, long arg, struct ucb_rlans *ans,
+                  ucb_error_t *err)
+{
+  return order (a, 'x', arg, (long) (uintptr_t) fn, ans, err);
 }
 
 int

@@ -29,6 +29,9 @@ struct ucb_rlplace
   rlim_t own;
   int room;  /* > 0: an fd (the case process's) of a user namespace of the agent's uid that it
               * enters first (setns) and makes its namespaces in (P9, cells-pin.c) */
+  int ipc;   /* > 0: an fd of an IPC namespace (the case process's) that the agent enters as
+              * root before it becomes its uid (probe.h `.ipc`) and keeps: no IPC namespace of its
+              * own, so that tasks of other uids share its SysV objects (cells-release-ipc.c) */
   bool pair; /* depth 1 only: the namespace maps 0 to the agent's uid and 1 to the next uid
               * (the case process writes the map: two uids need a writer with CAP_SETUID
               * outside), so that the agent can flip its real uid (rlops churn); in a race
@@ -79,6 +82,13 @@ long ucb_rlagent_capped (void);
  * `errnum`. */
 int ucb_rlagent_try (struct ucb_rlagent *a, long k, int errnum, struct ucb_rlans *ans,
                      ucb_error_t *err);
+/* An order of the caller's own: `fn` runs in the agent on what it holds (the agent is forked
+ * from the case process: the function's address is the same there), with `arg`; its value is
+ * ans->count, the errno it sets ans->errnum. */
+typedef long (*ucb_rlagent_fn) (const struct ucb_rlops *ops, struct ucb_rlheld *h, long arg,
+                                int *errnum);
+int ucb_rlagent_call (struct ucb_rlagent *a, ucb_rlagent_fn fn, long arg, struct ucb_rlans *ans,
+                      ucb_error_t *err);
 /* Release `k` charges (-1: all). */
 int ucb_rlagent_release (struct ucb_rlagent *a, long k, struct ucb_rlans *ans, ucb_error_t *err);
 /* Set its own soft limit (UCB_RL_HARD: the hard one). */
@@ -92,6 +102,35 @@ int ucb_rlagent_exit_holding (struct ucb_rlagent *a, ucb_error_t *err);
 int ucb_rlagent_stop (struct ucb_rlagent *a, ucb_error_t *err);
 
 /* ---- the race (P8, cells-race.c): agents of one uid charge and release at once ---- */
+
+/* The rounds at the bound (ucb_rlagent_rounds_send): the level's counter one short of its
+ * bound (another agent holds the rest), `chargers` agents, each pinned to an allowed CPU of its
+ * own, charge once each at the same instant, round after round, and the one admitted releases
+ * before the next round starts.  The case process zeroes it and sets the first fields. */
+struct ucb_rlrounds
+{
+  long chargers;    /* the rounds start once this many chargers have their order */
+  long ms;          /* rounds go on at least this long, */
+  long min_met;     /* and past it until in this many two charges met (`met`, below), */
+  long max_ms;      /* but never longer (CLOCK_MONOTONIC) */
+  bool retry_alone; /* a round with none admitted at once: its last charger charges once more
+                     * alone, and that counts as the round's one (NPROC: fork adds before it
+                     * checks, so two forks at once may both be refused) */
+  /* Kept by the chargers. */
+  long in;           /* chargers that have their order: the i-th is pinned to the i-th CPU */
+  long gen;          /* the round that may start (0: none yet; -1: the rounds are over) */
+  long started;      /* over all rounds: charges begun (after the pause), */
+  long ended;        /* charges ended, */
+  long settled;      /* chargers done with their round (released what was admitted) */
+  long admitted_now; /* admitted in the round being run */
+  long met_now;      /* 1: in the round being run a charge ended while another was inside */
+  long rounds;       /* rounds run */
+  long most;         /* the most admitted at once in one round */
+  long one;          /* rounds with exactly one admitted (at once, or by the retry alone) */
+  long met;          /* rounds in which two charges were inside the kernel at once */
+  bool stalled;      /* a charger waited past max_ms + 2 s for the others (a busy host) */
+  uint64_t start_ns, end_ns;
+};
 
 /* What the racing agents share.  It lives in a MAP_SHARED anonymous mapping that the case
  * process makes before it starts the agents: they are forked from it, so they share the page
@@ -122,6 +161,7 @@ struct ucb_rlrace
   uint64_t chargers_end_ns; /* the last charger's end */
   uint64_t start_ns;        /* the race's start (CLOCK_MONOTONIC) */
   uint64_t end_ns;          /* the last agent's end */
+  struct ucb_rlrounds rounds;
 };
 #define UCB_RLRACE_MAGIC 0x75636272616365ull /* "ucbrace" */
 
@@ -134,8 +174,17 @@ int ucb_rlagent_race_send (struct ucb_rlagent *a, struct ucb_rlrace *race, ucb_e
 /* Its answer: ans->count admitted (a churner: its churns), ans->refused refused, ans->errnum
  * the errno of a refusal other than ops->refusal (0: none), ans->held 0. */
 int ucb_rlagent_race_collect (struct ucb_rlagent *a, struct ucb_rlans *ans, ucb_error_t *err);
-/* In an agent: true while it races.  For the tests only: their sabotaged operations go wrong
- * under the race alone, as a kernel's lost update would. */
+/* Order the rounds at the bound (race->rounds, above): each charge made after a random pause
+ * of 0-1023 loop turns, so that the chargers do not fall into lockstep.  The answer, by
+ * ucb_rlagent_race_collect: ans->count admitted and ans->refused refused at once (retries
+ * alone not counted), ans->errnum as the race's. */
+int ucb_rlagent_rounds_send (struct ucb_rlagent *a, struct ucb_rlrace *race, ucb_error_t *err);
+/* In an agent: true while it races (the rounds too).  For the tests only: their sabotaged
+ * operations go wrong under the race alone, as a kernel's lost update would. */
 extern bool ucb_rlagent_racing;
+/* In an agent in the rounds at the bound: how many other chargers are inside their charge now
+ * (begun, not ended); 0 elsewhere.  For the tests only (a check-before-add kernel admits both
+ * of two charges made at once). */
+long ucb_rlagent_others_charging (void);
 
 #endif

@@ -24,19 +24,36 @@ enum ucb_verdict
   UCB_VERDICT_KNOWN_BUG, /* the kernel behaves as a known, documented bug */
 };
 
-/* How an observation is compared, and what a mismatch means. */
+/* How an observation is compared, and the class its mismatch is named by (ucb_vjudge(), the one
+ * place that names it): over-admission, early denial, leak, underflow, pinned, wrong errno; a
+ * plain "mismatch" only where none of them is true (EXACT). */
 enum ucb_vkind
 {
-  UCB_VITEM_ADMITTED, /* units admitted before the refusal: more = over-admission (a limit
-                       * bypass, a security failure), fewer = early denial (a regression) */
-  UCB_VITEM_ERRNO,    /* the errno of the refusal */
-  UCB_VITEM_COUNTER,  /* a counter reading (SigQ), e.g. back to 0 after the drain: a leak */
-  UCB_VITEM_EXACT,    /* any other value that must match */
+  UCB_VITEM_ADMITTED,       /* units admitted under a bound, or a SigQ reading of what sends were
+                             * charged: more = over-admission (a limit bypass, a security failure),
+                             * fewer = early denial (a regression) */
+  UCB_VITEM_ERRNO,          /* the errno of a call: 0 where a refusal was due = over-admission, a
+                             * refusal where 0 was due = early denial, another one = wrong errno */
+  UCB_VITEM_COUNTER,        /* a counter reading (SigQ) of what is charged, e.g. 0 after the drain:
+                             * more = leak (a release or a refusal did not return what was charged),
+                             * fewer = underflow (the count fell below what is charged) */
+  UCB_VITEM_EXACT,          /* any other value that must match: mismatch */
+  UCB_VITEM_READMITTED,     /* units admitted again after a release: fewer = leak (the release did
+                             * not return what was charged), more = over-admission */
+  UCB_VITEM_ERRNO_RELEASED, /* the errno of a charge a release made room for: a refusal = leak,
+                             * else as ERRNO */
+  UCB_VITEM_REFUSED,        /* of attempts that must all be refused, those refused with the errno:
+                             * fewer = wrong errno (an admitted one is a count of its own, named
+                             * over-admission first) */
+  UCB_VITEM_PINNED, /* the user namespaces a room allows once the tasks that used it are gone:
+                     * fewer = pinned (that many outlive their tasks; ucb_vitem.what says which
+                     * and where), more = over-admission (a count put below what lives) */
 };
 
 #define UCB_VITEMS_MAX 24
 #define UCB_VNAME_MAX 48
 #define UCB_VDETAIL_MAX 512
+#define UCB_VWHAT_MAX 128
 
 struct ucb_vitem
 {
@@ -52,6 +69,9 @@ struct ucb_vitem
    * observed == tries means every attempt was admitted, so the kernel's true count is
    * unknown and reads "> tries - 1" (the case's stated cap), never as a count. */
   long long tries;
+  /* PINNED: which namespaces the room counts, and where ("of round 1's own-level agent (its N2
+   * and N1: ...)"), for the verdict; "" when unknown. */
+  char what[UCB_VWHAT_MAX];
 };
 
 /* Filled by a case's run() in a forked child: lives in shared memory, so it must be flat. */
@@ -173,11 +193,15 @@ void ucb_vobserve_bug (struct ucb_vresult *r, enum ucb_vbug bug, const char *nam
 void ucb_vobserve_bug_count (struct ucb_vresult *r, enum ucb_vbug bug, const char *name,
                              enum ucb_vkind kind, long long expected, long long observed,
                              long long bug_value, long long tries);
+/* A PINNED count of at most `tries` attempts (0: not capped); `what` as ucb_vitem.what. */
+void ucb_vobserve_pinned (struct ucb_vresult *r, const char *name, const char *what,
+                          long long expected, long long observed, long long tries);
 void ucb_vskip (struct ucb_vresult *r, const char *fmt, ...)
     __attribute__ ((format (printf, 2, 3)));
 
 /* The verdict, from the observations alone (pure: the negative tests feed it fakes).  `why`
- * gets a one-line reason for anything but pass; over-admission is named as such. */
+ * gets a one-line reason for anything but pass, naming the class of the mismatch (enum
+ * ucb_vkind); an over-admission is named first, one seen in a count before one in an errno. */
 enum ucb_verdict ucb_vjudge (const struct ucb_vresult *r, char *why, size_t whylen);
 /* The known bug whose value an observation of `r` shows, the one a known-bug verdict's `why`
  * names; NULL when none (only a known-bug verdict's is meaningful). */

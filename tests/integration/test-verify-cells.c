@@ -2,8 +2,9 @@
 /* test-verify-cells.c - the generic matrix cells notice a kernel that breaks their property:
  * the SIGPENDING operations are sabotaged in userspace the ways a kernel mutant would break
  * them (a refusal that also uncharges, a release that forgets, a charge that ignores the
- * bound; under the race of P8 only: one update lost, refusals turned into admissions, and
- * for NPROC a churner that keeps one task), and the cells of that property must turn `fail`,
+ * bound; under the race of P8 only: one update lost, refusals turned into admissions, a
+ * refusal while another charges at the bound admitted (check-before-add), and for NPROC a
+ * churner that keeps one task), and the cells of that property must turn `fail`,
  * while the real operations pass.
  * Needs root and user namespaces (`ok 1 # SKIP why` without them).  That every observation
  * of every case can fail is test-verify-cases.c. */
@@ -118,6 +119,23 @@ charge_passes_bound_racing (struct ucb_rlheld *h, bool big)
   if (e == EAGAIN && ucb_rlagent_racing && ++refusals % 8 == 0)
     {
       h->n++;
+      return 0;
+    }
+  return e;
+}
+
+/* In the rounds at the bound (P8), a refusal while another charger is inside its charge,
+ * turned into an admission: a kernel that reads the level's count, compares it with the bound
+ * and only then adds (check-before-add) admits both of two charges made at once at bound - 1.
+ * One charge at a time, and in the free race, the bound holds. */
+static int
+charge_checks_before_add (struct ucb_rlheld *h, bool big)
+{
+  int e = real->charge (h, big);
+
+  if (e == EAGAIN && ucb_rlagent_others_charging () > 0)
+    {
+      h->n++; /* nothing queued: the release finds nothing to take */
       return 0;
     }
   return e;
@@ -249,23 +267,26 @@ test_sabotage_fails (void)
         int prop;
         enum ucb_verdict want;
         const char *what;
+        const char *class; /* the class its verdict names (verify.h enum ucb_vkind) */
       } runs[] = {
-        { real, 2, UCB_VERDICT_PASS, "real operations, P2" },
-        { real, 3, UCB_VERDICT_PASS, "real operations, P3" },
-        { &refusal, 2, UCB_VERDICT_FAIL, "a refusal that uncharges, P2" },
-        { &leak, 3, UCB_VERDICT_FAIL, "a release that forgets, P3" },
-        { &unbound, 1, UCB_VERDICT_FAIL, "a bound that does not bind, P1" },
-        { &unbound, 5, UCB_VERDICT_FAIL, "a bound that does not bind, P5" },
+        { real, 2, UCB_VERDICT_PASS, "real operations, P2", "" },
+        { real, 3, UCB_VERDICT_PASS, "real operations, P3", "" },
+        /* One unit too many given back: the count below what is held, more admitted. */
+        { &refusal, 2, UCB_VERDICT_FAIL, "a refusal that uncharges, P2", ": over-admission" },
+        { &leak, 3, UCB_VERDICT_FAIL, "a release that forgets, P3", ": leak (" },
+        { &unbound, 1, UCB_VERDICT_FAIL, "a bound that does not bind, P1", ": over-admission" },
+        { &unbound, 5, UCB_VERDICT_FAIL, "a bound that does not bind, P5", ": over-admission" },
       };
       for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++)
         {
           enum ucb_verdict got
               = verdict (runs[i].ops, runs[i].prop, levels[l], base + (uid_t) i * 100, why);
-          if (got != runs[i].want)
-            printf ("# %s at the %s level: %s (%s), expected %s\n", runs[i].what,
+          if (got != runs[i].want || !strstr (why, runs[i].class))
+            printf ("# %s at the %s level: %s (%s), expected %s naming `%s`\n", runs[i].what,
                     ucb_vlevel_name (levels[l]), ucb_verdict_name (got), why,
-                    ucb_verdict_name (runs[i].want));
+                    ucb_verdict_name (runs[i].want), runs[i].class);
           tap_check_int (got, ==, runs[i].want);
+          tap_check (strstr (why, runs[i].class) != NULL);
         }
     }
 }
@@ -290,20 +311,25 @@ race_ready (void)
 }
 
 /* P8 at every level: the real operations pass; an update lost under the race fails the count
- * after it (or the SigQ after it); an admission past the bound under the race fails the units
- * held at once.  Each failure must be the one its sabotage causes. */
+ * after it (or the SigQ after it), and leaves rounds at the bound with none admitted; an
+ * admission past the bound under the race fails the units held at once; check-before-add
+ * fails the rounds at the bound as over-admission.  Each failure must be the one its sabotage
+ * causes. */
 static void
 test_race_sabotage_fails (void)
 {
   static const enum ucb_vlevel levels[]
       = { UCB_VLEVEL_OWN, UCB_VLEVEL_PARENT, UCB_VLEVEL_GRANDPARENT };
-  struct ucb_rlops lost = *real, over = *real;
+  static const char most[] = "most admitted in a round at the bound";
+  static const char one[] = "rounds at the bound with one admitted";
+  struct ucb_rlops lost = *real, over = *real, cba = *real;
   uid_t base = 2103050000u;
 
   if (!race_ready ())
     return;
   lost.release = release_loses_racing;
   over.charge = charge_passes_bound_racing;
+  cba.charge = charge_checks_before_add;
   for (size_t l = 0; l < sizeof levels / sizeof levels[0]; l++, base += 1000)
     {
       struct
@@ -316,6 +342,7 @@ test_race_sabotage_fails (void)
         { real, UCB_VERDICT_PASS, "", "real operations, P8" },
         { &lost, UCB_VERDICT_FAIL, "after the race", "a release lost under the race, P8" },
         { &over, UCB_VERDICT_FAIL, "most held at once", "the bound passed under the race, P8" },
+        { &cba, UCB_VERDICT_FAIL, most, "check-before-add at the bound, P8" },
       };
       for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++)
         {
@@ -332,6 +359,21 @@ test_race_sabotage_fails (void)
               tap_check_int (*lose_budget, ==, 0);
               tap_check_int (last_off ("admitted after the race"), ==, -1);
               tap_check_int (last_off ("observer SigQ after the race"), ==, 1);
+              tap_check_int (last_seen (one), ==, 0); /* all refused in every round */
+            }
+          /* Two admitted in a round, named as such; the free race saw nothing. */
+          if (runs[i].ops == &cba)
+            {
+              named = named && strstr (why, "over-admission") != NULL;
+              tap_check (last_seen (most) >= 2);
+              tap_check_int (last_off ("most held at once racing, at most the room"), ==, 0);
+              tap_check_int (last_off ("admitted after the race"), ==, 0);
+            }
+          if (runs[i].ops == real)
+            {
+              tap_check_int (last_seen (most), ==, 1);
+              tap_check_int (last_off (one), ==, 0);
+              tap_check (last_seen (one) >= 32);
             }
 
           if (got != runs[i].want || !named)

@@ -166,6 +166,8 @@ test_sabotage_fails (void)
 
       printf ("# %s: %s (%s), %.2f s\n", runs[i].what, ucb_verdict_name (got), why, took);
       tap_check_int (got, ==, UCB_VERDICT_FAIL);
+      /* Named as what it is, with the namespaces kept and the reference that keeps them. */
+      tap_check (strstr (why, ": pinned: ") != NULL && strstr (why, "not put") != NULL);
     }
 }
 

@@ -23,7 +23,7 @@ static const struct ucb_vstep steps[] = {
   { 0, UCB_VOP_SIGQ, 0, "SigQ when full", UCB_VITEM_COUNTER, 5 },
   { 0, UCB_VOP_DRAIN, 0, "signals drained", UCB_VITEM_EXACT, 5 },
   { 0, UCB_VOP_SIGQ, 0, "SigQ after the drain", UCB_VITEM_COUNTER, 0 },
-  { 0, UCB_VOP_FILL, UCB_VTRIES (5), "queued again after the drain", UCB_VITEM_ADMITTED, 5 },
+  { 0, UCB_VOP_FILL, UCB_VTRIES (5), "queued again after the drain", UCB_VITEM_READMITTED, 5 },
 };
 
 UCB_VSCRIPT_RUN (ulim01_run, actors, steps)

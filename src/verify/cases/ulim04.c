@@ -27,13 +27,13 @@ enum
 
 /* Symmetric variant: both created with 10. */
 static const struct ucb_vstep symmetric[] = {
-  { A, UCB_VOP_FILL, 6, "10/10: queued in A (created with 10)", UCB_VITEM_EXACT, 6 },
+  { A, UCB_VOP_FILL, 6, "10/10: queued in A (created with 10)", UCB_VITEM_ADMITTED, 6 },
   { B, UCB_VOP_FILL, UCB_VTRIES (4), "10/10: queued in B while A holds 6", UCB_VITEM_ADMITTED, 4,
     "10/10: errno at the shared bound", EAGAIN },
   { OBS, UCB_VOP_SIGQ, 0, "10/10: observer SigQ (shared level 1)", UCB_VITEM_COUNTER, 10 },
   { B, UCB_VOP_SIGQ, 0, "10/10: SigQ inside B (its level 0)", UCB_VITEM_COUNTER, 4 },
   { A, UCB_VOP_DRAIN, 0, "10/10: drained from A", UCB_VITEM_EXACT, 6 },
-  { B, UCB_VOP_FILL, UCB_VTRIES (6), "10/10: queued in B after A drained", UCB_VITEM_ADMITTED, 6,
+  { B, UCB_VOP_FILL, UCB_VTRIES (6), "10/10: queued in B after A drained", UCB_VITEM_READMITTED, 6,
     "10/10: errno at the bound again", EAGAIN },
   { OBS, UCB_VOP_SIGQ, 0, "10/10: observer SigQ with B full", UCB_VITEM_COUNTER, 10 },
   { B, UCB_VOP_DRAIN, 0, NULL, UCB_VITEM_EXACT, 0 },
@@ -42,7 +42,7 @@ static const struct ucb_vstep symmetric[] = {
 
 /* Asymmetric variant: A created with 10, B with 20. */
 static const struct ucb_vstep asymmetric[] = {
-  { A, UCB_VOP_FILL, 8, "10/20: queued in A (created with 10)", UCB_VITEM_EXACT, 8 },
+  { A, UCB_VOP_FILL, 8, "10/20: queued in A (created with 10)", UCB_VITEM_ADMITTED, 8 },
   { B, UCB_VOP_FILL, UCB_VTRIES (12), "10/20: queued in B (created with 20)", UCB_VITEM_ADMITTED,
     12, "10/20: errno at B's bound", EAGAIN },
   { OBS, UCB_VOP_SIGQ, 0, "10/20: observer SigQ (shared level 1)", UCB_VITEM_COUNTER, 20 },

@@ -28,7 +28,7 @@ static const struct ucb_vactor actors[] = {
 };
 
 static const struct ucb_vstep steps[] = {
-  { H, UCB_VOP_FILL, 8, "queued by the host task (soft 1000)", UCB_VITEM_EXACT, 8 },
+  { H, UCB_VOP_FILL, 8, "queued by the host task (soft 1000)", UCB_VITEM_ADMITTED, 8 },
   { C, UCB_VOP_FILL, UCB_VTRIES (2), "queued in the container (created with 10)",
     UCB_VITEM_ADMITTED, 2, "errno at the container's parent bound", EAGAIN },
   { H, UCB_VOP_SIGQ, 0, "host SigQ: host 8 + container 2", UCB_VITEM_COUNTER, 10 },
@@ -40,7 +40,7 @@ static const struct ucb_vstep steps[] = {
     "errno in the container, host full", EAGAIN },
   { H, UCB_VOP_DRAIN, 0, "drained by the host task", UCB_VITEM_EXACT, 998 },
   { C, UCB_VOP_FILL, UCB_VTRIES (8), "queued in the container after the host drained",
-    UCB_VITEM_ADMITTED, 8 },
+    UCB_VITEM_READMITTED, 8 },
   { C, UCB_VOP_DRAIN, 0, "drained in the container", UCB_VITEM_EXACT, 10 },
   { H, UCB_VOP_SIGQ, 0, "host SigQ after the drains", UCB_VITEM_COUNTER, 0 },
   { C, UCB_VOP_SIGQ, 0, "SigQ inside the container after the drain", UCB_VITEM_COUNTER, 0 },

@@ -184,21 +184,26 @@ observe_matrix (struct ucb_vresult *r, const struct ucb_probe_out *o)
                       UCB_VTRIES (5));
   ucb_vobserve (r, "errno of the 6th sigqueue(RT)", UCB_VITEM_ERRNO, EAGAIN, v[REFUSED]);
   ucb_vobserve (r, "kill(SIGUSR1) at the limit", UCB_VITEM_ERRNO, 0, v[R_KILL]);
-  ucb_vobserve (r, "SigQ after kill(SIGUSR1): override", UCB_VITEM_COUNTER, 6, v[Q_KILL]);
+  /* SigQ counts what the sends were charged: the admissions, over the fill's tries and a send
+   * each (a fill to the cap makes them "> cap"). */
+  ucb_vobserve_count (r, "SigQ after kill(SIGUSR1): override", UCB_VITEM_ADMITTED, 6, v[Q_KILL],
+                      UCB_VTRIES (5) + 1);
   ucb_vobserve (r, "sigqueue(SIGUSR2) at the limit", UCB_VITEM_ERRNO, 0, v[R_SQ]);
   ucb_vobserve (r, "sigqueue(SIGUSR2): si_code taken", UCB_VITEM_EXACT, SI_USER, v[SQ_CODE]);
   ucb_vobserve (r, "sigqueue(SIGUSR2): si_value taken", UCB_VITEM_EXACT, 0, v[SQ_VALUE]);
   ucb_vobserve (r, "raise(SIGUSR2) at the limit", UCB_VITEM_ERRNO, 0, v[R_RAISE]);
   ucb_vobserve (r, "raise(SIGUSR2): si_code taken", UCB_VITEM_EXACT, SI_USER, v[RAISE_CODE]);
   ucb_vobserve (r, "kill(RT) at the limit", UCB_VITEM_ERRNO, 0, v[R_KILLRT]);
-  ucb_vobserve (r, "SigQ after legacy sends and kill(RT)", UCB_VITEM_COUNTER, 6, v[Q_AFTER]);
+  /* 7: kill(RT) was queued past the limit (over-admission); SIGUSR2's sends are taken. */
+  ucb_vobserve_count (r, "SigQ after legacy sends and kill(RT)", UCB_VITEM_ADMITTED, 6, v[Q_AFTER],
+                      UCB_VTRIES (5) + 2);
   ucb_vobserve (r, "tgkill(RT) at the limit", UCB_VITEM_ERRNO, EAGAIN, v[R_TG]);
   ucb_vobserve (r, "rt_tgsigqueueinfo(RT) at the limit", UCB_VITEM_ERRNO, EAGAIN, v[R_TGSQ]);
   if (v[PIDFD] == 1)
     ucb_vobserve (r, "pidfd_send_signal(RT, NULL) at the limit", UCB_VITEM_ERRNO, 0, v[PIDFD_RC]);
   else if (v[PIDFD] == 2)
-    ucb_vobserve (r, "pidfd_open", UCB_VITEM_ERRNO, 0, v[PIDFD_RC]);
-  ucb_vobserve (r, "kill(SIGUSR1) queued with its siginfo", UCB_VITEM_EXACT, 1, v[USR1_INFO]);
+    ucb_vobserve (r, "pidfd_open", UCB_VITEM_EXACT, 0, v[PIDFD_RC]); /* no charge: no class */
+  ucb_vobserve (r, "kill(SIGUSR1) queued with its siginfo", UCB_VITEM_ADMITTED, 1, v[USR1_INFO]);
   ucb_vobserve (r, "kill(RT): si_pid taken (info lost)", UCB_VITEM_EXACT, 0, v[KILLRT_PID]);
   ucb_vobserve (r, "SigQ after draining everything", UCB_VITEM_COUNTER, 0, v[Q_DRAINED]);
 }
@@ -237,13 +242,13 @@ observe_container (struct ucb_vresult *r, const struct ucb_probe_out *o, bool fi
 {
   const int64_t *v = o->v;
 
-  ucb_vobserve (r, "container: RT queued up to the bound (5)", UCB_VITEM_EXACT, 5, v[C_QUEUED]);
+  ucb_vobserve (r, "container: RT queued up to the bound (5)", UCB_VITEM_ADMITTED, 5, v[C_QUEUED]);
   ucb_vobserve (r, "container: kill(SIGUSR1) at the bound", UCB_VITEM_ERRNO, 0, v[C_R_KILL]);
   if (fixed)
     {
-      ucb_vobserve (r, "container: observer SigQ after kill", UCB_VITEM_COUNTER, 6,
+      ucb_vobserve (r, "container: observer SigQ after kill", UCB_VITEM_ADMITTED, 6,
                     v[C_Q_OBSERVER]);
-      ucb_vobserve (r, "container: SigQ inside after kill", UCB_VITEM_COUNTER, 6, v[C_Q_INSIDE]);
+      ucb_vobserve (r, "container: SigQ inside after kill", UCB_VITEM_ADMITTED, 6, v[C_Q_INSIDE]);
       ucb_vobserve (r, "container: observer SigQ after the drain", UCB_VITEM_COUNTER, 0,
                     v[C_Q_OBSERVER_DRAINED]);
     }
@@ -252,9 +257,9 @@ observe_container (struct ucb_vresult *r, const struct ucb_probe_out *o, bool fi
       /* Without 9e05e5c7ee87 the override stops at the parent bound: 5 and 5 (and, without
        * 432dc0654c61 too, the failed level-1 charge leaks: observer 6 and 1 after the drain). */
       ucb_vobserve_bug (r, UCB_VBUG_SIGPENDING_OVERRIDE, "container: observer SigQ after kill",
-                        UCB_VITEM_COUNTER, 6, v[C_Q_OBSERVER], 5);
+                        UCB_VITEM_ADMITTED, 6, v[C_Q_OBSERVER], 5);
       ucb_vobserve_bug (r, UCB_VBUG_SIGPENDING_OVERRIDE, "container: SigQ inside after kill",
-                        UCB_VITEM_COUNTER, 6, v[C_Q_INSIDE], 5);
+                        UCB_VITEM_ADMITTED, 6, v[C_Q_INSIDE], 5);
       ucb_vobserve_bug (r, UCB_VBUG_SIGPENDING_OVERRIDE, "container: observer SigQ after the drain",
                         UCB_VITEM_COUNTER, 0, v[C_Q_OBSERVER_DRAINED], 1);
     }

@@ -116,10 +116,10 @@ ulim11_run (struct ucb_vctx *ctx, ucb_error_t *err)
   ucb_vobserve_fill (r, "children forked at soft NPROC 5", UCB_VITEM_ADMITTED, 4, o.v[FORKED],
                      UCB_VTRIES (4), "errno of the 5th fork", EAGAIN, o.v[REFUSED]);
   ucb_vobserve (r, "pthread_create at the limit", UCB_VITEM_ERRNO, EAGAIN, o.v[THREAD]);
-  ucb_vobserve_count (r, "children forked after reaping", UCB_VITEM_ADMITTED, 4, o.v[AGAIN],
+  ucb_vobserve_count (r, "children forked after reaping", UCB_VITEM_READMITTED, 4, o.v[AGAIN],
                       UCB_VTRIES (4));
   ucb_vobserve (r, "fork with 2 zombies at soft NPROC 3", UCB_VITEM_ERRNO, EAGAIN, o.v[ZOMBIES]);
-  ucb_vobserve (r, "fork after the zombies are reaped", UCB_VITEM_ERRNO, 0, o.v[REAPED]);
+  ucb_vobserve (r, "fork after the zombies are reaped", UCB_VITEM_ERRNO_RELEASED, 0, o.v[REAPED]);
   return 0;
 }
 

@@ -44,7 +44,7 @@ static const struct ucb_vstep steps[] = {
     "B: errno at the parent bound", EAGAIN },
   { A, UCB_VOP_COUNT, 1, NULL, UCB_VITEM_EXACT, 0, "A: fork while B is full", EAGAIN },
   { B, UCB_VOP_STOP },
-  { A, UCB_VOP_COUNT, UCB_VTRIES (4), "A: more children once B is gone", UCB_VITEM_ADMITTED, 4,
+  { A, UCB_VOP_COUNT, UCB_VTRIES (4), "A: more children once B is gone", UCB_VITEM_READMITTED, 4,
     "A: errno at the shared bound", EAGAIN },
   { A, UCB_VOP_STOP },
   { C, UCB_VOP_START },

@@ -295,7 +295,7 @@ parts_abc (struct ucb_vctx *ctx, ucb_error_t *err)
   ucb_vobserve_count (r, "(a) queues under a 2240-B parent bound", UCB_VITEM_ADMITTED, 2, o.v[0],
                       UCB_VTRIES (2));
   ucb_vobserve (r, "(a) errno of the 3rd mq_open", UCB_VITEM_ERRNO, EMFILE, o.v[1]);
-  ucb_vobserve_count (r, "(a) queues again after unlinking", UCB_VITEM_ADMITTED, 2, o.v[2],
+  ucb_vobserve_count (r, "(a) queues again after unlinking", UCB_VITEM_READMITTED, 2, o.v[2],
                       UCB_VTRIES (2));
   ucb_vobserve (r, "(a) errno of the 3rd mq_open again", UCB_VITEM_ERRNO, EMFILE, o.v[3]);
   if (run_pair (&p, "(b)", ctx->uid_base + 1, 3 * COST, err) < 0)
@@ -309,10 +309,10 @@ parts_abc (struct ucb_vctx *ctx, ucb_error_t *err)
     return -1;
   ucb_vobserve (r, "(c) 1st queue at a 1-queue limit", UCB_VITEM_ERRNO, 0, o.v[C_FIRST]);
   ucb_vobserve (r, "(c) next after close without unlink", UCB_VITEM_ERRNO, EMFILE, o.v[C_CLOSED]);
-  ucb_vobserve (r, "(c) queue again once unlinked and closed", UCB_VITEM_ERRNO, 0,
+  ucb_vobserve (r, "(c) queue again once unlinked and closed", UCB_VITEM_ERRNO_RELEASED, 0,
                 o.v[C_RECREATED]);
   ucb_vobserve (r, "(c) next after unlink without close", UCB_VITEM_ERRNO, EMFILE, o.v[C_UNLINKED]);
-  ucb_vobserve_count (r, "(c) queues after close and unlink", UCB_VITEM_ADMITTED, 1, o.v[C_AGAIN],
+  ucb_vobserve_count (r, "(c) queues after close and unlink", UCB_VITEM_READMITTED, 1, o.v[C_AGAIN],
                       UCB_VTRIES (1));
   return 0;
 }

@@ -183,15 +183,17 @@ observe_own (struct ucb_vresult *r, const struct ucb_probe_out *o, long page)
   ucb_vobserve_count (r, "1-page SHM_LOCKs at soft 2 pages", UCB_VITEM_ADMITTED, 2, v[N],
                       UCB_VTRIES (2));
   ucb_vobserve (r, "errno of the 3rd SHM_LOCK", UCB_VITEM_ERRNO, ENOMEM, v[REFUSED]);
-  ucb_vobserve (r, "SHM_LOCK after SHM_UNLOCK of one", UCB_VITEM_ERRNO, 0, v[AFTER_UNLOCK]);
+  ucb_vobserve (r, "SHM_LOCK after SHM_UNLOCK of one", UCB_VITEM_ERRNO_RELEASED, 0,
+                v[AFTER_UNLOCK]);
   ucb_vobserve (r, "SHM_LOCK when full again", UCB_VITEM_ERRNO, ENOMEM, v[FULL]);
-  ucb_vobserve (r, "SHM_LOCK after IPC_RMID of a locked one", UCB_VITEM_ERRNO, 0, v[AFTER_RMID]);
+  ucb_vobserve (r, "SHM_LOCK after IPC_RMID of a locked one", UCB_VITEM_ERRNO_RELEASED, 0,
+                v[AFTER_RMID]);
   snprintf (name, sizeof name, "SHM_LOCK of %ld B at 2 pages", page + 1);
   ucb_vobserve (r, name, UCB_VITEM_ERRNO, 0, v[BIG_ERR]);
   snprintf (name, sizeof name, "1-page SHM_LOCK beside %ld B", page + 1);
   ucb_vobserve (r, name, UCB_VITEM_ERRNO, ENOMEM, v[BESIDE]);
   ucb_vobserve (r, "SHM_LOCK by the owner at soft 0", UCB_VITEM_ERRNO, EPERM, v[SOFT0]);
-  ucb_vobserve_count (r, "1-page SHM_LOCKs again after release", UCB_VITEM_ADMITTED, 2, v[AGAIN],
+  ucb_vobserve_count (r, "1-page SHM_LOCKs again after release", UCB_VITEM_READMITTED, 2, v[AGAIN],
                       UCB_VTRIES (2));
 }
 
@@ -285,7 +287,7 @@ parts (struct ucb_vctx *ctx, long page, ucb_error_t *err)
   spec.ruid = 0;
   if (ucb_probe_run (&spec, part_bypass_release, &page, &o, err) < 0)
     return -1;
-  ucb_vobserve_count (r, "1-page locks at 1 page after the bypass", UCB_VITEM_ADMITTED, 1, o.v[0],
+  ucb_vobserve_count (r, "1-page locks at 1 page after the bypass", UCB_VITEM_READMITTED, 1, o.v[0],
                       UCB_VTRIES (1));
   return 0;
 }
