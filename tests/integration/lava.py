@@ -307,8 +307,10 @@ r1 = subprocess.run(report + ["--run", os.path.join(out, "run1.json")], capture_
                     text=True)
 r2 = subprocess.run(report + ["--run", os.path.join(out, "run.json")], capture_output=True,
                     text=True)
-n1 = [ln.split()[1] for ln in r1.stdout.splitlines()]
-n2 = [ln.split()[1] for ln in r2.stdout.splitlines()]
+# A point's POINT.flagged.FLAG cases follow what the host did to the repeats kept (a busy host
+# may flag the second repeat alone): the measurement names are what must not change.
+n1 = [ln.split()[1] for ln in r1.stdout.splitlines() if ".flagged." not in ln.split()[1]]
+n2 = [ln.split()[1] for ln in r2.stdout.splitlines() if ".flagged." not in ln.split()[1]]
 t.ok(n1 and n1 == n2, "the same test case names with and without --repeat", (n1[:3], n2[:3]))
 
 # Every status maps: a document with fail, error, skip and known-bug cases.
