@@ -75,7 +75,7 @@ cell_run (struct ucb_vctx *ctx, ucb_error_t *err)
 
 #define TITLE_P1 "exactly the bound admitted, then the refusal's errno"
 #define TITLE_P2 "after a refusal 8 more are refused, counts unchanged, one released = one more"
-#define TITLE_P3 "8 fill/release rounds identical; a holder's exit releases everything"
+#define TITLE_P3 "8 rounds identical; an exit, other hands and teardown release it all"
 #define TITLE_P4 "RLIM_INFINITY admits a large count; the finite bound beside it holds"
 #define TITLE_P5 "siblings: own limits apart, the shared bound binds the sum"
 #define TITLE_P8                                                                                   \
@@ -97,7 +97,10 @@ cell_run (struct ucb_vctx *ctx, ucb_error_t *err)
 
 #define CHECKS_P1 "the bound is exact at that level (new > max fails)"
 #define CHECKS_P2 "a refusal undoes exactly what it charged, on every level"
-#define CHECKS_P3 "every release path uncharges every level"
+#define CHECKS_P3                                                                                  \
+  "every release path uncharges every level of the ucounts that was charged, whoever ends the "    \
+  "charge (the charger, another uid's last close or detach, a thread or reaper of another uid, "   \
+  "an IPC namespace's teardown)"
 #define CHECKS_P4 "RLIM_INFINITY (own soft, or rlimit_max clamped to LONG_MAX) never refuses"
 #define CHECKS_P5 "each level is compared with its own bound only"
 #define CHECKS_P8                                                                                  \
