@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* list.h - every verify case, once, in ID order (docs/verify.md has one section each);
+/* list.h - every verify case, once, in ID order (docs/verify.md: a section for
+ * each hand-written case, one per property for the generic cells);
  * ULIM-12 and ULIM-21 ... ULIM-87 are the generic matrix cells of cases/matrix-cells.c (ULIM-07
  * is gone: its cells are ULIM-21, 22 and 25's, and verify.c lets its id select them). */
 #define UCB_VCASES(X)                                                                              \
