@@ -20,6 +20,23 @@ if os.environ.get("UCB_SANITIZED"):
     skip_all("sanitizer build: valgrind and ASan do not mix")
 
 t = Tap()
+def vg_report(err):
+    """valgrind's lines in `err`, without its notes on ioctls it has no wrapper for (the nsfs
+    NS_GET_* ioctls the host's ceiling reads): a limit of valgrind's, not an error of ours."""
+    lines, out, skip = err.splitlines(), [], 0
+    for ln in lines:
+        if "noted but unhandled ioctl" in ln:
+            skip = 2  # the note and its two lines of advice
+            continue
+        if skip and ln.startswith("=="):
+            skip -= 1
+            continue
+        skip = 0
+        if ln.startswith("=="):
+            out.append(ln)
+    return out
+
+
 VG = ["valgrind", "-q", "--leak-check=full", "--errors-for-leak-kinds=definite,indirect",
       "--show-leak-kinds=definite,indirect", "--error-exitcode=99"]
 out = os.path.join(scratch_dir("ucb-vg-"), "r.json")
@@ -64,7 +81,7 @@ if userns_works() and shutil.which("unshare"):
     r = subprocess.run(["unshare", "-U", "-r", "sh", "-c", script], capture_output=True, text=True,
                        timeout=300)
     shutil.rmtree(fifo, ignore_errors=True)
-    t.ok(r.returncode == 1 and "==" not in r.stderr,
+    t.ok(r.returncode == 1 and not vg_report(r.stderr),
          "valgrind: the ENOSPC refusal path is clean", r.stderr[-3000:])
 else:
     t.skip("valgrind: the ENOSPC refusal path is clean", "user namespaces cannot be created here")
@@ -79,7 +96,7 @@ wait_for(lambda: ran(tasks_of(p.pid), 0.05) and len(tasks_of(p.pid)) == 2, 120)
 p.send_signal(signal.SIGINT)
 try:
     _, err = p.communicate(timeout=120)
-    t.ok(p.returncode == 130 and "==" not in err, "valgrind: the SIGINT path is clean, exit 130",
+    t.ok(p.returncode == 130 and not vg_report(err), "valgrind: the SIGINT path is clean, exit 130",
          f"rc={p.returncode}\n{err[-3000:]}")
 except subprocess.TimeoutExpired:
     p.kill()
