@@ -152,7 +152,8 @@ resolve_ns (struct walk *w)
 {
   size_t n0;
 
-  qsort (w->ns, w->nns, sizeof *w->ns, cmp_ns);
+  if (w->nns > 1) /* none: no array at all (qsort's NULL is undefined) */
+    qsort (w->ns, w->nns, sizeof *w->ns, cmp_ns);
   n0 = w->nns;
   for (size_t i = 0; i < n0; i++)
     {
@@ -186,7 +187,8 @@ resolve_ns (struct walk *w)
       w->ns[i].uid = uid;
     }
   /* The chains added user namespaces that may repeat the walk's: once each. */
-  qsort (w->ns, w->nns, sizeof *w->ns, cmp_ns);
+  if (w->nns > 1) /* none: no array at all (qsort's NULL is undefined) */
+    qsort (w->ns, w->nns, sizeof *w->ns, cmp_ns);
 }
 
 /* The most entries any one uid in lo..hi has among v[0..n) (sorted here). */
@@ -197,7 +199,8 @@ most_per_uid (uid_t *v, size_t n, uid_t lo, uid_t hi)
 
   if (n == 0)
     return 0;
-  qsort (v, n, sizeof *v, ucb_cmp_uid);
+  if (n > 1)
+    qsort (v, n, sizeof *v, ucb_cmp_uid);
   for (size_t i = 0; i < n; i++)
     {
       run = i > 0 && v[i] == v[i - 1] ? run + 1 : 1;
