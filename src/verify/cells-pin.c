@@ -60,9 +60,8 @@ make_room (void *arg, struct ucb_probe_out *o, ucb_error_t *err)
   return 0;
 }
 
-/* The user namespace of `pid` as an fd above 0 (0 means none in a place). */
-static int
-open_userns (pid_t pid, int *fd, ucb_error_t *err)
+int
+ucb_vopen_userns (pid_t pid, int *fd, ucb_error_t *err)
 {
   char path[64];
 
@@ -91,8 +90,8 @@ room_open (struct ucb_vctx *ctx, struct pin_room *r, ucb_error_t *err)
     return ucb_make_error (err, errno, "stat /proc/self/ns/user");
   if (ucb_probe_start_report (&p, &spec, make_room, &st.st_ino, NULL, err) < 0)
     return -1;
-  if (open_userns (p.pid, &r->frame, err) < 0 || ucb_probe_order (&p, &o, err) < 0
-      || ucb_probe_next (&p, &o, err) < 0 || open_userns (p.pid, &r->room, err) < 0
+  if (ucb_vopen_userns (p.pid, &r->frame, err) < 0 || ucb_probe_order (&p, &o, err) < 0
+      || ucb_probe_next (&p, &o, err) < 0 || ucb_vopen_userns (p.pid, &r->room, err) < 0
       || ucb_probe_order (&p, &o, err) < 0 || ucb_probe_finish (&p, NULL, err) < 0)
     {
       ucb_probe_kill (&p);

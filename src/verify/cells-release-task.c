@@ -525,24 +525,6 @@ record_nproc (struct ucb_vctx *ctx, const struct other_plan *p, const int64_t *v
                         v[P_LEVEL], cap);
 }
 
-/* The user namespace of `pid` as an fd above 0 (a room's fd of 0 would mean none). */
-static int
-open_userns (pid_t pid, int *fd, ucb_error_t *err)
-{
-  char path[64];
-
-  snprintf (path, sizeof path, "/proc/%d/ns/user", (int) pid);
-  *fd = open (path, O_RDONLY | O_CLOEXEC);
-  if (*fd == 0)
-    {
-      *fd = fcntl (0, F_DUPFD_CLOEXEC, 1);
-      close (0);
-    }
-  if (*fd < 0)
-    return ucb_make_error (err, errno, "open %s", path);
-  return 0;
-}
-
 int
 ucb_vcell_p3_other_task (struct ucb_vctx *ctx, const struct ucb_rlops *ops, enum ucb_vlevel level,
                          ucb_error_t *err)
@@ -570,7 +552,7 @@ ucb_vcell_p3_other_task (struct ucb_vctx *ctx, const struct ucb_rlops *ops, enum
   p.arg.outer = st.st_ino;
   if (ucb_probe_start_report (&a, &spec, other_main, &p.arg, NULL, err) < 0)
     return -1;
-  if (open_userns (a.pid, &room.room, err) < 0 || ucb_probe_order (&a, &o, err) < 0
+  if (ucb_vopen_userns (a.pid, &room.room, err) < 0 || ucb_probe_order (&a, &o, err) < 0
       || ucb_probe_finish (&a, &o, err) < 0)
     {
       ucb_probe_kill (&a);

@@ -113,6 +113,8 @@ extern enum ucb_vhand ucb_vcell_hand;
 /* P8 (cells-race.c): racing tasks of one uid lose no update. */
 int ucb_vcell_p8 (struct ucb_vctx *ctx, const struct ucb_rlops *ops, enum ucb_vlevel level,
                   ucb_error_t *err);
+/* The user namespace of `pid` as an fd above 0 (0 means none in a place: ucb_rlplace.room). */
+int ucb_vopen_userns (pid_t pid, int *fd, ucb_error_t *err) __attribute__ ((warn_unused_result));
 /* P9 (cells-pin.c): refusals and releases pin no user namespace. */
 int ucb_vcell_p9 (struct ucb_vctx *ctx, const struct ucb_rlops *ops, ucb_error_t *err);
 /* P9's room, for other cells' pin checks: a user namespace R of ctx->uid_base whose
