@@ -18,27 +18,33 @@
 
 static int cmd_help (int argc, char **argv, ucb_error_t *err);
 
-static const char help_usage[] = "Usage: ucbench help [COMMAND]\n"
-                                 "Show the help of COMMAND, or the list of commands.\n\n"
-                                 "  -h, --help  show this help\n";
+#define HELP_HEAD                                                                                  \
+  "Usage: ucbench help [COMMAND]\n"                                                                \
+  "Show the help of COMMAND, or the list of commands.\n"
+#define HELP_OPTIONS(OPT, TEXT)                                                                    \
+  OPT (OPTIONS, "options", 0, REQUIRED, "COMMAND",                                                 \
+       "list COMMAND's options, one a line, `=` after\n"                                           \
+       "those that take a value (for shell completion)")                                           \
+  OPT (HELP, "help", 'h', NONE, NULL, "show this help")
+UCB_OPT_TABLE (ucb_help_opts, HELP_OPTIONS, true, 21, HELP_HEAD, NULL);
 
 static const struct ucb_command commands[] = {
-  { "run", ucb_cmd_run, "run workloads in N containers; per-container throughput; JSON", NULL,
-    ucb_run_usage },
+  { "run", ucb_cmd_run, "run workloads in N containers; per-container throughput; JSON",
+    &ucb_run_opts },
   { "verify", ucb_cmd_verify, "check limit enforcement across the user-namespace hierarchy",
-    ucb_verify_usage },
+    &ucb_verify_opts },
   { "compare", ucb_cmd_compare, "base vs head: %change, spread, significance; exit 1 on regression",
-    ucb_compare_usage },
+    &ucb_compare_opts },
   { "export", ucb_cmd_export, "convert a result document for CI dashboards (gab, bmf, junit, ...)",
-    ucb_export_usage },
+    &ucb_export_opts },
   { "plot", ucb_cmd_plot, "draw ops/s and scalability vs containers as SVG or an HTML report",
-    ucb_plot_usage },
+    &ucb_plot_opts },
   { "model", ucb_cmd_model, "fit the Universal Scalability Law per series: sigma, kappa, predict",
-    ucb_model_usage },
-  { "list", ucb_cmd_list, "workloads: what one op is, which counter it hits", ucb_list_usage },
+    &ucb_model_opts },
+  { "list", ucb_cmd_list, "workloads: what one op is, which counter it hits", &ucb_list_opts },
   { "info", ucb_cmd_info, "this host: kernel, CPUs, user namespaces, cgroups, caps, LSMs",
-    ucb_info_usage },
-  { "help", cmd_help, "show the help of a command", help_usage },
+    &ucb_info_opts },
+  { "help", cmd_help, "show the help of a command", &ucb_help_opts },
   { NULL, NULL, NULL, NULL },
 };
 
@@ -112,30 +118,38 @@ print_main_help (FILE *f)
 }
 
 static int
+help_opt (void *ctx, int id, const char *arg, ucb_error_t *err)
+{
+  (void) id, (void) err; /* --options: the one option besides --help */
+  *(const char **) ctx = arg;
+  return 0;
+}
+
+static int
 cmd_help (int argc, char **argv, ucb_error_t *err)
 {
   const struct ucb_command *c;
+  const char *options = NULL, *name;
+  int r = ucb_getopt_command (argc, argv, &ucb_help_opts, help_opt, &options, err);
 
-  if (argc < 2)
+  if (r != 0)
+    return r < 0 ? -1 : 0;
+  if (argc - optind + (options != NULL) > 1)
+    return ucb_usage_error (err, "help takes one command name, got %d",
+                            argc - optind + (options != NULL));
+  name = options ? options : argv[optind];
+  if (name == NULL)
     {
       print_main_help (stdout);
       return 0;
     }
-  /* `help --help` asks what help does: every command answers -h and --help. */
-  if (strcmp (argv[1], "-h") == 0 || strcmp (argv[1], "--help") == 0)
-    {
-      fputs (help_usage, stdout);
-      return 0;
-    }
-  if (argc > 2)
-    return ucb_usage_error (err, "help takes one command name, got %d", argc - 1);
-  c = find_command (argv[1]);
+  c = find_command (name);
   if (c == NULL)
-    return unknown_command (argv[1], err);
-  if (c->usage)
-    fputs (c->usage, stdout);
+    return unknown_command (name, err);
+  if (options)
+    ucb_opt_list (c->opts, stdout);
   else
-    c->write_usage (stdout);
+    ucb_opt_usage (c->opts, stdout);
   return 0;
 }
 

@@ -15,16 +15,16 @@
 #include "host/hostinfo.h"
 #include "report/info-text.h"
 
-const char ucb_info_usage[]
-    = "Usage: ucbench info [-f|--format json|text]\n"
-      "Describe this host: kernel, CPU topology, virtualization, user-namespace limits\n"
-      "and whether they can be created, cgroup layout, capabilities, rlimits, seccomp,\n"
-      "LSMs, library versions, and the most containers this host allows (ceiling.*)\n"
-      "with the limit that sets it.  A probe without an answer says why (`absent: ...`,\n"
-      "`unknown: ...`; null in JSON).\n"
-      "\n"
-      "  -f, --format json|text   output format (default: text)\n"
-      "  -h, --help               show this help\n";
+#define INFO_HEAD                                                                                  \
+  "Usage: ucbench info [-f|--format json|text]\n"                                                  \
+  "Describe this host: kernel, CPU topology, virtualization, user-namespace limits\n"              \
+  "and whether they can be created, cgroup layout, capabilities, rlimits, seccomp,\n"              \
+  "LSMs, library versions, and the most containers this host allows (ceiling.*)\n"                 \
+  "with the limit that sets it.  A probe without an answer says why (`absent: ...`,\n"             \
+  "`unknown: ...`; null in JSON).\n"
+#define INFO_OPTIONS(OPT, TEXT)                                                                    \
+  UCB_FORMAT_ONLY_OPTIONS (OPT, TEXT, "json|text", "output format (default: text)")
+UCB_OPT_TABLE (ucb_info_opts, INFO_OPTIONS, true, 27, INFO_HEAD, NULL);
 
 static int
 print_json (json_t *host, ucb_error_t *err)
@@ -47,7 +47,7 @@ ucb_cmd_info (int argc, char **argv, ucb_error_t *err)
   enum ucb_format format;
   int r;
 
-  r = ucb_parse_format_only (argc, argv, ucb_info_usage, false, &format, err);
+  r = ucb_parse_format_only (argc, argv, &ucb_info_opts, false, &format, err);
   if (r != 0)
     return r < 0 ? r : 0;
   if (ucb_host_collect (&h, err) < 0)

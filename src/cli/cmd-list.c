@@ -15,14 +15,15 @@
 #include "engine/workload.h"
 #include "report/csv.h"
 
-const char ucb_list_usage[]
-    = "Usage: ucbench list [-f|--format json|text|csv]\n"
-      "List the workloads: what exactly one op is, the ucount (rlimit) it charges, the\n"
-      "global kernel locks it also takes, and whether this build can run it.\n"
-      "\n"
-      "  -f, --format json|text|csv  output format (default: text); csv: one row per\n"
-      "                              workload, the JSON keys as headers\n"
-      "  -h, --help                  show this help\n";
+#define LIST_HEAD                                                                                  \
+  "Usage: ucbench list [-f|--format json|text|csv]\n"                                              \
+  "List the workloads: what exactly one op is, the ucount (rlimit) it charges, the\n"              \
+  "global kernel locks it also takes, and whether this build can run it.\n"
+#define LIST_OPTIONS(OPT, TEXT)                                                                    \
+  UCB_FORMAT_ONLY_OPTIONS (OPT, TEXT, "json|text|csv",                                             \
+                           "output format (default: text); csv: one row per\n"                     \
+                           "workload, the JSON keys as headers")
+UCB_OPT_TABLE (ucb_list_opts, LIST_OPTIONS, true, 30, LIST_HEAD, NULL);
 
 /* Registry strings are all set today; a missing one must not crash `list`. */
 static const char *
@@ -101,7 +102,7 @@ ucb_cmd_list (int argc, char **argv, ucb_error_t *err)
   enum ucb_format format;
   int r;
 
-  r = ucb_parse_format_only (argc, argv, ucb_list_usage, true, &format, err);
+  r = ucb_parse_format_only (argc, argv, &ucb_list_opts, true, &format, err);
   if (r != 0)
     return r < 0 ? r : 0;
   if (format != UCB_FORMAT_TEXT)

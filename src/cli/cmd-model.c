@@ -14,45 +14,54 @@
 #include "core/process.h"
 #include "core/util.h"
 #include "report/output.h"
-#include "report/usl-report.h"
+#include "report/model/model.h"
 
 #define MAX_PREDICT 1000000u
 
-const char ucb_model_usage[]
-    = "Usage: ucbench model FILE [--predict N[,N...]] [-f text|json] [-o OUT]\n"
-      "       [--plot CHART.svg]\n"
-      "Fit Gunther's Universal Scalability Law to each series (workload, owner, depth,\n"
-      "tasks, mode) of a `ucbench run` document, or to your own numbers: per container\n"
-      "  X(N) = lambda / (1 + sigma (N-1) + kappa N (N-1))\n"
-      "lambda: ops/s of one container alone; sigma: contention (a serialised share);\n"
-      "kappa: coherency (a cache line bounced between the N containers).  Least\n"
-      "squares on the log of every repeat's per-container ops/s, sigma and kappa >= 0,\n"
-      "each with a 95% profile likelihood interval; the residual, and the measured\n"
-      "against the fitted ops/s.  Only repeats whose tasks each had a CPU of their own\n"
-      "are used (not contended, not starved, N x tasks within the CPUs); a series with\n"
-      "fewer than 3 such container counts, or too few repeats to measure the noise, is\n"
-      "refused with the reason.  FILE, told apart by its content:\n"
-      "  a `ucbench run` JSON document;\n"
-      "  a table: per line N, ops/s per container and optionally the repeat, separated\n"
-      "    by commas or blanks; a header line and `#` comments allowed; rows of one N\n"
-      "    without a repeat column are its repeats;\n"
-      "  will-it-scale's runtest.py output (tasks,processes,...,linear): each task a\n"
-      "    container, its ops/s processes / tasks; concatenated runs are repeats.\n"
-      "See docs/statistics.md (installed in /usr/share/doc/ucbench/docs/).\n"
-      "\n"
-      "  --predict N[,N...]    also predict per-container ops/s and the scale\n"
-      "                        X(N)/lambda at these container counts, each with its 95%\n"
-      "                        interval (beyond the largest N measured it extrapolates,\n"
-      "                        and says so; it is refused when the lack-of-fit test\n"
-      "                        rejects the law's shape)\n"
-      "  --plot CHART.svg      draw each series: the repeats, the fitted curve, its 95%\n"
-      "                        band and the predictions\n"
-      "  -f, --format text|json  a table, or the ucbench-model/1 JSON (default: text)\n"
-      "  -o, --output OUT      write the table or JSON to OUT (atomically), not stdout\n"
-      "  -h, --help            show this help\n"
-      "\n"
-      "Exit status: 0 every series fitted, 1 a series refused (the reason is printed)\n"
-      "or an output write failed midway, 2 bad input.\n";
+/* Its help's head and tail; the rows between them are MODEL_OPTIONS. */
+#define MODEL_HEAD                                                                                 \
+  "Usage: ucbench model FILE [--predict N[,N...]] [-f text|json] [-o OUT]\n"                       \
+  "       [--plot CHART.svg]\n"                                                                    \
+  "Fit Gunther's Universal Scalability Law to each series (workload, owner, depth,\n"              \
+  "tasks, mode) of a `ucbench run` document, or to your own numbers: per container\n"              \
+  "  X(N) = lambda / (1 + sigma (N-1) + kappa N (N-1))\n"                                          \
+  "lambda: ops/s of one container alone; sigma: contention (a serialised share);\n"                \
+  "kappa: coherency (a cache line bounced between the N containers).  Least\n"                     \
+  "squares on the log of every repeat's per-container ops/s, sigma and kappa >= 0,\n"              \
+  "each with a 95% profile likelihood interval; the residual, and the measured\n"                  \
+  "against the fitted ops/s.  Only repeats whose tasks each had a CPU of their own\n"              \
+  "are used (not contended, not starved, N x tasks within the CPUs); a series with\n"              \
+  "fewer than 3 such container counts, or too few repeats to measure the noise, is\n"              \
+  "refused with the reason.  FILE, told apart by its content:\n"                                   \
+  "  a `ucbench run` JSON document;\n"                                                             \
+  "  a table: per line N, ops/s per container and optionally the repeat, separated\n"              \
+  "    by commas or blanks; a header line and `#` comments allowed; rows of one N\n"               \
+  "    without a repeat column are its repeats;\n"                                                 \
+  "  will-it-scale's runtest.py output (tasks,processes,...,linear): each task a\n"                \
+  "    container, its ops/s processes / tasks; concatenated runs are repeats.\n"                   \
+  "See docs/statistics.md (installed in /usr/share/doc/ucbench/docs/).\n"
+#define MODEL_TAIL                                                                                 \
+  "\n"                                                                                             \
+  "Exit status: 0 every series fitted, 1 a series refused (the reason is printed)\n"               \
+  "or an output write failed midway, 2 bad input.\n"
+
+#define MODEL_OPTIONS(OPT, TEXT)                                                                   \
+  OPT (PREDICT, "predict", 0, REQUIRED, "N[,N...]",                                                \
+       "also predict per-container ops/s and the scale\n"                                          \
+       "X(N)/lambda at these container counts, each with its 95%\n"                                \
+       "interval (beyond the largest N measured it extrapolates,\n"                                \
+       "and says so; it is refused when the lack-of-fit test\n"                                    \
+       "rejects the law's shape)")                                                                 \
+  OPT (PLOT, "plot", 0, REQUIRED, "CHART.svg",                                                     \
+       "draw each series: the repeats, the fitted curve, its 95%\n"                                \
+       "band and the predictions")                                                                 \
+  OPT (FORMAT, "format", 'f', REQUIRED, "text|json",                                               \
+       "a table, or the ucbench-model/1 JSON (default: text)")                                     \
+  OPT (OUTPUT, "output", 'o', REQUIRED, "OUT",                                                     \
+       "write the table or JSON to OUT (atomically), not stdout")                                  \
+  OPT (HELP, "help", 'h', NONE, NULL, "show this help")
+
+UCB_OPT_TABLE (ucb_model_opts, MODEL_OPTIONS, false, 24, MODEL_HEAD, MODEL_TAIL);
 
 struct mopts
 {
@@ -62,23 +71,23 @@ struct mopts
 };
 
 static int
-model_opt (void *ctx, int c, const char *arg, ucb_error_t *err)
+model_opt (void *ctx, int id, const char *arg, ucb_error_t *err)
 {
   struct mopts *o = ctx;
 
-  switch (c)
+  switch (id)
     {
-    case 'P':
+    case OPT_PREDICT:
       free (o->predict);
       o->predict = NULL;
       return ucb_parse_uint_list (arg, 1, MAX_PREDICT, &o->predict, &o->a.n_predict, "--predict",
                                   err);
-    case 'p':
+    case OPT_PLOT:
       o->a.plot = arg;
       return 0;
-    case 'f':
+    case OPT_FORMAT:
       return ucb_parse_format (arg, &o->format, err);
-    case 'o':
+    case OPT_OUTPUT:
       o->a.output = arg;
       return 0;
     default:
@@ -89,17 +98,10 @@ model_opt (void *ctx, int c, const char *arg, ucb_error_t *err)
 static int
 parse (struct mopts *o, int argc, char **argv, ucb_error_t *err)
 {
-  static const struct option longopts[] = {
-    { "predict", required_argument, NULL, 'P' },
-    { "plot", required_argument, NULL, 'p' },
-    { "format", required_argument, NULL, 'f' },
-    { "output", required_argument, NULL, 'o' },
-    { NULL, 0, NULL, 0 }, /* and -h/--help: ucb_getopt_each adds it */
-  };
   const char *dot;
   int r;
 
-  r = ucb_getopt_command (argc, argv, ucb_model_usage, "f:o:", longopts, model_opt, o, err);
+  r = ucb_getopt_command (argc, argv, &ucb_model_opts, model_opt, o, err);
   if (r != 0)
     return r;
   if (argc - optind != 1)

@@ -9,29 +9,33 @@
 #include "cli/commands.h"
 #include "core/util.h"
 #include "report/output.h"
-#include "report/plot.h"
+#include "report/plot/plot.h"
 
-const char ucb_plot_usage[]
-    = "Usage: ucbench plot FILE.json [FILE.json ...] --output REPORT.html|CHART.svg\n"
-      "Draw, per workload, the per-container ops/s and the scalability of the measured\n"
-      "points against the container count: one line per owner mode (and per file when\n"
-      "several are given).  A marker is the median over repeats; its error bar spans\n"
-      "the smallest to the largest per-interval per-container rate.  CHART.svg gets all\n"
-      "charts stacked in one SVG; REPORT.html a self-contained report: host, config,\n"
-      "the charts and a table of the points.\n"
-      "\n"
-      "  -o, --output FILE   the file to write; its extension (.svg, .html): the format\n"
-      "  -h, --help          show this help\n"
-      "\n"
-      "Exit status: 0 written, 1 writing the output failed midway (e.g. a full disk),\n"
-      "2 bad input or an output that cannot be written.\n";
+/* Its help's head and tail; the rows between them are PLOT_OPTIONS. */
+#define PLOT_HEAD                                                                                  \
+  "Usage: ucbench plot FILE.json [FILE.json ...] --output REPORT.html|CHART.svg\n"                 \
+  "Draw, per workload, the per-container ops/s and the scalability of the measured\n"              \
+  "points against the container count: one line per owner mode (and per file when\n"               \
+  "several are given).  A marker is the median over repeats; its error bar spans\n"                \
+  "the smallest to the largest per-interval per-container rate.  CHART.svg gets all\n"             \
+  "charts stacked in one SVG; REPORT.html a self-contained report: host, config,\n"                \
+  "the charts and a table of the points.\n"
+#define PLOT_TAIL                                                                                  \
+  "\n"                                                                                             \
+  "Exit status: 0 written, 1 writing the output failed midway (e.g. a full disk),\n"               \
+  "2 bad input or an output that cannot be written.\n"
+
+#define PLOT_OPTIONS(OPT, TEXT)                                                                    \
+  OPT (OUTPUT, "output", 'o', REQUIRED, "FILE",                                                    \
+       "the file to write; its extension (.svg, .html): the format")                               \
+  OPT (HELP, "help", 'h', NONE, NULL, "show this help")
+
+UCB_OPT_TABLE (ucb_plot_opts, PLOT_OPTIONS, false, 22, PLOT_HEAD, PLOT_TAIL);
 
 static int
-plot_opt (void *ctx, int c, const char *arg, ucb_error_t *err)
+plot_opt (void *ctx, int id, const char *arg, ucb_error_t *err)
 {
-  (void) err;
-  if (c != 'o')
-    return 1;
+  (void) id, (void) err; /* --output: the one option besides --help */
   *(const char **) ctx = arg;
   return 0;
 }
@@ -39,14 +43,10 @@ plot_opt (void *ctx, int c, const char *arg, ucb_error_t *err)
 static int
 parse (int argc, char **argv, const char **output, ucb_error_t *err)
 {
-  static const struct option longopts[] = {
-    { "output", required_argument, NULL, 'o' },
-    { NULL, 0, NULL, 0 }, /* and -h/--help: ucb_getopt_each adds it */
-  };
   int r;
 
   *output = NULL;
-  r = ucb_getopt_command (argc, argv, ucb_plot_usage, "o:", longopts, plot_opt, output, err);
+  r = ucb_getopt_command (argc, argv, &ucb_plot_opts, plot_opt, output, err);
   if (r != 0)
     return r;
   if (argc - optind < 1)

@@ -14,6 +14,7 @@
 #include "cli/commands.h"
 #include "cli/doc.h"
 #include "cli/options.h"
+#include "cli/seccomp-profile.h"
 #include "core/json-util.h"
 #include "core/process.h"
 #include "core/util.h"
@@ -275,10 +276,13 @@ foreign_in_range (const struct ucb_run_options *o, const struct ucb_point *pt, c
                          (unsigned) first, (unsigned) last, when, who);
 }
 
-/* Run point `pt` once and record it into *entry (NULL for a point never run). */
+/* Run point `pt` once and record it into *entry (NULL for a point never run); what --repeat
+ * auto counts of it into *ops and *contended (NULL: not wanted; untouched for a point never
+ * run). */
 static int
 run_once (const struct ucb_run_options *o, const struct ucb_placement *pl, struct ucb_runtime *rt,
-          const struct ucb_point *pt, json_t **entry, ucb_error_t *err)
+          const struct ucb_point *pt, json_t **entry, double *ops, bool *contended,
+          ucb_error_t *err)
 {
   struct ucb_point_result res;
   cleanup_free char *owner = NULL;
@@ -298,6 +302,8 @@ run_once (const struct ucb_run_options *o, const struct ucb_placement *pl, struc
       r = ucb_run_point (&o->plan, pl, rt, pt, &res, err);
       if (r == 0)
         r = foreign_in_range (o, pt, "at the end of", err);
+      if (r == 0 && ops)
+        ucb_repeat_figures (&res, pl->nallowed, ops, contended);
       if (r == 0)
         *entry = ucb_emit_point (&res, pl);
       ucb_point_result_free (&res);
@@ -326,7 +332,7 @@ run_sweep (const struct ucb_run_options *o, const struct ucb_placement *pl, stru
 
       ucb_sweep_point (&o->plan, k, &pt);
       progress (o, k, total, t_start, &pt);
-      if (run_once (o, pl, rt, &pt, &entry, err) < 0)
+      if (run_once (o, pl, rt, &pt, &entry, NULL, NULL, err) < 0)
         return -1;
       ucb_json_push (results, entry);
     }
@@ -343,19 +349,14 @@ auto_repeat (const struct ucb_run_options *o, const struct ucb_placement *pl,
              ucb_error_t *err)
 {
   const struct ucb_point *pt = &s->p[k].pt;
-  json_t *e, *v;
-  bool contended;
+  double ops = NAN;
+  bool contended = false;
+  json_t *e;
 
-  if (run_once (o, pl, rt, pt, &e, err) < 0)
+  if (run_once (o, pl, rt, pt, &e, &ops, &contended, err) < 0)
     return -1;
   ucb_json_push (runs, e);
-  v = json_object_get (e, "contention");
-  /* Not known to have had its CPU counts as contended: auto repeats leave it out alike. */
-  contended = json_is_true (json_object_get (v, "contended"))
-              || json_is_true (json_object_get (v, "unjudged"));
-  v = json_object_get (json_object_get (e, "summary"), "per_container_ops");
-  ucb_repeat_auto_record (s, k, pt->workload->unsupported_reason != NULL,
-                          json_is_number (v) ? json_number_value (v) : NAN, contended);
+  ucb_repeat_auto_record (s, k, pt->workload->unsupported_reason != NULL, ops, contended);
   return 0;
 }
 
@@ -488,6 +489,16 @@ check_before_start (struct ucb_run_options *o, struct ucb_placement *pl, json_t 
   return ucb_ceiling_check (&o->plan, err);
 }
 
+/* --seccomp's profile, read here (it is JSON) for the engine to compile. */
+static int
+read_seccomp (struct ucb_run_options *o, struct ucb_seccomp_profile **p, ucb_error_t *err)
+{
+  if (o->plan.rt.seccomp && ucb_seccomp_profile_read (o->plan.rt.seccomp, p, err) < 0)
+    return ucb_error_wrap (err, "--seccomp");
+  o->plan.rt.seccomp_profile = *p;
+  return 0;
+}
+
 /* What a run collects on the way to its document. */
 struct run_state
 {
@@ -578,6 +589,7 @@ ucb_cmd_run (int argc, char **argv, ucb_error_t *err)
 {
   __attribute__ ((cleanup (ucb_run_options_free))) struct ucb_run_options o = { 0 };
   __attribute__ ((cleanup (ucb_placement_free))) struct ucb_placement pl = { 0 };
+  __attribute__ ((cleanup (ucb_seccomp_profile_free))) struct ucb_seccomp_profile *profile = NULL;
   __attribute__ ((cleanup (ucb_runtime_close))) struct ucb_runtime rt = { 0 };
   __attribute__ ((cleanup (run_state_free))) struct run_state st = { 0 };
   struct ucb_interrupt_saved sweep_handlers; /* not put back: SIG_DFL at the end */
@@ -588,7 +600,7 @@ ucb_cmd_run (int argc, char **argv, ucb_error_t *err)
     return -1;
   if (o.help)
     {
-      ucb_run_usage (stdout);
+      ucb_opt_usage (&ucb_run_opts, stdout);
       return 0;
     }
   o.progress = !o.quiet && isatty (STDERR_FILENO);
@@ -610,7 +622,8 @@ ucb_cmd_run (int argc, char **argv, ucb_error_t *err)
   /* The host as the user left it: before ensure_fds() lifts RLIMIT_NOFILE; profiles and
    * cgroups fail here, before any container exists. */
   if (ucb_host_object (&st.host, err) < 0 || ensure_fds (&o, err) < 0
-      || ucb_runtime_open (&rt, &o.plan, err) < 0 || ucb_become_subreaper (err) < 0)
+      || read_seccomp (&o, &profile, err) < 0 || ucb_runtime_open (&rt, &o.plan, err) < 0
+      || ucb_become_subreaper (err) < 0)
     {
       ucb_restore_interrupt_handlers ();
       return ucb_interrupted_status (-1, "", err);

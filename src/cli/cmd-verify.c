@@ -27,37 +27,47 @@
 #include "engine/spawn.h"
 #include "host/uidlock.h"
 #include "host/users.h"
-#include "report/export.h"
+#include "report/export/export.h"
 #include "report/output.h"
 #include "report/report.h"
 #include "verify/matrix.h"
 #include "verify/verify.h"
 
-const char ucb_verify_usage[]
-    = "Usage: ucbench verify [limits] [CASE-ID|RLIMIT ...] [OPTION]...\n"
-      "Check that the kernel enforces the ucounts rlimits across the user-namespace\n"
-      "hierarchy (docs/kernel-ucounts.md §4).  Each case runs with fresh uids in its\n"
-      "own user namespaces and must leave nothing behind.  Select cases by id\n"
-      "(ULIM-01), name or rlimit (sigpending, nproc, msgqueue, memlock); the default is\n"
-      "every case.  A former case's id or name (ULIM-07) selects the cases that now\n"
-      "check its cells.\n"
-      "\n"
-      "  -f, --format tap|json|junit  output on stdout (default: tap)\n"
-      "  -o, --output FILE         also write the JSON document to FILE\n"
-      "  --list                    list the selected cases (all without a selection)\n"
-      "                            and exit\n"
-      "  -r, --repeat N            run every case N times (default: 1)\n"
-      "  --fail-fast               stop at the first failing case (the cases not run\n"
-      "                            are SKIP: the plan still lists every selected case)\n"
-      "  --keep-going              run every case (the default; kept for old scripts)\n"
-      "  --uid-base UID            fresh uids: case i uses UID+100i .. +99 (default:\n"
-      "                            2101000000, or the next free range after it)\n"
-      "  -h, --help                show this help\n"
-      "\n"
-      "Exit status: 0 when every case passes, skips or shows a known kernel bug and one\n"
-      "ran; 1 when one fails or the harness failed; 2 for bad usage (an --output that\n"
-      "cannot be written too); 4 when every case was skipped (as kselftest does), e.g.\n"
-      "without the capabilities they need.\n";
+/* Its help's head and tail; the rows between them are VERIFY_OPTIONS. */
+#define VERIFY_HEAD                                                                                \
+  "Usage: ucbench verify [limits] [CASE-ID|RLIMIT ...] [OPTION]...\n"                              \
+  "Check that the kernel enforces the ucounts rlimits across the user-namespace\n"                 \
+  "hierarchy (docs/kernel-ucounts.md §4).  Each case runs with fresh uids in its\n"               \
+  "own user namespaces and must leave nothing behind.  Select cases by id\n"                       \
+  "(ULIM-01), name or rlimit (sigpending, nproc, msgqueue, memlock); the default is\n"             \
+  "every case.  A former case's id or name (ULIM-07) selects the cases that now\n"                 \
+  "check its cells.\n"
+#define VERIFY_TAIL                                                                                \
+  "\n"                                                                                             \
+  "Exit status: 0 when every case passes, skips or shows a known kernel bug and one\n"             \
+  "ran; 1 when one fails or the harness failed; 2 for bad usage (an --output that\n"               \
+  "cannot be written too); 4 when every case was skipped (as kselftest does), e.g.\n"              \
+  "without the capabilities they need.\n"
+
+#define VERIFY_OPTIONS(OPT, TEXT)                                                                  \
+  OPT (FORMAT, "format", 'f', REQUIRED, "tap|json|junit", "output on stdout (default: tap)")       \
+  OPT (OUTPUT, "output", 'o', REQUIRED, "FILE", "also write the JSON document to FILE")            \
+  OPT (LIST, "list", 0, NONE, NULL,                                                                \
+       "list the selected cases (all without a selection)\n"                                       \
+       "and exit")                                                                                 \
+  OPT (REPEAT, "repeat", 'r', REQUIRED, "N", "run every case N times (default: 1)")                \
+  OPT (FAIL_FAST, "fail-fast", 0, NONE, NULL,                                                      \
+       "stop at the first failing case (the cases not run\n"                                       \
+       "are SKIP: the plan still lists every selected case)")                                      \
+  OPT (KEEP_GOING, "keep-going", 0, NONE, NULL,                                                    \
+       "run every case (the default; kept for old scripts)")                                       \
+  OPT (UID_BASE, "uid-base", 0, REQUIRED, "UID",                                                   \
+       "fresh uids: case i uses UID+100i .. +99 (default:\n"                                       \
+       "2101000000, or the next free range after it)")                                             \
+  OPT (HELP, "help", 'h', NONE, NULL, "show this help")
+
+/* No in_order: case ids may come before or after the options. */
+UCB_OPT_TABLE (ucb_verify_opts, VERIFY_OPTIONS, false, 28, VERIFY_HEAD, VERIFY_TAIL);
 
 /* kselftest's KSFT_SKIP: nothing could run, which a CI gate must not read as a pass. */
 #define VERIFY_EXIT_ALL_SKIPPED 4
@@ -101,7 +111,7 @@ vopts_free (struct vopts *o)
 }
 
 static int
-verify_opt (void *ctx, int c, const char *arg, ucb_error_t *err)
+verify_opt (void *ctx, int id, const char *arg, ucb_error_t *err)
 {
   static const char *const formats[]
       = { [VF_TAP] = "tap", [VF_JSON] = "json", [VF_JUNIT] = "junit" };
@@ -109,34 +119,34 @@ verify_opt (void *ctx, int c, const char *arg, ucb_error_t *err)
   uint64_t v;
   int k;
 
-  switch (c)
+  switch (id)
     {
-    case 'f':
+    case OPT_FORMAT:
       k = ucb_name_index (formats, UCB_ARRAY_SIZE (formats), arg);
       if (k < 0)
         return ucb_keyword_error (err, "invalid --format", arg, formats, UCB_ARRAY_SIZE (formats),
                                   NULL);
       o->format = (enum vformat) k;
       return 0;
-    case 'o':
+    case OPT_OUTPUT:
       free (o->output);
       o->output = xstrdup (arg);
       return 0;
-    case 'l':
+    case OPT_LIST:
       o->list = true;
       return 0;
-    case 'r':
+    case OPT_REPEAT:
       if (ucb_parse_u64 (arg, 1, 1000, &v) < 0)
         return ucb_usage_error (err, "invalid --repeat `%s`: expected 1 to 1000", arg);
       o->repeat = (unsigned) v;
       return 0;
-    case 'k':
+    case OPT_KEEP_GOING:
       o->fail_fast = false;
       return 0;
-    case 'F':
+    case OPT_FAIL_FAST:
       o->fail_fast = true;
       return 0;
-    case 'u':
+    case OPT_UID_BASE:
       /* Case i uses base + 100 i .. + 99: the last case's range must fit below (uid_t) -1. */
       if (ucb_parse_u64 (arg, 1, UCB_MAX_UID + 1 - 100 * (uint64_t) o->ncases, &v) < 0)
         {
@@ -154,23 +164,11 @@ verify_opt (void *ctx, int c, const char *arg, ucb_error_t *err)
     }
 }
 
-/* The options; optind is left at the first case id.  No '+': case ids may come before or
- * after the options.  1: the help was shown. */
+/* The options; optind is left at the first case id.  1: the help was shown. */
 static int
 parse_options (struct vopts *o, int argc, char **argv, ucb_error_t *err)
 {
-  static const struct option longopts[] = {
-    { "format", required_argument, NULL, 'f' },
-    { "output", required_argument, NULL, 'o' },
-    { "list", no_argument, NULL, 'l' },
-    { "repeat", required_argument, NULL, 'r' },
-    { "keep-going", no_argument, NULL, 'k' },
-    { "fail-fast", no_argument, NULL, 'F' },
-    { "uid-base", required_argument, NULL, 'u' },
-    { NULL, 0, NULL, 0 }, /* and -h/--help: ucb_getopt_each adds it */
-  };
-
-  return ucb_getopt_command (argc, argv, ucb_verify_usage, "f:o:r:", longopts, verify_opt, o, err);
+  return ucb_getopt_command (argc, argv, &ucb_verify_opts, verify_opt, o, err);
 }
 
 /* An argument that names no case: the nearest case name or rlimit suggested (not an id:

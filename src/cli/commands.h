@@ -15,8 +15,7 @@ struct ucb_command
   const char *name;
   int (*handler) (int argc, char **argv, ucb_error_t *err);
   const char *summary;
-  const char *usage; /* full help text, printed by `ucbench help NAME` and `NAME --help` */
-  void (*write_usage) (FILE *f); /* or, when `usage` is NULL, what writes it (run: its table) */
+  const struct ucb_opt_table *opts; /* its options and --help (`ucbench help NAME`) */
 };
 
 int ucb_cmd_run (int argc, char **argv, ucb_error_t *err);
@@ -28,12 +27,8 @@ int ucb_cmd_export (int argc, char **argv, ucb_error_t *err);
 int ucb_cmd_plot (int argc, char **argv, ucb_error_t *err);
 int ucb_cmd_model (int argc, char **argv, ucb_error_t *err);
 
-extern const char ucb_list_usage[];
-extern const char ucb_info_usage[];
-extern const char ucb_verify_usage[];
-extern const char ucb_compare_usage[];
-extern const char ucb_export_usage[];
-extern const char ucb_plot_usage[];
-extern const char ucb_model_usage[];
+/* The option tables of the commands (run's: options-table.h; help's: main.c). */
+extern const struct ucb_opt_table ucb_verify_opts, ucb_compare_opts, ucb_export_opts, ucb_plot_opts,
+    ucb_model_opts, ucb_list_opts, ucb_info_opts, ucb_help_opts;
 
 #endif

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* doc-point.c - one results[] entry: per-task and per-container figures and the summary,
- * all derived here, once, from the raw readings. */
+/* doc-point.c - one results[] entry: per-task and per-container figures and the summary, from
+ * the raw readings and what engine/contention.h derives from them. */
 #include "config.h"
 
 #include <math.h>
@@ -12,16 +12,9 @@
 #include "core/json-util.h"
 #include "core/stats.h"
 #include "core/util.h"
+#include "engine/contention.h"
 #include "engine/measure.h"
 #include "engine/workload.h"
-
-/* What one task (or the sum of a container's tasks) did over the measured window. */
-struct window
-{
-  uint64_t ops, fails, cpu_ns;
-  double span_s; /* first to last reading */
-  double rate;   /* ops / span_s */
-};
 
 json_t *
 ucb_emit_rlimits (unsigned bits)
@@ -79,208 +72,11 @@ add_errnos (json_t *into, const struct ucb_slot *end, const struct ucb_slot *sta
     }
 }
 
-/* Contention of the point: each task's CPU share per interval, its fair share and whether it
- * got it, computed once before any JSON. */
-struct contention
-{
-  double threshold;
-  size_t ntasks, nint;
-  double *fair;   /* per task: its fair share of one CPU */
-  int *group;     /* per task: the tasks that take turns with it (its pinned CPU; -1 unpinned) */
-  double *share;  /* [k * ntasks + task], k the 0-based interval; NaN = unknown */
-  double *wshare; /* per task: over the whole window; NaN = unknown */
-  bool *flag;     /* [k * ntasks + task]: the sample is contended */
-  bool *unknown;  /* [k * ntasks + task]: the sample's share is unknown, so it is not judged */
-  bool owns_all;
-  double fair_min;
-  size_t samples, contended, unjudged; /* task samples */
-  size_t nkernel; /* tasks whose window share is the kernel's clock of their process */
-  bool *late;                /* per interval: its closing reading missed its due time */
-  size_t nlate;
-  double late_max_s; /* the latest reading's delay past its due time, over every row */
-  /* Tasks taking turns on one CPU, and the window that gives each of them a few slices; an
-   * interval shorter than that cannot show a share, and the whole window is judged instead. */
-  size_t per_cpu;
-  double window_needed_s;
-  bool by_window;
-  size_t nstarved; /* containers: filled by the caller */
-};
-
-/* Reading k was due `k` periods after reading 0; one later than that by more than a period
- * means the sampler did not get the CPU when it should have: the interval it closes is flagged
- * as contended, like a task starved of its CPU (the harness, not the kernel, was measured). */
-static void
-readings_late (struct contention *ct, const struct ucb_point_result *r)
-{
-  const struct ucb_samples *s = &r->samples;
-  uint64_t t0 = s->nreadings ? ucb_reading_at (s, 0, 0)->t_ns : 0;
-
-  ct->late = xcalloc (ct->nint + 1, sizeof *ct->late);
-  ct->late_max_s = s->nreadings > 1 && r->interval_ns ? 0 : NAN;
-  for (size_t k = 1; k < s->nreadings && r->interval_ns; k++)
-    {
-      uint64_t due = t0 + k * r->interval_ns, t = ucb_reading_at (s, k, 0)->t_ns;
-      double late = t > due ? (double) (t - due) / 1e9 : 0;
-      ct->late_max_s = late > ct->late_max_s ? late : ct->late_max_s;
-      ct->late[k - 1] = t > due + r->interval_ns;
-      ct->nlate += ct->late[k - 1];
-    }
-}
-
-/* Each task's fair share, and how many take turns on one CPU. */
-static void
-fair_shares (struct contention *ct, const struct ucb_point_result *r,
-             const struct ucb_placement *pl)
-{
-  size_t T = r->pt.tasks, nt = ct->ntasks;
-  cleanup_free int *cpu = xcalloc (nt + 1, sizeof *cpu);
-
-  for (size_t t = 0; t < nt; t++)
-    ct->group[t] = cpu[t] = r->c[t / T].cpu[t % T];
-  ct->owns_all = nt > 0;
-  ct->fair_min = NAN;
-  for (size_t t = 0; t < nt; t++)
-    {
-      ct->owns_all &= ucb_task_owns_cpu (cpu, nt, t, pl->nallowed);
-      ct->fair[t] = ucb_task_fair_share (cpu, nt, t, pl->nallowed);
-      if (!(ct->fair[t] >= ct->fair_min))
-        ct->fair_min = ct->fair[t];
-    }
-  ct->per_cpu = ucb_tasks_per_cpu (cpu, nt, pl->nallowed);
-  ct->window_needed_s = ucb_window_needed_s (ct->per_cpu);
-  /* An interval in which a task cannot get a few slices shows when it ran, not what it got. */
-  ct->by_window = ct->per_cpu > 1 && (double) r->interval_ns / 1e9 < ct->window_needed_s;
-}
-
-/* Task t's share over the whole window.  A task publishes its CPU time after each batch of its
- * workload's ops: with fewer than two batches in the window, the steps of its CPU time are as
- * large as the time itself, so the kernel's clock of its process is taken instead (it needs no
- * batch, but lacks reaped children: it can only understate); unknown when that is unknown too. */
-static void
-window_share (struct contention *ct, const struct ucb_point_result *r, size_t t)
-{
-  const struct ucb_samples *s = &r->samples;
-  const struct ucb_reading *a = ucb_reading_at (s, 0, t);
-  const struct ucb_reading *b = ct->nint ? ucb_reading_at (s, ct->nint, t) : a;
-  uint64_t batch = r->pt.workload && r->pt.workload->batch ? r->pt.workload->batch : 1000;
-
-  ct->wshare[t] = b->ops - a->ops >= 2 * batch ? ucb_cpu_share (a, b) : NAN;
-  if (isnan (ct->wshare[t]) && r->kclock[0] && r->kclock[1])
-    {
-      ct->wshare[t] = ucb_kclock_share (&r->kclock[0][t], &r->kclock[1][t]);
-      ct->nkernel += isfinite (ct->wshare[t]);
-    }
-}
-
-/* Judge each task of `share` (one value per task, over `period_s`) into flag[]: on the mean
- * share of the tasks that take turns with it (its CPU's, or every unpinned task), against its
- * fair share.  Turns move time between those tasks, not away from them: how one of them fared
- * against another is the point's own fairness (summary.fairness), not contention; what the
- * group as a whole did not get, something else took.  A group whose share is unknown, or a
- * period too short to judge it, is not judged: unknown[], never clean. */
-static void
-judge (const struct contention *ct, const double *share, double period_s, bool *flag,
-       bool *unknown)
-{
-  size_t nt = ct->ntasks, ng = 1;
-  cleanup_free double *sum = NULL;
-  cleanup_free size_t *cnt = NULL;
-
-  for (size_t t = 0; t < nt; t++)
-    if (ct->group[t] >= 0 && (size_t) ct->group[t] + 2 > ng)
-      ng = (size_t) ct->group[t] + 2;
-  sum = xcalloc (ng, sizeof *sum);
-  cnt = xcalloc (ng, sizeof *cnt);
-  for (size_t t = 0; t < nt; t++)
-    {
-      size_t g = (size_t) (ct->group[t] + 1);
-      sum[g] += share[t]; /* NaN stays NaN */
-      cnt[g]++;
-    }
-  for (size_t t = 0; t < nt; t++)
-    {
-      size_t g = (size_t) (ct->group[t] + 1);
-      enum ucb_sample_verdict v
-          = ucb_sample_judge (ct->fair[t], sum[g] / (double) cnt[g], ct->threshold, period_s);
-
-      unknown[t] = v == UCB_SAMPLE_UNJUDGED;
-      flag[t] = v == UCB_SAMPLE_CONTENDED;
-    }
-}
-
-static void
-contention_init (struct contention *ct, const struct ucb_point_result *r,
-                 const struct ucb_placement *pl)
-{
-  const struct ucb_samples *s = &r->samples;
-  size_t nt = s->ntasks;
-
-  memset (ct, 0, sizeof *ct);
-  ct->threshold = r->contention_threshold > 0 ? r->contention_threshold : UCB_CONTENTION_THRESHOLD;
-  ct->ntasks = nt;
-  ct->nint = s->nreadings > 1 ? s->nreadings - 1 : 0;
-  ct->fair = xcalloc (nt + 1, sizeof *ct->fair);
-  ct->group = xcalloc (nt + 1, sizeof *ct->group);
-  ct->wshare = xcalloc (nt + 1, sizeof *ct->wshare);
-  ct->share = xcalloc (ct->nint * nt + 1, sizeof *ct->share);
-  ct->flag = xcalloc (ct->nint * nt + 1, sizeof *ct->flag);
-  ct->unknown = xcalloc (ct->nint * nt + 1, sizeof *ct->unknown);
-  fair_shares (ct, r, pl);
-  readings_late (ct, r);
-  for (size_t t = 0; t < nt; t++)
-    {
-      window_share (ct, r, t);
-      for (size_t k = 0; k < ct->nint; k++)
-        ct->share[k * nt + t]
-            = ucb_cpu_share (ucb_reading_at (s, k, t), ucb_reading_at (s, k + 1, t));
-    }
-  if (ct->by_window)
-    {
-      cleanup_free bool *whole = xcalloc (nt + 1, sizeof *whole);
-      cleanup_free bool *unknown = xcalloc (nt + 1, sizeof *unknown);
-      const struct ucb_reading *a = ucb_reading_at (s, 0, 0);
-      const struct ucb_reading *b = ucb_reading_at (s, ct->nint, 0);
-
-      judge (ct, ct->wshare, (double) (b->t_ns - a->t_ns) / 1e9, whole, unknown);
-      for (size_t k = 0; k < ct->nint; k++)
-        {
-          memcpy (&ct->flag[k * nt], whole, nt * sizeof *whole);
-          memcpy (&ct->unknown[k * nt], unknown, nt * sizeof *unknown);
-        }
-    }
-  else
-    for (size_t k = 0; k < ct->nint; k++)
-      {
-        const struct ucb_reading *x = ucb_reading_at (s, k, 0), *y = ucb_reading_at (s, k + 1, 0);
-        judge (ct, &ct->share[k * nt], (double) (y->t_ns - x->t_ns) / 1e9, &ct->flag[k * nt],
-               &ct->unknown[k * nt]);
-      }
-  for (size_t k = 0; k < ct->nint; k++)
-    for (size_t t = 0; t < nt; t++)
-      {
-        ct->samples++;
-        ct->contended += ct->late[k] || ct->flag[k * nt + t];
-        ct->unjudged += !ct->late[k] && ct->unknown[k * nt + t];
-      }
-}
-
-static void
-contention_free (struct contention *ct)
-{
-  free (ct->fair);
-  free (ct->group);
-  free (ct->wshare);
-  free (ct->share);
-  free (ct->flag);
-  free (ct->unknown);
-  free (ct->late);
-}
-
 /* Samples of the tasks [first, first + n): one entry per interval, ops summed over the tasks,
  * rates summed too (each task's own ops over its own interval), time of the first task; the
  * CPU share is the lowest of the tasks', contended when any task's sample is. */
 static json_t *
-samples_json (const struct ucb_samples *s, const struct contention *ct, size_t first, size_t n,
+samples_json (const struct ucb_samples *s, const struct ucb_contention *ct, size_t first, size_t n,
               double *rates)
 {
   json_t *arr = ucb_json_arr ();
@@ -352,7 +148,7 @@ host_samples_json (const struct ucb_samples *s, json_t *ct_o)
 
 /* The entry's `contention` object and `host_samples`. */
 static void
-contention_json (json_t *o, const struct ucb_point_result *r, const struct contention *ct)
+contention_json (json_t *o, const struct ucb_point_result *r, const struct ucb_contention *ct)
 {
   json_t *c = ucb_json_obj ();
   /* Judged over the window, the shares are the tasks' window shares: an interval shows when
@@ -396,23 +192,9 @@ contention_json (json_t *o, const struct ucb_point_result *r, const struct conte
   ucb_json_set (o, "contention", c);
 }
 
-static struct window
-task_window (const struct ucb_samples *s, size_t task)
-{
-  const struct ucb_reading *a = ucb_reading_at (s, 0, task);
-  const struct ucb_reading *b = ucb_reading_at (s, s->nreadings - 1, task);
-  struct window w = { .ops = b->ops - a->ops,
-                      .fails = b->fails - a->fails,
-                      .cpu_ns = b->cpu_ns - a->cpu_ns,
-                      .span_s = (double) (b->t_ns - a->t_ns) / 1e9 };
-
-  w.rate = w.span_s > 0 ? (double) w.ops / w.span_s : NAN;
-  return w;
-}
-
 /* The figures a task and a container share, from its window and per-interval rates. */
 static void
-window_json (json_t *o, const struct window *w, const double *rates, size_t nrates)
+window_json (json_t *o, const struct ucb_window *w, const double *rates, size_t nrates)
 {
   struct ucb_stats st;
 
@@ -431,7 +213,8 @@ window_json (json_t *o, const struct window *w, const double *rates, size_t nrat
 
 static json_t *
 container_json (const struct ucb_point_result *r, const struct ucb_placement *pl,
-                const struct contention *ct, size_t i, struct window *cw, json_t *errnos_all)
+                const struct ucb_contention *ct, size_t i, struct ucb_window *cw,
+                json_t *errnos_all)
 {
   const struct ucb_samples *s = &r->samples;
   const struct ucb_container_result *c = &r->c[i];
@@ -445,7 +228,7 @@ container_json (const struct ucb_point_result *r, const struct ucb_placement *pl
   memset (cw, 0, sizeof *cw);
   for (size_t t = 0; t < T; t++)
     {
-      struct window tw = task_window (s, first + t);
+      struct ucb_window tw = ucb_task_window (s, first + t);
       json_t *tj = ucb_json_obj ();
 
       ucb_json_set (tj, "index", ucb_json_int ((long long) t));
@@ -543,8 +326,8 @@ ucb_emit_point (const struct ucb_point_result *r, const struct ucb_placement *pl
   json_t *o = ucb_json_obj (), *pc = ucb_json_arr (), *sum = ucb_json_obj ();
   json_t *errnos = ucb_json_obj ();
   struct ucb_stats across;
-  struct contention ct;
-  double total = 0;
+  struct ucb_contention ct;
+  double total = ucb_point_total_ops (r);
   uint64_t fails = 0;
   size_t ncpu = 0;
 
@@ -559,15 +342,14 @@ ucb_emit_point (const struct ucb_point_result *r, const struct ucb_placement *pl
         ucb_json_real ((double) (ucb_reading_at (&r->samples, r->samples.nreadings - 1, 0)->t_ns
                                  - ucb_reading_at (&r->samples, 0, 0)->t_ns)
                        / 1e9));
-  contention_init (&ct, r, pl);
+  ucb_contention_init (&ct, r, pl->nallowed);
   for (size_t i = 0; i < n && r->samples.nreadings > 1; i++)
     {
-      struct window cw;
+      struct ucb_window cw;
       ucb_json_push (pc, container_json (r, pl, &ct, i, &cw, errnos));
       rates[i] = cw.rate;
       cops[i] = cw.ops;
       ct.nstarved += cw.ops + cw.fails < UCB_STARVED_MIN_OPS;
-      total += cw.rate;
       fails += cw.fails;
       if (cw.cpu_ns > 0 && cw.ops > 0)
         cpu[ncpu++] = (double) cw.cpu_ns / (double) cw.ops;
@@ -590,7 +372,7 @@ ucb_emit_point (const struct ucb_point_result *r, const struct ucb_placement *pl
   ucb_emit_point_extras (o, sum, r, pl, cops);
   ucb_json_set (o, "summary", sum);
   contention_json (o, r, &ct);
-  contention_free (&ct);
+  ucb_contention_free (&ct);
   ucb_emit_canary (o, r);
   return o;
 }

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* options-lists.c - the value parsers of `ucbench run` options: lists, owners, limits, CPUs. */
+/* options-lists.c - the value parsers of `ucbench run` options: lists, owners, limits, CPUs;
+ * and the --format of every command. */
 #include "config.h"
 
 #include <errno.h>
@@ -242,11 +243,6 @@ ucb_parse_duration_opt (const char *name, const char *arg, double min, double ma
 }
 
 /* `list` and `info`: --format and --help alone. */
-static const struct option format_longopts[] = {
-  { "format", required_argument, NULL, 'f' },
-  { NULL, 0, NULL, 0 }, /* and -h/--help: ucb_getopt_each adds it */
-};
-
 struct format_only
 {
   bool csv;
@@ -254,164 +250,28 @@ struct format_only
 };
 
 static int
-format_only_opt (void *ctx, int c, const char *arg, ucb_error_t *err)
+format_only_opt (void *ctx, int id, const char *arg, ucb_error_t *err)
 {
   const struct format_only *fo = ctx;
 
-  if (c != 'f')
-    return 1;
+  (void) id; /* --format: the one option besides --help */
   return ucb_parse_format_as (arg, fo->csv, fo->format, err) < 0 ? -1 : 0;
 }
 
 int
-ucb_parse_format_only (int argc, char **argv, const char *usage, bool csv, enum ucb_format *format,
-                       ucb_error_t *err)
+ucb_parse_format_only (int argc, char **argv, const struct ucb_opt_table *t, bool csv,
+                       enum ucb_format *format, ucb_error_t *err)
 {
   struct format_only fo = { csv, format };
   int r;
 
   *format = UCB_FORMAT_TEXT;
-  r = ucb_getopt_command (argc, argv, usage, "+f:", format_longopts, format_only_opt, &fo, err);
+  r = ucb_getopt_command (argc, argv, t, format_only_opt, &fo, err);
   if (r != 0)
     return r;
   if (optind < argc)
     return ucb_usage_error (err, "unexpected argument `%s`", argv[optind]);
   return 0;
-}
-
-/* `tok` is `--NAME[=..]` with NAME (or a prefix of it: getopt's abbreviations) the long form
- * of the option whose val is `val`. */
-static bool
-is_long_form (const char *tok, int val, const struct option *longopts)
-{
-  size_t len;
-
-  if (strncmp (tok, "--", 2) != 0)
-    return false;
-  tok += 2;
-  len = strcspn (tok, "=");
-  for (const struct option *lo = longopts; lo->name; lo++)
-    if (len > 0 && lo->val == val && strncmp (lo->name, tok, len) == 0)
-      return true;
-  return false;
-}
-
-/* `--NAME[=V]` that getopt_long refused: a prefix of several options (ambiguous), a value for
- * an option that takes none, or no option at all (the nearest suggested). */
-static int
-long_option_error (const char *tok, const struct option *longopts, ucb_error_t *err)
-{
-  size_t len = strcspn (tok + 2, "="), n = 0, nmatch = 0;
-  cleanup_free char *name = xstrndup (tok + 2, len);
-  cleanup_free char *dashed = NULL, *list = NULL;
-  cleanup_free const char **names = NULL, **match = NULL;
-  const struct option *hit = NULL;
-  const char *near;
-
-  while (longopts[n].name)
-    n++;
-  names = xcalloc (n + 1, sizeof *names);
-  match = xcalloc (n + 1, sizeof *match);
-  for (size_t i = 0; i < n; i++)
-    {
-      names[i] = longopts[i].name;
-      if (len > 0 && strncmp (longopts[i].name, name, len) == 0)
-        {
-          match[nmatch++] = longopts[i].name;
-          hit = &longopts[i];
-          if (strlen (longopts[i].name) == len) /* exact: no other counts */
-            {
-              nmatch = 1;
-              break;
-            }
-        }
-    }
-  if (nmatch > 1)
-    {
-      for (size_t i = 0; i < nmatch; i++)
-        match[i] = xasprintf ("--%s", match[i]);
-      list = ucb_names_text (match, nmatch, NULL);
-      for (size_t i = 0; i < nmatch; i++)
-        free ((char *) match[i]);
-      return ucb_usage_error (err, "ambiguous option `%s`: the start of %s", tok, list);
-    }
-  if (nmatch == 1 && hit->has_arg == no_argument && tok[2 + len] == '=')
-    return ucb_usage_error (err, "unknown option `%s`: --%s takes no value", tok, hit->name);
-  near = ucb_nearest_name (names, n, name);
-  if (near == NULL)
-    return ucb_usage_error (err, "unknown option `%s`", tok);
-  dashed = xasprintf ("--%s", near);
-  return ucb_usage_error (err, "unknown option `%s`: did you mean `%s`?", tok, dashed);
-}
-
-int
-ucb_getopt_each (int argc, char **argv, const char *shortopts, const struct option *command_opts,
-                 ucb_opt_fn fn, void *ctx, bool *help, ucb_error_t *err)
-{
-  bool in_order = shortopts[0] == '+';
-  /* ':' first: a missing value is reported as ':', not printed by getopt (opterr = 0). */
-  cleanup_free char *opts = xasprintf ("%s:h%s", in_order ? "+" : "", shortopts + in_order);
-  cleanup_free struct option *longopts = NULL;
-  size_t n = 0;
-  int c;
-
-  /* -h/--help is every command's: added here, not written into each command's table. */
-  while (command_opts[n].name)
-    n++;
-  longopts = xcalloc (n + 2, sizeof *longopts);
-  memcpy (longopts, command_opts, n * sizeof *longopts);
-  longopts[n] = (struct option){ "help", no_argument, NULL, 'h' };
-
-  *help = false;
-  optind = 0; /* full re-initialisation: argv may be parsed more than once per process */
-  opterr = 0;
-  while ((c = getopt_long (argc, argv, opts, longopts, NULL)) != -1)
-    {
-      int r;
-
-      if (c == 'h')
-        {
-          *help = true;
-          return 0;
-        }
-      /* A long form refused: unknown or ambiguous (optopt 0), or given a value it does not
-       * take (optopt its val: --quiet=1).  Else a short option, argv[optind - 1] perhaps
-       * the token before its group. */
-      if (c == '?' && (optopt == 0 || is_long_form (argv[optind - 1], optopt, longopts))
-          && strncmp (argv[optind - 1], "--", 2) == 0)
-        return long_option_error (argv[optind - 1], longopts, err);
-      r = c == ':' || c == '?' ? 1 : fn (ctx, c, optarg, err);
-      if (r > 0)
-        return ucb_getopt_error (c, argv, err);
-      if (r < 0)
-        return -1;
-    }
-  return 0;
-}
-
-int
-ucb_getopt_command (int argc, char **argv, const char *usage, const char *shortopts,
-                    const struct option *longopts, ucb_opt_fn fn, void *ctx, ucb_error_t *err)
-{
-  bool help;
-
-  if (ucb_getopt_each (argc, argv, shortopts, longopts, fn, ctx, &help, err) < 0)
-    return -1;
-  if (help)
-    fputs (usage, stdout);
-  return help;
-}
-
-int
-ucb_getopt_error (int c, char **argv, ucb_error_t *err)
-{
-  /* optstring starts with ':', so ':' is a missing value; optopt holds a short option's
-   * letter, or a long option's `val` (>= 256 here), or 0 for an unknown long option. */
-  if (c == ':')
-    return ucb_usage_error (err, "option `%s` needs a value", argv[optind - 1]);
-  if (optopt > 0 && optopt < 256)
-    return ucb_usage_error (err, "unknown option `-%c`", optopt);
-  return ucb_usage_error (err, "unknown option `%s`", argv[optind - 1]);
 }
 
 /* The rlimits --limit sets, by the names the error suggests. */

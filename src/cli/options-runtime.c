@@ -8,7 +8,6 @@
 #include <unistd.h>
 
 #include "cli/options.h"
-#include "cli/seccomp-profile.h"
 #include "core/lists.h"
 #include "core/util.h"
 #include "host/cgroup/cgroup.h"
@@ -75,10 +74,6 @@ ucb_runtime_option (struct ucb_runtime_options *rt, int opt, const char *arg, uc
         return -1;
       free (rt->seccomp);
       rt->seccomp = strcmp (arg, "none") == 0 ? NULL : xstrdup (arg);
-#ifdef HAVE_SECCOMP
-      /* The engine builds the filter; the profile is JSON, which only the CLI reads. */
-      rt->seccomp_read = ucb_seccomp_profile_read;
-#endif
       return 0;
     case UCB_OPT_SECCOMP_OPTIMIZE:
       if (strcmp (arg, "1") != 0 && strcmp (arg, "2") != 0)

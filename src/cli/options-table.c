@@ -1,63 +1,51 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* options-table.c - what is made of the `ucbench run` option table (options-table.h): the rows
- * as data, getopt's long options and short-option string, and `ucbench run --help`. */
+/* options-table.c - what is made of a command's option table (options-table.h): getopt's long
+ * options and short-option string, the getopt loop every command runs, its --help and the
+ * option list the bash completion reads; and run's table. */
 #include "config.h"
 
+#include <getopt.h>
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 
-#include "cli/options-table.h"
+#include "cli/options.h"
+#include "core/lists.h"
 #include "core/util.h"
 
-#define UCB_RUN_ROW(id, name, short_name, arg, metavar, help)                                      \
-  { NULL, UCB_OPT_##id, name, short_name, UCB_ARG_##arg, metavar, help },
-#define UCB_RUN_HEADING(heading) { heading, -1, NULL, 0, UCB_ARG_NONE, NULL, NULL },
-const struct ucb_run_opt_row ucb_run_opt_rows[]
-    = { UCB_RUN_OPTIONS (UCB_RUN_ROW, UCB_RUN_HEADING) };
-const size_t ucb_run_opt_n_rows = UCB_ARRAY_SIZE (ucb_run_opt_rows);
+/* Where run's help text starts: after the longest option with its metavar ("  --caps
+ * keep|drop|none|LIST") and a blank. */
+UCB_OPT_TABLE (ucb_run_opts, UCB_RUN_OPTIONS, true, 29, UCB_RUN_HEAD, NULL);
 
-/* What comes before the rows in --help. */
-static const char usage_head[]
-    = "Usage: ucbench run [OPTION]...\n"
-      "Run workloads in N containers (user namespaces), report per-container ops/s.\n"
-      "List-valued options run every combination (a sweep).\n"
-      "\n";
-
-/* Where the help text starts: after the longest option with its metavar ("  --caps
- * keep|drop|none|LIST") and a blank.  A longer one gets its help on the next line. */
-#define HELP_COLUMN 29
-
-/* getopt_long's result for a row: the short letter when there is one (so -w and --workload
- * read the same), else a value above every letter (ucb_getopt_error tells them apart so). */
+/* getopt_long's result for the option of id `id`: its short letter when there is one (so -w and
+ * --workload read the same), else a value above every letter (getopt_error tells them apart
+ * so). */
 #define LONG_ONLY_BASE 256
 
 static int
-getopt_val (const struct ucb_run_opt_row *r)
+getopt_val (const struct ucb_opt_row *r, int id)
 {
-  return r->short_name ? r->short_name : LONG_ONLY_BASE + r->id;
+  return r->short_name ? r->short_name : LONG_ONLY_BASE + id;
 }
 
-/* Sized by the table: "+", then at most "x::" per option, then the NUL. */
-static char shortopts[2 + 3 * UCB_RUN_N_OPTS];
-static struct option longopts[UCB_RUN_N_OPTS + 1]; /* zeroed: the terminator is there */
-
-static void
-build_getopt (void)
+void
+ucb_opt_getopt (const struct ucb_opt_table *t, char **shortopts, struct option **longopts)
 {
-  static bool built; /* option parsing runs on the main thread, before any other exists */
-  char *s = shortopts;
-  size_t n = 0;
+  /* ':' first: a missing value is reported as ':', not printed by getopt (opterr = 0). */
+  char *s = *shortopts = xcalloc (3 + 3 * t->n_rows, 1);
+  struct option *lo = *longopts = xcalloc (t->n_rows + 1, sizeof *lo);
+  int id = 0;
 
-  if (built)
-    return;
-  *s++ = '+';
-  for (size_t i = 0; i < ucb_run_opt_n_rows; i++)
+  if (t->in_order)
+    *s++ = '+';
+  *s++ = ':';
+  for (size_t i = 0; i < t->n_rows; i++)
     {
-      const struct ucb_run_opt_row *r = &ucb_run_opt_rows[i];
+      const struct ucb_opt_row *r = &t->rows[i];
 
-      if (r->name == NULL || r->id == UCB_OPT_HELP)
+      if (r->name == NULL)
         continue;
-      longopts[n++] = (struct option){ r->name, (int) r->arg, NULL, getopt_val (r) };
+      *lo++ = (struct option){ r->name, (int) r->arg, NULL, getopt_val (r, id++) };
       if (r->short_name == 0)
         continue;
       *s++ = (char) r->short_name;
@@ -66,54 +54,153 @@ build_getopt (void)
       if (r->arg == UCB_ARG_OPTIONAL)
         *s++ = ':';
     }
-  *s = '\0';
-  built = true;
-}
-
-const char *
-ucb_run_shortopts (void)
-{
-  build_getopt ();
-  return shortopts;
-}
-
-const struct option *
-ucb_run_longopts (void)
-{
-  build_getopt ();
-  return longopts;
 }
 
 int
-ucb_run_opt_id (int c)
+ucb_opt_id (const struct ucb_opt_table *t, int c)
 {
-  for (size_t i = 0; i < ucb_run_opt_n_rows; i++)
-    if (ucb_run_opt_rows[i].name && getopt_val (&ucb_run_opt_rows[i]) == c)
-      return ucb_run_opt_rows[i].id;
+  int id = 0;
+
+  for (size_t i = 0; i < t->n_rows; i++)
+    if (t->rows[i].name && getopt_val (&t->rows[i], id++) == c)
+      return id - 1;
   return -1;
 }
 
-/* "  -d, --duration TIME" or "  --cgroup[=PARENT]", then the help lines in their column. */
-static void
-write_option (FILE *f, const struct ucb_run_opt_row *r)
+/* `tok` is `--NAME[=..]` with NAME (or a prefix of it: getopt's abbreviations) the long form
+ * of the option whose val is `val`. */
+static bool
+is_long_form (const char *tok, int val, const struct option *longopts)
 {
-  int n;
+  size_t len;
 
-  if (r->short_name)
-    n = fprintf (f, "  -%c, --%s", r->short_name, r->name);
-  else
-    n = fprintf (f, "  --%s", r->name);
-  if (r->arg == UCB_ARG_REQUIRED)
-    n += fprintf (f, " %s", r->metavar);
-  else if (r->arg == UCB_ARG_OPTIONAL)
-    n += fprintf (f, "[=%s]", r->metavar);
-  if (n >= HELP_COLUMN)
+  if (strncmp (tok, "--", 2) != 0)
+    return false;
+  tok += 2;
+  len = strcspn (tok, "=");
+  for (const struct option *lo = longopts; lo->name; lo++)
+    if (len > 0 && lo->val == val && strncmp (lo->name, tok, len) == 0)
+      return true;
+  return false;
+}
+
+/* `--NAME[=V]` that getopt_long refused: a prefix of several options (ambiguous), a value for
+ * an option that takes none, or no option at all (the nearest suggested). */
+static int
+long_option_error (const char *tok, const struct option *longopts, ucb_error_t *err)
+{
+  size_t len = strcspn (tok + 2, "="), n = 0, nmatch = 0;
+  cleanup_free char *name = xstrndup (tok + 2, len);
+  cleanup_free char *dashed = NULL, *list = NULL;
+  cleanup_free const char **names = NULL, **match = NULL;
+  const struct option *hit = NULL;
+  const char *near;
+
+  while (longopts[n].name)
+    n++;
+  names = xcalloc (n + 1, sizeof *names);
+  match = xcalloc (n + 1, sizeof *match);
+  for (size_t i = 0; i < n; i++)
     {
-      fputc ('\n', f);
-      n = 0;
+      names[i] = longopts[i].name;
+      if (len > 0 && strncmp (longopts[i].name, name, len) == 0)
+        {
+          match[nmatch++] = longopts[i].name;
+          hit = &longopts[i];
+          if (strlen (longopts[i].name) == len) /* exact: no other counts */
+            {
+              nmatch = 1;
+              break;
+            }
+        }
     }
-  fprintf (f, "%*s", HELP_COLUMN - n, "");
-  for (const char *h = r->help;;)
+  if (nmatch > 1)
+    {
+      for (size_t i = 0; i < nmatch; i++)
+        match[i] = xasprintf ("--%s", match[i]);
+      list = ucb_names_text (match, nmatch, NULL);
+      for (size_t i = 0; i < nmatch; i++)
+        free ((char *) match[i]);
+      return ucb_usage_error (err, "ambiguous option `%s`: the start of %s", tok, list);
+    }
+  if (nmatch == 1 && hit->has_arg == no_argument && tok[2 + len] == '=')
+    return ucb_usage_error (err, "unknown option `%s`: --%s takes no value", tok, hit->name);
+  near = ucb_nearest_name (names, n, name);
+  if (near == NULL)
+    return ucb_usage_error (err, "unknown option `%s`", tok);
+  dashed = xasprintf ("--%s", near);
+  return ucb_usage_error (err, "unknown option `%s`: did you mean `%s`?", tok, dashed);
+}
+
+/* getopt_long's ':' (missing value) or '?' (unknown option) result.  optopt holds a short
+ * option's letter, or a long option's `val` (>= 256 here), or 0 for an unknown long option. */
+static int
+getopt_error (int c, char **argv, ucb_error_t *err)
+{
+  if (c == ':')
+    return ucb_usage_error (err, "option `%s` needs a value", argv[optind - 1]);
+  if (optopt > 0 && optopt < LONG_ONLY_BASE)
+    return ucb_usage_error (err, "unknown option `-%c`", optopt);
+  return ucb_usage_error (err, "unknown option `%s`", argv[optind - 1]);
+}
+
+int
+ucb_getopt_each (int argc, char **argv, const struct ucb_opt_table *t, ucb_opt_fn fn, void *ctx,
+                 bool *help, ucb_error_t *err)
+{
+  cleanup_free char *opts = NULL;
+  cleanup_free struct option *longopts = NULL;
+  int c;
+
+  ucb_opt_getopt (t, &opts, &longopts);
+  *help = false;
+  optind = 0; /* full re-initialisation: argv may be parsed more than once per process */
+  opterr = 0;
+  while ((c = getopt_long (argc, argv, opts, longopts, NULL)) != -1)
+    {
+      int id = c == ':' || c == '?' ? -1 : ucb_opt_id (t, c), r;
+
+      /* A long form refused: unknown or ambiguous (optopt 0), or given a value it does not
+       * take (optopt its val: --quiet=1).  Else a short option, argv[optind - 1] perhaps
+       * the token before its group. */
+      if (c == '?' && (optopt == 0 || is_long_form (argv[optind - 1], optopt, longopts))
+          && strncmp (argv[optind - 1], "--", 2) == 0)
+        return long_option_error (argv[optind - 1], longopts, err);
+      if (id < 0)
+        return getopt_error (c, argv, err);
+      if (strcmp (longopts[id].name, "help") == 0)
+        {
+          *help = true;
+          return 0;
+        }
+      r = fn (ctx, id, optarg, err);
+      if (r < 0)
+        return -1;
+      if (r > 0) /* a row its parser does not take */
+        return getopt_error (c, argv, err);
+    }
+  return 0;
+}
+
+int
+ucb_getopt_command (int argc, char **argv, const struct ucb_opt_table *t, ucb_opt_fn fn, void *ctx,
+                    ucb_error_t *err)
+{
+  bool help;
+
+  if (ucb_getopt_each (argc, argv, t, fn, ctx, &help, err) < 0)
+    return -1;
+  if (help)
+    ucb_opt_usage (t, stdout);
+  return help;
+}
+
+/* `text`'s lines, the first from column `at`, the others indented to `column`. */
+static void
+write_help (FILE *f, int at, int column, const char *text)
+{
+  fprintf (f, "%*s", at >= column ? 2 : column - at, "");
+  for (const char *h = text;;)
     {
       size_t len = strcspn (h, "\n");
 
@@ -122,17 +209,58 @@ write_option (FILE *f, const struct ucb_run_opt_row *r)
       if (h[len] == '\0')
         return;
       h += len + 1;
-      fprintf (f, "%*s", HELP_COLUMN, "");
+      fprintf (f, "%*s", column, "");
     }
 }
 
-void
-ucb_run_usage (FILE *f)
+/* "  -d, --duration TIME" or "  --cgroup[=PARENT]" or a TEXT row's label, then its help. */
+static void
+write_row (FILE *f, const struct ucb_opt_row *r, int column)
 {
-  fputs (usage_head, f);
-  for (size_t i = 0; i < ucb_run_opt_n_rows; i++)
-    if (ucb_run_opt_rows[i].name)
-      write_option (f, &ucb_run_opt_rows[i]);
-    else
-      fprintf (f, "\n%s\n", ucb_run_opt_rows[i].heading);
+  int n;
+
+  if (r->label && r->help == NULL)
+    {
+      fprintf (f, "\n%s\n", r->label);
+      return;
+    }
+  if (r->help == NULL) /* shown by TEXT rows */
+    return;
+  if (r->label)
+    n = fprintf (f, "  %s", r->label);
+  else if (r->short_name)
+    n = fprintf (f, "  -%c, --%s", r->short_name, r->name);
+  else
+    n = fprintf (f, "  --%s", r->name);
+  if (r->arg == UCB_ARG_REQUIRED)
+    n += fprintf (f, " %s", r->metavar);
+  else if (r->arg == UCB_ARG_OPTIONAL)
+    n += fprintf (f, "[=%s]", r->metavar);
+  write_help (f, n, column, r->help);
+}
+
+void
+ucb_opt_usage (const struct ucb_opt_table *t, FILE *f)
+{
+  fprintf (f, "%s\n", t->head);
+  for (size_t i = 0; i < t->n_rows; i++)
+    write_row (f, &t->rows[i], t->help_column);
+  if (t->tail)
+    fputs (t->tail, f);
+}
+
+void
+ucb_opt_list (const struct ucb_opt_table *t, FILE *f)
+{
+  for (size_t i = 0; i < t->n_rows; i++)
+    {
+      const struct ucb_opt_row *r = &t->rows[i];
+      const char *eq = r->arg == UCB_ARG_REQUIRED ? "=" : "";
+
+      if (r->name == NULL)
+        continue;
+      if (r->short_name)
+        fprintf (f, "-%c%s\n", r->short_name, eq);
+      fprintf (f, "--%s%s\n", r->name, eq);
+    }
 }

@@ -1,23 +1,29 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* options-table.h - every option of `ucbench run`, once.  getopt's long options, the short-option
- * string and `ucbench run --help` are all made from UCB_RUN_OPTIONS (options-table.c), so adding
- * an option is one OPT row here and one case in its parser (options.c, or options-runtime.c for
- * the runtime rows CGROUP..PERF, which stay together: that parser takes their range). */
+/* options-table.h - the shape of every command's option table, and `ucbench run`'s.  A command's
+ * options are written once, as rows of an X-macro; getopt's long options and short-option
+ * string, the command's --help and `ucbench help --options` (what the bash completion offers)
+ * are all made from them (options-table.c), so adding an option is one OPT row and one case in
+ * its parser.  run's parser is options.c (options-runtime.c for the rows CGROUP..PERF, which
+ * stay together: that parser takes their range); each other command's table is in its cmd-*.c. */
 #ifndef UCB_OPTIONS_TABLE_H
 #define UCB_OPTIONS_TABLE_H
 
-#include <getopt.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
-/* In --help order:
+#include "core/error.h"
+
+/* The rows, in --help order:
  *   OPT (ID, long name, short letter or 0, value, metavar, help)
  *     value: NONE, REQUIRED (--name V, -x V) or OPTIONAL (--name[=V] only); metavar: the V
  *     shown in --help, NULL without a value; help: its lines joined by \n, the first beside the
- *     option, the others under it.  The common options have a short form (getopt style: -d2s,
- *     -d 2s, -qf csv).
- *   GROUP (heading): the options after it are shown under it, after a blank line. */
-#define UCB_RUN_OPTIONS(OPT, GROUP)                                                                \
+ *     option, the others under it; NULL: not shown (TEXT rows say it).  The common options
+ *     have a short form (getopt style: -d2s, -d 2s, -qf csv).  Every table ends with HELP.
+ *   TEXT (label, help): a --help line that is no option: a value of one ("--to gab") with its
+ *     help beside it, or with help NULL a heading, shown after a blank line.
+ * A command's ids are OPT_ID, in row order (UCB_OPT_TABLE); run's are also UCB_OPT_ID. */
+#define UCB_RUN_OPTIONS(OPT, TEXT)                                                                 \
   OPT (WORKLOAD, "workload", 'w', REQUIRED, "NAME[,..]",                                           \
        "workloads to run (default: signal; `ucbench list`)")                                       \
   OPT (CONTAINERS, "containers", 'c', REQUIRED, "N[,N..]",                                         \
@@ -90,7 +96,7 @@
        "(compact, results grouped by L3 domains spanned),\n"                                       \
        "none, or a CPULIST such as 0-3,8")                                                         \
   OPT (UID_BASE, "uid-base", 0, REQUIRED, "UID", "first default owner uid (default: 2100000000)")  \
-  GROUP ("Containers as runtimes make them:")                                                      \
+  TEXT ("Containers as runtimes make them:", NULL)                                                 \
   OPT (CGROUP, "cgroup", 0, OPTIONAL, "PARENT",                                                    \
        "one cgroup per container, under PARENT/ucbench-PID\n"                                      \
        "(default PARENT: the cgroup ucbench runs in);\n"                                           \
@@ -115,7 +121,7 @@
        "count cycles, instructions, cache misses, HITM and\n"                                      \
        "context switches per op (perf_event_open); events\n"                                       \
        "the host lacks are reported as unavailable")                                               \
-  GROUP ("Output:")                                                                                \
+  TEXT ("Output:", NULL)                                                                           \
   OPT (OUTPUT, "output", 'o', REQUIRED, "FILE",                                                    \
        "write the JSON document to FILE (the table still\n"                                        \
        "goes to stdout)")                                                                          \
@@ -129,44 +135,91 @@
        "JSON key and every mark (default: two lines)")                                             \
   OPT (HELP, "help", 'h', NONE, NULL, "show this help")
 
-/* The option ids UCB_OPT_WORKLOAD.., in table order: the case labels of the parsers. */
+#define UCB_RUN_HEAD                                                                               \
+  "Usage: ucbench run [OPTION]...\n"                                                               \
+  "Run workloads in N containers (user namespaces), report per-container ops/s.\n"                 \
+  "List-valued options run every combination (a sweep).\n"
+
+/* A table's ids: OPT_ID, in row order (UCB_OPT_TABLE defines them). */
+#define UCB_OPT_ENUM(id, name, short_name, arg, metavar, help) OPT_##id,
+#define UCB_OPT_NO_TEXT(label, help)
+
+/* run's ids UCB_OPT_WORKLOAD.., in table order: the case labels of its parsers. */
 #define UCB_RUN_OPT_ID(id, name, short_name, arg, metavar, help) UCB_OPT_##id,
-#define UCB_RUN_OPT_NO_GROUP(heading)
 enum ucb_run_opt
 {
-  UCB_RUN_OPTIONS (UCB_RUN_OPT_ID, UCB_RUN_OPT_NO_GROUP) UCB_RUN_N_OPTS
+  UCB_RUN_OPTIONS (UCB_RUN_OPT_ID, UCB_OPT_NO_TEXT) UCB_RUN_N_OPTS
 };
 
-/* The value an option takes, as getopt_long's has_arg says it. */
+/* The value an option takes: getopt_long's has_arg (no_argument, required_argument,
+ * optional_argument). */
 enum ucb_opt_arg
 {
-  UCB_ARG_NONE = no_argument,
-  UCB_ARG_REQUIRED = required_argument,
-  UCB_ARG_OPTIONAL = optional_argument,
+  UCB_ARG_NONE,
+  UCB_ARG_REQUIRED,
+  UCB_ARG_OPTIONAL,
 };
 
-/* One row of the table: an option, or (name NULL, id -1) a GROUP heading. */
-struct ucb_run_opt_row
+/* One row: an option (name set), or a TEXT row (label set). */
+struct ucb_opt_row
 {
-  const char *heading;
-  int id; /* enum ucb_run_opt */
   const char *name;
   int short_name;
   enum ucb_opt_arg arg;
   const char *metavar;
   const char *help;
+  const char *label;
 };
-extern const struct ucb_run_opt_row ucb_run_opt_rows[];
-extern const size_t ucb_run_opt_n_rows;
 
-/* getopt's view of the table, built on first use: the short options ("+w:c:...", `+` to stop
- * at the first operand) and the long ones, NULL-terminated.  Both leave -h/--help out:
- * ucb_getopt_each adds it to every command. */
-const char *ucb_run_shortopts (void);
-const struct option *ucb_run_longopts (void);
-/* The table id (UCB_OPT_*) of getopt_long's result `c`, or -1 when no row has it. */
-int ucb_run_opt_id (int c);
-/* `ucbench run --help`: the synopsis, then every row. */
-void ucb_run_usage (FILE *f);
+/* A command's options and its --help: `head`, the rows, then `tail`. */
+struct ucb_opt_table
+{
+  const char *head; /* the usage lines and what the command does (a blank line follows) */
+  const struct ucb_opt_row *rows;
+  size_t n_rows;
+  const char *tail; /* after the rows (the exit status), or NULL */
+  int help_column;  /* where the help text starts; a longer option gets two blanks */
+  bool in_order;    /* options end at the first operand (getopt's `+`) */
+};
+
+/* A table from its X-macro: UCB_OPT_TABLE (ucb_foo_opts, UCB_FOO_OPTIONS, in_order, column,
+ * head, tail) defines `const struct ucb_opt_table ucb_foo_opts` and the ids OPT_* of its rows. */
+#define UCB_OPT_ROW(id, name, short_name, arg, metavar, help)                                      \
+  { name, short_name, UCB_ARG_##arg, metavar, help, NULL },
+#define UCB_OPT_TEXT_ROW(label, help) { NULL, 0, UCB_ARG_NONE, NULL, help, label },
+#define UCB_OPT_TABLE(var, OPTIONS, in_order_, column, head_, tail_)                               \
+  enum                                                                                             \
+  {                                                                                                \
+    OPTIONS (UCB_OPT_ENUM, UCB_OPT_NO_TEXT)                                                        \
+  };                                                                                               \
+  static const struct ucb_opt_row var##_rows[] = { OPTIONS (UCB_OPT_ROW, UCB_OPT_TEXT_ROW) };      \
+  const struct ucb_opt_table var                                                                   \
+      = { head_, var##_rows, sizeof var##_rows / sizeof var##_rows[0], tail_, column, in_order_ }
+
+extern const struct ucb_opt_table ucb_run_opts;
+
+/* getopt's view of a table: the short options (with a leading `:`, and `+` when in_order) and
+ * the long ones, NULL-terminated; free both.  `struct option` stays in options-table.c. */
+struct option;
+void ucb_opt_getopt (const struct ucb_opt_table *t, char **shortopts, struct option **longopts);
+/* The id (row order, OPT_*) of getopt_long's result `c`, or -1 when no row has it. */
+int ucb_opt_id (const struct ucb_opt_table *t, int c);
+/* The command's --help: head, every row, tail. */
+void ucb_opt_usage (const struct ucb_opt_table *t, FILE *f);
+/* `ucbench help --options`: each option form a line, `=` after one that takes the next word. */
+void ucb_opt_list (const struct ucb_opt_table *t, FILE *f);
+
+/* One option of a command: `id` its row (OPT_*), `arg` its value.  0 = taken, < 0 = an error
+ * (in `err`), > 0 = not taken (an unknown option). */
+typedef int (*ucb_opt_fn) (void *ctx, int id, const char *arg, ucb_error_t *err);
+/* The getopt_long loop of every command: -h/--help (the HELP row) sets *help and ends the loop;
+ * a missing value, an unknown or ambiguous option is the usage error.  Operands start at
+ * optind. */
+int ucb_getopt_each (int argc, char **argv, const struct ucb_opt_table *t, ucb_opt_fn fn, void *ctx,
+                     bool *help, ucb_error_t *err) __attribute__ ((warn_unused_result));
+/* ucb_getopt_each that prints the help on stdout.  Returns 1 when it did (the command is done),
+ * 0 with the operands from optind on, < 0 on a usage error. */
+int ucb_getopt_command (int argc, char **argv, const struct ucb_opt_table *t, ucb_opt_fn fn,
+                        void *ctx, ucb_error_t *err) __attribute__ ((warn_unused_result));
 
 #endif

@@ -341,16 +341,13 @@ parse_other_opt (struct ucb_run_options *o, int id, const char *arg, ucb_error_t
     }
 }
 
-/* getopt's result `c`, by its row of the option table (options-table.h). */
+/* One option, by its row of the option table (options-table.h). */
 static int
-run_opt (void *ctx, int c, const char *arg, ucb_error_t *err)
+run_opt (void *ctx, int id, const char *arg, ucb_error_t *err)
 {
   struct ucb_run_options *o = ctx;
-  int id = ucb_run_opt_id (c), r;
+  int r = parse_plan_opt (o, id, arg, err);
 
-  if (id < 0)
-    return 1;
-  r = parse_plan_opt (o, id, arg, err);
   return r == 1 ? parse_other_opt (o, id, arg, err) : r;
 }
 
@@ -440,9 +437,7 @@ ucb_run_options_parse (struct ucb_run_options *o, int argc, char **argv, unsigne
                        ucb_error_t *err)
 {
   set_defaults (o, ncpus);
-  if (ucb_getopt_each (argc, argv, ucb_run_shortopts (), ucb_run_longopts (), run_opt, o, &o->help,
-                       err)
-      < 0)
+  if (ucb_getopt_each (argc, argv, &ucb_run_opts, run_opt, o, &o->help, err) < 0)
     return -1;
   if (o->help) /* nothing else matters */
     return 0;

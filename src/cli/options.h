@@ -29,7 +29,7 @@ struct ucb_run_options
   enum ucb_format format;
   bool quiet;
   bool legend;         /* --legend: the text table's full legend (default: two lines) */
-  bool help;           /* -h/--help was given: print ucb_run_usage () and do nothing else */
+  bool help;           /* -h/--help was given: print the usage and do nothing else */
   bool progress;       /* resolved: stderr is a terminal and not --quiet */
   bool no_baseline;    /* --no-baseline: no 1-container point unless --containers has one */
   bool baseline_added; /* resolved: the 1-container point was added to --containers */
@@ -87,29 +87,14 @@ int ucb_parse_duration (const char *s, double min, double max, double *out)
 /* The same as option `--NAME`: the usage error names it, the range and the units. */
 int ucb_parse_duration_opt (const char *name, const char *arg, double min, double max, double *out,
                             ucb_error_t *err) __attribute__ ((warn_unused_result));
-/* Parse a lone `[-f|--format json|text[|csv]] [-h|--help]` option set shared by list and
- * info (csv when `csv`).  Returns 1 when help was requested. */
-int ucb_parse_format_only (int argc, char **argv, const char *usage, bool csv,
+/* The options of list and info: --format FORMATS (HELP the help beside it) and --help. */
+#define UCB_FORMAT_ONLY_OPTIONS(OPT, TEXT, formats, help)                                          \
+  OPT (FORMAT, "format", 'f', REQUIRED, formats, help)                                             \
+  OPT (HELP, "help", 'h', NONE, NULL, "show this help")
+/* Parse a table of UCB_FORMAT_ONLY_OPTIONS: json or text, and csv too when `csv`.  Returns 1
+ * when the help was shown. */
+int ucb_parse_format_only (int argc, char **argv, const struct ucb_opt_table *t, bool csv,
                            enum ucb_format *format, ucb_error_t *err)
-    __attribute__ ((warn_unused_result));
-/* The usage error for getopt_long's ':' (missing value) or '?' (unknown option) result. */
-int ucb_getopt_error (int c, char **argv, ucb_error_t *err) __attribute__ ((warn_unused_result));
-/* One option of a command: `c` is getopt's result, `arg` its value.  0 = taken, < 0 = an
- * error (in `err`), > 0 = not an option of this command. */
-typedef int (*ucb_opt_fn) (void *ctx, int c, const char *arg, ucb_error_t *err);
-struct option;
-/* The getopt_long loop of every command.  `shortopts` are the command's short options, with a
- * leading '+' to stop at the first operand (run, info, list); -h/--help (added to `longopts`
- * here) sets *help and ends the loop; a missing value or an unknown option is the usage error.
- * Operands start at optind. */
-int ucb_getopt_each (int argc, char **argv, const char *shortopts, const struct option *longopts,
-                     ucb_opt_fn fn, void *ctx, bool *help, ucb_error_t *err)
-    __attribute__ ((warn_unused_result));
-/* ucb_getopt_each for a command whose help is just its `usage`: printed on stdout here.
- * Returns 1 when it was (the command is done), 0 with the operands from optind on, < 0 on a
- * usage error. */
-int ucb_getopt_command (int argc, char **argv, const char *usage, const char *shortopts,
-                        const struct option *longopts, ucb_opt_fn fn, void *ctx, ucb_error_t *err)
     __attribute__ ((warn_unused_result));
 
 #endif

@@ -1,17 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* seccomp-fields.c - the members of a Docker-format seccomp profile, read with the JSON location
- * of each for the one-line message that refuses it: typed members, actions, and the
- * includes/excludes conditions evaluated for this container, host and kernel. */
+ * of each for the one-line message that refuses it: typed members, actions, architectures and
+ * the includes/excludes conditions (evaluated for this host by ucb_seccomp_build). */
 #include "config.h"
 
-#ifdef HAVE_SECCOMP
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include <sys/capability.h>
 
 #include "cli/seccomp-reader.h"
 #include "core/util.h"
@@ -164,47 +161,30 @@ parse_errno (const struct ucb_seccomp_reader *r, json_t *o, const char *parent, 
   return 0;
 }
 
-/* `o[key]` as a libseccomp action; `errno_key` holds its errno (ERRNO) or message (TRACE). */
+/* `o[key]` as an action; `errno_key` holds its errno (ERRNO) or message (TRACE). */
 int
 ucb_seccomp_parse_action (const struct ucb_seccomp_reader *r, json_t *o, const char *parent,
-                          const char *key, const char *errno_key, uint32_t *action,
-                          const char **name, int *e, ucb_error_t *err)
+                          const char *key, const char *errno_key, struct ucb_seccomp_action *a,
+                          ucb_error_t *err)
 {
   char loc[UCB_SECCOMP_LOC_MAX];
   const char *s;
+  size_t k;
 
-  *e = 0;
+  a->e = 0;
   if (ucb_seccomp_get_string (r, o, parent, key, true, &s, err) < 0)
     return -1;
-  *name = s;
-  if (strcmp (s, "SCMP_ACT_ALLOW") == 0)
-    *action = SCMP_ACT_ALLOW;
-  else if (strcmp (s, "SCMP_ACT_ERRNO") == 0)
-    {
-      /* The kernel hands back at most MAX_ERRNO. */
-      if (parse_errno (r, o, parent, errno_key, 4095, e, err) < 0)
-        return -1;
-      *action = SCMP_ACT_ERRNO ((uint32_t) *e);
-    }
-  else if (strcmp (s, "SCMP_ACT_KILL") == 0 || strcmp (s, "SCMP_ACT_KILL_THREAD") == 0)
-    *action = SCMP_ACT_KILL_THREAD;
-  else if (strcmp (s, "SCMP_ACT_KILL_PROCESS") == 0)
-    *action = SCMP_ACT_KILL_PROCESS;
-  else if (strcmp (s, "SCMP_ACT_TRAP") == 0)
-    *action = SCMP_ACT_TRAP;
-  else if (strcmp (s, "SCMP_ACT_LOG") == 0)
-    *action = SCMP_ACT_LOG;
-  else if (strcmp (s, "SCMP_ACT_TRACE") == 0)
-    {
-      if (parse_errno (r, o, parent, errno_key, 0xffff, e, err) < 0)
-        return -1;
-      *action = SCMP_ACT_TRACE ((uint32_t) *e);
-    }
-  else if (strcmp (s, "SCMP_ACT_NOTIFY") == 0)
+  for (k = 0; k < UCB_SCMP_ACTS && strcmp (s, ucb_seccomp_acts[k]) != 0; k++)
+    ;
+  a->act = (enum ucb_seccomp_act) k;
+  /* ERRNO: the kernel hands back at most MAX_ERRNO. */
+  if (k == UCB_SCMP_ERRNO || k == UCB_SCMP_TRACE)
+    return parse_errno (r, o, parent, errno_key, k == UCB_SCMP_ERRNO ? 4095 : 0xffff, &a->e, err);
+  if (strcmp (s, "SCMP_ACT_NOTIFY") == 0)
     return ucb_seccomp_bad (
         r, err, ucb_seccomp_join (loc, parent, key),
         "SCMP_ACT_NOTIFY is not supported (ucbench has no seccomp notification listener)");
-  else
+  if (k == UCB_SCMP_ACTS)
     return ucb_seccomp_bad (
         r, err, ucb_seccomp_join (loc, parent, key),
         "unknown action `%s` (expected SCMP_ACT_ALLOW, _ERRNO, _KILL, _KILL_THREAD, "
@@ -236,61 +216,36 @@ fail:
                           s);
 }
 
-/* Remember a capability name libcap does not know, once. */
-static void
-note_unknown_cap (struct ucb_seccomp_names *u, const char *name)
-{
-  size_t at, len = strlen (name);
-
-  if (u == NULL)
-    return;
-  at = strlen (u->list);
-  for (const char *p = u->list; (p = strstr (p, name)) != NULL; p += len)
-    if ((p == u->list || p[-1] == ' ') && (p[len] == ',' || p[len] == '\0'))
-      return;
-  u->n++;
-  if (at + len + 8 < sizeof u->list)
-    snprintf (u->list + at, sizeof u->list - at, "%s%s", at ? ", " : "", name);
-  else if (!strstr (u->list, ", ..."))
-    snprintf (u->list + at, sizeof u->list - at, ", ...");
-}
-
-static bool
-holds_cap (const struct ucb_seccomp_reader *r, const char *name)
-{
-  char lower[64];
-  cap_value_t v;
-
-  /* libcap knows the lower-case names; a name it does not know is a capability nobody holds,
-   * as in Docker, which compares the names with the container's list. */
-  snprintf (lower, sizeof lower, "%s", name);
-  for (char *p = lower; *p; p++)
-    *p = (char) (*p >= 'A' && *p <= 'Z' ? *p - 'A' + 'a' : *p);
-  if (strncmp (lower, "cap_", 4) != 0 || cap_from_name (lower, &v) < 0)
-    {
-      note_unknown_cap (r->caps_unknown, name);
-      return false;
-    }
-  for (size_t i = 0; i < r->o->ncaps; i++)
-    if (r->o->caps[i] == (int) v)
-      return true;
-  return false;
-}
-
-/* One includes or excludes object, read and evaluated.  `*any` / `*all`: whether some / every
- * condition it names holds for this container, host and kernel; a condition it does not name
- * counts as holding for `all` and not for `any`. */
 int
-ucb_seccomp_eval_filter (const struct ucb_seccomp_reader *r, json_t *e, const char *parent,
-                         const char *key, bool *any, bool *all, ucb_error_t *err)
+ucb_seccomp_arch_index (const char *name)
+{
+  for (unsigned i = 0; i < UCB_SCMP_ARCHES; i++)
+    if (strcmp (name, ucb_seccomp_arches[i]) == 0)
+      return (int) i;
+  return -1;
+}
+
+char **
+ucb_seccomp_strings (json_t *a, size_t *n)
+{
+  char **v = xcalloc (json_array_size (a) + 1, sizeof *v);
+
+  *n = json_array_size (a);
+  for (size_t i = 0; i < *n; i++)
+    v[i] = xstrdup (json_string_value (json_array_get (a, i)));
+  return v;
+}
+
+/* One includes or excludes object, read into `c` (all zero when absent). */
+int
+ucb_seccomp_read_cond (const struct ucb_seccomp_reader *r, json_t *e, const char *parent,
+                       const char *key, struct ucb_seccomp_cond *c, ucb_error_t *err)
 {
   char loc[UCB_SECCOMP_LOC_MAX], eloc[UCB_SECCOMP_LOC_MAX];
   json_t *f = member (e, key), *caps, *arches, *v;
   const char *mk;
   size_t i;
 
-  *any = false;
-  *all = true;
   if (f == NULL)
     return 0;
   ucb_seccomp_join (loc, parent, key);
@@ -299,53 +254,27 @@ ucb_seccomp_eval_filter (const struct ucb_seccomp_reader *r, json_t *e, const ch
       || ucb_seccomp_get_array (r, f, loc, "arches", true, &arches, err) < 0
       || ucb_seccomp_get_string (r, f, loc, "minKernel", false, &mk, err) < 0)
     return -1;
-
-  json_array_foreach (caps, i, v)
+  c->caps = ucb_seccomp_strings (caps, &c->ncaps);
+  c->arches = xcalloc (json_array_size (arches) + 1, sizeof *c->arches);
+  json_array_foreach (arches, i, v)
   {
-    bool held = holds_cap (r, json_string_value (v));
-    *any = *any || held;
-    *all = *all && held;
-  }
-  if (json_array_size (arches) > 0)
-    {
-      bool native = false;
-      json_array_foreach (arches, i, v)
+    const char *name = json_string_value (v);
+    size_t k;
+
+    for (k = 0; k < UCB_ARRAY_SIZE (docker_arches); k++)
+      if (strcmp (name, docker_arches[k].docker) == 0)
+        break;
+    if (k == UCB_ARRAY_SIZE (docker_arches))
       {
-        const char *name = json_string_value (v);
-        size_t k;
-
-        for (k = 0; k < UCB_ARRAY_SIZE (docker_arches); k++)
-          if (strcmp (name, docker_arches[k].docker) == 0)
-            break;
-        if (k == UCB_ARRAY_SIZE (docker_arches))
-          {
-            ucb_seccomp_locf (eloc, "%s.arches[%zu]", loc, i);
-            return ucb_seccomp_bad (
-                r, err, eloc,
-                "unknown architecture `%s` (Docker names: amd64, x86, x32, arm64, "
-                "arm, s390x, ppc64le, riscv64, ...)",
-                name);
-          }
-        native = native || (r->native_name && strcmp (docker_arches[k].scmp, r->native_name) == 0);
+        ucb_seccomp_locf (eloc, "%s.arches[%zu]", loc, i);
+        return ucb_seccomp_bad (r, err, eloc,
+                                "unknown architecture `%s` (Docker names: amd64, x86, x32, arm64, "
+                                "arm, s390x, ppc64le, riscv64, ...)",
+                                name);
       }
-      *any = *any || native;
-      *all = *all && native;
-    }
+    c->arches[c->narches++] = (unsigned) ucb_seccomp_arch_index (docker_arches[k].scmp);
+  }
   if (mk != NULL && *mk != '\0') /* Docker: "" means no condition */
-    {
-      unsigned maj = 0, min = 0;
-      bool newer;
-
-      if (parse_kernel (r, ucb_seccomp_join (eloc, loc, "minKernel"), mk, &maj, &min, err) < 0)
-        return -1;
-      if (!r->kernel_known)
-        return ucb_make_error (err, 0, "seccomp profile `%s`: %s: cannot read the kernel version",
-                               r->file, eloc);
-      newer = r->kmaj > maj || (r->kmaj == maj && r->kmin >= min);
-      *any = *any || newer;
-      *all = *all && newer;
-    }
+    return parse_kernel (r, ucb_seccomp_join (eloc, loc, "minKernel"), mk, &c->kmaj, &c->kmin, err);
   return 0;
 }
-
-#endif /* HAVE_SECCOMP */

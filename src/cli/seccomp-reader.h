@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* seccomp-reader.h - private to seccomp-profile.c and seccomp-fields.c (with libseccomp only):
- * one Docker-format profile being read into a libseccomp filter context (the size of its
- * program: host/seccomp-size.h; what it must let through: host/seccomp.h). */
+/* seccomp-reader.h - private to seccomp-profile.c and seccomp-fields.c: one Docker-format
+ * profile being read from JSON into its C form (host/seccomp.h). */
 #ifndef UCB_SECCOMP_READER_H
 #define UCB_SECCOMP_READER_H
 
@@ -10,37 +9,15 @@
 #include <stdint.h>
 
 #include <jansson.h>
-#include <seccomp.h>
 
 #include "core/error.h"
-#include "host/seccomp-size.h"
 #include "host/seccomp.h"
 
 #define UCB_SECCOMP_LOC_MAX 96 /* "syscalls[123].includes.arches[4]" and the like */
 
-/* Capability names of includes/excludes that libcap does not know: no container holds them
- * (as in Docker), said once, on one warning line, since they are a typo or a capability newer
- * than this libcap. */
-struct ucb_seccomp_names
-{
-  unsigned n;
-  char list[256]; /* "CAP_A, CAP_B" (cut with ", ..." to stay one line) */
-};
-
 struct ucb_seccomp_reader
 {
   const char *file; /* the path, or "docker" */
-  const struct ucb_seccomp_opts *o;
-  uint32_t native;         /* SCMP_ARCH_* value */
-  const char *native_name; /* its SCMP_ARCH_ name, or NULL */
-  unsigned kmaj, kmin;     /* running kernel, "6.12" of uname's release */
-  bool kernel_known;
-  scmp_filter_ctx ctx;
-  uint32_t default_action;
-  struct ucb_seccomp_stats *st;
-  struct ucb_seccomp_check check;
-  struct ucb_seccomp_size size;
-  struct ucb_seccomp_names *caps_unknown; /* written while reading (the reader is const there) */
 };
 
 /* seccomp-fields.c: the members of the profile's objects, each refused with the file and its
@@ -68,16 +45,17 @@ int ucb_seccomp_get_int (const struct ucb_seccomp_reader *r, json_t *o, const ch
 int ucb_seccomp_get_array (const struct ucb_seccomp_reader *r, json_t *o, const char *parent,
                            const char *key, bool strings, json_t **out, ucb_error_t *err)
     __attribute__ ((warn_unused_result));
-/* `o[key]` as a libseccomp action; `errno_key` holds its errno (ERRNO) or message (TRACE). */
+/* `o[key]` as an action; `errno_key` holds its errno (ERRNO) or message (TRACE). */
 int ucb_seccomp_parse_action (const struct ucb_seccomp_reader *r, json_t *o, const char *parent,
-                              const char *key, const char *errno_key, uint32_t *action,
-                              const char **name, int *e, ucb_error_t *err)
+                              const char *key, const char *errno_key, struct ucb_seccomp_action *a,
+                              ucb_error_t *err) __attribute__ ((warn_unused_result));
+/* One includes or excludes object, read into `c` (all zero when absent). */
+int ucb_seccomp_read_cond (const struct ucb_seccomp_reader *r, json_t *e, const char *parent,
+                           const char *key, struct ucb_seccomp_cond *c, ucb_error_t *err)
     __attribute__ ((warn_unused_result));
-/* One includes or excludes object, read and evaluated.  `*any` / `*all`: whether some / every
- * condition it names holds for this container, host and kernel; a condition it does not name
- * counts as holding for `all` and not for `any`. */
-int ucb_seccomp_eval_filter (const struct ucb_seccomp_reader *r, json_t *e, const char *parent,
-                             const char *key, bool *any, bool *all, ucb_error_t *err)
-    __attribute__ ((warn_unused_result));
+/* The ucb_seccomp_arches index of an SCMP_ARCH_ name; -1 if there is no such name. */
+int ucb_seccomp_arch_index (const char *name);
+/* A copy of an array of strings, and its length. */
+char **ucb_seccomp_strings (json_t *a, size_t *n);
 
 #endif

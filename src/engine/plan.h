@@ -69,8 +69,8 @@ struct ucb_runtime_options
   size_t n_cgroup_set;
   char *seccomp;        /* --seccomp: NULL = none, "docker" or a profile file */
   int seccomp_optimize; /* --seccomp-optimize 1|2 */
-  /* The profile's reader (JSON: the CLI's), for ucb_seccomp_build; set with `seccomp`. */
-  ucb_seccomp_read_fn seccomp_read;
+  /* `seccomp` read (by the CLI: it is JSON) before the run, for ucb_seccomp_build. */
+  const struct ucb_seccomp_profile *seccomp_profile;
   struct ucb_caps caps; /* --caps */
   bool perf;            /* --perf */
 };

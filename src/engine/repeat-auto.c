@@ -7,8 +7,10 @@
 #include <stdlib.h>
 
 #include "core/util.h"
+#include "engine/contention.h"
 #include "engine/owner.h"
 #include "engine/repeat-auto.h"
+#include "engine/runner.h"
 #include "engine/workload.h"
 
 void
@@ -122,6 +124,20 @@ ucb_repeat_auto_record (struct ucb_repeat_auto *s, size_t k, bool skipped, doubl
   a->contended[a->n] = contended;
   a->n++;
   ucb_precision_of (a->ops, a->contended, a->n, s->precision_pct, &a->prec);
+}
+
+void
+ucb_repeat_figures (const struct ucb_point_result *r, size_t nallowed, double *ops, bool *contended)
+{
+  struct ucb_contention ct;
+
+  ucb_contention_init (&ct, r, nallowed);
+  /* Not known to have had its CPU counts as contended: auto repeats leave it out alike. */
+  *contended = ucb_repeat_contended (ct.contended, ct.samples) || ct.unjudged > 0;
+  ucb_contention_free (&ct);
+  *ops = ucb_point_total_ops (r) / (double) r->pt.containers;
+  if (!isfinite (*ops))
+    *ops = NAN;
 }
 
 /* Not reached before reached, then the widest interval (no interval is the widest). */

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* repeat-auto.h - the `--repeat auto` policy (docs/statistics.md): which point repeats next,
  * when a point is done, when the time is spent.  The caller runs each repeat and hands back
- * what it measured; the policy never sees the document. */
+ * what it measured (ucb_repeat_figures, from the C structs); the policy never sees the
+ * document. */
 #ifndef UCB_REPEAT_AUTO_H
 #define UCB_REPEAT_AUTO_H
 
@@ -54,6 +55,13 @@ bool ucb_repeat_auto_next (struct ucb_repeat_auto *s, size_t *k, double *elapsed
  * when null) and whether it was contended. */
 void ucb_repeat_auto_record (struct ucb_repeat_auto *s, size_t k, bool skipped, double ops,
                              bool contended);
+
+/* What a measured repeat says to the policy, derived from its readings as the document's
+ * summary.per_container_ops (NaN when null) and contention.contended || .unjudged are
+ * (engine/contention.h); `nallowed`: the run's CPUs (struct ucb_placement). */
+struct ucb_point_result;
+void ucb_repeat_figures (const struct ucb_point_result *r, size_t nallowed, double *ops,
+                         bool *contended);
 
 /* The line for stderr at the end: how many points reached the precision, and the worst. */
 char *ucb_repeat_auto_note (const struct ucb_repeat_auto *s);

@@ -47,11 +47,10 @@ ucb_runtime_open (struct ucb_runtime *rt, const struct ucb_plan *o, ucb_error_t 
     {
       size_t ncaps;
       cleanup_free int *caps = effective_caps (&opt->caps, &ncaps);
-      struct ucb_seccomp_opts so = { .profile = opt->seccomp,
+      struct ucb_seccomp_opts so = { .profile = opt->seccomp_profile,
                                      .optimize = opt->seccomp_optimize ? opt->seccomp_optimize : 1,
                                      .caps = caps,
-                                     .ncaps = ncaps,
-                                     .read = opt->seccomp_read };
+                                     .ncaps = ncaps };
       /* Its messages name the profile ("seccomp profile `FILE`: ..."). */
       if (ucb_seccomp_build (&so, &rt->sc, &rt->sc_stats, err) < 0)
         return ucb_error_wrap (err, "--seccomp");

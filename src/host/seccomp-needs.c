@@ -27,7 +27,7 @@
 #include <seccomp.h>
 
 #include "core/util.h"
-#include "host/seccomp.h"
+#include "host/seccomp-size.h"
 
 enum
 {
@@ -125,7 +125,7 @@ list_calls (const struct ucb_seccomp_check *c, int s, int kind, char *buf, size_
 }
 
 int
-ucb_seccomp_check_finish (struct ucb_seccomp_check *c, void *ctx, uint32_t default_action,
+ucb_seccomp_check_finish (struct ucb_seccomp_check *c, scmp_filter_ctx ctx, uint32_t default_action,
                           const char *file, struct ucb_seccomp_stats *st, ucb_error_t *err)
 {
   cleanup_free char *shown = ucb_escape_controls (file); /* a warning is one line too */
@@ -162,7 +162,7 @@ ucb_seccomp_check_finish (struct ucb_seccomp_check *c, void *ctx, uint32_t defau
       int rc;
       if (c->state[i] != UCB_SECCOMP_UNNAMED || nr == __NR_SCMP_ERROR)
         continue;
-      rc = seccomp_rule_add ((scmp_filter_ctx) ctx, SCMP_ACT_ALLOW, nr, 0);
+      rc = seccomp_rule_add (ctx, SCMP_ACT_ALLOW, nr, 0);
       if (rc < 0)
         return ucb_make_error (err, -rc, "seccomp profile `%s`: allow %s", file, machinery[i].name);
     }

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* seccomp-size.h - for seccomp.c, seccomp-size.c and the profile's reader
- * (cli/seccomp-profile.c), with libseccomp only: the size of a profile's BPF program against the
- * kernel's limit, and its compilation.  No JSON: the reader's own header is
- * cli/seccomp-reader.h. */
+/* seccomp-size.h - private to host/seccomp*.c, with libseccomp only: a profile's rules into a
+ * filter context, what it must let through, the size of its BPF program against the kernel's
+ * limit, and its compilation. */
 #ifndef UCB_SECCOMP_SIZE_H
 #define UCB_SECCOMP_SIZE_H
 
@@ -12,6 +11,7 @@
 #include <seccomp.h>
 
 #include "core/error.h"
+#include "host/seccomp.h"
 
 /* What the rules of a profile need of a BPF program at least, known before libseccomp compiles
  * them (which takes time superlinear in the program's size).  Private to seccomp-size.c. */
@@ -37,6 +37,41 @@ int ucb_seccomp_size_check (const char *file, unsigned insns, bool compiled, uns
 /* Compile the filter of `ctx` (a scmp_filter_ctx) into a new program of `*len` instructions. */
 struct sock_filter;
 int ucb_seccomp_compile (void *ctx, struct sock_filter **prog, unsigned *len, ucb_error_t *err)
+    __attribute__ ((warn_unused_result));
+
+/* seccomp-rules.c: the profile of `o` into a new filter context at `optimize`: its
+ * architectures, the entries that apply to this container, host and kernel, and the calls of
+ * the machinery (below); every field of `st` but bpf_insns; `*min_insns`: the fewest BPF
+ * instructions its program can have. */
+int ucb_seccomp_rules (const struct ucb_seccomp_opts *o, int optimize, scmp_filter_ctx *ctx,
+                       struct ucb_seccomp_stats *st, unsigned *min_insns, ucb_error_t *err)
+    __attribute__ ((warn_unused_result));
+
+/* seccomp-needs.c: what the profile says about the calls the container machinery makes after the
+ * filter is loaded, and the names libseccomp does not know. */
+#define UCB_SECCOMP_MACHINERY_MAX 32
+enum
+{
+  UCB_SECCOMP_UNNAMED, /* the default action decides */
+  UCB_SECCOMP_NAMED,   /* a rule allows it, or blocks it only for some arguments */
+  UCB_SECCOMP_BLOCKED, /* an unconditional rule blocks it */
+};
+struct ucb_seccomp_check
+{
+  unsigned char state[UCB_SECCOMP_MACHINERY_MAX];
+  unsigned nunknown;
+  char unknown[320]; /* "a, b, c" (cut with ", ..." to stay one line) */
+};
+/* One name of a used syscalls[] entry, with its libseccomp number (__NR_SCMP_ERROR: unknown),
+ * the entry's action and its number of argument conditions. */
+void ucb_seccomp_check_name (struct ucb_seccomp_check *c, const char *name, int nr, uint32_t action,
+                             size_t nargs);
+/* After the last entry: warn of unknown names; refuse a rule that blocks what every container
+ * needs to report and end; allow (in `ctx`) the machinery's calls the default action would
+ * block, saying so on stderr. */
+int ucb_seccomp_check_finish (struct ucb_seccomp_check *c, scmp_filter_ctx ctx,
+                              uint32_t default_action, const char *file,
+                              struct ucb_seccomp_stats *st, ucb_error_t *err)
     __attribute__ ((warn_unused_result));
 
 #endif

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* seccomp.c - container seccomp filters: build once from a profile, load in each container. */
+/* seccomp.c - container seccomp filters: build once from a profile (its rules: seccomp-rules.c),
+ * load in each container. */
 #include "config.h"
 
 #include <errno.h>
@@ -51,36 +52,30 @@ ucb_seccomp_build (const struct ucb_seccomp_opts *o, struct ucb_seccomp **out,
   struct ucb_seccomp_stats local;
   int opt = o->optimize ? o->optimize : 1;
   unsigned min_insns = 0, len = 0;
-  void *c = NULL;
 
   *out = NULL;
   if (st == NULL)
     st = &local;
   memset (st, 0, sizeof *st);
-  if (o->profile == NULL || *o->profile == '\0')
-    return ucb_usage_error (err, "seccomp profile: empty name (expected docker, none or a file)");
+  if (o->profile == NULL)
+    return ucb_make_error (err, 0, "internal: no seccomp profile given");
   if (opt != 1 && opt != 2)
     return ucb_usage_error (err, "seccomp optimize level %d: expected 1 or 2", o->optimize);
-  /* The reader is the caller's (the profile is JSON, read in the CLI). */
-  if (o->read == NULL)
-    return ucb_make_error (err, 0, "internal: seccomp profile `%s`: no profile reader given",
-                           o->profile);
-  if (o->read (o, opt, &c, st, &min_insns, err) < 0)
+  if (ucb_seccomp_rules (o, opt, &ctx, st, &min_insns, err) < 0)
     return -1;
-  ctx = c;
   /* Too big for the kernel: said before the compiler's minute where the rules tell, else
    * once compiled; never in each container. */
-  if (ucb_seccomp_size_check (o->profile, min_insns, false, st->arches, err) < 0)
+  if (ucb_seccomp_size_check (o->profile->file, min_insns, false, st->arches, err) < 0)
     return -1;
   s = xcalloc (1, sizeof *s);
   if (ucb_seccomp_compile (ctx, &s->prog, &len, err) < 0)
     return -1;
   st->bpf_insns = len;
-  if (ucb_seccomp_size_check (o->profile, len, true, st->arches, err) < 0)
+  if (ucb_seccomp_size_check (o->profile->file, len, true, st->arches, err) < 0)
     return -1;
   s->len = (unsigned short) len;
 
-  snprintf (active, sizeof active, "%s", o->profile);
+  snprintf (active, sizeof active, "%s", o->profile->file);
   *out = steal_pointer (&s);
   return 0;
 }
@@ -135,7 +130,8 @@ ucb_seccomp_build (const struct ucb_seccomp_opts *o, struct ucb_seccomp **out,
   *out = NULL;
   if (st)
     memset (st, 0, sizeof *st);
-  return ucb_make_error (err, 0, "seccomp profile `%s`: " NO_SECCOMP, o->profile ? o->profile : "");
+  return ucb_make_error (err, 0, "seccomp profile `%s`: " NO_SECCOMP,
+                         o->profile ? o->profile->file : "");
 }
 
 int

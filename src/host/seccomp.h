@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* seccomp.h - container seccomp profiles (Docker's JSON format, read by the caller's reader):
- * build once, load per container. */
+/* seccomp.h - container seccomp profiles (Docker's format, read from JSON by the CLI): build
+ * once, load per container. */
 #ifndef UCB_SECCOMP_H
 #define UCB_SECCOMP_H
 
@@ -30,28 +30,83 @@ struct ucb_seccomp_stats
 /* A built filter: owns the libseccomp context.  Opaque. */
 struct ucb_seccomp;
 
-struct ucb_seccomp_opts;
-/* The profile's reader, handed down by the caller (the CLI's ucb_seccomp_profile_read,
- * cli/seccomp-profile.h): the profile is JSON, which host/ does not read.  It reads the profile
- * of `o` into a new filter context (a scmp_filter_ctx) at `optimize`, fills in every field of
- * `st` but bpf_insns, and sets `*min_insns` to the fewest BPF instructions its program can
- * have; a bad profile is a usage error naming the file and the JSON location.  It calls
- * ucb_seccomp_check_name and ucb_seccomp_check_finish (below) and seccomp-size.h. */
-typedef int (*ucb_seccomp_read_fn) (const struct ucb_seccomp_opts *o, int optimize, void **ctx,
-                                    struct ucb_seccomp_stats *st, unsigned *min_insns,
-                                    ucb_error_t *err);
+/* A Docker-format profile in C: its JSON read and checked for form by the CLI
+ * (cli/seccomp-profile.h), its meaning on this host (calls, architectures, capabilities,
+ * kernel) left to ucb_seccomp_build.  Indices are those of the JSON arrays, for the locations
+ * of what only the build can refuse ("syscalls[3].names[1]"). */
+enum ucb_seccomp_act
+{
+  UCB_SCMP_ALLOW,
+  UCB_SCMP_ERRNO,
+  UCB_SCMP_KILL,
+  UCB_SCMP_KILL_THREAD,
+  UCB_SCMP_KILL_PROCESS,
+  UCB_SCMP_TRAP,
+  UCB_SCMP_LOG,
+  UCB_SCMP_TRACE,
+  UCB_SCMP_ACTS
+};
+extern const char *const ucb_seccomp_acts[UCB_SCMP_ACTS]; /* "SCMP_ACT_ALLOW", ... */
+/* Comparisons in libseccomp's order (enum scmp_compare); [0] is none. */
+#define UCB_SCMP_CMPS 8
+extern const char *const ucb_seccomp_cmps[UCB_SCMP_CMPS]; /* NULL, "SCMP_CMP_NE", ... */
+#define UCB_SCMP_ARCHES 23
+extern const char *const ucb_seccomp_arches[UCB_SCMP_ARCHES]; /* "SCMP_ARCH_X86", ... */
+
+struct ucb_seccomp_action
+{
+  enum ucb_seccomp_act act;
+  int e; /* errno of ERRNO, message of TRACE; 0 otherwise */
+};
+struct ucb_seccomp_cond /* includes or excludes */
+{
+  char **caps; /* capability names, as written */
+  size_t ncaps;
+  unsigned *arches; /* ucb_seccomp_arches indices */
+  size_t narches;
+  unsigned kmaj, kmin; /* minKernel; 0.0: none */
+};
+struct ucb_seccomp_arg
+{
+  unsigned index, op;  /* op: ucb_seccomp_cmps index */
+  uint64_t value, two; /* MASKED_EQ: value is the mask, two the datum (OCI) */
+};
+struct ucb_seccomp_entry
+{
+  char **names; /* `names`, or the one `name` (then `single`) */
+  size_t nnames;
+  bool single;
+  struct ucb_seccomp_action action;
+  struct ucb_seccomp_arg *args;
+  size_t nargs;
+  struct ucb_seccomp_cond inc, exc;
+};
+struct ucb_seccomp_archmap
+{
+  unsigned arch, *subs; /* ucb_seccomp_arches indices */
+  size_t nsubs;
+};
+struct ucb_seccomp_profile
+{
+  char *file; /* "docker" or the path */
+  struct ucb_seccomp_action def;
+  struct ucb_seccomp_archmap *map; /* archMap */
+  size_t nmap;
+  unsigned *arches; /* `architectures` */
+  size_t narches;
+  struct ucb_seccomp_entry *calls;
+  size_t ncalls;
+};
 
 struct ucb_seccomp_opts
 {
-  const char *profile;      /* "docker" (embedded) or a path to a Docker-format JSON profile */
-  int optimize;             /* 1 (libseccomp default; 0 means 1) or 2 (binary tree) */
-  const int *caps;          /* capabilities the container keeps (CAP_* numbers), for */
-  size_t ncaps;             /*   includes.caps / excludes.caps */
-  ucb_seccomp_read_fn read; /* reads `profile`; NULL is an internal error */
+  const struct ucb_seccomp_profile *profile; /* NULL is an internal error */
+  int optimize;    /* 1 (libseccomp default; 0 means 1) or 2 (binary tree) */
+  const int *caps; /* capabilities the container keeps (CAP_* numbers), for */
+  size_t ncaps;    /*   includes.caps / excludes.caps */
 };
 
-/* Read the profile (with `o->read`) and compile the filter, once, in the parent, before any
- * container exists.
+/* Compile the profile into the filter, once, in the parent, before any container exists.
  * A bad profile is a usage error that names the file and the JSON location
  * ("syscalls[3].action"); so is one whose program the kernel would refuse for its size (over
  * BPF_MAXINSNS instructions), found from its rules before compiling where they tell.  `st` may
@@ -75,32 +130,5 @@ void ucb_seccomp_free (struct ucb_seccomp **s);
  * by ucb_seccomp_free): what every container init loads before its tasks start, so that a
  * container that dies can be said to have died under it.  NULL when there is none. */
 const char *ucb_seccomp_active (void);
-
-/* For the profile's reader (cli/seccomp-profile.c), defined in seccomp-needs.c: what the
- * profile says about the calls the container machinery makes after the filter is loaded, and
- * the names libseccomp does not know. */
-#define UCB_SECCOMP_MACHINERY_MAX 32
-enum
-{
-  UCB_SECCOMP_UNNAMED, /* the default action decides */
-  UCB_SECCOMP_NAMED,   /* a rule allows it, or blocks it only for some arguments */
-  UCB_SECCOMP_BLOCKED, /* an unconditional rule blocks it */
-};
-struct ucb_seccomp_check
-{
-  unsigned char state[UCB_SECCOMP_MACHINERY_MAX];
-  unsigned nunknown;
-  char unknown[320]; /* "a, b, c" (cut with ", ..." to stay one line) */
-};
-/* One name of a used syscalls[] entry, with its libseccomp number (__NR_SCMP_ERROR: unknown),
- * the entry's action and its number of argument conditions. */
-void ucb_seccomp_check_name (struct ucb_seccomp_check *c, const char *name, int nr, uint32_t action,
-                             size_t nargs);
-/* After the last entry: warn of unknown names; refuse a rule that blocks what every container
- * needs to report and end; allow (in `ctx`, a scmp_filter_ctx) the machinery's calls the
- * default action would block, saying so on stderr. */
-int ucb_seccomp_check_finish (struct ucb_seccomp_check *c, void *ctx, uint32_t default_action,
-                              const char *file, struct ucb_seccomp_stats *st, ucb_error_t *err)
-    __attribute__ ((warn_unused_result));
 
 #endif

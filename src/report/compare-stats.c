@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "core/json-util.h"
@@ -198,4 +199,33 @@ ucb_cmp_family (const struct ucb_cmp_test *t, size_t n, double thr, double *adj_
                         ? ucb_cmp_needed (&t[i].ops, thr, UCB_COMPARE_ALPHA / (double) (m ? m : 1))
                         : 0;
     }
+}
+
+void
+ucb_cmp_runs_text (long long used, long long left, char *buf, size_t n)
+{
+  if (left)
+    snprintf (buf, n, "%lld-%lldc", used, left);
+  else
+    snprintf (buf, n, "%lld", used);
+}
+
+void
+ucb_cmp_ratio_text (double r, double lo, double hi, bool contended, char *buf, size_t n)
+{
+  const char *c = contended ? " c" : "";
+
+  if (!isfinite (r))
+    snprintf (buf, n, "-");
+  else if (isfinite (lo) && isfinite (hi))
+    snprintf (buf, n, "%.3f [%.3f, %.3f]%s", r, lo, hi, c);
+  else
+    snprintf (buf, n, "%.3f%s", r, c);
+}
+
+void
+ucb_cmp_ratio_cell (const json_t *o, bool contended, char *buf, size_t n)
+{
+  ucb_cmp_ratio_text (ucb_json_num (o, "ratio"), ucb_json_num (o, "ci_low"),
+                      ucb_json_num (o, "ci_high"), contended, buf, n);
 }

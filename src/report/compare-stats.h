@@ -86,4 +86,12 @@ json_t *ucb_cmp_side_json (double med_ops, double med_cpu, double cv, size_t use
                            const char *flags);
 json_t *ucb_cmp_ratio_json (const struct ucb_cmp_est *e);
 
+/* The cells compare's table and the owner contrast share: a ratio object ({ratio, ci_low,
+ * ci_high}) as "r [lo, hi]", "r" without an interval, "-" without a ratio, " c" appended when it
+ * comes from contended repeats; a side's repeats as "3", or "2-1c" with one contended left out. */
+void ucb_cmp_ratio_cell (const json_t *o, bool contended, char *buf, size_t n);
+/* The same cells from the values: a ratio and its interval ends (not finite: none). */
+void ucb_cmp_ratio_text (double r, double lo, double hi, bool contended, char *buf, size_t n);
+void ucb_cmp_runs_text (long long used, long long left, char *buf, size_t n);
+
 #endif

@@ -12,7 +12,6 @@
 #include "core/json-util.h"
 #include "core/stats.h"
 #include "core/util.h"
-#include "report/compare-text.h"
 #include "report/contrast.h"
 #include "report/flags.h"
 

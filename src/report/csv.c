@@ -124,8 +124,8 @@ cell_text (const json_t *v)
  * reader that splits the text with str.splitlines() first (which also breaks at U+2028 in
  * quotes) would see a record cut in two.  Then RFC 4180: a field with a comma or a quote is
  * quoted, its quotes doubled. */
-void
-ucb_csv_field (FILE *f, const char *s)
+static void
+csv_field (FILE *f, const char *s)
 {
   cleanup_free char *line = ucb_escape_controls (s);
 
@@ -156,7 +156,7 @@ ucb_csv_write_rows (FILE *f, const json_t *rows)
     {
       if (k)
         fputc (',', f);
-      ucb_csv_field (f, h.name[k]);
+      csv_field (f, h.name[k]);
     }
   fputs ("\r\n", f);
   json_array_foreach (rows, i, row)
@@ -170,7 +170,7 @@ ucb_csv_write_rows (FILE *f, const json_t *rows)
 
         if (k)
           fputc (',', f);
-        ucb_csv_field (f, t);
+        csv_field (f, t);
       }
     fputs ("\r\n", f);
   }

@@ -17,8 +17,5 @@ void ucb_csv_write_rows (FILE *f, const json_t *rows);
  * has the pair's owner_contrast.ratio, .ci_low, .ci_high and .verdict (the same on both modes'
  * rows; empty on the others). */
 void ucb_csv_write_run (FILE *f, const json_t *doc);
-/* One field on its record's line (line breaks escaped), quoted when it holds a comma or a
- * quote. */
-void ucb_csv_field (FILE *f, const char *s);
 
 #endif

@@ -17,7 +17,7 @@ int ucb_doc_read (const char *path, json_t **out, ucb_error_t *err)
     __attribute__ ((warn_unused_result));
 /* The whole of `path` as bytes (a NUL after them, in *text to free; *len without it), with the
  * inputs, the cap and the errors of ucb_doc_read(): for a reader that decides by the content
- * what the file is (`ucbench model` takes a document or a table, report/model-table.c). */
+ * what the file is (`ucbench model` takes a document or a table, report/model/table.c). */
 int ucb_doc_read_text (const char *path, char **text, size_t *len, ucb_error_t *err)
     __attribute__ ((warn_unused_result));
 /* ucb_doc_read()'s checks of bytes already read: JSON, a ucbench-result/1 document. */

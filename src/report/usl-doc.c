@@ -12,7 +12,6 @@
 #include "core/json-util.h"
 #include "core/stats.h"
 #include "core/util.h"
-#include "report/model-table.h"
 #include "report/usl-doc.h"
 
 /* The CPUs the document says its tasks could use: allowed, else online; -1 when it does not. */
@@ -244,7 +243,7 @@ ucb_usl_model_find (const struct ucb_usl_model *m, const struct ucb_doc_point *p
 char *
 ucb_usl_series_name (const struct ucb_usl_series *s)
 {
-  /* A table's one series has no owner, depth or mode to name (model-table.c). */
+  /* A table's one series has no owner, depth or mode to name (report/model/table.c). */
   if (strcmp (s->id->owner, UCB_TABLE_OWNER) == 0)
     return xstrdup (s->id->workload);
   return xasprintf ("%s %s depth %lld, %lld task%s, %s", s->id->workload, s->id->owner,

@@ -14,6 +14,10 @@
 #include "report/model.h"
 #include "report/usl.h"
 
+/* The owner of a table's one series: a table says no owner, depth or mode, and its series is
+ * named by its form alone ("table", "will-it-scale"). */
+#define UCB_TABLE_OWNER "-"
+
 /* A repeat of the series that the fit does not use, and why ("contended", "4 tasks on 2
  * CPUs", ...). */
 struct ucb_usl_left

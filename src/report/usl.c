@@ -577,8 +577,9 @@ quad (const struct ucb_usl_fit *f, const double *g)
   return v;
 }
 
-double
-ucb_usl_wald_se (const struct ucb_usl_fit *f, double n)
+/* The Wald standard error of log X(n) (delta method on cov), for comparison with the profile. */
+static double
+wald_se (const struct ucb_usl_fit *f, double n)
 {
   double g[3];
   grad_log_x (f, n, g);
@@ -592,7 +593,7 @@ ucb_usl_predict (const struct ucb_usl_fit *f, double n, struct ucb_usl_pred *out
   double g[3] = { 0, n - 1, n * (n - 1) }, s0 = f->theta[1] * g[1] + f->theta[2] * g[2];
 
   out->n = n;
-  profile (f, FIX_PRED, n, log (ucb_usl_value (f, n)), ucb_usl_wald_se (f, n), -INFINITY, &lx);
+  profile (f, FIX_PRED, n, log (ucb_usl_value (f, n)), wald_se (f, n), -INFINITY, &lx);
   out->x = (struct ucb_usl_interval){ exp (lx.est), exp (lx.lo), exp (lx.hi) };
   if (n <= 1)
     {

@@ -79,9 +79,6 @@ struct ucb_usl_pred
 };
 void ucb_usl_predict (const struct ucb_usl_fit *f, double n, struct ucb_usl_pred *out);
 
-/* The Wald standard error of log X(n) (delta method on cov), for comparison with the profile. */
-double ucb_usl_wald_se (const struct ucb_usl_fit *f, double n);
-
 /* What the intervals establish about the loss with N: "contention", "coherency", "contention
  * and coherency" (the interval of each cost named excludes 0), "unidentified" (both reach 0,
  * yet no loss is rejected: p_flat < UCB_USL_ALPHA) or "not established". */

@@ -17,6 +17,7 @@
 
 #include "verify/probe.h"
 #include "verify/rlimit-ops.h"
+#include "verify/verify.h"
 
 /* A charge taken: remember it (ucb_rlops_room keeps the charges within UCB_RL_HELD_MAX). */
 static void
@@ -274,6 +275,9 @@ const struct ucb_rlops ucb_rlops[UCB_RLS] = {
     .rl = UCB_RL_SIGPENDING, .refusal = EAGAIN,
     .unit = "one queued RT signal (sigqueue SIGRTMIN, SI_QUEUE: no override)",
     .cap = 1000, .large = 8192, .big_units = 1,
+    .checks = "sig_get_ucounts -> inc_rlimit_get_ucounts (walk up iter->ns->ucounts, max = "
+              "rlimit_max of the child ns, level 0 vs task_rlimit), dec_rlimit_put_ucounts at "
+              "dequeue and exit",
     .soft = units_as_is, .snap = units_as_is, .snap_intended = intended_as_is,
     .charge = sig_charge, .release = sig_release, .for_exit = nothing_for_exit,
   },
@@ -281,6 +285,9 @@ const struct ucb_rlops ucb_rlops[UCB_RLS] = {
     .rl = UCB_RL_MSGQUEUE, .refusal = EMFILE,
     .unit = "one 1 x 1024 queue, 1120 B (big: 10 x 8192, 82880 B)", .ipc = true,
     .cap = 200, .large = 100, .big_units = 74,
+    .checks = "mqueue_get_inode inc_rlimit_ucounts(MSGQUEUE, bytes) vs own soft and rlimit_max, "
+              "EMFILE; dec_rlimit_ucounts in mqueue_evict_inode (unlink + last close)",
+    .needs_caps = UCB_VCAP (CAP_SYS_ADMIN), /* an IPC namespace of init_user_ns (depth 0) */
     .soft = mq_soft, .snap = mq_soft, .snap_intended = intended_as_is,
     .charge = mq_charge, .release = mq_release, .for_exit = mq_for_exit,
   },
@@ -288,6 +295,9 @@ const struct ucb_rlops ucb_rlops[UCB_RLS] = {
     .rl = UCB_RL_MEMLOCK, .refusal = ENOMEM,
     .unit = "one SHM_LOCKed page (big: a 64-page segment)", .ipc = true,
     .cap = 400, .large = 64, .big_units = SHM_BIG_PAGES,
+    .checks = "user_shm_lock inc_rlimit_ucounts(MEMLOCK, pages) vs soft >> PAGE_SHIFT and "
+              "rlimit_max (bytes: ULIM-19), ENOMEM; user_shm_unlock at shm_destroy",
+    .needs_caps = UCB_VCAP (CAP_SYS_ADMIN),
     .soft = shm_soft, .snap = units_as_is, .snap_intended = shm_snap_intended,
     .charge = shm_charge, .release = shm_release, .for_exit = shm_for_exit,
   },
@@ -295,6 +305,8 @@ const struct ucb_rlops ucb_rlops[UCB_RLS] = {
     .rl = UCB_RL_NPROC, .refusal = EAGAIN,
     .unit = "one task (a sleeping child; the probe itself is one)", .self = 1,
     .cap = 200, .large = 300, .big_units = 1,
+    .checks = "copy_creds inc_rlimit_ucounts + copy_process is_rlimit_overlimit on every level, "
+              "EAGAIN; bad_fork_cleanup_count, release_task",
     .soft = units_as_is, .snap = units_as_is, .snap_intended = intended_as_is,
     .charge = nproc_charge, .release = nproc_release, .for_exit = nothing_for_exit,
     .churn = nproc_churn,

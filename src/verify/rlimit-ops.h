@@ -8,6 +8,7 @@
 #define UCB_RLIMIT_OPS_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/resource.h>
 #include <sys/types.h>
 
@@ -51,6 +52,10 @@ struct ucb_rlops
   long cap;         /* a fill stops there at the latest: far above every expectation */
   long large;       /* P4: big charges expected without a refusal under RLIM_INFINITY */
   long big_units;   /* units of one big charge (1: a big charge is a unit) */
+  /* Its generic cells (cases/matrix-cells.c): the kernel path they check, and what they need
+   * besides UCB_VNEEDS_PROBES (UCB_VCAP bits). */
+  const char *checks;
+  uint64_t needs_caps;
   /* The soft limit that admits exactly `units` at the own level: one byte less admits one
    * fewer (every fill lands on its bound). */
   rlim_t (*soft) (long units);

@@ -30,8 +30,29 @@ UCB_VCASES (UCB_DECLARE)
 #undef UCB_DECLARE
 
 #define UCB_ENTRY(name) &ucb_vcase_##name,
-const struct ucb_vcase *const ucb_vcases[] = { UCB_VCASES (UCB_ENTRY) NULL };
+static const struct ucb_vcase *const hand[] = { UCB_VCASES (UCB_ENTRY) NULL };
 #undef UCB_ENTRY
+
+#define GENERIC_MAX (UCB_RLS * 3 * UCB_VPROPS)
+const struct ucb_vcase *ucb_vcases[UCB_ARRAY_SIZE (hand) + GENERIC_MAX];
+
+static int
+by_id (const void *a, const void *b) /* ULIM-9 before ULIM-10 */
+{
+  return strverscmp ((*(const struct ucb_vcase *const *) a)->id,
+                     (*(const struct ucb_vcase *const *) b)->id);
+}
+
+/* Before main: every user of the registry finds it whole. */
+static __attribute__ ((constructor)) void
+make_registry (void)
+{
+  size_t n = UCB_ARRAY_SIZE (hand) - 1;
+
+  memcpy (ucb_vcases, hand, n * sizeof *hand);
+  n += ucb_vcells_make (hand, ucb_vcases + n, GENERIC_MAX);
+  qsort (ucb_vcases, n, sizeof *ucb_vcases, by_id);
+}
 
 const struct ucb_vcase *
 ucb_vcase_find (const char *id)
@@ -95,29 +116,12 @@ ucb_vlevel_name (enum ucb_vlevel l)
   return (size_t) l < UCB_ARRAY_SIZE (names) ? names[l] : "none";
 }
 
-static const char *const prop_names[][2] = {
-  { "none", "none" },
-  { "P1", "exact bound" },
-  { "P2", "refusal has no side effects" },
-  { "P3", "release restores" },
-  { "P4", "unlimited is unlimited" },
-  { "P5", "levels are independent" },
-  { "P6", "owners are separate" },
-  { "P7", "exemptions and overrides" },
-  { "P8", "exact under concurrency" },
-  { "P9", "nothing pinned" },
-};
-
 const char *
 ucb_vprop_name (enum ucb_vprop p)
 {
-  return prop_names[(size_t) p < UCB_ARRAY_SIZE (prop_names) ? p : 0][0];
-}
-
-const char *
-ucb_vprop_title (enum ucb_vprop p)
-{
-  return prop_names[(size_t) p < UCB_ARRAY_SIZE (prop_names) ? p : 0][1];
+  static const char *const names[]
+      = { "none", "P1", "P2", "P3", "P4", "P5", "P6", "P7", "P8", "P9" };
+  return (size_t) p < UCB_ARRAY_SIZE (names) ? names[p] : "none";
 }
 
 size_t

@@ -137,7 +137,6 @@ struct ucb_vcell
 
 const char *ucb_vlevel_name (enum ucb_vlevel l); /* "own", "parent", "grandparent", "none" */
 const char *ucb_vprop_name (enum ucb_vprop p);   /* "P1" ... "P9", "none" */
-const char *ucb_vprop_title (enum ucb_vprop p);  /* "exact bound" ... */
 /* How many cells `c` lists (the first is its primary one). */
 size_t ucb_vcase_ncells (const struct ucb_vcase *c);
 
@@ -208,8 +207,15 @@ enum ucb_verdict ucb_vjudge (const struct ucb_vresult *r, char *why, size_t whyl
 const struct ucb_vbug_info *ucb_vknown_bug (const struct ucb_vresult *r);
 const char *ucb_verdict_name (enum ucb_verdict v);
 
-/* The registry, from src/cases/list.h, NULL-terminated. */
-extern const struct ucb_vcase *const ucb_vcases[];
+/* The registry, NULL-terminated, in id order, made at start-up: the hand-written cases of
+ * src/verify/cases/list.h and the generic cells. */
+extern const struct ucb_vcase *ucb_vcases[];
+/* The generic cells (cases/matrix-cells.c): a case for each (rlimit, level, property) of P1-P5,
+ * P8 (P9: one per rlimit) that is no primary cell of a case of `hand` (NULL-terminated), into
+ * `out`, at most `max`: how many.  ucb_vcell_ulim: a cell's stable ULIM number, 0 for none. */
+size_t ucb_vcells_make (const struct ucb_vcase *const *hand, const struct ucb_vcase **out,
+                        size_t max);
+unsigned ucb_vcell_ulim (enum ucb_rl rl, enum ucb_vlevel level, enum ucb_vprop prop);
 const struct ucb_vcase *ucb_vcase_find (const char *id);
 /* Whether `arg` names `c`: its id (any case), its name, or the id or name of a former case
  * whose cells are now `c`'s (ULIM-07 sigpending-no-leak: ULIM-21, 22 and 25; nproc-parent-bound:

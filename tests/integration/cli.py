@@ -310,6 +310,24 @@ for title, body in re.findall(r"^\.SS (.*)\n((?:(?!\.S[SH] ).*\n)*)", man, re.M)
                 unparsed.append(tag)
 same_options("man page, run's options", man_opts, table, unparsed)
 
+# Every command's options (`help --options`, made from its table, as the bash completion reads
+# them) are in the man page where it describes that command: its entry under COMMANDS and the
+# OPTIONS subsections naming it (-h/--help: the global options say every command takes them).
+MAN_CMDS = ["run", "verify", "compare", "export", "plot", "model", "list", "info", "help"]
+entries = dict(re.findall(r"^\.TP\n\.BI? (\S+)[^\n]*\n((?:(?!\.TP\n\.BI? (?:%s)\b|\.SH ).*\n)*)"
+                          % "|".join(MAN_CMDS), man, re.M))
+subsections = re.findall(r"^\.SS (.*)\n((?:(?!\.S[SH] ).*\n)*)", man, re.M)
+for cmd in MAN_CMDS:
+    text = entries.get(cmd, "") + "".join(b for title, b in subsections
+                                          if re.search(rf"\b{cmd}\b", title))
+    r = run(["help", "--options", cmd])
+    opts = [o.rstrip("=") for o in r.stdout.split()]
+    missing = [o for o in opts if o not in ("-h", "--help")
+               and not re.search(re.escape(o) + r"(?![\w-])", text)]
+    t.ok(r.returncode == 0 and opts and text and not missing,
+         f"man page: every option of `ucbench help --options {cmd}` where it describes {cmd}",
+         f"missing: {missing}; {len(text)} characters of text; {r.stderr}")
+
 # No user namespaces left (max_user_namespaces=0 in a namespace we own): the host's ceiling
 # (issue 40) refuses before any container, naming the sysctl (exit 2).  The kernel's own refusal,
 # where the ceiling cannot see the limit: 0 set in the parent of the namespace ucbench runs in,

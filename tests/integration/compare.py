@@ -363,6 +363,16 @@ r = run(["compare", "--base", b, "--head", path("text.json")])
 t.ok(r.returncode == 2 and "not valid JSON" in r.stderr and r.stdout == "",
      "a bad --head document: exit 2", r.stderr)
 
+# A point one side lacks is an "only in" line naming the file, escaped: a file name that is not
+# UTF-8 (JSON's `file` is then null) once crashed the text, which read it back from the JSON.
+one = make(TIGHT)
+one["results"] = [x for x in one["results"] if x["containers"] == 1]
+odd = write(os.fsdecode(b"only-\xff.json"), make(TIGHT))
+r = run(["compare", write("one-n.json", one), odd, "--drift", "0"])
+t.ok(r.returncode == 0 and "# only in " + os.path.join(d, "only-\\xff.json") + ": signal|2|"
+     in r.stdout, "a point only in a head whose name is not UTF-8: its line, the name escaped",
+     r.stdout + r.stderr)
+
 # Never `nan` in the text: every comparison above, as text.
 seen, nans = set(), []
 for args in compared:

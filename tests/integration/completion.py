@@ -2,7 +2,8 @@
 """completion.py - data/bash-completion/ucbench: sourced in bash after bash-completion, its
 _ucbench driven through COMP_WORDS/COMP_CWORD as bash would for a line; commands, options,
 keyword values, workloads (`ucbench list`), verify's cases and rlimits (`verify --list`), file
-names; and every option of every command's --help is offered, none that --help lacks.  Without
+names; every option of every command's --help is offered, none that --help lacks (the script
+asks `ucbench help --options`, whose `=` marks the options that --help shows with a value).  Without
 bash-completion (bash --norc), sourcing it and a <TAB> print nothing."""
 import os
 import re
@@ -75,6 +76,10 @@ check("run --limit N", ["NPROC="])
 check("run --threads ", [])  # a flag: the next word is no value of it
 check("export --to g", ["gab", "gab-smaller", "gbench"])
 check("export -t k", ["ktap", "kcidb"])
+check("export --to l", ["lkp", "lava"])
+check("help --options r", ["run"])
+check("compare --verbose ", ["base.json", "head.json"])  # a flag: the next word is a document
+check("compare --threshold ", [])  # takes a value: no document offered
 check("verify --format ", ["tap", "json", "junit"])
 check("compare --normalize ", ["canary", "none"])
 check("list -f ", ["text", "json", "csv"])
@@ -126,6 +131,30 @@ main_opts = help_options(["--help"])
 got, err = complete("-")
 t.ok(main_opts == set(got), "`ucbench -<TAB>` offers exactly the options of `ucbench --help`",
      f"--help: {sorted(main_opts)}\noffered: {sorted(got)}\n{err}")
+# `help --options CMD`, which the script reads: `=` after exactly the options that --help shows
+# with a value after a blank (`--cgroup[=PARENT]` takes none from the next word).
+VALUED = re.compile(r"(?<![\w-])(--[a-z][a-z0-9-]*|-[a-zA-Z]) [A-Za-z0-9]")
+
+
+def help_valued(args):
+    found = set()
+    for line in run(args).stdout.splitlines():
+        if re.match(r" {1,4}-", line):
+            head = re.split(r"\s{2,}", line.strip())[0]
+            found |= set(VALUED.findall(head))
+            if re.match(r"-[a-zA-Z], --[a-z0-9-]+ [A-Za-z0-9]", head):  # -f, --format FORMAT
+                found.add(head[:2])
+    return found
+
+
+for cmd in COMMANDS:
+    r = run(["help", "--options", cmd])
+    listed = r.stdout.split()
+    valued = {o[:-1] for o in listed if o.endswith("=")}
+    want = help_valued(["help", cmd])
+    t.ok(r.returncode == 0 and listed and valued == want,
+         f"`ucbench help --options {cmd}`: `=` after exactly the options --help shows with a value",
+         f"marked: {sorted(valued)}\n--help: {sorted(want)}\n{r.stderr}")
 for cmd in COMMANDS:
     documented = help_options(["help", cmd]) | {"-h", "--help"}
     got, err = complete(cmd + " -")

@@ -37,9 +37,25 @@ CALL_EXCEPTIONS = {("workloads", "engine/workload.c")}
 # framework: that is the plug-in contract, not a circle.
 REGISTRIES = {"engine/workload.c": "workloads/", "verify/verify.c": "verify/cases/"}
 MAX_LINES = 700
+# report/ in rooms: a folder report/ROOM/ (compare, export, model, plot) is one command's unit,
+# and its one way in is report/ROOM/ROOM.h.  A file outside the room includes that header only;
+# the shared files directly under report/ include no room and call none (an arrow back up).
+ROOMS_OF = "report/"
+
+
+def room_of(rel):
+    """'report/export' for report/export/gab.c; None for a shared report file or another layer."""
+    parts = rel.split("/")
+    return "/".join(parts[:2]) if len(parts) > 2 and rel.startswith(ROOMS_OF) else None
+
+
+def room_way_in(room):
+    return f"{room}/{room.rsplit('/', 1)[1]}.h"
+
+
 # The result document is written by the CLI (cli/doc-*.c) from the structs the layers below
-# hand up, and JSON inputs are read there too (a seccomp profile: cli/seccomp-profile.c, whose
-# reader host/seccomp.c is handed); these folders may not reach jansson.  An exception, file ->
+# hand up, and JSON inputs are read there too (a seccomp profile: cli/seccomp-profile.c reads
+# the C form host/seccomp.c compiles); these folders may not reach jansson.  An exception, file ->
 # why it still does, would go here; none is left, and one that no longer needs it fails.
 JSON_FREE = ("engine/", "host/", "verify/", "workloads/")
 JSON_EXCEPTIONS = {}
@@ -72,7 +88,7 @@ def findings(src):
                 files.append(os.path.relpath(os.path.join(root, name), src))
     files.sort()
     graph = {}
-    unqualified, against, over = [], [], []
+    unqualified, against, over, rooms = [], [], [], []
     for rel in files:
         layer = layer_of(rel)
         graph[rel] = []
@@ -92,6 +108,12 @@ def findings(src):
             to = layer_of(inc)
             if to != layer and to not in BELOW.get(layer, set()) and (layer, inc) not in EXCEPTIONS:
                 against.append(f'{rel}:{no}: {layer} -> {to} ("{inc}")')
+            room, to_room = room_of(rel), room_of(inc)
+            if to_room and to_room != room and (rel.startswith(ROOMS_OF) and not room
+                                                or inc != room_way_in(to_room)):
+                rooms.append(f'{rel}:{no}: a shared report file includes room {to_room} ("{inc}")'
+                             if rel.startswith(ROOMS_OF) and not room else
+                             f'{rel}:{no}: into room {to_room} other than by {room_way_in(to_room)} ("{inc}")')
     circles, state = [], {}
 
     def visit(node, path):
@@ -106,6 +128,7 @@ def findings(src):
     for rel in files:
         if rel not in state:
             visit(rel, [rel])
+    findings.rooms = rooms
     return unqualified, against, circles, over
 
 
@@ -159,6 +182,8 @@ check(not unq, "every quoted include names its layer folder", unq)
 check(not against, "no include runs against cli -> {engine, verify, report} -> host -> core", against)
 check(not circles, "no include circle", circles)
 check(not over, f"no source file over {MAX_LINES} lines", over)
+check(not findings.rooms, "report/ rooms: entered only by their one header, never from the shared "
+      "report/ files", findings.rooms)
 jbad, jstale = json_findings(src, JSON_EXCEPTIONS)
 check(not jbad, f"no <jansson.h> or \"core/json-util.h\" under {', '.join(JSON_FREE)}: the CLI writes "
       "the document", jbad)
@@ -198,6 +223,9 @@ def call_findings(objdir, srcdir):
             la, lb = layer_of(a), layer_of(b)
             if la != lb and lb not in BELOW.get(la, set()) and (la, b) not in CALL_EXCEPTIONS:
                 against.append(f"{a} -> {b}: {', '.join(sorted(syms)[:4])}")
+            elif a.startswith(ROOMS_OF) and not room_of(a) and room_of(b):
+                against.append(f"{a} -> {b}: a shared report file calls room {room_of(b)}: "
+                               f"{', '.join(sorted(syms)[:4])}")
     # Tarjan's strongly connected components: every set of more than one file is a circle.
     index, low, stack, on, circles = {}, {}, [], set(), []
 
@@ -252,10 +280,23 @@ with tempfile.TemporaryDirectory(prefix="ucb-layers-") as bad:
         os.makedirs(os.path.dirname(os.path.join(bad, rel)), exist_ok=True)
         with open(os.path.join(bad, rel), "w", encoding="utf-8") as f:
             f.write(text)
+    # Rooms: a shared report file into a room, a room into another's inner file, the CLI into
+    # a room's inner file are faults; a room's own files, another room's way in, the CLI's
+    # include of the way in and a room's include of a shared file are not.
+    for rel, text in {"report/r/r.h": "", "report/r/inner.h": '#include "report/r/r.h"\n',
+                      "report/s.h": '#include "report/r/inner.h"\n',
+                      "report/q/q.c": '#include "report/r/r.h"\n#include "report/r/inner.h"\n'
+                                      '#include "report/s.h"\n',
+                      "cli/x.c": '#include "report/r/r.h"\n#include "report/q/inner.h"\n',
+                      "report/q/inner.h": ""}.items():
+        os.makedirs(os.path.dirname(os.path.join(bad, rel)), exist_ok=True)
+        with open(os.path.join(bad, rel), "w", encoding="utf-8") as f:
+            f.write(text)
     u, a, c, o = findings(bad)
-    check(len(u) == 1 and len(a) == 2 and len(c) == 1 and len(o) == 1,
+    r = findings.rooms
+    check(len(u) == 1 and len(a) == 2 and len(c) == 1 and len(o) == 1 and len(r) == 3,
           "self-test: a tree with one fault of each kind is caught on every rule",
-          [f"unqualified {u}", f"against {a}", f"circles {c}", f"over {o}"])
+          [f"unqualified {u}", f"against {a}", f"circles {c}", f"over {o}", f"rooms {r}"])
     # JSON below the CLI: directly, through a header, and exceptions that need none or name no
     # file (JSON_EXCEPTIONS is empty: only this keeps the stale-exception rule tested).
     for rel, text in {"engine/g.c": "#include <jansson.h>\n", "host/h.h": '#include "core/json-util.h"\n',
@@ -276,13 +317,17 @@ with tempfile.TemporaryDirectory(prefix="ucb-layers-") as bad:
     cc = os.environ.get("CC", "cc").split()[0]
     if shutil.which(cc) and shutil.which("nm"):
         for rel, text in {"core/x.c": "int y (void);\nint x (void) { return y (); }\n",
-                          "host/y.c": "int x (void);\nint y (void) { return x () + 1; }\n"}.items():
+                          "host/y.c": "int x (void);\nint y (void) { return x () + 1; }\n",
+                          "report/s.c": "int t (void);\nint s (void) { return t (); }\n",
+                          "report/r/t.c": "int t (void) { return 1; }\n"}.items():
             with open(os.path.join(bad, rel), "w", encoding="utf-8") as f:
                 f.write(text)
             subprocess.run([cc, "-c", os.path.join(bad, rel), "-o", os.path.join(bad, rel[:-2] + ".o")],
                            check=True)
         ca, cc_ = call_findings(bad, bad)
-        check(len(ca) == 1 and len(cc_) == 1, "self-test: a call against the rule and a call circle are caught",
+        check(len(ca) == 2 and len(cc_) == 1,
+              "self-test: a call against the rule, a shared report file's call into a room and a call "
+              "circle are caught",
               [f"against {ca}", f"circles {cc_}"])
 print(f"1..{n}")
 sys.exit(1 if failed else 0)

@@ -19,6 +19,7 @@
 #include "core/json-util.h"
 #include "core/util.h"
 #include "engine/measure.h"
+#include "engine/repeat-auto.h"
 #include "engine/workload.h"
 #include "report/model.h"
 #include "report/report.h"
@@ -207,6 +208,23 @@ static uint64_t hand_ops = 1000;
 /* The kernel's clock of each task's process over the window, s of CPU; NULL: none read. */
 static const double *hand_kclock_s;
 
+/* What --repeat auto counts of the point, derived from the C structs, is what its document
+ * says: summary.per_container_ops (bit for bit) and contention.contended || .unjudged. */
+static void
+check_figures (const struct ucb_point_result *r, const struct ucb_placement *pl, json_t *doc)
+{
+  json_t *sum = json_object_get (doc, "summary"), *c = json_object_get (doc, "contention");
+  json_t *v = json_object_get (sum, "per_container_ops");
+  double ops, want = json_is_number (v) ? json_number_value (v) : NAN;
+  bool contended;
+
+  ucb_repeat_figures (r, pl->nallowed, &ops, &contended);
+  tap_check (ops == want || (isnan (ops) && isnan (want)));
+  tap_check (contended
+             == (json_is_true (json_object_get (c, "contended"))
+                 || json_is_true (json_object_get (c, "unjudged"))));
+}
+
 /* cpu[t], cpu_s[k][t]: task t's (container-major) CPU and its CPU time at reading k; host rows:
  * 20% idle then 0%, steal 5% then 10%. */
 static json_t *
@@ -269,6 +287,7 @@ hand_point (struct hand *h, size_t n, size_t T, const int *cpu,
         h->kclock[e][t] = (struct ucb_kclock){ S (2 + (double) e), S (5 + hand_kclock_s[t] * e) };
       }
   doc = ucb_emit_point (&h->r, &h->pl);
+  check_figures (&h->r, &h->pl, doc);
   ucb_samples_free (&h->r.samples);
   return doc;
 }

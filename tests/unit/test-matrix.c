@@ -219,6 +219,71 @@ test_list_matrix (void)
         == 0);
 }
 
+/* docs/verify.md shows the --list matrix as it is: the same table made it. */
+static void
+test_doc_matrix (void)
+{
+  const char *top = getenv ("top_srcdir");
+  cleanup_free char *path = xasprintf ("%s/docs/verify.md", top ? top : ".");
+  cleanup_free char *doc = read_all (path);
+  cleanup_free char *text = NULL;
+  char *start, *end;
+
+  if (doc == NULL)
+    {
+      tap_skip ("docs/verify.md not found (top_srcdir unset)");
+      return;
+    }
+  render (list_to, NULL, 0, &text);
+  start = strstr (text, "Matrix: ");
+  end = start ? strstr (start, "\nP1 exact bound") : NULL;
+  tap_require (end != NULL);
+  end[1] = '\0';
+  if (strstr (doc, start) == NULL)
+    printf ("# docs/verify.md lacks the matrix of `verify --list`:\n%s", start);
+  tap_check (strstr (doc, start) != NULL);
+}
+
+/* Every stable ULIM number of the alias table is the generic case of its cell, and that case's
+ * id is its primary cell's number. */
+static void
+test_alias_ids (void)
+{
+  const struct ucb_vcase *generic = ucb_vcase_find ("ULIM-21");
+  size_t made = 0;
+
+  tap_require (generic != NULL);
+  for (enum ucb_rl r = 0; r < UCB_RLS; r++)
+    for (size_t l = 0; l < UCB_ARRAY_SIZE (levels); l++)
+      for (int p = UCB_VPROP_P1; p < UCB_VPROPS; p++)
+        {
+          unsigned num = ucb_vcell_ulim (r, levels[l], (enum ucb_vprop) p);
+          char id[16];
+          const struct ucb_vcase *c;
+
+          if (!num)
+            continue;
+          snprintf (id, sizeof id, "ULIM-%02u", num);
+          c = ucb_vcase_find (id);
+          if (c == NULL || c->run != generic->run || !ucb_vcase_covers (c, r, levels[l], p))
+            printf ("# %s is no generic case of %s %s %s\n", id, ucb_rl_name (r),
+                    ucb_vlevel_name (levels[l]), ucb_vprop_name ((enum ucb_vprop) p));
+          tap_check (c && c->run == generic->run && ucb_vcase_covers (c, r, levels[l], p));
+        }
+  for (size_t k = 0; ucb_vcases[k]; k++)
+    if (ucb_vcases[k]->run == generic->run)
+      {
+        const struct ucb_vcase *c = ucb_vcases[k];
+        char id[16];
+
+        snprintf (id, sizeof id, "ULIM-%02u",
+                  ucb_vcell_ulim (c->rlimit, c->cells[0].level, c->cells[0].prop));
+        tap_check_str (c->id, id);
+        made++;
+      }
+  tap_check (made > 0);
+}
+
 /* Intended and stock values: the first observation that tells them apart decides, and the rest
  * are held to that kernel (a leak on a stock kernel cannot pass as the fix item by item). */
 static void
@@ -272,6 +337,8 @@ static const struct tap_test tests[] = {
   { "every case is documented in docs/verify.md", test_every_case_documented },
   { "the verdict table: the worst verdict per cell and level", test_verdict_table },
   { "--list: the cases per cell", test_list_matrix },
+  { "docs/verify.md's matrix is --list's", test_doc_matrix },
+  { "the alias table: each number is its cell's generic case", test_alias_ids },
 };
 
 TAP_MAIN (tests)

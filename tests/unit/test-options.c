@@ -2,7 +2,11 @@
 /* test-options.c - `ucbench run` option parsing: good input, defaults, and bad input. */
 #include "config.h"
 
+#include <getopt.h>
+#include <stdio.h>
+
 #include "../tap.h"
+#include "cli/commands.h"
 #include "cli/options.h"
 #include "core/util.h"
 #include "engine/workload.h"
@@ -481,32 +485,34 @@ test_suggestions (void)
   expect_bad ("--frobnicate", "unknown option `--frobnicate`");
 }
 
-/* The option table (options-table.h): every row complete and unique, getopt's short and long
- * options made from it, and --help showing every row. */
+/* One command's table (options-table.h): every row complete and unique, getopt's short and long
+ * options made from it, and --help showing every row; *n_out: its options. */
 static void
-test_option_table (void)
+check_table (const char *cmd, const struct ucb_opt_table *t, size_t *n_out)
 {
-  const struct option *lo = ucb_run_longopts ();
-  const char *s = ucb_run_shortopts ();
-  size_t n_opts = 0, n_long = 0, n_short = 0, len = 0;
-  char *usage = NULL;
+  cleanup_free char *s0 = NULL, *usage = NULL, *listed = NULL, *prefix = NULL;
+  cleanup_free struct option *lo = NULL;
+  const char *s;
+  size_t n_opts = 0, n_short = 0, len = 0, list_len = 0;
+  bool help = false;
   FILE *f;
 
-  for (size_t i = 0; i < ucb_run_opt_n_rows; i++)
+  printf ("# the option table of ucbench %s\n", cmd); /* which one a failure is in */
+  ucb_opt_getopt (t, &s0, &lo);
+  for (size_t i = 0; i < t->n_rows; i++)
     {
-      const struct ucb_run_opt_row *r = &ucb_run_opt_rows[i];
+      const struct ucb_opt_row *r = &t->rows[i];
 
-      if (r->name == NULL) /* a GROUP heading */
+      if (r->name == NULL) /* a TEXT row */
         {
-          tap_check (r->heading && *r->heading && r->id == -1);
+          tap_check (r->label && *r->label && r->short_name == 0);
           continue;
         }
-      tap_check_int (r->id, ==, n_opts++); /* the ids are the rows, in order */
-      tap_check (*r->name && r->help && *r->help && r->heading == NULL);
+      tap_check (*r->name && r->label == NULL && (r->help == NULL || *r->help));
       tap_check ((r->metavar != NULL) == (r->arg != UCB_ARG_NONE));
       for (size_t j = 0; j < i; j++)
         {
-          const struct ucb_run_opt_row *q = &ucb_run_opt_rows[j];
+          const struct ucb_opt_row *q = &t->rows[j];
 
           if (q->name && strcmp (q->name, r->name) == 0)
             tap_fail (__FILE__, __LINE__, "two rows are --%s", r->name);
@@ -514,57 +520,92 @@ test_option_table (void)
             tap_fail (__FILE__, __LINE__, "--%s and --%s are both -%c", q->name, r->name,
                       r->short_name);
         }
-      if (r->id == UCB_OPT_HELP) /* ucb_getopt_each's, in no table of getopt's here */
-        {
-          tap_check (r->short_name == 'h' && strcmp (r->name, "help") == 0);
-          continue;
-        }
+      help = strcmp (r->name, "help") == 0; /* the last row */
       n_short += r->short_name != 0;
       /* getopt's long option is the row's, and its result leads back to the row. */
-      tap_require (lo[n_long].name != NULL);
-      tap_check_str (lo[n_long].name, r->name);
-      tap_check_int (lo[n_long].has_arg, ==, r->arg);
-      tap_check_int (ucb_run_opt_id (lo[n_long].val), ==, r->id);
+      tap_require (lo[n_opts].name != NULL);
+      tap_check_str (lo[n_opts].name, r->name);
+      tap_check_int (lo[n_opts].has_arg, ==, r->arg);
+      tap_check_int (ucb_opt_id (t, lo[n_opts].val), ==, n_opts);
       if (r->short_name)
-        tap_check_int (ucb_run_opt_id (r->short_name), ==, r->id);
-      n_long++;
+        tap_check_int (ucb_opt_id (t, r->short_name), ==, n_opts);
+      n_opts++;
     }
-  tap_check_int (n_opts, ==, UCB_RUN_N_OPTS);
-  tap_check (lo[n_long].name == NULL);
+  tap_check (help && t->rows[t->n_rows - 1].short_name == 'h');
+  tap_check (lo[n_opts].name == NULL);
+  *n_out = n_opts;
 
   /* The short-option string read as getopt reads it: each letter a row's, with its value. */
-  tap_require (s[0] == '+');
-  for (s++; *s; n_short--)
+  s = s0;
+  if (t->in_order)
+    tap_require (*s++ == '+');
+  tap_require (*s++ == ':');
+  for (; *s; n_short--)
     {
-      int id = ucb_run_opt_id (*s), colons = 0;
+      int id = ucb_opt_id (t, *s), colons = 0, k = -1;
 
-      tap_require (id >= 0 && id != UCB_OPT_HELP);
+      tap_require (id >= 0);
       for (s++; *s == ':'; s++)
         colons++;
-      for (size_t i = 0; i < ucb_run_opt_n_rows; i++)
-        if (ucb_run_opt_rows[i].name && ucb_run_opt_rows[i].id == id)
-          tap_check_int (colons, ==, (int) ucb_run_opt_rows[i].arg);
+      for (size_t i = 0; i < t->n_rows; i++)
+        if (t->rows[i].name && ++k == id)
+          tap_check_int (colons, ==, (int) t->rows[i].arg);
     }
   tap_check_int (n_short, ==, 0);
 
-  /* --help: every option on a line of its own, every heading after a blank line. */
+  /* --help: its usage line, every option shown on a line of its own (or by a TEXT row),
+   * every heading after a blank line; --options: every option, `=` after a value. */
   f = open_memstream (&usage, &len);
   tap_require (f != NULL);
-  ucb_run_usage (f);
+  ucb_opt_usage (t, f);
   fclose (f);
-  tap_check (strncmp (usage, "Usage: ucbench run ", 19) == 0);
-  for (size_t i = 0; i < ucb_run_opt_n_rows; i++)
+  f = open_memstream (&listed, &list_len);
+  tap_require (f != NULL);
+  ucb_opt_list (t, f);
+  fclose (f);
+  prefix = xasprintf ("Usage: ucbench %s", cmd);
+  tap_check (strncmp (usage, prefix, strlen (prefix)) == 0);
+  for (size_t i = 0; i < t->n_rows; i++)
     {
-      const struct ucb_run_opt_row *r = &ucb_run_opt_rows[i];
-      char *needle = r->name == NULL ? xasprintf ("\n\n%s\n", r->heading)
-                     : r->short_name ? xasprintf ("\n  -%c, --%s", r->short_name, r->name)
-                                     : xasprintf ("\n  --%s", r->name);
+      const struct ucb_opt_row *r = &t->rows[i];
+      const char *eq = r->arg == UCB_ARG_REQUIRED ? "=" : "";
+      cleanup_free char *needle
+          = r->label          ? xasprintf (r->help ? "\n  %s " : "\n\n%s\n", r->label)
+            : r->help == NULL ? xasprintf ("\n  --%s ", r->name) /* "  --to gab" */
+            : r->short_name   ? xasprintf ("\n  -%c, --%s", r->short_name, r->name)
+                              : xasprintf ("\n  --%s", r->name);
+      cleanup_free char *item = r->name ? xasprintf ("\n--%s%s\n", r->name, eq) : NULL;
 
       if (strstr (usage, needle) == NULL)
         tap_fail (__FILE__, __LINE__, "--help lacks \"%s\"", needle + 1);
-      free (needle);
+      if (item && strstr (listed, item) == NULL && strncmp (listed, item + 1, strlen (item + 1)))
+        tap_fail (__FILE__, __LINE__, "--options lacks \"%s\"", item + 1);
     }
-  free (usage);
+}
+
+/* Every command's option table; run's ids are its rows. */
+static void
+test_option_tables (void)
+{
+  static const struct
+  {
+    const char *cmd;
+    const struct ucb_opt_table *t;
+  } tables[] = {
+    { "run", &ucb_run_opts },         { "verify", &ucb_verify_opts },
+    { "compare", &ucb_compare_opts }, { "export", &ucb_export_opts },
+    { "plot", &ucb_plot_opts },       { "model", &ucb_model_opts },
+    { "list", &ucb_list_opts },       { "info", &ucb_info_opts },
+  };
+
+  for (size_t i = 0; i < UCB_ARRAY_SIZE (tables); i++)
+    {
+      size_t n = 0;
+
+      check_table (tables[i].cmd, tables[i].t, &n);
+      if (tables[i].t == &ucb_run_opts)
+        tap_check_int (n, ==, UCB_RUN_N_OPTS);
+    }
 }
 
 static const struct tap_test tests[] = {
@@ -577,8 +618,9 @@ static const struct tap_test tests[] = {
   { "defaults of a bare `run`", test_defaults },
   { "every option parsed", test_full_command_line },
   { "--help", test_help },
-  { "the option table: rows complete and unique; getopt's options and --help made from it",
-    test_option_table },
+  { "the option tables: rows complete and unique; getopt's options, --help and --options made "
+    "from them",
+    test_option_tables },
   { "bad input is a usage error naming the value", test_bad_input },
   { "CPU list parse and format", test_cpu_list_roundtrip },
   { "owner mode names round-trip", test_owner_names },

@@ -60,7 +60,8 @@ static int
 build (const char *text, struct ucb_seccomp **s, char **said, char **msg)
 {
   cleanup_free char *path = strcmp (text, "docker") ? write_profile (text) : xstrdup ("docker");
-  struct ucb_seccomp_opts o = { .profile = path, .optimize = 1, .read = ucb_seccomp_profile_read };
+  __attribute__ ((cleanup (ucb_seccomp_profile_free))) struct ucb_seccomp_profile *p = NULL;
+  struct ucb_seccomp_opts o = { .optimize = 1 };
   struct ucb_seccomp *local = NULL;
   ucb_error_t err = NULL;
   FILE *cap = tmpfile ();
@@ -70,7 +71,8 @@ build (const char *text, struct ucb_seccomp **s, char **said, char **msg)
 
   fflush (stderr);
   dup2 (fileno (cap), 2);
-  if (ucb_seccomp_build (&o, s ? s : &local, NULL, &err) < 0)
+  o.profile = ucb_seccomp_profile_read (path, &p, &err) == 0 ? p : NULL;
+  if (o.profile == NULL || ucb_seccomp_build (&o, s ? s : &local, NULL, &err) < 0)
     {
       status = err->status;
       if (msg)

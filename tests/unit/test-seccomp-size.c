@@ -25,6 +25,36 @@
 #include "cli/seccomp-profile.h"
 #include "host/seccomp-size.h"
 
+/* `file` read and made into rules at `opt`, as ucb_seccomp_build does before compiling. */
+static int
+rules_of (const char *file, int opt, void **ctx, struct ucb_seccomp_stats *st, unsigned *min,
+          ucb_error_t *err)
+{
+  __attribute__ ((cleanup (ucb_seccomp_profile_free))) struct ucb_seccomp_profile *p = NULL;
+  struct ucb_seccomp_opts o = { .optimize = opt };
+
+  *ctx = NULL;
+  memset (st, 0, sizeof *st);
+  if (ucb_seccomp_profile_read (file, &p, err) < 0)
+    return -1;
+  o.profile = p;
+  return ucb_seccomp_rules (&o, opt, ctx, st, min, err);
+}
+
+/* `file` read and built, as a run does. */
+static int
+build_file (const char *file, struct ucb_seccomp **s, struct ucb_seccomp_stats *st,
+            ucb_error_t *err)
+{
+  __attribute__ ((cleanup (ucb_seccomp_profile_free))) struct ucb_seccomp_profile *p = NULL;
+  struct ucb_seccomp_opts o = { .optimize = 1 };
+
+  if (ucb_seccomp_profile_read (file, &p, err) < 0)
+    return -1;
+  o.profile = p;
+  return ucb_seccomp_build (&o, s, st, err);
+}
+
 static char path[64];
 
 static void
@@ -142,8 +172,6 @@ low_jumps (const struct sock_filter *prog, unsigned len)
 static int
 sizes (json_t *doc, int opt, unsigned *min, unsigned *len, unsigned *lo)
 {
-  struct ucb_seccomp_opts o
-      = { .profile = path, .optimize = opt, .read = ucb_seccomp_profile_read };
   struct ucb_seccomp_stats st;
   struct sock_filter *prog = NULL;
   ucb_error_t err = NULL;
@@ -154,7 +182,7 @@ sizes (json_t *doc, int opt, unsigned *min, unsigned *len, unsigned *lo)
   if (json_dump_file (doc, path, 0) < 0)
     abort ();
   json_decref (doc);
-  rc = ucb_seccomp_profile_read (&o, opt, &ctx, &st, min, &err);
+  rc = rules_of (path, opt, &ctx, &st, min, &err);
   if (rc == 0)
     rc = ucb_seccomp_compile (ctx, &prog, len, &err);
   if (rc == 0 && lo)
@@ -423,8 +451,6 @@ test_random_multi (void)
 static void
 test_docker (void)
 {
-  struct ucb_seccomp_opts o
-      = { .profile = "docker", .optimize = 1, .read = ucb_seccomp_profile_read };
   struct ucb_seccomp_stats st;
   struct sock_filter *prog = NULL;
   ucb_error_t err = NULL;
@@ -433,8 +459,7 @@ test_docker (void)
 
   for (int opt = 1; opt <= 2; opt++)
     {
-      o.optimize = opt;
-      tap_check_int (ucb_seccomp_profile_read (&o, opt, &ctx, &st, &min, &err), ==, 0);
+      tap_check_int (rules_of ("docker", opt, &ctx, &st, &min, &err), ==, 0);
       tap_check_int (ucb_seccomp_compile (ctx, &prog, &len, &err), ==, 0);
       printf ("# docker opt %d: at least %u, compiled %u with %u low-word jumps\n", opt, min, len,
               low_jumps (prog, len));
@@ -467,8 +492,6 @@ test_limit (void)
   for (size_t k = 0; k < UCB_ARRAY_SIZE (cases); k++)
     {
       json_t *doc = profile ("SCMP_ACT_ALLOW");
-      struct ucb_seccomp_opts o
-          = { .profile = path, .optimize = 1, .read = ucb_seccomp_profile_read };
       struct ucb_seccomp_stats st;
       struct ucb_seccomp *s = NULL;
       ucb_error_t err = NULL;
@@ -483,8 +506,7 @@ test_limit (void)
         }
       (void) sizes (json_incref (doc), 1, &min, &len, NULL); /* writes the file */
       json_decref (doc);
-      tap_check_int (ucb_seccomp_build (&o, &s, &st, &err) < 0 ? err->status : 0, ==,
-                     cases[k].status);
+      tap_check_int (build_file (path, &s, &st, &err) < 0 ? err->status : 0, ==, cases[k].status);
       if (cases[k].said)
         {
           tap_check (err && strstr (err->msg, cases[k].said) && strstr (err->msg, path)
@@ -505,7 +527,6 @@ test_two (void)
 {
   static const char *const calls[] = { "syslog", "acct",    "sethostname", "setdomainname",
                                        "swapon", "swapoff", "quotactl",    "pivot_root" };
-  struct ucb_seccomp_opts o = { .profile = path, .optimize = 1, .read = ucb_seccomp_profile_read };
   json_t *doc = profile ("SCMP_ACT_ALLOW");
   struct ucb_seccomp_stats st;
   struct ucb_seccomp *s = NULL;
@@ -521,13 +542,13 @@ test_two (void)
   make_path ();
   tap_require (json_dump_file (doc, path, 0) == 0);
   json_decref (doc);
-  tap_require (ucb_seccomp_profile_read (&o, 1, &ctx, &st, &min, &err) == 0);
+  tap_require (rules_of (path, 1, &ctx, &st, &min, &err) == 0);
   seccomp_release (ctx);
   printf ("# 2500 rules of two comparisons over 8 calls: at least %u\n", min);
   tap_check_int (min, ==, 5000);
   tap_require (min > 4096); /* else the build below compiles them, for a minute */
   clock_gettime (CLOCK_MONOTONIC, &t0);
-  tap_check_int (ucb_seccomp_build (&o, &s, &st, &err) < 0 ? err->status : 0, ==, UCB_EXIT_USAGE);
+  tap_check_int (build_file (path, &s, &st, &err) < 0 ? err->status : 0, ==, UCB_EXIT_USAGE);
   clock_gettime (CLOCK_MONOTONIC, &t1);
   tap_check (err && strstr (err->msg, "its rules need at least 5000 BPF instructions"));
   printf ("# %s (%.2f s)\n", err ? err->msg : "(built)",

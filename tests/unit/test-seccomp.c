@@ -27,6 +27,24 @@ static const int docker_caps[] = {
   CAP_KILL,    CAP_AUDIT_WRITE,
 };
 
+/* Read `path` ("docker": the embedded one) and build it, as a run does (cli/cmd-run.c reads,
+ * engine/runtime.c builds); `st` zeroed either way. */
+static int
+build_path (const char *path, int opt, const int *caps, size_t ncaps, struct ucb_seccomp **s,
+            struct ucb_seccomp_stats *st, ucb_error_t *err)
+{
+  __attribute__ ((cleanup (ucb_seccomp_profile_free))) struct ucb_seccomp_profile *p = NULL;
+  struct ucb_seccomp_opts o = { .optimize = opt, .caps = caps, .ncaps = ncaps };
+
+  *s = NULL;
+  if (st)
+    memset (st, 0, sizeof *st);
+  if (ucb_seccomp_profile_read (path, &p, err) < 0)
+    return -1;
+  o.profile = p;
+  return ucb_seccomp_build (&o, s, st, err);
+}
+
 #ifdef HAVE_SECCOMP
 
 #ifndef SYS_clone3
@@ -74,14 +92,11 @@ build_text (const char *text, const int *caps, size_t ncaps, struct ucb_seccomp_
             char **msg)
 {
   cleanup_free char *path = write_profile ("profile.json", text);
-  struct ucb_seccomp_opts o = {
-    .profile = path, .optimize = 1, .caps = caps, .ncaps = ncaps, .read = ucb_seccomp_profile_read
-  };
   struct ucb_seccomp *s = NULL;
   ucb_error_t err = NULL;
   int status = 0;
 
-  if (ucb_seccomp_build (&o, &s, st, &err) < 0)
+  if (build_path (path, 1, caps, ncaps, &s, st, &err) < 0)
     {
       status = err->status;
       if (msg)
@@ -239,14 +254,9 @@ static int
 build_docker (const int *caps, size_t ncaps, int opt, struct ucb_seccomp **s,
               struct ucb_seccomp_stats *st)
 {
-  struct ucb_seccomp_opts o = { .profile = "docker",
-                                .optimize = opt,
-                                .caps = caps,
-                                .ncaps = ncaps,
-                                .read = ucb_seccomp_profile_read };
   ucb_error_t err = NULL;
 
-  if (ucb_seccomp_build (&o, s, st, &err) < 0)
+  if (build_path ("docker", opt, caps, ncaps, s, st, &err) < 0)
     {
       printf ("# %s\n", err->msg);
       ucb_error_free (&err);
@@ -365,13 +375,12 @@ static void
 test_allowlist (void)
 {
   cleanup_free char *path = write_profile ("allow.json", allowlist);
-  struct ucb_seccomp_opts o = { .profile = path, .optimize = 1, .read = ucb_seccomp_profile_read };
   struct ucb_seccomp *s = NULL;
   struct ucb_seccomp_stats st;
   ucb_error_t err = NULL;
   struct probe p;
 
-  tap_check_int (ucb_seccomp_build (&o, &s, &st, &err), ==, 0);
+  tap_check_int (build_path (path, 1, NULL, 0, &s, &st, &err), ==, 0);
   unlink (path);
   if (s == NULL)
     {
@@ -640,38 +649,102 @@ test_bad_profiles (void)
 static void
 test_bad_files (void)
 {
-  struct ucb_seccomp_opts o
-      = { .profile = "/nonexistent/ucb/profile.json", .read = ucb_seccomp_profile_read };
+  struct ucb_seccomp_opts o = { .optimize = 1 };
   struct ucb_seccomp *s = NULL;
   ucb_error_t err = NULL;
   cleanup_free char *dummy = write_profile ("dummy.json", "{}");
 
-  tap_check_int (ucb_seccomp_build (&o, &s, NULL, &err), <, 0);
+  tap_check_int (build_path ("/nonexistent/ucb/profile.json", 1, NULL, 0, &s, NULL, &err), <, 0);
   tap_check (s == NULL);
   tap_check (err && err->status == UCB_EXIT_USAGE);
   tap_check (err && strstr (err->msg, "`/nonexistent/ucb/profile.json`: No such file") != NULL);
   ucb_error_free (&err);
 
-  o.profile = tmpdir; /* a directory */
-  tap_check_int (ucb_seccomp_build (&o, &s, NULL, &err), <, 0);
+  tap_check_int (build_path (tmpdir, 1, NULL, 0, &s, NULL, &err), <, 0); /* a directory */
   tap_check (err && err->status == UCB_EXIT_USAGE && strstr (err->msg, "is a directory"));
   ucb_error_free (&err);
   unlink (dummy);
 
-  o.profile = "docker";
-  o.optimize = 3;
-  tap_check_int (ucb_seccomp_build (&o, &s, NULL, &err), <, 0);
+  tap_check_int (build_path ("docker", 3, NULL, 0, &s, NULL, &err), <, 0);
   tap_check (err && err->status == UCB_EXIT_USAGE && strstr (err->msg, "expected 1 or 2"));
   ucb_error_free (&err);
 
-  o.optimize = 1;
-  o.read = NULL; /* the caller hands the reader down: without one, ucbench is wrong, not the user */
+  /* The caller reads the profile: without one, ucbench is wrong, not the user. */
   tap_check_int (ucb_seccomp_build (&o, &s, NULL, &err), <, 0);
   tap_check (s == NULL);
   tap_check (err && err->status == UCB_EXIT_FAILURE
-             && strcmp (err->msg, "internal: seccomp profile `docker`: no profile reader given")
-                    == 0);
+             && strcmp (err->msg, "internal: no seccomp profile given") == 0);
   ucb_error_free (&err);
+}
+
+/* The CLI reads the JSON into the C form, as written (which apply is the build's). */
+static void
+test_read_form (void)
+{
+  cleanup_free char *path = write_profile (
+      "form.json",
+      "{\"defaultAction\": \"SCMP_ACT_ERRNO\", \"defaultErrnoRet\": 38, \"archMap\": "
+      "[{\"architecture\": \"SCMP_ARCH_X86_64\", \"subArchitectures\": [\"SCMP_ARCH_X86\"]}],"
+      " \"syscalls\": [{\"name\": \"acct\", \"action\": \"SCMP_ACT_TRACE\", \"errnoRet\": 9,"
+      " \"args\": [{\"index\": 1, \"value\": 3, \"valueTwo\": 2, \"op\": \"SCMP_CMP_MASKED_EQ\"}],"
+      " \"includes\": {\"caps\": [\"CAP_SYS_ADMIN\"], \"arches\": [\"amd64\"], \"minKernel\": "
+      "\"4.8\"}}]}");
+  __attribute__ ((cleanup (ucb_seccomp_profile_free))) struct ucb_seccomp_profile *p = NULL;
+  const struct ucb_seccomp_entry *e;
+  ucb_error_t err = NULL;
+
+  tap_require (ucb_seccomp_profile_read (path, &p, &err) == 0);
+  unlink (path);
+  tap_check_str (p->file, path);
+  tap_check (p->def.act == UCB_SCMP_ERRNO && p->def.e == 38);
+  tap_check_int (p->nmap, ==, 1);
+  tap_check_str (ucb_seccomp_arches[p->map[0].arch], "SCMP_ARCH_X86_64");
+  tap_check (p->map[0].nsubs == 1
+             && strcmp (ucb_seccomp_arches[p->map[0].subs[0]], "SCMP_ARCH_X86") == 0);
+  tap_check_int (p->narches, ==, 0);
+  tap_require (p->ncalls == 1);
+  e = &p->calls[0];
+  tap_check (e->single && e->nnames == 1 && strcmp (e->names[0], "acct") == 0);
+  tap_check (e->action.act == UCB_SCMP_TRACE && e->action.e == 9);
+  tap_require (e->nargs == 1);
+  tap_check (e->args[0].index == 1 && e->args[0].value == 3 && e->args[0].two == 2);
+  tap_check_str (ucb_seccomp_cmps[e->args[0].op], "SCMP_CMP_MASKED_EQ");
+  tap_check (e->inc.ncaps == 1 && strcmp (e->inc.caps[0], "CAP_SYS_ADMIN") == 0);
+  tap_check (e->inc.narches == 1
+             && strcmp (ucb_seccomp_arches[e->inc.arches[0]], "SCMP_ARCH_X86_64") == 0);
+  tap_check (e->inc.kmaj == 4 && e->inc.kmin == 8);
+  tap_check (e->exc.ncaps == 0 && e->exc.narches == 0 && e->exc.kmaj == 0);
+}
+
+/* The host compiles the C form alone: no JSON, no reader handed down. */
+static void
+test_build_form (void)
+{
+  char *names[] = { (char *) "acct", (char *) "ucb_no_such_syscall" };
+  struct ucb_seccomp_arg eq7 = { .index = 0, .op = 4 /* SCMP_CMP_EQ */, .value = 7 };
+  struct ucb_seccomp_entry calls[] = {
+    { .names = names, .nnames = 2, .action = { UCB_SCMP_ERRNO, 1 }, .args = &eq7, .nargs = 1 },
+    /* excluded on every kernel ucbench runs on */
+    { .names = names,
+      .nnames = 1,
+      .action = { UCB_SCMP_KILL_PROCESS, 0 },
+      .exc = { .kmaj = 2, .kmin = 6 } },
+  };
+  struct ucb_seccomp_profile p = { .file = (char *) "/c/form", .calls = calls, .ncalls = 2 };
+  struct ucb_seccomp_opts o = { .profile = &p, .optimize = 1 };
+  struct ucb_seccomp *s = NULL;
+  struct ucb_seccomp_stats st;
+  ucb_error_t err = NULL;
+
+  tap_check_int (ucb_seccomp_build (&o, &s, &st, &err), ==, 0);
+  tap_check (s != NULL);
+  tap_check_str (st.profile, "form");
+  tap_check_str (st.default_action, "SCMP_ACT_ALLOW");
+  tap_check (st.entries == 2 && st.entries_used == 1 && st.entries_skipped == 1);
+  tap_check (st.names == 2 && st.names_unknown == 1 && st.rules == 1);
+  tap_check_int (st.bpf_insns, >, 0);
+  ucb_error_free (&err);
+  ucb_seccomp_free (&s);
 }
 
 static void
@@ -711,7 +784,9 @@ static const struct tap_test tests[] = {
   { "includes/excludes: caps, arches, minKernel", test_conditions },
   { "rules: split same-index args, every action, old format", test_rules },
   { "bad profiles: usage error naming file and JSON location", test_bad_profiles },
-  { "bad files and options: usage errors; no reader: an internal error", test_bad_files },
+  { "bad files and options: usage errors; no profile: an internal error", test_bad_files },
+  { "the C form: read from JSON as written", test_read_form },
+  { "the C form: built without JSON", test_build_form },
   { "stats as JSON: every field", test_stats_json },
 };
 
@@ -720,19 +795,18 @@ static const struct tap_test tests[] = {
 static void
 test_without_libseccomp (void)
 {
-  struct ucb_seccomp_opts o
-      = { .profile = "docker", .caps = docker_caps, .ncaps = UCB_ARRAY_SIZE (docker_caps) };
   struct ucb_seccomp *s = NULL;
   struct ucb_seccomp_stats st;
   ucb_error_t err = NULL;
   uint64_t ns;
   json_t *j;
 
-  tap_check_int (ucb_seccomp_build (&o, &s, &st, &err), <, 0);
+  tap_check_int (build_path ("docker", 1, docker_caps, UCB_ARRAY_SIZE (docker_caps), &s, &st, &err),
+                 <, 0);
   tap_check (s == NULL);
   tap_check (err
-             && strstr (err->msg, "built without libseccomp: reconfigure with libseccomp-dev "
-                                  "installed"));
+             && strstr (err->msg, "seccomp profile `docker`: built without libseccomp: reconfigure "
+                                  "with libseccomp-dev installed"));
   ucb_error_free (&err);
   tap_check_int (ucb_seccomp_load (s, &ns, &err), <, 0);
   ucb_error_free (&err);

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "../tap.h"
-#include "report/export.h"
+#include "report/export/export.h"
 
 static const struct ucb_tap_case cases[] = {
   { "ULIM-01", "alpha", "pass", "", NULL, NULL },

@@ -121,8 +121,6 @@ int ucb_cg2_create (const struct ucb_cg_hier *h, const char *rel, const struct u
  * run still there leaves later); then, with `leave`, the calling process back from the LEAF
  * entry's leaf into X (*out: it is not in a leaf).  How many could not be done. */
 int ucb_cg2_release (const struct ucb_cg_journal *j, bool leave, bool *out);
-/* "-ctrl" to dir/cgroup.subtree_control; 0, or -1 with errno (ENOENT: dir is gone). */
-int ucb_cg2_disable (const char *dir, const char *ctrl);
 /* Move the calling process (ucbench, or the janitor) from its leaf back into X; it fails
  * while X still has controllers.  Nothing to do for NULL.  0 or -1 with errno. */
 int ucb_cg2_leave_leaf (const char *x);

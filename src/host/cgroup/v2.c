@@ -236,8 +236,9 @@ ucb_cg2_create (const struct ucb_cg_hier *h, const char *rel, const struct ucb_c
   return 0;
 }
 
-int
-ucb_cg2_disable (const char *dir, const char *ctrl)
+/* "-ctrl" to dir/cgroup.subtree_control; 0, or -1 with errno (ENOENT: dir is gone). */
+static int
+cg2_disable (const char *dir, const char *ctrl)
 {
   char cmd[72];
 
@@ -254,7 +255,7 @@ release_one (const struct ucb_cg_jentry *e)
   /* No longer listed: a run before us disabled it (or it was never made). */
   if (shared && ucb_cg2_recorded (e->path, e->ctrl) != 1)
     return 0;
-  if (ucb_cg2_disable (e->path, e->ctrl) == 0)
+  if (cg2_disable (e->path, e->ctrl) == 0)
     return shared && ucb_cg2_record (e->path, e->ctrl, false) < 0 && errno != ENOENT ? -1 : 0;
   /* EBUSY: a group below still has it, another run's (the last one out disables it) or
    * someone else's; ENOENT: the group is gone. */

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* list.h - every verify case, once, in ID order (docs/verify.md: a section for
- * each hand-written case, one per property for the generic cells);
- * ULIM-12 and ULIM-21 ... ULIM-87 are the generic matrix cells of cases/matrix-cells.c (ULIM-07
- * is gone: its cells are ULIM-21, 22 and 25's, and verify.c lets its id select them). */
+/* list.h - every hand-written verify case, once (docs/verify.md: a section for each); verify.c
+ * adds the generic cells of cases/matrix-cells.c (ULIM-12, ULIM-21 ... ULIM-87) and sorts by id.
+ * ULIM-07 is gone: its cells are ULIM-21, 22 and 25's, and verify.c lets its id select them. */
 #define UCB_VCASES(X)                                                                              \
   X (ulim01)                                                                                       \
   X (ulim02)                                                                                       \
@@ -14,7 +13,6 @@
   X (ulim09)                                                                                       \
   X (ulim10)                                                                                       \
   X (ulim11)                                                                                       \
-  X (ulim12)                                                                                       \
   X (ulim13)                                                                                       \
   X (ulim14)                                                                                       \
   X (ulim15)                                                                                       \
@@ -22,71 +20,4 @@
   X (ulim17)                                                                                       \
   X (ulim18)                                                                                       \
   X (ulim19)                                                                                       \
-  X (ulim20)                                                                                       \
-  X (ulim21)                                                                                       \
-  X (ulim22)                                                                                       \
-  X (ulim23)                                                                                       \
-  X (ulim24)                                                                                       \
-  X (ulim25)                                                                                       \
-  X (ulim26)                                                                                       \
-  X (ulim27)                                                                                       \
-  X (ulim28)                                                                                       \
-  X (ulim29)                                                                                       \
-  X (ulim30)                                                                                       \
-  X (ulim31)                                                                                       \
-  X (ulim32)                                                                                       \
-  X (ulim33)                                                                                       \
-  X (ulim34)                                                                                       \
-  X (ulim35)                                                                                       \
-  X (ulim36)                                                                                       \
-  X (ulim37)                                                                                       \
-  X (ulim38)                                                                                       \
-  X (ulim39)                                                                                       \
-  X (ulim40)                                                                                       \
-  X (ulim41)                                                                                       \
-  X (ulim42)                                                                                       \
-  X (ulim43)                                                                                       \
-  X (ulim44)                                                                                       \
-  X (ulim45)                                                                                       \
-  X (ulim46)                                                                                       \
-  X (ulim47)                                                                                       \
-  X (ulim48)                                                                                       \
-  X (ulim49)                                                                                       \
-  X (ulim50)                                                                                       \
-  X (ulim51)                                                                                       \
-  X (ulim52)                                                                                       \
-  X (ulim53)                                                                                       \
-  X (ulim54)                                                                                       \
-  X (ulim55)                                                                                       \
-  X (ulim56)                                                                                       \
-  X (ulim57)                                                                                       \
-  X (ulim58)                                                                                       \
-  X (ulim59)                                                                                       \
-  X (ulim60)                                                                                       \
-  X (ulim61)                                                                                       \
-  X (ulim62)                                                                                       \
-  X (ulim63)                                                                                       \
-  X (ulim64)                                                                                       \
-  X (ulim65)                                                                                       \
-  X (ulim66)                                                                                       \
-  X (ulim67)                                                                                       \
-  X (ulim68)                                                                                       \
-  X (ulim69)                                                                                       \
-  X (ulim70)                                                                                       \
-  X (ulim71)                                                                                       \
-  X (ulim72)                                                                                       \
-  X (ulim73)                                                                                       \
-  X (ulim74)                                                                                       \
-  X (ulim75)                                                                                       \
-  X (ulim76)                                                                                       \
-  X (ulim77)                                                                                       \
-  X (ulim78)                                                                                       \
-  X (ulim79)                                                                                       \
-  X (ulim80)                                                                                       \
-  X (ulim81)                                                                                       \
-  X (ulim82)                                                                                       \
-  X (ulim83)                                                                                       \
-  X (ulim84)                                                                                       \
-  X (ulim85)                                                                                       \
-  X (ulim86)                                                                                       \
-  X (ulim87)
+  X (ulim20)

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* plot-contrast.h - the owner contrast in `ucbench plot`: per workload with a pair, a chart of
+/* contrast.h - the owner contrast in `ucbench plot`: per workload with a pair, a chart of
  * the ratio shared/distinct against the container count (bars: its 95 % interval; dashed: 1),
  * a line per depth/tasks/mode and file; in the HTML report also a table with the verdicts. */
 #ifndef UCB_PLOT_CONTRAST_H

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* plot-usl.c - the model's chart: per series, per-container ops/s against N on a log2 axis:
+/* plot.c - the model's chart: per series, per-container ops/s against N on a log2 axis:
  * every repeat used (dots) and left out (hollow), the fitted curve, the 95 % band of the curve
  * (the profile interval at each N drawn), the predictions with their intervals.  The axes are
  * drawn here (svg.c's charts have categories, not a continuous N). */
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 
 #include "core/util.h"
-#include "report/plot-usl.h"
+#include "report/model/parts.h"
 #include "report/svg.h"
 
 #define LEFT 80.0

@@ -18,8 +18,8 @@
 #include "report/flags.h"
 #include "report/model.h"
 #include "report/output.h"
-#include "report/plot-contrast.h"
-#include "report/plot.h"
+#include "report/plot/contrast.h"
+#include "report/plot/plot.h"
 #include "report/svg.h"
 
 #define BARS_NOTE "markers: median over repeats; bars: min-max of per-interval per-container ops/s"
@@ -294,7 +294,7 @@ collect_notes (const struct input *in, size_t n_in, size_t *n)
   return out;
 }
 
-/* The owner contrast of the inputs (report/plot-contrast.h): free it. */
+/* The owner contrast of the inputs (report/plot/contrast.h): free it. */
 static struct ucb_plot_contrast *
 contrast_of (const struct input *in, size_t n_in)
 {

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* export-verify.c - verify verdicts as JUnit XML and KTAP, for `ucbench export` and
+/* verdicts.c - verify verdicts as JUnit XML and KTAP, for `ucbench export` and
  * `ucbench verify --format junit`, and the TAP/KTAP walker that `ucbench verify` shares; the
  * case text that every verify exporter shows. */
 #include "config.h"
@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "core/util.h"
-#include "report/export.h"
+#include "report/export/exporter.h"
 #include "report/model.h"
 
 static double
@@ -107,12 +107,14 @@ ucb_export_case_string (const struct ucb_doc *d, size_t i)
 
 static void junit_case (FILE *f, const struct ucb_doc *d, size_t i);
 
-void
-ucb_export_junit_doc (FILE *f, const struct ucb_doc *d)
+/* `fl`: unused (no flags in a verify document). */
+static void
+junit_doc (FILE *f, const struct ucb_doc *d, const struct ucb_flags *fl)
 {
   unsigned fail = 0, error = 0, skip = 0;
   double t = 0;
 
+  (void) fl;
   for (size_t i = 0; i < d->n_cases; i++)
     {
       const char *el = ucb_verdict_row (d->cases[i].status)->junit;
@@ -269,12 +271,13 @@ ktap_diagnostics (FILE *f, const void *ctx, size_t i)
     }
 }
 
-void
-ucb_export_ktap_doc (FILE *f, const struct ucb_doc *d)
+static void
+ktap_doc (FILE *f, const struct ucb_doc *d, const struct ucb_flags *fl)
 {
   cleanup_free struct ucb_tap_case *cases = xcalloc (d->n_cases + 1, sizeof *cases);
   const struct ucb_tap_hooks hooks = { ktap_diagnostics, NULL, d };
 
+  (void) fl;
   for (size_t i = 0; i < d->n_cases; i++)
     {
       const struct ucb_doc_case *c = &d->cases[i];
@@ -286,13 +289,14 @@ ucb_export_ktap_doc (FILE *f, const struct ucb_doc *d)
 
 /* `write` over a document that ucbench has just built. */
 static void
-export_built (FILE *f, json_t *doc, void (*write) (FILE *, const struct ucb_doc *))
+export_built (FILE *f, json_t *doc,
+              void (*write) (FILE *, const struct ucb_doc *, const struct ucb_flags *))
 {
   struct ucb_doc d;
 
   if (ucb_doc_built (doc, &d))
     {
-      write (f, &d);
+      write (f, &d, NULL);
       ucb_doc_free (&d);
     }
 }
@@ -300,5 +304,8 @@ export_built (FILE *f, json_t *doc, void (*write) (FILE *, const struct ucb_doc 
 void
 ucb_export_junit (FILE *f, json_t *doc)
 {
-  export_built (f, doc, ucb_export_junit_doc);
+  export_built (f, doc, junit_doc);
 }
+
+const struct ucb_exporter ucb_exporter_junit = { .kinds = UCB_DOC_VERIFY, .text = junit_doc };
+const struct ucb_exporter ucb_exporter_ktap = { .kinds = UCB_DOC_VERIFY, .text = ktap_doc };

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* export-lava.c - `ucbench export --to lava`: the LAVA calls that report a document, one a
+/* lava.c - `ucbench export --to lava`: the LAVA calls that report a document, one a
  * line, as examples/lava/lava-report.py makes them (it prints them with --dry-run):
  *
  *   lava-test-case verify.ULIM-01 --result pass           (a case: its worst status over --repeat)
@@ -20,7 +20,7 @@
 
 #include "core/stats.h"
 #include "core/util.h"
-#include "report/export.h"
+#include "report/export/exporter.h"
 #include "report/meanings.h"
 #include "report/model.h"
 
@@ -156,8 +156,8 @@ point_cases (FILE *f, const struct ucb_doc *d, const struct ucb_doc_point *p,
     }
 }
 
-void
-ucb_export_lava (FILE *f, const struct ucb_doc *d, const struct ucb_flags *flags)
+static void
+lava_text (FILE *f, const struct ucb_doc *d, const struct ucb_flags *flags)
 {
   cleanup_free bool *seen = xcalloc (d->n_groups + 1, sizeof *seen);
 
@@ -169,3 +169,5 @@ ucb_export_lava (FILE *f, const struct ucb_doc *d, const struct ucb_flags *flags
         point_cases (f, d, &d->points[i], &flags[d->points[i].group]);
       }
 }
+
+const struct ucb_exporter ucb_exporter_lava = { .kinds = UCB_DOC_ANY, .text = lava_text };

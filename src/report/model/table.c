@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* model-table.c - `ucbench model`'s input (model-table.h): a document, or the user's own
+/* table.c - `ucbench model`'s input (table.h): a document, or the user's own
  * numbers as a document in memory.  A user of will-it-scale or of a benchmark of their own has a
  * column of numbers, not a ucbench run; the fit needs only (N, per-container ops/s) pairs, so a
  * table is read into the points the fit takes from a document, and nothing downstream knows the
@@ -21,7 +21,8 @@
 
 #include "core/util.h"
 #include "report/doc-file.h"
-#include "report/model-table.h"
+#include "report/model/parts.h"
+#include "report/usl-doc.h"
 
 /* Far above any container count, and a double holds every N up to it exactly. */
 #define MAX_N 1000000000ull

@@ -14,11 +14,9 @@
 #include "core/json-util.h"
 #include "core/stats.h"
 #include "core/util.h"
-#include "report/compare-diff.h"
+#include "report/compare/parts.h"
 #include "report/compare-stats.h"
-#include "report/compare-text.h"
-#include "report/compare-usl.h"
-#include "report/compare.h"
+#include "report/compare/compare.h"
 #include "report/doc-file.h"
 #include "report/model.h"
 
@@ -52,20 +50,6 @@ struct params
   double thr, drift;
   bool canary;           /* the ratios are of canary-normalised values (--normalize canary) */
   const char *no_canary; /* --normalize canary asked, but this document lacks a canary */
-};
-
-/* One row of the table, before the family's adjustment.  `from_contended`: too few repeats
- * were left once the contended ones were left out, so the estimates (and medians) shown are
- * those of every repeat, and decide nothing. */
-struct row
-{
-  const struct ucb_doc_point *r;
-  struct ucb_cmp_test t; /* its estimates, as a test of the table's family */
-  bool invocation;
-  double med_b, med_h, cpu_b, cpu_h, cv_b, cv_h;
-  double gm_b, gm_h; /* the geometric means the ratio is of (geomeans()) */
-  size_t used_b, left_b, used_h, left_h;
-  char flags_b[2 * UCB_POINT_FLAGS_MAX], flags_h[2 * UCB_POINT_FLAGS_MAX];
 };
 
 static void
@@ -205,7 +189,8 @@ geomean (const double *l, size_t n, double shift)
  * both sides are scaled back by base's mean log canary, which keeps them in ops/s: base's is
  * then its own geometric mean as measured, head's its ops/s at base's host speed. */
 static void
-geomeans (const struct gathered *b, const struct gathered *h, bool invocation, struct row *w)
+geomeans (const struct gathered *b, const struct gathered *h, bool invocation,
+          struct ucb_cmp_row *w)
 {
   double shift;
 
@@ -227,7 +212,7 @@ geomeans (const struct gathered *b, const struct gathered *h, bool invocation, s
  * both sides have at least two with a usable repeat of it, else the repeat. */
 static void
 estimate (const struct gathered *b, const struct gathered *h, const struct params *pa,
-          struct row *w)
+          struct ucb_cmp_row *w)
 {
   w->invocation = b->n_ops_doc >= 2 && h->n_ops_doc >= 2;
   if (w->invocation)
@@ -256,13 +241,13 @@ estimate (const struct gathered *b, const struct gathered *h, const struct param
  * (contended), its p-values NaN. */
 static void
 make_row (const struct side *base, const struct side *head, const struct ucb_doc_point *r,
-          const struct params *pa, struct row *w)
+          const struct params *pa, struct ucb_cmp_row *w)
 {
   struct gathered b, h;
 
   gather (base, r, false, &b);
   gather (head, r, false, &h);
-  *w = (struct row){ .r = r };
+  *w = (struct ucb_cmp_row){ .r = r };
   estimate (&b, &h, pa, w);
   w->t.contended = b.left_out || h.left_out;
   w->used_b = b.used;
@@ -292,46 +277,6 @@ point_key (const struct ucb_doc_point *p)
                     p->tasks, p->mode);
 }
 
-/* One points[] entry: row `w` with its adjusted p-values, its verdict and what would settle it. */
-static json_t *
-row_json (const struct row *w, double adj_b, double adj_i, enum ucb_cmp_verdict v, size_t needed)
-{
-  json_t *o = ucb_json_obj (), *sb, *sh;
-  const struct ucb_doc_point *r = w->r;
-
-  ucb_json_set (o, "workload", ucb_json_str (r->workload));
-  ucb_json_set (o, "containers", ucb_json_int (r->containers));
-  ucb_json_set (o, "owner", ucb_json_str (r->owner));
-  ucb_json_set (o, "depth", ucb_json_int (r->depth));
-  ucb_json_set (o, "tasks", ucb_json_int (r->tasks));
-  ucb_json_set (o, "mode", ucb_json_str (r->mode));
-  sb = ucb_cmp_side_json (w->med_b, w->cpu_b, w->cv_b, w->used_b, w->left_b, w->flags_b);
-  sh = ucb_cmp_side_json (w->med_h, w->cpu_h, w->cv_h, w->used_h, w->left_h, w->flags_h);
-  ucb_json_set (sb, "geomean_ops_per_s", ucb_json_real (w->gm_b));
-  ucb_json_set (sh, "geomean_ops_per_s", ucb_json_real (w->gm_h));
-  ucb_json_set (o, "base", sb);
-  ucb_json_set (o, "head", sh);
-  ucb_json_set (o, "unit", ucb_json_str (w->invocation ? "document" : "repeat"));
-  ucb_json_set (o, "n_base", ucb_json_int ((long long) w->t.ops.nb));
-  ucb_json_set (o, "n_head", ucb_json_int ((long long) w->t.ops.nh));
-  ucb_json_set (o, "ratio", ucb_json_real (w->t.ops.ratio));
-  ucb_json_set (o, "ci_low", ucb_json_real (w->t.ops.lo));
-  ucb_json_set (o, "ci_high", ucb_json_real (w->t.ops.hi));
-  ucb_json_set (o, "ratio_from_contended", json_boolean (w->t.from_contended));
-  ucb_json_set (o, "change_pct", ucb_json_real (100 * (w->t.ops.ratio - 1)));
-  ucb_json_set (o, "df", ucb_json_real (w->t.ops.df));
-  ucb_json_set (o, "p_beyond", ucb_json_real (w->t.ops.p_beyond));
-  ucb_json_set (o, "p_beyond_adj", ucb_json_real (adj_b));
-  ucb_json_set (o, "p_inside", ucb_json_real (w->t.ops.p_inside));
-  ucb_json_set (o, "p_inside_adj", ucb_json_real (adj_i));
-  ucb_json_set (o, "cpu_ns_per_op", ucb_cmp_ratio_json (&w->t.cpu));
-  ucb_json_set (o, "verdict", ucb_json_str (ucb_cmp_verdict_name (v)));
-  ucb_json_set (o, "needed", needed ? ucb_json_int ((long long) needed) : NULL);
-  ucb_json_set (o, "needed_unit",
-                ucb_json_str (w->invocation || w->t.ops.drift > 0 ? "document" : "repeat"));
-  return o;
-}
-
 /* Whether any document of `s` has point `p` measured. */
 static bool
 side_has (const struct side *s, const struct ucb_doc_point *p)
@@ -358,37 +303,28 @@ first_of_side (const struct side *s, size_t k, size_t i, bool *seen)
   return !side_has (&before, p);
 }
 
-/* The rows: the points measured on both sides, in head order. */
-static struct row *
-make_rows (const struct side *base, const struct side *head, const struct params *pa, size_t *n)
+/* The rows: the points measured on both sides, in head order, with their verdicts: Holm over
+ * the table's ops/s tests. */
+static void
+compare_points (const struct side *base, const struct side *head, const struct params *pa,
+                struct ucb_cmp_result *res)
 {
-  size_t cap = 1;
-  struct row *rows;
+  size_t n = 0, cap = 1;
+  struct ucb_cmp_row *rows;
 
   for (size_t k = 0; k < head->n; k++)
     cap += head->docs[k].n_points;
-  rows = xcalloc (cap, sizeof *rows);
-  *n = 0;
+  rows = res->rows = xcalloc (cap, sizeof *rows);
   for (size_t k = 0; k < head->n; k++)
     {
       const struct ucb_doc *d = &head->docs[k];
       cleanup_free bool *seen = xcalloc (d->n_groups + 1, sizeof *seen);
       for (size_t i = 0; i < d->n_points; i++)
         if (first_of_side (head, k, i, seen) && side_has (base, &d->points[i]))
-          make_row (base, head, &d->points[i], pa, &rows[(*n)++]);
+          make_row (base, head, &d->points[i], pa, &rows[n++]);
     }
-  return rows;
-}
+  res->n_rows = n;
 
-/* The points[] array: Holm over the table's ops/s tests, then each verdict.  `units` gets
- * whether any row's unit was a repeat (the one-invocation caveat). */
-static json_t *
-compare_points (const struct side *base, const struct side *head, const struct params *pa,
-                size_t *regressions, bool *repeat_unit)
-{
-  json_t *points = ucb_json_arr ();
-  size_t n;
-  cleanup_free struct row *rows = make_rows (base, head, pa, &n);
   cleanup_free struct ucb_cmp_test *t = xcalloc (n + 1, sizeof *t);
   cleanup_free double *ab = xcalloc (n + 1, sizeof *ab), *ai = xcalloc (n + 1, sizeof *ai);
   cleanup_free enum ucb_cmp_verdict *v = xcalloc (n + 1, sizeof *v);
@@ -397,20 +333,20 @@ compare_points (const struct side *base, const struct side *head, const struct p
   for (size_t i = 0; i < n; i++)
     t[i] = rows[i].t;
   ucb_cmp_family (t, n, pa->thr, ab, ai, v, need);
-  *regressions = 0;
-  *repeat_unit = false;
   for (size_t i = 0; i < n; i++)
     {
-      *regressions += v[i] == UCB_CMP_REGRESSION;
-      *repeat_unit = *repeat_unit || !rows[i].invocation;
-      ucb_json_push (points, row_json (&rows[i], ab[i], ai[i], v[i], need[i]));
+      rows[i].adj_b = ab[i];
+      rows[i].adj_i = ai[i];
+      rows[i].verdict = v[i];
+      rows[i].needed = need[i];
+      rows[i].needed_documents = rows[i].invocation || rows[i].t.ops.drift > 0;
+      res->regressions += v[i] == UCB_CMP_REGRESSION;
     }
-  return points;
 }
 
-/* Points measured on side `a` but on no document of `b`, as {"file", "point"} entries. */
+/* Points measured on side `a` but on no document of `b`, appended to res->only. */
 static void
-only_in (const struct side *a, const struct side *b, json_t *into)
+only_in (const struct side *a, const struct side *b, struct ucb_cmp_result *res)
 {
   for (size_t k = 0; k < a->n; k++)
     {
@@ -418,13 +354,7 @@ only_in (const struct side *a, const struct side *b, json_t *into)
       cleanup_free bool *seen = xcalloc (d->n_groups + 1, sizeof *seen);
       for (size_t i = 0; i < d->n_points; i++)
         if (first_of_side (a, k, i, seen) && !side_has (b, &d->points[i]))
-          {
-            cleanup_free char *key = point_key (&d->points[i]);
-            json_t *o = ucb_json_obj ();
-            ucb_json_set (o, "file", ucb_json_str (d->name));
-            ucb_json_set (o, "point", ucb_json_str (key));
-            ucb_json_push (into, o);
-          }
+          res->only[res->n_only++] = (struct ucb_cmp_only){ d->name, point_key (&d->points[i]) };
     }
 }
 
@@ -477,19 +407,20 @@ side_not_run (const struct side *s, const char *id)
 }
 
 /* Verify cases whose worst status differs, in head order. */
-static json_t *
-compare_verify (const struct side *base, const struct side *head, size_t *newly_failing)
+static void
+compare_verify (const struct side *base, const struct side *head, struct ucb_cmp_result *res)
 {
-  json_t *arr = ucb_json_arr ();
+  size_t cap = 1;
 
-  *newly_failing = 0;
+  for (size_t k = 0; k < head->n; k++)
+    cap += head->docs[k].n_cases;
+  res->cases = xcalloc (cap, sizeof *res->cases);
   for (size_t k = 0; k < head->n; k++)
     for (size_t i = 0; i < head->docs[k].n_cases; i++)
       {
         const struct ucb_doc_case *c = &head->docs[k].cases[i];
         struct side before = { head->docs, k };
         const char *sb, *sh;
-        json_t *o;
 
         if (!c->first || side_case (&before, c->id))
           continue;
@@ -497,96 +428,84 @@ compare_verify (const struct side *base, const struct side *head, size_t *newly_
         sh = side_case (head, c->id);
         if (sb && sh && strcmp (sb, sh) == 0)
           continue;
-        o = ucb_json_obj ();
-        ucb_json_set (o, "id", ucb_json_str (c->id));
-        ucb_json_set (o, "base", ucb_json_str (sb));
-        ucb_json_set (o, "head", ucb_json_str (sh));
-        ucb_json_set (o, "base_not_run", json_boolean (side_not_run (base, c->id)));
-        ucb_json_set (o, "head_not_run", json_boolean (side_not_run (head, c->id)));
-        ucb_json_set (o, "newly_failing", json_boolean (failing (sh) && !failing (sb)));
-        *newly_failing += failing (sh) && !failing (sb);
-        ucb_json_push (arr, o);
+        struct ucb_cmp_case *o = &res->cases[res->n_cases++];
+        *o = (struct ucb_cmp_case){ .id = c->id, .base = sb, .head = sh };
+        o->base_not_run = side_not_run (base, c->id);
+        o->head_not_run = side_not_run (head, c->id);
+        o->newly_failing = failing (sh) && !failing (sb);
+        res->newly_failing += o->newly_failing;
       }
-  return arr;
-}
-
-static json_t *
-names (const struct side *s)
-{
-  json_t *a = ucb_json_arr ();
-  for (size_t k = 0; k < s->n; k++)
-    ucb_json_push (a, ucb_json_str (s->docs[k].name));
-  return a;
-}
-
-static json_t *
-method (const struct params *pa)
-{
-  json_t *o = ucb_json_obj ();
-  ucb_json_set (o, "metric", ucb_json_str ("per-container ops/s (decides); CPU ns/op (shown)"));
-  ucb_json_set (o, "interval", ucb_json_str ("welch-t-log"));
-  ucb_json_set (o, "level", ucb_json_real (1 - UCB_COMPARE_ALPHA));
-  ucb_json_set (o, "adjustment", ucb_json_str ("holm"));
-  ucb_json_set (o, "alpha", ucb_json_real (UCB_COMPARE_ALPHA));
-  ucb_json_set (o, "threshold_pct", ucb_json_real (100 * pa->thr));
-  ucb_json_set (o, "drift_pct", ucb_json_real (100 * expm1 (pa->drift)));
-  ucb_json_set (o, "normalize", ucb_json_str (pa->canary ? "canary" : "none"));
-  return o;
 }
 
 /* The header's caveat when a point's unit is the repeat (fewer than 2 documents a side). */
-static json_t *
+static char *
 caveat (double drift)
 {
   if (drift > 0)
-    return ucb_json_fmt (
+    return xasprintf (
         "fewer than 2 documents a side: the drift between invocations cannot be seen and is "
         "assumed, %.1f%% a side (--drift); give several documents a side (--base/--head) to "
         "measure it",
         100 * expm1 (drift));
-  return ucb_json_str ("fewer than 2 documents a side and --drift 0: the drift between "
-                       "invocations is not seen, so the verdicts are about these invocations "
-                       "only; give several documents a side (--base/--head)");
+  return xstrdup ("fewer than 2 documents a side and --drift 0: the drift between "
+                  "invocations is not seen, so the verdicts are about these invocations "
+                  "only; give several documents a side (--base/--head)");
 }
 
-static json_t *
-compare_docs (const struct side *base, const struct side *head, const struct params *pa)
+static void
+compare_docs (const struct side *base, const struct side *head, const struct params *pa,
+              struct ucb_cmp_result *res)
 {
-  json_t *out = ucb_json_obj (), *only = ucb_json_arr (), *notes = ucb_json_arr (), *pts;
-  size_t regressions, newly;
-  bool repeat_unit;
+  size_t cap = 1;
 
-  ucb_json_set (out, "schema", ucb_json_str ("ucbench-compare/2"));
-  ucb_json_set (out, "base", names (base));
-  ucb_json_set (out, "head", names (head));
-  ucb_json_set (out, "method", method (pa));
-  ucb_json_set (out, "differences",
-                ucb_compare_differences (base->docs, base->n, head->docs, head->n, notes));
-  ucb_json_set (out, "warnings", notes);
+  *res = (struct ucb_cmp_result){ .base = base->docs, .head = head->docs, .canary = pa->canary };
+  res->n_base = base->n;
+  res->n_head = head->n;
+  res->threshold_pct = 100 * pa->thr;
+  res->drift_pct = 100 * expm1 (pa->drift);
+  res->warnings = ucb_json_arr ();
+  res->differences
+      = ucb_compare_differences (base->docs, base->n, head->docs, head->n, res->warnings);
   if (pa->no_canary)
-    ucb_json_push (notes,
+    ucb_json_push (res->warnings,
                    ucb_json_fmt ("--normalize canary: `%s` has a measured repeat without a canary "
                                  "(an older document): every ratio is of raw ops/s",
                                  pa->no_canary));
-  pts = compare_points (base, head, pa, &regressions, &repeat_unit);
-  ucb_json_set (out, "caveat", repeat_unit ? caveat (pa->drift) : NULL);
-  ucb_json_set (out, "points", pts);
-  only_in (base, head, only);
-  only_in (head, base, only);
-  ucb_json_set (out, "only_in", only);
-  ucb_json_set (out, "verify", compare_verify (base, head, &newly));
-  ucb_json_set (out, "scalability", ucb_compare_usl (base->docs, base->n, head->docs, head->n));
-  ucb_json_set (out, "regressions", ucb_json_int ((long long) regressions));
-  ucb_json_set (out, "newly_failing", ucb_json_int ((long long) newly));
-  return out;
+  compare_points (base, head, pa, res);
+  for (size_t i = 0; i < res->n_rows && !res->caveat; i++)
+    if (!res->rows[i].invocation)
+      res->caveat = caveat (pa->drift);
+  for (size_t k = 0; k < base->n; k++)
+    cap += base->docs[k].n_points;
+  for (size_t k = 0; k < head->n; k++)
+    cap += head->docs[k].n_points;
+  res->only = xcalloc (cap, sizeof *res->only);
+  only_in (base, head, res);
+  only_in (head, base, res);
+  compare_verify (base, head, res);
+  ucb_compare_usl (base->docs, base->n, head->docs, head->n, &res->usl);
 }
 
-/* Documents from the kernel matrix ran under QEMU's TCG: their timings are emulated, so
- * comparing them would compare the emulator (tests/kernels/boot.py labels them). */
+static void
+result_free (struct ucb_cmp_result *res)
+{
+  for (size_t i = 0; i < res->n_only; i++)
+    free (res->only[i].point);
+  free (res->only);
+  free (res->rows);
+  free (res->cases);
+  free (res->caveat);
+  json_decref (res->differences);
+  json_decref (res->warnings);
+  ucb_compare_usl_free (&res->usl);
+}
+
+/* Documents booted under QEMU's TCG (ucbench-vm labels them): their timings are emulated, so
+ * comparing their points would compare the emulator; verify's verdicts are no timings. */
 static int
 refuse_emulated (const struct ucb_doc *d, ucb_error_t *err)
 {
-  if (d->emulated_timing)
+  if (d->emulated_timing && d->n_points > 0)
     return ucb_usage_error (err,
                             "`%s` was measured under emulation (%s): its timings cannot be "
                             "compared; compare runs made on real hardware",
@@ -634,7 +553,6 @@ int
 ucb_compare (const struct ucb_compare_args *a, ucb_error_t *err)
 {
   struct side base = { 0 }, head = { 0 };
-  json_t *out;
   int ret = -1;
 
   if (open_side (a->base, a->n_base, &base, err) == 0
@@ -642,20 +560,24 @@ ucb_compare (const struct ucb_compare_args *a, ucb_error_t *err)
       && ucb_doc_comparable (base.docs, base.n, head.docs, head.n, err) == 0)
     {
       struct params pa = { a->threshold_pct / 100, log1p (a->drift_pct / 100), false, NULL };
+      struct ucb_cmp_result res;
+
       if (a->normalize == UCB_NORMALIZE_CANARY
           && (pa.no_canary = without_canary (&base) ?: without_canary (&head)) == NULL)
         pa.canary = base.canary = head.canary = true;
-      out = compare_docs (&base, &head, &pa);
+      compare_docs (&base, &head, &pa, &res);
       ret = 0;
       if (a->json)
-        ret = ucb_json_write (out, stdout, err);
+        {
+          json_t *out = ucb_compare_json (&res);
+          ret = ucb_json_write (out, stdout, err);
+          json_decref (out);
+        }
       else
-        ucb_compare_print_text (out, base.docs, base.n, head.docs, head.n, a->verbose);
-      if (ret == 0
-          && (json_integer_value (json_object_get (out, "regressions"))
-              || json_integer_value (json_object_get (out, "newly_failing"))))
+        ucb_compare_print_text (&res, a->verbose);
+      if (ret == 0 && (res.regressions || res.newly_failing))
         ret = UCB_EXIT_FAILURE;
-      json_decref (out);
+      result_free (&res);
     }
   side_free (&base);
   side_free (&head);

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* export-kcidb.c - `ucbench export --to kcidb`: a document as KernelCI's KCIDB I/O data,
+/* kcidb.c - `ucbench export --to kcidb`: a document as KernelCI's KCIDB I/O data,
  * schema v5.3 (kcidb-io kcidb_io/schema/v05_03.py).
  *
  * The running kernel is one checkout (its source: uname -r names it) and one build of it (the
@@ -19,7 +19,7 @@
 
 #include "core/json-util.h"
 #include "core/util.h"
-#include "report/export.h"
+#include "report/export/exporter.h"
 #include "report/flags.h"
 #include "report/meanings.h"
 #include "report/model.h"
@@ -471,9 +471,10 @@ points_tests (struct kcidb *k)
 
 /* ---- the document --------------------------------------------------------------------------- */
 
-json_t *
-ucb_export_kcidb (const struct ucb_doc *d, const char *origin, const struct ucb_flags *flags)
+static json_t *
+kcidb_json (const struct ucb_doc *d, const struct ucb_flags *flags, const struct ucb_export_opts *o)
 {
+  const char *origin = o->origin ? o->origin : UCB_KCIDB_ORIGIN;
   const char *rel = doc_str (d, "host", "kernel", "release");
   const char *ver = doc_str (d, "host", "kernel", "version");
   cleanup_free char *arch = kernel_arch (doc_str (d, "host", "arch", NULL));
@@ -521,3 +522,5 @@ ucb_export_kcidb (const struct ucb_doc *d, const char *origin, const struct ucb_
   free (k.run);
   return out;
 }
+
+const struct ucb_exporter ucb_exporter_kcidb = { .kinds = UCB_DOC_ANY, .json = kcidb_json };

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* usl-report.h - `ucbench model`: the scalability model of a result document as a table, as
+/* model.h - `ucbench model`: the scalability model of a result document as a table, as
  * JSON (ucbench-model/1, docs/json.md) and as a chart. */
 #ifndef UCB_USL_REPORT_H
 #define UCB_USL_REPORT_H

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* export.h - `ucbench export` (report/export.c) and the verify exporters shared with
- * `ucbench verify` (report/export-verify.c). */
+/* export.h - the export room's one way in: `ucbench export` and the verify writers that
+ * `ucbench verify` shares (TAP 13, JUnit). */
 #ifndef UCB_EXPORT_H
 #define UCB_EXPORT_H
 
@@ -9,26 +9,29 @@
 #include <jansson.h>
 
 #include "core/error.h"
-#include "report/flags.h"
 #include "report/meanings.h"
-#include "report/model.h"
 
+/* The formats of `--to`, in its order: one line each, (ID, descriptor, name).  A format is a
+ * file here that defines its descriptor (report/export/exporter.h) and a line of this list. */
+#define UCB_EXPORTERS(X)                                                                           \
+  X (GAB, ucb_exporter_gab, "gab")                                                                 \
+  X (GAB_SMALLER, ucb_exporter_gab_smaller, "gab-smaller")                                         \
+  X (BMF, ucb_exporter_bmf, "bmf")                                                                 \
+  X (GBENCH, ucb_exporter_gbench, "gbench")                                                        \
+  X (LKP, ucb_exporter_lkp, "lkp")                                                                 \
+  X (JUNIT, ucb_exporter_junit, "junit")                                                           \
+  X (KTAP, ucb_exporter_ktap, "ktap")                                                              \
+  X (KCIDB, ucb_exporter_kcidb, "kcidb")                                                           \
+  X (LAVA, ucb_exporter_lava, "lava")
+
+#define UCB_EXPORT_ENUM(id, var, name) UCB_EXPORT_##id,
 enum ucb_export_format
 {
-  UCB_EXPORT_GAB,
-  UCB_EXPORT_GAB_SMALLER,
-  UCB_EXPORT_BMF,
-  UCB_EXPORT_GBENCH,
-  UCB_EXPORT_LKP,
-  UCB_EXPORT_JUNIT,
-  UCB_EXPORT_KTAP,
-  UCB_EXPORT_KCIDB,
-  UCB_EXPORT_LAVA,
-  UCB_EXPORT_N,
+  UCB_EXPORTERS (UCB_EXPORT_ENUM) UCB_EXPORT_N
 };
+#undef UCB_EXPORT_ENUM
 
-/* "gab", "gab-smaller", "bmf", "gbench", "lkp", "junit", "ktap", "kcidb", "lava", by enum
- * value. */
+/* The names, by enum value. */
 extern const char *const ucb_export_format_names[UCB_EXPORT_N];
 /* The same, for messages: "gab, gab-smaller, ..., kcidb or lava". */
 extern const char ucb_export_format_list[];
@@ -51,29 +54,6 @@ int ucb_export_check_origin (const char *origin, ucb_error_t *err)
 int ucb_export (enum ucb_export_format format, const char *input, const char *output,
                 const struct ucb_export_opts *opts, ucb_error_t *err)
     __attribute__ ((warn_unused_result));
-
-/* KCIDB I/O schema v5.3 (report/export-kcidb.c): the verify cases and the measured points of
- * `d` as tests of one build of one checkout; a known kernel bug as a FAIL with an incident of
- * the bug's one issue; a flagged point's metrics DONE, with an incident of each flag's issue.
- * `flags`: ucb_flags_of_groups (d). */
-json_t *ucb_export_kcidb (const struct ucb_doc *d, const char *origin,
-                          const struct ucb_flags *flags);
-
-/* LAVA (report/export-lava.c): the lava-test-case (and lava-test-reference) calls that report
- * every verify case and every metric of every point, one a line, as examples/lava runs them. */
-void ucb_export_lava (FILE *f, const struct ucb_doc *d, const struct ucb_flags *flags);
-
-/* The owner contrast of `d` (report/contrast.h) for dashboards (report/export-contrast.c): an
- * entry per pair with a ratio, appended to github-action-benchmark's array `arr` (unit
- * "shared/distinct", bigger is better) or put into BMF's object `out` (measure owner_ratio). */
-void ucb_export_contrast_gab (const struct ucb_doc *d, json_t *arr);
-void ucb_export_contrast_bmf (const struct ucb_doc *d, json_t *out);
-
-/* The text of verify case i (its detail, checks, dependencies, each expected observation and
- * what was observed), one line each, as a string (free it). */
-char *ucb_export_case_string (const struct ucb_doc *d, size_t i);
-/* 1 for the first entry of case i's id, 2 for its second (`verify --repeat`), ... */
-size_t ucb_export_case_repeat (const struct ucb_doc *d, size_t i);
 
 /* ---- TAP and KTAP: one walker over the cases, the forms of the table of meanings -------- */
 
@@ -108,12 +88,8 @@ struct ucb_tap_hooks
 void ucb_tap_write (FILE *f, const struct ucb_tap_format *fmt, const struct ucb_tap_case *cases,
                     size_t n, const struct ucb_tap_hooks *hooks);
 
-/* The verify cases of a document as JUnit XML (known-bug as skipped with its message; each
- * element's text is the case text) and as KTAP (diagnostics before each result line, known-bug
- * as XFAIL). */
-void ucb_export_junit_doc (FILE *f, const struct ucb_doc *d);
-void ucb_export_ktap_doc (FILE *f, const struct ucb_doc *d);
-/* The same, for a document that ucbench has just built (`ucbench verify --format junit`). */
+/* The verify cases of a document ucbench has just built as JUnit XML (`ucbench verify --format
+ * junit`: the XML of `--to junit`). */
 void ucb_export_junit (FILE *f, json_t *doc);
 
 #endif

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* usl-report.c - `ucbench model FILE`: the USL fit of every series of a document (usl-doc.c),
- * or of a table of the user's own numbers read as one (model-table.c), as the ucbench-model/1
- * JSON and the table drawn from it, its chart (plot-usl.c), each to stdout or written
+/* model.c - `ucbench model FILE`: the USL fit of every series of a document (usl-doc.c),
+ * or of a table of the user's own numbers read as one (table.c), as the ucbench-model/1
+ * JSON and the table drawn from it, its chart (plot.c), each to stdout or written
  * atomically. */
 #include "config.h"
 
@@ -14,11 +14,10 @@
 #include "core/error.h"
 #include "core/json-util.h"
 #include "core/util.h"
-#include "report/model-table.h"
-#include "report/plot-usl.h"
+#include "report/model/parts.h"
 #include "report/output.h"
 #include "report/usl-doc.h"
-#include "report/usl-report.h"
+#include "report/model/model.h"
 
 #define METHOD_TEXT                                                                                \
   "X(N) = lambda / (1 + sigma (N-1) + kappa N (N-1)) per container; least squares on log ops/s "   \
@@ -137,80 +136,78 @@ show (char *buf, size_t n, double v, enum shown how)
     snprintf (buf, n, "%.3f", v);
 }
 
+/* A number as the JSON has it: NaN for none (null), whatever its sign. */
+static double
+num (double v)
+{
+  return isfinite (v) ? v : NAN;
+}
+
 /* "v [lo, hi]"; an end the data leave open is "unbounded". */
 static void
-interval_cell (json_t *iv, enum shown how, char *buf, size_t n)
+interval_cell (const struct ucb_usl_interval *iv, enum shown how, char *buf, size_t n)
 {
   char e[32], lo[32], hi[32];
 
-  show (e, sizeof e, ucb_json_num (iv, "estimate"), how);
-  show (lo, sizeof lo, ucb_json_num (iv, "ci_low"), how);
-  show (hi, sizeof hi, ucb_json_num (iv, "ci_high"), how);
+  show (e, sizeof e, iv->est, how);
+  show (lo, sizeof lo, iv->lo, how);
+  show (hi, sizeof hi, iv->hi, how);
   snprintf (buf, n, "%s [%s, %s]", e, lo, hi);
 }
 
 static void
-print_levels (FILE *f, json_t *levels)
+print_levels (FILE *f, const struct ucb_usl_series *s)
 {
-  size_t i;
-  json_t *l;
-
   fprintf (f, "  %8s %14s %14s %9s %8s\n", "N", "median ops/s", "fitted ops/s", "residual",
            "repeats");
-  json_array_foreach (levels, i, l)
-  {
-    fprintf (f, "  %8lld %14.0f %14.0f %8.1f%% %8lld\n",
-             json_integer_value (json_object_get (l, "containers")),
-             ucb_json_num (l, "median_ops_per_s"), ucb_json_num (l, "fitted_ops_per_s"),
-             ucb_json_num (l, "residual_pct"), json_integer_value (json_object_get (l, "repeats")));
-  }
+  for (size_t j = 0; j < s->n_levels; j++)
+    {
+      const struct ucb_usl_level *l = &s->levels[j];
+      fprintf (f, "  %8lld %14.0f %14.0f %8.1f%% %8lld\n", l->containers, num (l->median),
+               num (l->fitted), num (100 * (l->median / l->fitted - 1)), (long long) l->repeats);
+    }
 }
 
 /* The lack-of-fit line: its F, or why there is none. */
 static void
-print_lack_of_fit (FILE *f, json_t *s)
+print_lack_of_fit (FILE *f, const struct ucb_usl_series *s)
 {
-  json_t *lof = json_object_get (s, "lack_of_fit");
-  long long obs = json_integer_value (json_object_get (s, "observations"));
-  long long n_lv = (long long) json_array_size (json_object_get (s, "levels"));
+  const struct ucb_usl_fit *t = &s->fit;
 
-  if (!json_is_object (lof))
+  if (!t->lof_tested)
     fprintf (f, "  lack of fit: not testable: %s\n",
-             obs == n_lv ? "one repeat per N, so the residual holds the noise and any misfit of "
-                           "the shape alike"
-             : n_lv <= 3 ? "3 container counts, which the curve can pass through"
-                         : "the repeats at each N are equal");
-  else if (json_is_true (json_object_get (lof, "rejected")))
+             s->m == s->n_levels ? "one repeat per N, so the residual holds the noise and any "
+                                   "misfit of the shape alike"
+             : s->n_levels <= 3  ? "3 container counts, which the curve can pass through"
+                                 : "the repeats at each N are equal");
+  else if (t->lof_rejected)
     fprintf (f,
              "  lack of fit: F(%lld, %lld) = %.3g, p = %.2g: the law's shape misses the means of "
              "the N beyond their repeats' scatter; the intervals are those of the means "
              "(lack-of-fit mean square, df %lld), and nothing is predicted beyond the N "
              "measured\n",
-             json_integer_value (json_object_get (lof, "df_lack")),
-             json_integer_value (json_object_get (lof, "df_pure")), ucb_json_num (lof, "f"),
-             ucb_json_num (lof, "p"), json_integer_value (json_object_get (lof, "df_lack")));
+             (long long) t->df_lack, (long long) t->df_pure, num (t->lof_f), num (t->lof_p),
+             (long long) t->df_lack);
   else
     fprintf (f,
              "  lack of fit: F(%lld, %lld) = %.3g, p = %.2g: the shape fits the means of the N "
              "within their repeats' scatter\n",
-             json_integer_value (json_object_get (lof, "df_lack")),
-             json_integer_value (json_object_get (lof, "df_pure")), ucb_json_num (lof, "f"),
-             ucb_json_num (lof, "p"));
+             (long long) t->df_lack, (long long) t->df_pure, num (t->lof_f), num (t->lof_p));
 }
 
 /* What the intervals establish about the loss with N (usl.h, ucb_usl_loss). */
 static void
-print_loss (FILE *f, json_t *s)
+print_loss (FILE *f, const struct ucb_usl_fit *t)
 {
-  const char *loss = json_string_value (json_object_get (s, "loss"));
+  const char *loss = ucb_usl_loss (t);
 
   if (strcmp (loss, "unidentified") == 0)
     fprintf (f,
              "  loss with N: real (p = %.2g), its kind not identified: the intervals of sigma and "
              "kappa both reach 0 (either cost alone fits)\n",
-             ucb_json_num (s, "p_flat"));
+             num (t->p_flat));
   else if (strcmp (loss, "not established") == 0)
-    fprintf (f, "  loss with N: not established (p = %.2g)\n", ucb_json_num (s, "p_flat"));
+    fprintf (f, "  loss with N: not established (p = %.2g)\n", num (t->p_flat));
   else if (strcmp (loss, "contention") == 0)
     fprintf (f, "  loss with N: contention (sigma's interval excludes 0); coherency not "
                 "established\n");
@@ -222,55 +219,58 @@ print_loss (FILE *f, json_t *s)
 }
 
 static void
-print_predictions (FILE *f, json_t *s)
+print_predictions (FILE *f, const struct ucb_usl_series *s, const struct ucb_model_args *a)
 {
   char c[112], sc[112];
-  size_t i;
-  json_t *p;
 
-  json_array_foreach (json_object_get (s, "predictions"), i, p)
-  {
-    long long n = json_integer_value (json_object_get (p, "containers"));
-    if (json_is_string (json_object_get (p, "reason")))
-      {
-        fprintf (f, "  predicted at N=%lld: refused: %s\n", n,
-                 json_string_value (json_object_get (p, "reason")));
-        continue;
-      }
-    interval_cell (json_object_get (p, "ops_per_s"), OPS, c, sizeof c);
-    interval_cell (json_object_get (p, "scale"), SCALE, sc, sizeof sc);
-    fprintf (f, "  predicted at N=%lld: %s ops/s per container; scale %s%s\n", n, c, sc,
-             json_is_true (json_object_get (p, "extrapolated")) ? "  (extrapolated)" : "");
-  }
+  for (size_t k = 0; k < a->n_predict; k++)
+    {
+      cleanup_free char *why = ucb_usl_prediction_refusal (s, a->predict[k]);
+      struct ucb_usl_pred p;
+
+      if (why)
+        {
+          fprintf (f, "  predicted at N=%u: refused: %s\n", a->predict[k], why);
+          continue;
+        }
+      ucb_usl_predict (&s->fit, a->predict[k], &p);
+      interval_cell (&p.x, OPS, c, sizeof c);
+      interval_cell (&p.scale, SCALE, sc, sizeof sc);
+      fprintf (f, "  predicted at N=%u: %s ops/s per container; scale %s%s\n", a->predict[k], c, sc,
+               ucb_usl_extrapolates (s, a->predict[k]) ? "  (extrapolated)" : "");
+    }
 }
 
 static void
-print_fitted (FILE *f, json_t *s)
+print_fitted (FILE *f, const struct ucb_usl_series *s, const struct ucb_model_args *a)
 {
   char c[112];
 
-  interval_cell (json_object_get (s, "lambda"), OPS, c, sizeof c);
+  interval_cell (&s->fit.lambda, OPS, c, sizeof c);
   fprintf (f, "  lambda  %-40s ops/s, one container alone\n", c);
-  interval_cell (json_object_get (s, "sigma"), PARAM, c, sizeof c);
+  interval_cell (&s->fit.sigma, PARAM, c, sizeof c);
   fprintf (f, "  sigma   %-40s contention (a serialised share)\n", c);
-  interval_cell (json_object_get (s, "kappa"), PARAM, c, sizeof c);
+  interval_cell (&s->fit.kappa, PARAM, c, sizeof c);
   fprintf (f, "  kappa   %-40s coherency (a cache line bounced between containers)\n", c);
   fprintf (f,
            "  residual %.1f%% (SD of log ops/s %.4f, df %lld); no loss with N (sigma = kappa "
            "= 0): p = %.2g\n",
-           ucb_json_num (s, "residual_pct"), ucb_json_num (s, "residual_sd_log"),
-           json_integer_value (json_object_get (s, "df")), ucb_json_num (s, "p_flat"));
+           num (100 * expm1 (s->fit.s)), num (s->fit.s), (long long) s->fit.df,
+           num (s->fit.p_flat));
   print_lack_of_fit (f, s);
-  print_loss (f, s);
-  print_levels (f, json_object_get (s, "levels"));
-  print_predictions (f, s);
+  print_loss (f, &s->fit);
+  print_levels (f, s);
+  print_predictions (f, s, a);
 }
 
+/* The table, from the model itself (the JSON is another view of it). */
 static void
-print_text (FILE *f, json_t *out, const struct ucb_doc *d, const struct ucb_usl_model *m)
+print_text (FILE *f, const struct ucb_doc *d, const struct ucb_usl_model *m,
+            const struct ucb_model_args *a)
 {
+  cleanup_json json_t *warnings = warnings_json (d, m, a->predict, a->n_predict);
   size_t i;
-  json_t *w, *s;
+  json_t *w;
   /* A document's strings (and its file name) stay on their line: control characters escaped. */
   cleanup_free char *file = ucb_escape_controls (d->name);
   cleanup_free char *kernel = ucb_escape_controls (d->host.kernel_release ?: "?");
@@ -283,30 +283,27 @@ print_text (FILE *f, json_t *out, const struct ucb_doc *d, const struct ucb_usl_
   fprintf (f, "# method: %s (docs/statistics.md)\n", METHOD_TEXT);
   fprintf (f, "# points: the repeats whose tasks each had a CPU of their own, not contended or "
               "starved\n");
-  json_array_foreach (json_object_get (out, "warnings"), i, w)
+  json_array_foreach (warnings, i, w)
   {
     cleanup_free char *text = ucb_escape_controls (json_string_value (w));
     fprintf (f, "# warning: %s\n", text);
   }
-  json_array_foreach (json_object_get (out, "series"), i, s)
-  {
-    cleanup_free char *raw = ucb_usl_series_name (&m->s[i]);
-    cleanup_free char *name = ucb_escape_controls (raw);
-    size_t n_lv = json_array_size (json_object_get (s, "levels"));
-    if (json_is_string (json_object_get (s, "reason")))
-      {
-        cleanup_free char *why
-            = ucb_escape_controls (json_string_value (json_object_get (s, "reason")));
-        fprintf (f, "%s: refused: %s\n", name, why);
-        continue;
-      }
-    fprintf (f, "%s: fitted over %zu container counts (%lld observations)\n", name, n_lv,
-             json_integer_value (json_object_get (s, "observations")));
-    print_fitted (f, s);
-  }
-  fprintf (f, "# %lld series fitted, %lld refused\n",
-           json_integer_value (json_object_get (out, "fitted")),
-           json_integer_value (json_object_get (out, "refused")));
+  for (i = 0; i < m->n; i++)
+    {
+      const struct ucb_usl_series *s = &m->s[i];
+      cleanup_free char *raw = ucb_usl_series_name (s);
+      cleanup_free char *name = ucb_escape_controls (raw);
+      if (s->reason)
+        {
+          cleanup_free char *why = ucb_escape_controls (s->reason);
+          fprintf (f, "%s: refused: %s\n", name, why);
+          continue;
+        }
+      fprintf (f, "%s: fitted over %zu container counts (%zu observations)\n", name, s->n_levels,
+               s->m);
+      print_fitted (f, s, a);
+    }
+  fprintf (f, "# %zu series fitted, %zu refused\n", m->n - m->refused, m->refused);
 }
 
 /* ---- output --------------------------------------------------------------------------------- */
@@ -323,21 +320,23 @@ emit (const char *buf, size_t len, const char *path, ucb_error_t *err)
 }
 
 static int
-write_result (json_t *out, const struct ucb_doc *d, const struct ucb_usl_model *m,
+write_result (const struct ucb_doc *d, const struct ucb_usl_model *m,
               const struct ucb_model_args *a, ucb_error_t *err)
 {
   cleanup_free char *buf = NULL;
   size_t len = 0;
   FILE *f;
 
-  if (a->json && a->output)
-    return ucb_report_write_file (out, a->output, err);
   if (a->json)
-    return ucb_json_write (out, stdout, err);
+    {
+      cleanup_json json_t *out = model_json (d, m, a);
+      return a->output ? ucb_report_write_file (out, a->output, err)
+                       : ucb_json_write (out, stdout, err);
+    }
   f = open_memstream (&buf, &len);
   if (f == NULL)
     ucb_oom ();
-  print_text (f, out, d, m);
+  print_text (f, d, m, a);
   if (fclose (f) != 0)
     ucb_oom ();
   return emit (buf, len, a->output, err);
@@ -364,7 +363,6 @@ ucb_model (const struct ucb_model_args *a, ucb_error_t *err)
 {
   struct ucb_doc d;
   struct ucb_usl_model m;
-  json_t *out;
   int ret;
 
   if (ucb_model_input_open (a->input, &d, err) < 0)
@@ -375,13 +373,11 @@ ucb_model (const struct ucb_model_args *a, ucb_error_t *err)
       return ucb_usage_error (err, "`%s`: no results[] entry: nothing to model", a->input);
     }
   ucb_usl_model_of (&d, 1, &m);
-  out = model_json (&d, &m, a);
-  ret = write_result (out, &d, &m, a, err);
+  ret = write_result (&d, &m, a, err);
   if (ret == 0 && a->plot)
     ret = write_plot (&d, &m, a, err);
   if (ret == 0 && m.refused)
     ret = UCB_EXIT_FAILURE;
-  json_decref (out);
   ucb_usl_model_free (&m);
   ucb_doc_free (&d);
   return ret;

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* plot-contrast.c - the owner contrast (report/contrast.c) as charts and a table for `ucbench
+/* contrast.c - the owner contrast (report/contrast.c) as charts and a table for `ucbench
  * plot`: the pairs are computed from each document's results[], so an older document, written
  * before owner_contrast existed, is drawn too. */
 #include "config.h"
@@ -11,7 +11,7 @@
 #include "core/json-util.h"
 #include "core/util.h"
 #include "report/contrast.h"
-#include "report/plot-contrast.h"
+#include "report/plot/contrast.h"
 #include "report/svg.h"
 
 #define NOTE "ratio of per-container ops/s; bars: its 95 % interval over the repeats; dashed: 1"

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* compare-diff.c - the host and option differences that `ucbench compare` names (docs/json.md,
+/* diff.c - the host and option differences that `ucbench compare` names (docs/json.md,
  * compare's `differences`): a note, never a failure, so that a ratio is read knowing what else
  * changed between the runs. */
 #include "config.h"
@@ -10,7 +10,7 @@
 
 #include "core/json-util.h"
 #include "core/util.h"
-#include "report/compare-diff.h"
+#include "report/compare/parts.h"
 
 /* A compared key: `path` dotted from the document's top.  `predates`: its value, as JSON text,
  * in a document whose `config` has no `runtime` (an older ucbench, without those options);
