@@ -111,7 +111,7 @@ static const char *const contrast_words[] = { "penalty",
                                               "inconclusive (contended)",
                                               "inconclusive (metrics disagree)",
                                               NULL };
-static const char *const where_words[] = { "qemu-tcg", "host", NULL };
+static const char *const where_words[] = { "qemu-tcg", "qemu-kvm", "host", NULL };
 
 /* ---- $defs ---------------------------------------------------------------------------------- */
 

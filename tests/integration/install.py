@@ -49,6 +49,9 @@ t.diag("\n".join(f for f in files if "/examples/" not in f))
 
 exe = one("/bin/ucbench")
 t.ok(exe and os.access(exe, os.X_OK), "bin/ucbench", "\n".join(files))
+vm = one("/bin/ucbench-vm")
+t.ok(vm and os.access(vm, os.X_OK) and one("/share/ucbench/vmharness.py"),
+     "bin/ucbench-vm and its harness share/ucbench/vmharness.py")
 man = one("/man/man1/ucbench.1")
 t.ok(man is not None, "man/man1/ucbench.1")
 for name in ("ucbench-result", "ucbench-model", "ucbench-compare"):

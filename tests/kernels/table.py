@@ -64,6 +64,9 @@ def main():
             rst = (ref["cases"].get(cid) or {}).get("status", "absent")
             key = f"{series(k['release'])}:{cid}"
             note = notes.get(key) or notes.get(f"*:{cid}:{st}")
+            why = " ".join(str(v.get(f) or "") for f in ("detail", "error", "skip") if v and v.get(f))
+            if note and note.get("when") and note["when"] not in why:
+                note = None  # the entry explains only a verdict that gives this reason
             cell = st
             if st != "pass" or st != rst:
                 if note:
@@ -72,7 +75,6 @@ def main():
                         footnotes.append(text)
                     cell += f" [{footnotes.index(text) + 1}]"
                 else:
-                    why = " ".join(str(v.get(f) or "") for f in ("detail", "error", "skip") if v and v.get(f))
                     unexplained.append(f"{k['release']} {cid}: {st} (reference {rst})"
                                        + (f": {why[:600]}" if why else ""))
                     cell += " **UNEXPLAINED**"

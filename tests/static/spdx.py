@@ -12,7 +12,7 @@ import tempfile
 
 top = os.environ.get("top_srcdir") or os.path.join(os.path.dirname(__file__), "..", "..")
 ID = "SPDX-License-Identifier: GPL-2.0-or-later"
-NAMED = {".ci/run", "scripts/quickstart", "Makefile.am", "configure.ac", "autogen.sh",
+NAMED = {".ci/run", "scripts/quickstart", "Makefile.am", "configure.ac", "autogen.sh", "vm/ucbench-vm",
          "examples/lkp/programs/ucbench/run", "examples/lkp/programs/ucbench/parse"}
 SUFFIXES = (".c", ".h", ".py", ".sh", ".1", ".yml", ".yaml")
 

@@ -1,0 +1,191 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""vm.py - ucbench-vm end to end, TAP: a config without CONFIG_USER_NS refused before any boot;
+one Debian cloud kernel; two (6.1 and 6.12: both verify documents and the difference, exit 0);
+`--rounds 2` with run documents (booted alternately, marked emulated, compare refuses them);
+with --mutant, the mutation score's baseline against a mutant (exit 1, the broken cells named).
+
+usage: vm.py [--mutant]   (make check-kernels runs it after matrix.sh, which fetched the
+kernels into $UCB_KCACHE; make check-kernel-mutants runs it with --mutant after mutants.sh)
+Environment: UCBENCH_STATIC or UCBENCH, the ucbench put in the guest (a dynamic one brings its
+libraries); UCB_KCACHE (default /var/cache/ucbench-kernels); UCB_VM_MUTANT (default
+mutant-03-nproc-allows-limit-plus-one)."""
+import glob
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TOP = os.path.join(HERE, "..", "..")
+sys.path.insert(0, os.path.join(TOP, "tests", "integration"))
+from taplib import Tap, skip_all  # noqa: E402
+
+VM = os.path.join(TOP, "vm", "ucbench-vm")
+CACHE = os.environ.get("UCB_KCACHE", "/var/cache/ucbench-kernels")
+UCB = os.environ.get("UCBENCH_STATIC") or os.environ.get("UCBENCH") or os.path.join(TOP, "build", "ucbench")
+
+
+def cloud(series):
+    """The cloud kernel matrix.sh unpacked, and its config: (vmlinuz, config) or None."""
+    imgs = sorted(glob.glob(f"{CACHE}/x/linux-image-{series}[.]*-cloud-amd64/boot/vmlinuz-*"))
+    if not imgs:
+        return None
+    d, rel = os.path.dirname(imgs[-1]), os.path.basename(imgs[-1])[len("vmlinuz-"):]
+    return imgs[-1], os.path.join(d, f"config-{rel}")
+
+
+def vm(args, cwd, env=None, timeout=1800):
+    t0 = time.monotonic()
+    p = subprocess.run([sys.executable, "-B", VM, "--ucbench", UCB] + args, cwd=cwd,
+                       capture_output=True, text=True, timeout=timeout, env=env)
+    return p, time.monotonic() - t0
+
+
+def load(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+def show(t, p):
+    t.diag(f"exit status {p.returncode}\n{p.stdout[-3000:]}\n{p.stderr[-3000:]}")
+
+
+def config_refusal(t, k61):
+    """A config without CONFIG_USER_NS: one line naming it, exit 2, and QEMU never started (a
+    qemu-system-x86_64 first on PATH that leaves a mark)."""
+    img, cfg = k61
+    with tempfile.TemporaryDirectory() as d:
+        bad = os.path.join(d, "no-userns.config")
+        with open(cfg) as f, open(bad, "w") as g:
+            g.writelines(line for line in f if "CONFIG_USER_NS" not in line)
+        mark = os.path.join(d, "qemu-started")
+        fake = os.path.join(d, "bin", "qemu-system-x86_64")
+        os.makedirs(os.path.dirname(fake))
+        with open(fake, "w") as f:
+            f.write(f"#!/bin/sh\ntouch {mark}\nexit 0\n")
+        os.chmod(fake, 0o755)
+        env = dict(os.environ, PATH=os.path.dirname(fake) + ":" + os.environ["PATH"])
+        p, _ = vm(["--kernel", img, "--config", bad], d, env)
+        lines = [x for x in p.stderr.splitlines() if "CONFIG_USER_NS" in x]
+        t.ok(p.returncode == 2 and len(lines) == 1 and "scripts/config -e USER_NS" in lines[0],
+             "a config without CONFIG_USER_NS: exit 2, one line naming it and how to enable it",
+             p.stderr)
+        t.ok(not os.path.exists(mark) and not glob.glob(os.path.join(d, "*.serial.log")),
+             "... and no boot was attempted")
+
+
+def one_kernel(t, k61):
+    img, cfg = k61
+    with tempfile.TemporaryDirectory() as d:
+        p, dt = vm(["--kernel", img, "--", "verify", "ULIM-01", "ULIM-11"], d)
+        rel = os.path.basename(img)[len("vmlinuz-"):]
+        path = os.path.join(d, f"{rel}.verify.json")
+        if not t.ok(p.returncode == 0 and os.path.exists(path),
+                    f"one kernel ({rel}): verify ULIM-01 ULIM-11 exit 0, {rel}.verify.json back "
+                    f"({dt:.0f} s)", f"{p.stdout}\n{p.stderr}"):
+            return
+        km = load(path).get("kernel_matrix", {})
+        k = km.get("kernel", {})
+        t.ok(k.get("release") == rel and k.get("image_sha256") and k.get("config_source") == cfg
+             and k.get("config", {}).get("CONFIG_USER_NS") == "y",
+             "the document names the kernel: release from the guest, the image's sha256, the "
+             "config options from config-RELEASE beside the image", json.dumps(km, indent=1))
+        t.ok(km.get("accel") == "tcg" and km.get("emulated_timing") is True
+             and km.get("where") == "qemu-tcg" and "accelerator: tcg" in p.stderr,
+             "TCG said in one line and recorded: accel tcg, emulated_timing true",
+             json.dumps(km, indent=1))
+        cases = [c["id"] for c in load(path)["verify"]]
+        t.ok(cases == ["ULIM-01", "ULIM-11"] and os.path.exists(os.path.join(d, f"{rel}.info.json")),
+             "the command after -- ran (its two cases), and info came back too", cases)
+
+
+def two_kernels(t, k61, k612):
+    with tempfile.TemporaryDirectory() as d:
+        p, dt = vm(["--kernel", k61[0], "--kernel", k612[0]], d)
+        docs = sorted(glob.glob(os.path.join(d, "*.verify.json")))
+        t.ok(p.returncode == 0 and len(docs) == 2 and "breaks 0 case(s)" in p.stdout,
+             f"two stock kernels (6.1, 6.12), every case: exit 0, both verify documents, "
+             f"nothing broken ({dt:.0f} s)", f"{p.stdout}\n{p.stderr}")
+        t.ok("# 0 regression(s), 0 newly failing verify case(s)" in p.stdout,
+             "the difference is ucbench compare's, for two verify documents", p.stdout)
+        t.diag(p.stdout)
+
+
+def rounds(t, k61, k612):
+    with tempfile.TemporaryDirectory() as d:
+        p, dt = vm(["--kernel", k61[0], "--kernel", k612[0], "--accel", "tcg", "--rounds", "2",
+                    "--", "run", "--workload", "getppid", "--containers", "1", "--owner", "shared",
+                    "--duration", "0.5", "--warmup", "0.1"], d)
+        order = [x.split(": ")[1] for x in p.stderr.splitlines() if x.endswith("vCPUs) (0 s)")]
+        r1, r2 = (os.path.basename(k[0])[len("vmlinuz-"):] for k in (k61, k612))
+        want = [f"{r1}.r1", f"{r2}.r1", f"{r1}.r2", f"{r2}.r2"]
+        t.ok(order == want, f"--rounds 2: booted alternately ({dt:.0f} s)", f"{order}\n{p.stderr}")
+        docs = [os.path.join(d, f"{n}.run.json") for n in want]
+        marks = [load(x)["kernel_matrix"] for x in docs if os.path.exists(x)]
+        t.ok(len(marks) == 4 and all(m.get("emulated_timing") is True and m.get("rounds") == 2
+                                     for m in marks),
+             "four run documents, each marked emulated, with its round", marks)
+        t.ok(p.returncode == 0 and "measured under emulation" in p.stdout
+             and "not compared" in p.stderr,
+             "compare refuses them, and ucbench-vm says so (exit 0: nothing to judge)",
+             f"{p.returncode}\n{p.stdout}\n{p.stderr}")
+
+
+def mutant(t):
+    images = os.path.join(CACHE, "mutants-6.1", "images")
+    name = os.environ.get("UCB_VM_MUTANT", "mutant-03-nproc-allows-limit-plus-one")
+    base, head = (os.path.join(images, f"{n}.bzImage") for n in ("baseline", name))
+    if not (os.path.exists(base) and os.path.exists(head)):
+        t.skip("baseline against a mutant: exit 1 naming the broken cells",
+               f"no {base} and {head} (tests/kernels/mutants.sh --series 6.1 --only {name} "
+               "--build-only builds them)")
+        return
+    # the minimal kernels lack the config options ucbench-vm records; mutants.sh checked them
+    cfg = os.path.join(CACHE, "mutants-6.1", "build", ".config")
+    extra = ["--config", cfg, "--config", cfg] if os.path.exists(cfg) else ["--no-config-check"]
+    with tempfile.TemporaryDirectory() as d:
+        p, dt = vm(["--kernel", base, "--kernel", head, "--name", "baseline", "--name", name]
+                   + extra, d)
+        out = os.environ.get("UCB_VM_MUTANT_OUT")
+        if out:
+            with open(out, "w") as f:
+                f.write(f"$ ucbench-vm --kernel baseline.bzImage --kernel {name}.bzImage ({dt:.0f} s, "
+                        f"exit status {p.returncode})\n{p.stderr}{p.stdout}")
+        broken = [x for x in p.stdout.splitlines() if x.startswith(f"# broken by {name}: ")]
+        t.ok(p.returncode == 1 and broken and all(" NPROC " in x for x in broken),
+             f"baseline against {name}: exit 1, the broken NPROC cells named ({dt:.0f} s)",
+             f"{p.stdout}\n{p.stderr}")
+        t.ok(any("NEWLY FAILING" in x for x in p.stdout.splitlines()),
+             "... and compare's NEWLY FAILING lines", p.stdout)
+        t.diag("\n".join(broken))
+
+
+def main():
+    t = Tap()
+    if not os.access(UCB, os.X_OK):
+        skip_all(f"no ucbench at {UCB} (UCBENCH_STATIC or UCBENCH)")
+    if "--mutant" in sys.argv[1:]:
+        mutant(t)
+        t.done()
+    p = subprocess.run([sys.executable, "-B", VM, "--help"], capture_output=True, text=True)
+    t.ok(p.returncode == 0 and "--kernel" in p.stdout and "--rounds" in p.stdout,
+         "ucbench-vm --help", p.stderr)
+    k61, k612 = cloud("6.1"), cloud("6.12")
+    if not k61:
+        t.skip("ucbench-vm on Debian's cloud kernels", f"none in {CACHE}/x (matrix.sh fetches them)")
+        t.done()
+    config_refusal(t, k61)
+    one_kernel(t, k61)
+    if k612:
+        two_kernels(t, k61, k612)
+        rounds(t, k61, k612)
+    else:
+        t.skip("two kernels", f"no 6.12 cloud kernel in {CACHE}/x")
+    t.done()
+
+
+if __name__ == "__main__":
+    main()
