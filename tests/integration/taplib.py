@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """taplib.py - TAP output and process inspection shared by the integration tests."""
 import atexit
+import contextlib
 import copy
 import json
 import os
@@ -124,9 +125,30 @@ def comm(pid):
         return None
 
 
+def _children(pid):
+    """The children of `pid` from /proc/PID/task/*/children (one small file per thread, not a
+    walk of all /proc: an observer starved of CPU still keeps up with a run), or None where the
+    kernel lacks them (CONFIG_PROC_CHILDREN) or `pid` is gone."""
+    try:
+        tids = os.listdir(f"/proc/{pid}/task")
+        out = []
+        for tid in tids:
+            with open(f"/proc/{pid}/task/{tid}/children") as f:
+                out += [int(x) for x in f.read().split()]
+        return out
+    except (OSError, ValueError):
+        return None
+
+
 def descendants(root):
-    m = children_map()
     out, todo = [], [root]
+    if _children(os.getpid()) is not None:
+        while todo:
+            kids = _children(todo.pop()) or []
+            out += kids
+            todo += kids
+        return out
+    m = children_map()
     while todo:
         p = todo.pop()
         for c, pp in m.items():
@@ -421,10 +443,14 @@ class RunProcs:
     process of this run, whatever else runs on the machine."""
 
     def __init__(self, root):
-        self.root = root
+        """`root`: ucbench's Popen (hold_tasks stops and resumes it) or its pid."""
+        self.popen = root if isinstance(root, subprocess.Popen) else None
+        self.root = root.pid if self.popen else root
         self.seen = {}  # pid -> start time
         self.pgids = set()
         self.snapshot = []  # the processes below ucbench at the last scan
+        self.missed = None  # why hold_tasks did not see its tasks
+        self.load = HostLoad()
 
     def scan(self):
         """Record every process below ucbench now; returns self (true) for wait_for."""
@@ -445,6 +471,72 @@ class RunProcs:
     def until_tasks(self, n, timeout=DEADLINE):
         """Scan until `n` tasks are running (all their ancestors then exist); the tasks."""
         return wait_for(lambda: len(self.scan().tasks()) == n and self.tasks(), timeout)
+
+    # ucbench waits up to 120 s for its tasks' READY (engine/runner.c) on a clock that runs on
+    # while it is stopped: a hold ends well before.
+    HOLD_MAX = 90
+
+    @contextlib.contextmanager
+    def hold_tasks(self, n, timeout=DEADLINE):
+        """`with procs.hold_tasks(n) as tasks:` the `n` tasks of the run's first point, seen
+        with the run held: ucbench is stopped (SIGSTOP) as soon as its spawner shows, before it
+        can release the start barrier, so however starved this observer is, no measured window
+        closes under it; the spawner and the tasks go on starting.  `tasks` is None when they
+        were not all seen (self.missed says what was; busy_missed() whether the host was busy);
+        self.snapshot is the fleet.  SIGCONT on the way out.  The point must be the first
+        (--no-baseline) and have `n` tasks, or this waits for `timeout`."""
+        p = self.popen
+        held = False
+        tasks = []
+        self.missed = None
+        t0 = time.monotonic()
+        end = t0 + timeout
+        try:
+            while True:
+                if p.poll() is not None:
+                    self.missed = "the run ended"
+                    break
+                self.scan()
+                names = [comm(q) for q in self.snapshot]
+                if not held and "ucb-spawner" in names:
+                    os.kill(p.pid, signal.SIGSTOP)
+                    held = True
+                    wait_for(lambda: (proc_stat(p.pid) or "T")[0] in "Tt")
+                    h0 = time.monotonic()
+                    end = h0 + timeout
+                    continue  # a scan of the stopped run
+                now = self.tasks()
+                if len(now) > len(tasks) and held:
+                    end = time.monotonic() + timeout  # still coming up: wait on
+                tasks = now
+                if held and len(tasks) == n:
+                    self.missed = None
+                    break
+                if held and "ucb-spawner" not in names:
+                    self.missed = "the run's point was over when it was first seen"
+                    break
+                if time.monotonic() > (min(end, h0 + self.HOLD_MAX) if held else end):
+                    self.missed = f"{timeout:.0f} s passed"
+                    break
+                time.sleep(0.05)
+            if self.missed:
+                self.missed += (f": {len(tasks)} of {n} tasks seen "
+                                f"({'held' if held else 'never held'}, "
+                                f"{time.monotonic() - t0:.1f} s)")
+            yield None if self.missed else tasks
+        finally:
+            if held and p.poll() is None:
+                os.kill(p.pid, signal.SIGCONT)
+
+    def busy_missed(self):
+        """Why hold_tasks missed its tasks, when the host was measured busy meanwhile (other
+        processes' CPU time since this object was made): 'host busy: ...; 3 of 8 tasks seen
+        (...)', or None (nothing missed, or a quiet host: a real defect).  Ask it once the run
+        is reaped: until then its own tasks count as other processes."""
+        if not self.missed or (self.popen and self.popen.poll() is None):
+            return None
+        why = self.load.reason()
+        return why and f"{why}; {self.missed}"
 
     def left(self):
         """Live (not zombie) processes of this run."""

@@ -18,6 +18,10 @@
 #include "host/userns.h"
 #include "verify/probe.h"
 #include "verify/verify.h"
+#include "uid-claim.h"
+
+/* This program's uids (uid-claim.h), 100 per case run; each test at its own offset. */
+#define CASE_UIDS(off) test_uids (2102000000u, 100000, (off))
 
 /* Root, and user namespaces can be made here (the cases run in them). */
 static bool
@@ -45,7 +49,7 @@ test_every_case_can_fail (void)
       char why[UCB_VDETAIL_MAX];
 
       /* A uid range of its own: verify.py may run the cases at the same time. */
-      ucb_verify_run (ucb_vcases[i], 2102000000u + (uid_t) i * 100, &k, &v);
+      ucb_verify_run (ucb_vcases[i], CASE_UIDS ((uid_t) i * 100), &k, &v);
       if (v.verdict == UCB_VERDICT_SKIP)
         continue;
       if (v.verdict != UCB_VERDICT_PASS && v.verdict != UCB_VERDICT_KNOWN_BUG)
@@ -104,7 +108,7 @@ test_overadmitting_kernel (void)
     {
       struct ucb_vrun v;
 
-      ucb_verify_run (ucb_vcases[i], 2104000000u + (uid_t) i * 100, &k, &v);
+      ucb_verify_run (ucb_vcases[i], CASE_UIDS (50000 + (uid_t) i * 100), &k, &v);
       if (v.verdict == UCB_VERDICT_SKIP)
         continue;
       ran++;

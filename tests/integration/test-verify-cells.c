@@ -27,6 +27,10 @@
 #include "verify/rlagent.h"
 #include "verify/rlimit-ops.h"
 #include "verify/verify.h"
+#include "uid-claim.h"
+
+/* This program's uids (uid-claim.h), 100 per case run; each test at its own offset. */
+#define CELL_UIDS(off) test_uids (2103000000u, 100000, (off))
 
 /* Root, and user namespaces can be made here (the cases run in them). */
 static bool
@@ -249,7 +253,7 @@ test_sabotage_fails (void)
       = { UCB_VLEVEL_OWN, UCB_VLEVEL_PARENT, UCB_VLEVEL_GRANDPARENT };
   struct ucb_rlops refusal = *real, leak = *real, unbound = *real;
   char why[UCB_VDETAIL_MAX];
-  uid_t base = 2103000000u;
+  uid_t base = CELL_UIDS (0);
 
   if (!can_run_cases ())
     {
@@ -323,7 +327,7 @@ test_race_sabotage_fails (void)
   static const char most[] = "most admitted in a round at the bound";
   static const char one[] = "rounds at the bound with one admitted";
   struct ucb_rlops lost = *real, over = *real, cba = *real;
-  uid_t base = 2103050000u;
+  uid_t base = CELL_UIDS (50000);
 
   if (!race_ready ())
     return;
@@ -398,7 +402,7 @@ test_race_churn (void)
   static const char flips[] = "set*uid flips racing: the churners', the page's";
   struct ucb_rlops keeps = *nproc;
   long cpus = sysconf (_SC_NPROCESSORS_ONLN);
-  uid_t base = 2103060000u;
+  uid_t base = CELL_UIDS (60000);
 
   if (!race_ready ())
     return;
@@ -468,7 +472,7 @@ test_offset_known_bug (void)
       return;
     }
   offset.charge = charge_refused_at_hard;
-  stock = verdict (memlock, 2, UCB_VLEVEL_PARENT, 2103010000u, why);
+  stock = verdict (memlock, 2, UCB_VLEVEL_PARENT, CELL_UIDS (10000), why);
   if (stock != UCB_VERDICT_KNOWN_BUG)
     {
       /* A fixed kernel: refusing everything there is the intended count. */
@@ -480,7 +484,8 @@ test_offset_known_bug (void)
     }
   for (int p = 2; p <= 3; p++)
     {
-      enum ucb_verdict got = verdict (&offset, p, UCB_VLEVEL_PARENT, 2103010000u + 100u * p, why);
+      enum ucb_verdict got
+          = verdict (&offset, p, UCB_VLEVEL_PARENT, CELL_UIDS (10000 + 100u * p), why);
       if (got != UCB_VERDICT_FAIL)
         printf ("# the offsetting bug, P%d at the parent level: %s (%s)\n", p,
                 ucb_verdict_name (got), why);
@@ -518,7 +523,7 @@ run_exact (struct ucb_vctx *ctx, ucb_error_t *err)
 static void
 test_exact_bounds (void)
 {
-  uid_t base = 2103020000u;
+  uid_t base = CELL_UIDS (20000);
 
   if (!can_run_cases ())
     {

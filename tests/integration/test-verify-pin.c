@@ -20,6 +20,10 @@
 #include "verify/cells.h"
 #include "verify/rlimit-ops.h"
 #include "verify/verify.h"
+#include "uid-claim.h"
+
+/* This program's uids (uid-claim.h), 100 per case run; each test at its own offset. */
+#define PIN_UIDS(off) test_uids (2103200000u, 100000, (off))
 
 /* Root, and user namespaces can be made here (the cases run in them). */
 static bool
@@ -140,7 +144,7 @@ test_sabotage_fails (void)
 {
   struct ucb_rlops refusal = *real, release = *real, holder = *real;
   char why[UCB_VDETAIL_MAX];
-  uid_t base = 2103200000u;
+  uid_t base = PIN_UIDS (0);
   struct
   {
     const struct ucb_rlops *ops;
@@ -175,7 +179,7 @@ static void
 test_real_passes (void)
 {
   char why[UCB_VDETAIL_MAX];
-  uid_t base = 2103201000u;
+  uid_t base = PIN_UIDS (1000);
 
   if (!can_run_cases ())
     {

@@ -25,6 +25,10 @@
 #include "verify/probe.h"
 #include "verify/rlimit-ops.h"
 #include "verify/verify.h"
+#include "uid-claim.h"
+
+/* This program's uids (uid-claim.h), 100 per case run; each test at its own offset. */
+#define TASK_UIDS(off) test_uids (2103300000u, 100000, (off))
 
 /* Root, and user namespaces can be made here (the cases run in them). */
 static bool
@@ -216,7 +220,7 @@ static void
 test_sigpending (void)
 {
   struct ucb_rlops forgets = *sig, past = *sig;
-  uid_t base = 2103300000u;
+  uid_t base = TASK_UIDS (0);
 
   if (!can_run_cases ())
     {
@@ -252,14 +256,14 @@ test_sigpending_pinned (void)
       return;
     }
   pins_ns.release = release_by_other_pins;
-  check_runs (runs, UCB_ARRAY_SIZE (runs), UCB_VLEVEL_OWN, 2103304000u);
+  check_runs (runs, UCB_ARRAY_SIZE (runs), UCB_VLEVEL_OWN, TASK_UIDS (4000));
 }
 
 static void
 test_nproc (void)
 {
   struct ucb_rlops refused = *nproc, past = *nproc;
-  uid_t base = 2103310000u;
+  uid_t base = TASK_UIDS (10000);
 
   if (!can_run_cases ())
     {

@@ -24,6 +24,10 @@
 #include "verify/cells.h"
 #include "verify/rlimit-ops.h"
 #include "verify/verify.h"
+#include "uid-claim.h"
+
+/* This program's uids (uid-claim.h), 100 per case run; each test at its own offset. */
+#define RELEASE_UIDS(off) test_uids (2103400000u, 100000, (off))
 
 static bool
 can_run_cases (void)
@@ -213,7 +217,7 @@ test_leak_and_underflow (void)
   static const enum ucb_vlevel levels[]
       = { UCB_VLEVEL_OWN, UCB_VLEVEL_PARENT, UCB_VLEVEL_GRANDPARENT };
   static const enum ucb_rl rls[] = { UCB_RL_MSGQUEUE, UCB_RL_MEMLOCK };
-  uid_t base = 2103400000u;
+  uid_t base = RELEASE_UIDS (0);
 
   if (!ready ())
     return;
@@ -255,7 +259,7 @@ test_pinned (void)
   if (!ready ())
     return;
   pins.release = release_pins_after_end;
-  got = verdict (UCB_RL_MSGQUEUE, &pins, UCB_VLEVEL_OWN, 2103410000u, why);
+  got = verdict (UCB_RL_MSGQUEUE, &pins, UCB_VLEVEL_OWN, RELEASE_UIDS (10000), why);
   expect ("a releaser's namespace pinned", got, UCB_VERDICT_FAIL, why,
           "user namespaces the room allows after", "pinned: 1 user namespace");
 }
@@ -271,7 +275,7 @@ test_teardown_leak (void)
   if (!ready ())
     return;
   outlives.charge = charge_outlives_teardown;
-  got = verdict (UCB_RL_MSGQUEUE, &outlives, UCB_VLEVEL_PARENT, 2103420000u, why);
+  got = verdict (UCB_RL_MSGQUEUE, &outlives, UCB_VLEVEL_PARENT, RELEASE_UIDS (20000), why);
   expect ("a queue outliving its namespace", got, UCB_VERDICT_FAIL, why,
           "creator's uid admitted after IPC ns teardown", "leak");
 }

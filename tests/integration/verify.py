@@ -57,15 +57,23 @@ t.ok(v and all(set(x) >= {"id", "title", "rlimit", "status", "expected", "observ
                     "duration_s"} for x in v), "verify entries carry the documented keys")
 # Skips: only the P4 cells ("unlimited"), where the hard limit is finite and CAP_SYS_RESOURCE
 # missing (docs/verify.md, "The matrix"); known bugs: the MEMLOCK parent-level units bug only.
-t.ok(v and {x["status"] for x in v} <= {"pass", "known-bug", "skip"}
-     and [x["status"] for x in v if x["id"] == "ULIM-19"] == ["known-bug"]
-     and all((x["property"] == "P4" and "CAP_SYS_RESOURCE" in x["detail"])
-             or (x["id"] == "ULIM-17" and "another root task uses message queues" in x["detail"])
-             for x in v if x["status"] == "skip")
-     and all(x["id"] == "ULIM-19" or (x["rlimit"] == "MEMLOCK" and x["level"] != "own")
-             for x in v if x["status"] == "known-bug"),
-     "statuses: pass; known-bug for ULIM-19 and the MEMLOCK parent-level cells; skip only for "
-     "P4 without CAP_SYS_RESOURCE (and ULIM-17 while another root task churns its queues)", json.dumps([(x["id"], x["status"]) for x in v]))
+# A P8 race whose rounds hardly met (a busy host) is verify's own measured skip: this check
+# then skips with its reason, and still fails on any other status out of place.
+too_few = [x for x in v if x["status"] == "skip" and x.get("property") == "P8"
+           and "too few to judge" in x["detail"]]
+sound = (v and {x["status"] for x in v} <= {"pass", "known-bug", "skip"}
+         and [x["status"] for x in v if x["id"] == "ULIM-19"] == ["known-bug"]
+         and all((x["property"] == "P4" and "CAP_SYS_RESOURCE" in x["detail"])
+                 or (x["id"] == "ULIM-17" and "another root task uses message queues" in x["detail"])
+                 or x in too_few for x in v if x["status"] == "skip")
+         and all(x["id"] == "ULIM-19" or (x["rlimit"] == "MEMLOCK" and x["level"] != "own")
+                 for x in v if x["status"] == "known-bug"))
+t.busy(sound and not too_few, "statuses: pass; known-bug for ULIM-19 and the MEMLOCK parent-level "
+       "cells; skip only for P4 without CAP_SYS_RESOURCE (and ULIM-17 while another root task "
+       "churns its queues)",
+       sound and too_few and f"verify could not judge {len(too_few)} P8 race(s), "
+       f"{too_few[0]['id']}: {too_few[0]['detail']}",
+       json.dumps([(x["id"], x["status"]) for x in v]))
 t.ok(v and all(x.get("cells") and x["cells"][0] == {"level": x["level"], "property": x["property"]}
          for x in v), "every entry names its level, property and cells (the primary first)")
 r = run(["verify", "--list"])
