@@ -112,6 +112,7 @@ static const char *const contrast_words[] = { "penalty",
                                               "inconclusive (metrics disagree)",
                                               NULL };
 static const char *const where_words[] = { "qemu-tcg", "qemu-kvm", "host", NULL };
+static const char *const accel_words[] = { "tcg", "kvm", NULL };
 
 /* ---- $defs ---------------------------------------------------------------------------------- */
 
@@ -550,7 +551,8 @@ static const struct rule contrast_row[] = {
   END,
 };
 
-static const struct rule kernel_matrix[] = { ONE_OF ("where", where_words), END };
+static const struct rule kernel_matrix[]
+    = { ONE_OF ("where", where_words), ONE_OF ("accel", accel_words), END };
 
 static const struct rule tool[] = { STRING ("version", false, NULL, 1, -1), END };
 
