@@ -356,6 +356,15 @@ test_race_sabotage_fails (void)
 
           *lose_budget = 1;
           got = verdict (runs[i].ops, 8, levels[l], base + (uid_t) i * 100, why);
+          /* A busy host: too few rounds met for the cell to judge, and it said so. */
+          if (got == UCB_VERDICT_SKIP && strstr (why, "too few to judge"))
+            {
+              static char busy[UCB_VDETAIL_MAX + 64];
+              snprintf (busy, sizeof busy, "%s at the %s level: %s", runs[i].what,
+                        ucb_vlevel_name (levels[l]), why);
+              tap_skip (busy);
+              break;
+            }
           named = strstr (why, runs[i].why) != NULL;
           /* One unit lost: the counter one high, the fill after the race one fewer. */
           if (runs[i].ops == &lost)
