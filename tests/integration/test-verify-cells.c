@@ -354,8 +354,18 @@ test_race_sabotage_fails (void)
           enum ucb_verdict got;
           bool named;
 
-          *lose_budget = 1;
-          got = verdict (runs[i].ops, 8, levels[l], base + (uid_t) i * 100, why);
+          /* A sabotaged race is caught when two chargers meet inside its window, which a
+           * loaded host can starve for a whole run (the clang pass of CI once let
+           * check-before-add at the grandparent level pass): up to 3 runs, each one said. */
+          for (int run = 1;; run++)
+            {
+              *lose_budget = 1;
+              got = verdict (runs[i].ops, 8, levels[l], base + (uid_t) i * 100, why);
+              if (runs[i].want != UCB_VERDICT_FAIL || got != UCB_VERDICT_PASS || run == 3)
+                break;
+              printf ("# %s at the %s level: passed in run %d of at most 3 (%s)\n", runs[i].what,
+                      ucb_vlevel_name (levels[l]), run, why);
+            }
           /* A busy host: too few rounds met for the cell to judge, and it said so. */
           if (got == UCB_VERDICT_SKIP && strstr (why, "too few to judge"))
             {
