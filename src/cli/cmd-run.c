@@ -19,6 +19,7 @@
 #include "core/process.h"
 #include "core/util.h"
 #include "engine/ceiling.h"
+#include "engine/contention.h"
 #include "engine/footprint.h"
 #include "engine/owner.h"
 #include "engine/repeat-auto.h"
@@ -276,13 +277,31 @@ foreign_in_range (const struct ucb_run_options *o, const struct ucb_point *pt, c
                          (unsigned) first, (unsigned) last, when, who);
 }
 
-/* Run point `pt` once and record it into *entry (NULL for a point never run); what --repeat
- * auto counts of it into *ops and *contended (NULL: not wanted; untouched for a point never
- * run). */
+/* Each results[] entry (borrowed) beside its point and total, for the figures drawn across
+ * points from the C values (scalability). */
+struct measured
+{
+  struct ucb_point_total *p;
+  json_t **entry;
+  size_t n;
+};
+
+static void
+measured_add (struct measured *m, const struct ucb_point *pt, double total, json_t *entry)
+{
+  m->p = xrealloc (m->p, (m->n + 1) * sizeof *m->p);
+  m->entry = xrealloc (m->entry, (m->n + 1) * sizeof *m->entry);
+  m->p[m->n] = (struct ucb_point_total){ .pt = *pt, .total = total };
+  m->entry[m->n++] = entry;
+}
+
+/* Run point `pt` once and record it into *entry (NULL for a point never run) and `m`; what
+ * --repeat auto counts of it into *ops and *contended (NULL: not wanted; untouched for a point
+ * never run). */
 static int
 run_once (const struct ucb_run_options *o, const struct ucb_placement *pl, struct ucb_runtime *rt,
-          const struct ucb_point *pt, json_t **entry, double *ops, bool *contended,
-          ucb_error_t *err)
+          const struct ucb_point *pt, struct measured *m, json_t **entry, double *ops,
+          bool *contended, ucb_error_t *err)
 {
   struct ucb_point_result res;
   cleanup_free char *owner = NULL;
@@ -293,6 +312,7 @@ run_once (const struct ucb_run_options *o, const struct ucb_placement *pl, struc
     {
       /* Listed, never run: the document says why (stress-ng's unimplemented). */
       *entry = ucb_emit_skipped (pt, pt->workload->unsupported_reason);
+      measured_add (m, pt, NAN, *entry);
       return 0;
     }
   warn_short_window (o, pl, pt);
@@ -305,7 +325,10 @@ run_once (const struct ucb_run_options *o, const struct ucb_placement *pl, struc
       if (r == 0 && ops)
         ucb_repeat_figures (&res, pl->nallowed, ops, contended);
       if (r == 0)
-        *entry = ucb_emit_point (&res, pl);
+        {
+          *entry = ucb_emit_point (&res, pl);
+          measured_add (m, pt, ucb_point_total_ops (&res), *entry);
+        }
       ucb_point_result_free (&res);
     }
   if (r == 0)
@@ -320,7 +343,7 @@ run_once (const struct ucb_run_options *o, const struct ucb_placement *pl, struc
 
 static int
 run_sweep (const struct ucb_run_options *o, const struct ucb_placement *pl, struct ucb_runtime *rt,
-           json_t *results, ucb_error_t *err)
+           json_t *results, struct measured *m, ucb_error_t *err)
 {
   size_t total = ucb_sweep_size (&o->plan);
   uint64_t t_start = ucb_now_ns ();
@@ -332,7 +355,7 @@ run_sweep (const struct ucb_run_options *o, const struct ucb_placement *pl, stru
 
       ucb_sweep_point (&o->plan, k, &pt);
       progress (o, k, total, t_start, &pt);
-      if (run_once (o, pl, rt, &pt, &entry, NULL, NULL, err) < 0)
+      if (run_once (o, pl, rt, &pt, m, &entry, NULL, NULL, err) < 0)
         return -1;
       ucb_json_push (results, entry);
     }
@@ -346,14 +369,14 @@ run_sweep (const struct ucb_run_options *o, const struct ucb_placement *pl, stru
 static int
 auto_repeat (const struct ucb_run_options *o, const struct ucb_placement *pl,
              struct ucb_runtime *rt, struct ucb_repeat_auto *s, size_t k, json_t *runs,
-             ucb_error_t *err)
+             struct measured *m, ucb_error_t *err)
 {
   const struct ucb_point *pt = &s->p[k].pt;
   double ops = NAN;
   bool contended = false;
   json_t *e;
 
-  if (run_once (o, pl, rt, pt, &e, &ops, &contended, err) < 0)
+  if (run_once (o, pl, rt, pt, m, &e, &ops, &contended, err) < 0)
     return -1;
   ucb_json_push (runs, e);
   ucb_repeat_auto_record (s, k, pt->workload->unsupported_reason != NULL, ops, contended);
@@ -416,7 +439,8 @@ auto_summary (const struct ucb_repeat_auto *s, json_t *runs)
  * stderr, max_time_s what was used. */
 static int
 run_sweep_auto (struct ucb_run_options *o, const struct ucb_placement *pl, struct ucb_runtime *rt,
-                json_t *results, json_t **precision, char **note, ucb_error_t *err)
+                json_t *results, struct measured *m, json_t **precision, char **note,
+                ucb_error_t *err)
 {
   __attribute__ ((cleanup (ucb_repeat_auto_free))) struct ucb_repeat_auto s = { 0 };
   cleanup_json json_t *runs = ucb_json_arr (); /* per point: its results[] entries */
@@ -430,7 +454,7 @@ run_sweep_auto (struct ucb_run_options *o, const struct ucb_placement *pl, struc
   while (ucb_repeat_auto_next (&s, &k, &elapsed))
     {
       progress_auto (o, &s, elapsed, &s.p[k]);
-      r = auto_repeat (o, pl, rt, &s, k, json_array_get (runs, k), err);
+      r = auto_repeat (o, pl, rt, &s, k, json_array_get (runs, k), m, err);
       if (r < 0)
         break;
     }
@@ -503,6 +527,7 @@ read_seccomp (struct ucb_run_options *o, struct ucb_seccomp_profile **p, ucb_err
 struct run_state
 {
   json_t *host, *results, *notes, *precision;
+  struct measured measured; /* beside results[] */
   char *busy, *starved, *auto_line;
   double t_real; /* CLOCK_REALTIME at the start */
   uint64_t t0;   /* ucb_now_ns() at the start */
@@ -515,9 +540,23 @@ run_state_free (struct run_state *st)
   json_decref (st->results);
   json_decref (st->notes);
   json_decref (st->precision);
+  free (st->measured.p);
+  free (st->measured.entry);
   free (st->busy);
   free (st->starved);
   free (st->auto_line);
+}
+
+static void
+fill_scalability (const struct measured *m)
+{
+  cleanup_free double *scal = xcalloc (m->n + 1, sizeof *scal);
+
+  ucb_scalability (m->p, m->n, scal);
+  for (size_t i = 0; i < m->n; i++)
+    if (isfinite (scal[i]))
+      ucb_json_set (json_object_get (m->entry[i], "summary"), "scalability",
+                    ucb_json_real (scal[i]));
 }
 
 /* run.interrupted: the sweep ended before its last point, by signal `sig` (0: by the error
@@ -550,7 +589,7 @@ finish (int argc, char **argv, const struct ucb_run_options *o, const struct ucb
   json_t *config, *run, *l3 = NULL, *contrast;
   size_t finished = json_array_size (st->results);
 
-  ucb_report_scalability (st->results);
+  fill_scalability (&st->measured);
   if (o->plan.pin == UCB_PIN_L3)
     l3 = ucb_report_l3_table (st->results);
   st->busy = ucb_report_contention_note (st->results);
@@ -630,9 +669,10 @@ ucb_cmd_run (int argc, char **argv, ucb_error_t *err)
     }
   st.results = ucb_json_arr ();
   if (o.plan.repeat_auto)
-    r = run_sweep_auto (&o, &pl, &rt, st.results, &st.precision, &st.auto_line, err);
+    r = run_sweep_auto (&o, &pl, &rt, st.results, &st.measured, &st.precision, &st.auto_line,
+                        err);
   else
-    r = run_sweep (&o, &pl, &rt, st.results, err);
+    r = run_sweep (&o, &pl, &rt, st.results, &st.measured, err);
   /* Every container is gone now.  A signal from here on is only noted (a second one ends us
    * at once): what was measured is written out, then the run ends as an interrupted one. */
   ucb_interrupts_defer (&sweep_handlers);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/stats.h"
 #include "core/util.h"
 #include "engine/contention.h"
 #include "engine/runner.h"
@@ -42,6 +43,34 @@ ucb_point_total_ops (const struct ucb_point_result *r)
       total += rate;
     }
   return total;
+}
+
+static bool
+same_series (const struct ucb_point *a, const struct ucb_point *b)
+{
+  return a->workload == b->workload && a->owner.kind == b->owner.kind && a->owner.lo == b->owner.lo
+         && a->owner.hi == b->owner.hi && a->depth == b->depth && a->tasks == b->tasks
+         && a->threads == b->threads;
+}
+
+void
+ucb_scalability (const struct ucb_point_total *p, size_t n, double *out)
+{
+  cleanup_free double *one = xcalloc (n + 1, sizeof *one);
+
+  for (size_t i = 0; i < n; i++)
+    {
+      size_t m = 0;
+      double base;
+
+      for (size_t j = 0; j < n; j++)
+        if (p[j].pt.containers == 1 && isfinite (p[j].total) && same_series (&p[i].pt, &p[j].pt))
+          one[m++] = p[j].total;
+      base = ucb_median (one, m);
+      out[i] = base > 0 && p[i].pt.containers > 0
+                   ? (isfinite (p[i].total) ? p[i].total : 0) / ((double) p[i].pt.containers * base)
+                   : NAN;
+    }
 }
 
 /* Reading k was due `k` periods after reading 0; one later than that by more than a period

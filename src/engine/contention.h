@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "engine/measure.h"
+#include "engine/sweep.h"
 
 struct ucb_point_result;
 
@@ -25,6 +26,17 @@ struct ucb_window ucb_task_window (const struct ucb_samples *s, size_t task);
 /* Over the containers, their tasks' window rates summed (summary.total_ops_per_s); 0 with
  * fewer than two readings. */
 double ucb_point_total_ops (const struct ucb_point_result *r);
+
+/* A point of the run and its total (NaN: never run), for the figures drawn across points. */
+struct ucb_point_total
+{
+  struct ucb_point pt;
+  double total;
+};
+/* summary.scalability of each: total / (N x the median total of the 1-container points of its
+ * series: workload, owner, depth, tasks, mode); NaN where the series has none.  A point never
+ * run counts as 0. */
+void ucb_scalability (const struct ucb_point_total *p, size_t n, double *out);
 
 /* Contention of the point: each task's CPU share per interval, its fair share and whether it
  * got it, computed once before any JSON. */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* model.c - loading a ucbench-result/1 document into the structures of model.h, once, with a
  * one-line schema error naming the field (the typed readers and the top level: model-validate.c);
- * point identity, groups of repeats, series, scalability and compare's "anything in common"
+ * point identity, groups of repeats, series and compare's "anything in common"
  * computed here for every reader. */
 #include "config.h"
 
@@ -355,43 +355,6 @@ ucb_doc_canary_rate (const struct ucb_doc_canary *c)
   if (a && b)
     return sqrt (c->before * c->after);
   return b ? c->before : a ? c->after : NAN;
-}
-
-void
-ucb_doc_scalability (const struct ucb_doc *d, double *out)
-{
-  cleanup_free double *base = xcalloc (d->n_points + 1, sizeof *base);
-  cleanup_free double *one = xcalloc (d->n_series + 1, sizeof *one);
-  cleanup_free size_t *idx = xcalloc (d->n_points + 1, sizeof *idx);
-  size_t n = 0;
-
-  /* The 1-container points with a total, series by series. */
-  for (size_t i = 0; i < d->n_points; i++)
-    if (d->points[i].containers == 1 && isfinite (d->points[i].sum.total_ops_per_s))
-      idx[n++] = i;
-  sort_points = d->points;
-  sort_cmp = ucb_point_series_cmp;
-  qsort (idx, n, sizeof *idx, cmp_index);
-  for (size_t s = 0; s < d->n_series; s++)
-    one[s] = NAN;
-  for (size_t i = 0, start = 0; i < n; i++)
-    {
-      base[i] = d->points[idx[i]].sum.total_ops_per_s;
-      if (i + 1 == n || d->points[idx[i + 1]].series != d->points[idx[i]].series)
-        {
-          one[d->points[idx[i]].series] = ucb_median (base + start, i + 1 - start);
-          start = i + 1;
-        }
-    }
-  for (size_t i = 0; i < d->n_points; i++)
-    {
-      const struct ucb_doc_point *p = &d->points[i];
-      double b = one[p->series], total = p->sum.total_ops_per_s;
-      /* A null total (a skipped point) counts as 0, as it always has. */
-      out[i] = b > 0 && p->containers > 0
-                   ? (isfinite (total) ? total : 0) / ((double) p->containers * b)
-                   : NAN;
-    }
 }
 
 /* ---- verify[] ------------------------------------------------------------------------------- */

@@ -90,7 +90,7 @@ struct ucb_doc_point
   bool l3;
   json_t *l3_domains, *cores, *cpus;
   size_t group;       /* index of doc->groups: the same identity, any repeat */
-  size_t series;      /* the same identity but containers: what scalability divides by */
+  size_t series;      /* the same identity but containers: a plotted line */
   size_t workload_id; /* the same workload */
   json_t *json;       /* the results[] entry (borrowed) */
 };
@@ -233,10 +233,5 @@ ucb_doc_per_task_ops (const struct ucb_doc_point *p, const struct ucb_doc_summar
   /* In doubles: containers x tasks of a (valid) document can exceed a long long. */
   return m->total_ops_per_s / ((double) p->containers * (double) (p->tasks > 0 ? p->tasks : 1));
 }
-
-/* summary.scalability of every point, as `run` fills it in: total / (N x B), B the median total
- * of the 1-container points of its series; NaN (leave as is) without such a point or B <= 0.
- * `out` has n_points entries. */
-void ucb_doc_scalability (const struct ucb_doc *d, double *out);
 
 #endif

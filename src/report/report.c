@@ -20,24 +20,6 @@
 #include "report/model.h"
 #include "report/report.h"
 
-void
-ucb_report_scalability (json_t *results)
-{
-  struct ucb_doc d;
-
-  /* Once over the points (no rescan per point): the series and their 1-container medians. */
-  if (ucb_doc_built (results, &d))
-    {
-      cleanup_free double *scal = xcalloc (d.n_points + 1, sizeof *scal);
-      ucb_doc_scalability (&d, scal);
-      for (size_t i = 0; i < d.n_points; i++)
-        if (isfinite (scal[i]))
-          ucb_json_set (json_object_get (d.points[i].json, "summary"), "scalability",
-                        ucb_json_real (scal[i]));
-      ucb_doc_free (&d);
-    }
-}
-
 json_t *
 ucb_report_document (int argc, char **argv, double start_realtime, double duration_s, json_t *host,
                      json_t *config, json_t *results)

@@ -12,9 +12,6 @@
 #include "report/output.h" /* where a document goes: --output */
 #include "report/schema.h"
 
-/* Fill summary.scalability of every entry: total / (N * median total of the 1-container
- * points of the same workload, owner, depth, tasks and mode), null when there is none. */
-void ucb_report_scalability (json_t *results);
 /* The whole document; steals references to host, config and results. */
 json_t *ucb_report_document (int argc, char **argv, double start_realtime, double duration_s,
                              json_t *host, json_t *config, json_t *results);

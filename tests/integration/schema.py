@@ -5,6 +5,7 @@ rejects broken ones.  Uses uids of its own (2100950000 ...) so it can run beside
 integration tests."""
 import contextlib
 import copy
+import statistics
 import json
 import os
 
@@ -100,6 +101,32 @@ for name, args in RUNS:
         doc = ucbench_json(["run"] + args + SHORT)
     docs[name] = doc
     valid(doc, f"{name}: the document validates")
+
+
+def scalability_wrong(doc):
+    """Entries whose summary.scalability is not total / (N x the median total of the
+    1-container points of its series: workload, owner, depth, tasks, mode), null without one."""
+    res = doc["results"]
+    key = lambda e: (e["workload"], e["owner"], e["depth"], e["tasks"], e["mode"])
+    wrong = []
+    for e in res:
+        ones = [x["summary"]["total_ops_per_s"] for x in res if key(x) == key(e)
+                and x["containers"] == 1 and x["summary"]["total_ops_per_s"] is not None]
+        base = statistics.median(ones) if ones else None
+        want = ((e["summary"]["total_ops_per_s"] or 0) / (e["containers"] * base)
+                if base else None)
+        got = e["summary"]["scalability"]
+        # The document keeps 10 digits; run divides the unrounded totals.
+        if (want is None) != (got is None) or (want is not None
+                                               and abs(want - got) > 1e-8 * max(abs(want), 1e-9)):
+            wrong.append(f"{key(e)} N={e['containers']} repeat={e['repeat']}: {got}, want {want}")
+    return wrong
+
+
+for name, doc in docs.items():
+    bad = scalability_wrong(doc)
+    t.ok(not bad, f"{name}: every summary.scalability is total / (N x its series' "
+         "1-container median)", "; ".join(bad[:3]))
 
 if can_run:
     vdoc = ucbench_json(["verify", "--format", "json", "--uid-base", "2100970000"], ok_rc=(0, 1))

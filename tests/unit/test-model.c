@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test-model.c - the result model (report/model.h): loading a document, the schema errors, point
- * identity and "measured", repeat groups, scalability, verify cases. */
+ * identity and "measured", repeat groups, verify cases. */
 #include "config.h"
 
 #include <jansson.h>
@@ -481,29 +481,6 @@ test_identity_and_measured (void)
 }
 
 static void
-test_scalability (void)
-{
-  static const struct spec specs[] = {
-    { "signal", 1, 1, "process", 1, "ok", 100 },     { "signal", 1, 1, "process", 2, "ok", 300 },
-    { "signal", 2, 1, "process", 1, "ok", 300 },     { "signal", 4, 1, "thread", 1, "ok", 400 },
-    { "signal", 2, 1, "process", 2, "skipped", -1 },
-  };
-  struct ucb_doc d;
-  double s[5];
-
-  if (!load_results (points (specs, UCB_ARRAY_SIZE (specs)), &d))
-    return;
-  ucb_doc_scalability (&d, s);
-  /* B = median(100, 300) = 200 */
-  tap_check_near (s[0], 0.5, 1e-12);
-  tap_check_near (s[1], 1.5, 1e-12);
-  tap_check_near (s[2], 300.0 / (2 * 200), 1e-12);
-  tap_check (isnan (s[3]));    /* no 1-container point in the thread series */
-  tap_check_near (s[4], 0, 0); /* a null total counts as 0 */
-  ucb_doc_free (&d);
-}
-
-static void
 test_verify_cases (void)
 {
   json_t *doc = json_pack ("{s:s, s:[], s:[{s:s, s:s}, {s:s, s:s}, {s:s, s:s}, {s:s, s:s}]}",
@@ -543,7 +520,6 @@ static const struct tap_test tests[] = {
   { "a field of the wrong type is an error naming its path, not a default", test_wrong_types },
   { "compare: one kind, a point or a case in common", test_comparable },
   { "point identity, repeat groups, series, measured, interval rates", test_identity_and_measured },
-  { "scalability: total / (N x median 1-container total of the series)", test_scalability },
   { "verify cases: first of an id, worst status, lookup", test_verify_cases },
 };
 

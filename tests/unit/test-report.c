@@ -17,6 +17,7 @@
 #include "cli/doc.h"
 #include "core/process.h"
 #include "core/util.h"
+#include "engine/contention.h"
 #include "engine/runner.h"
 #include "engine/workload.h"
 #include "report/output.h"
@@ -160,24 +161,37 @@ test_point_fields (void)
   free_point (&r, &pl);
 }
 
+/* scalability from the C values: total / (N x the median 1-container total of the series);
+ * another depth, mode or owner is another series; a point never run counts 0. */
 static void
 test_scalability (void)
 {
   struct ucb_point_result r1, r2;
   struct ucb_placement p1, p2;
-  json_t *results = json_array ();
-  json_t *s;
+  struct ucb_point_total p[7];
+  double s[7];
 
   fake_point (&r1, &p1, 1, 1.0); /* 1 container: 200 ops/s */
   fake_point (&r2, &p2, 2, 1.0); /* 2 containers: 300 ops/s total */
-  json_array_append_new (results, ucb_emit_point (&r1, &p1));
-  json_array_append_new (results, ucb_emit_point (&r2, &p2));
-  ucb_report_scalability (results);
-  s = json_object_get (json_array_get (results, 0), "summary");
-  tap_check_near (num_at (s, "scalability"), 1.0, 1e-12);
-  s = json_object_get (json_array_get (results, 1), "summary");
-  tap_check_near (num_at (s, "scalability"), 300.0 / (2 * 200.0), 1e-12);
-  json_decref (results);
+  p[0] = (struct ucb_point_total){ r1.pt, ucb_point_total_ops (&r1) };
+  p[1] = (struct ucb_point_total){ r2.pt, ucb_point_total_ops (&r2) };
+  p[2] = (struct ucb_point_total){ r1.pt, 600 };   /* B = median (200, 600) = 400 */
+  p[3] = (struct ucb_point_total){ r2.pt, NAN };   /* never run */
+  p[4] = (struct ucb_point_total){ r2.pt, 1000 };  /* another depth, no 1-container point */
+  p[4].pt.depth = 2;
+  p[5] = (struct ucb_point_total){ r1.pt, 50 };    /* threads: a series of their own */
+  p[5].pt.threads = true;
+  p[6] = (struct ucb_point_total){ r2.pt, 800 };   /* another owner: none */
+  p[6].pt.owner.kind = UCB_OWNER_DISTINCT;
+  ucb_scalability (p, 7, s);
+  tap_check_near (p[0].total, 200, 1e-9);
+  tap_check_near (s[0], 200.0 / 400, 1e-12);
+  tap_check_near (s[1], 300.0 / (2 * 400.0), 1e-12);
+  tap_check_near (s[2], 600.0 / 400, 1e-12);
+  tap_check_near (s[3], 0, 0);
+  tap_check (isnan (s[4]));
+  tap_check_near (s[5], 1, 1e-12);
+  tap_check (isnan (s[6]));
   free_point (&r1, &p1);
   free_point (&r2, &p2);
 }
