@@ -118,19 +118,12 @@ print_main_help (FILE *f)
 }
 
 static int
-help_opt (void *ctx, int id, const char *arg, ucb_error_t *err)
-{
-  (void) id, (void) err; /* --options: the one option besides --help */
-  *(const char **) ctx = arg;
-  return 0;
-}
-
-static int
 cmd_help (int argc, char **argv, ucb_error_t *err)
 {
   const struct ucb_command *c;
   const char *options = NULL, *name;
-  int r = ucb_getopt_command (argc, argv, &ucb_help_opts, help_opt, &options, err);
+  /* --options: the one option besides --help */
+  int r = ucb_getopt_command (argc, argv, &ucb_help_opts, ucb_opt_store_arg, &options, err);
 
   if (r != 0)
     return r < 0 ? -1 : 0;

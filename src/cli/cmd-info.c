@@ -53,7 +53,6 @@ ucb_cmd_info (int argc, char **argv, ucb_error_t *err)
   if (ucb_host_collect (&h, err) < 0)
     return ucb_error_wrap (err, "describe this host");
   host = ucb_emit_host (&h);
-  ucb_json_set (host, "ceiling", ucb_emit_ceiling ());
   /* The text is drawn from the same object the JSON shows, so the two always agree; a null's
    * reason is what the same probe found (h.why), never a second look at the host. */
   if (format == UCB_FORMAT_JSON)

@@ -33,20 +33,13 @@
 UCB_OPT_TABLE (ucb_plot_opts, PLOT_OPTIONS, false, 22, PLOT_HEAD, PLOT_TAIL);
 
 static int
-plot_opt (void *ctx, int id, const char *arg, ucb_error_t *err)
-{
-  (void) id, (void) err; /* --output: the one option besides --help */
-  *(const char **) ctx = arg;
-  return 0;
-}
-
-static int
 parse (int argc, char **argv, const char **output, ucb_error_t *err)
 {
   int r;
 
   *output = NULL;
-  r = ucb_getopt_command (argc, argv, &ucb_plot_opts, plot_opt, output, err);
+  /* --output: the one option besides --help */
+  r = ucb_getopt_command (argc, argv, &ucb_plot_opts, ucb_opt_store_arg, output, err);
   if (r != 0)
     return r;
   if (argc - optind < 1)

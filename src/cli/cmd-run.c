@@ -19,7 +19,6 @@
 #include "core/process.h"
 #include "core/util.h"
 #include "engine/ceiling.h"
-#include "engine/contention.h"
 #include "engine/footprint.h"
 #include "engine/owner.h"
 #include "engine/repeat-auto.h"
@@ -277,30 +276,12 @@ foreign_in_range (const struct ucb_run_options *o, const struct ucb_point *pt, c
                          (unsigned) first, (unsigned) last, when, who);
 }
 
-/* Each results[] entry (borrowed) beside its point and total, for the figures drawn across
- * points from the C values (scalability). */
-struct measured
-{
-  struct ucb_point_total *p;
-  json_t **entry;
-  size_t n;
-};
-
-static void
-measured_add (struct measured *m, const struct ucb_point *pt, double total, json_t *entry)
-{
-  m->p = xrealloc (m->p, (m->n + 1) * sizeof *m->p);
-  m->entry = xrealloc (m->entry, (m->n + 1) * sizeof *m->entry);
-  m->p[m->n] = (struct ucb_point_total){ .pt = *pt, .total = total };
-  m->entry[m->n++] = entry;
-}
-
 /* Run point `pt` once and record it into *entry (NULL for a point never run) and `m`; what
  * --repeat auto counts of it into *ops and *contended (NULL: not wanted; untouched for a point
  * never run). */
 static int
 run_once (const struct ucb_run_options *o, const struct ucb_placement *pl, struct ucb_runtime *rt,
-          const struct ucb_point *pt, struct measured *m, json_t **entry, double *ops,
+          const struct ucb_point *pt, struct ucb_measured *m, json_t **entry, double *ops,
           bool *contended, ucb_error_t *err)
 {
   struct ucb_point_result res;
@@ -312,7 +293,7 @@ run_once (const struct ucb_run_options *o, const struct ucb_placement *pl, struc
     {
       /* Listed, never run: the document says why (stress-ng's unimplemented). */
       *entry = ucb_emit_skipped (pt, pt->workload->unsupported_reason);
-      measured_add (m, pt, NAN, *entry);
+      ucb_measured_add (m, pt, NAN, *entry);
       return 0;
     }
   warn_short_window (o, pl, pt);
@@ -327,7 +308,7 @@ run_once (const struct ucb_run_options *o, const struct ucb_placement *pl, struc
       if (r == 0)
         {
           *entry = ucb_emit_point (&res, pl);
-          measured_add (m, pt, ucb_point_total_ops (&res), *entry);
+          ucb_measured_add (m, pt, ucb_point_total_ops (&res), *entry);
         }
       ucb_point_result_free (&res);
     }
@@ -343,7 +324,7 @@ run_once (const struct ucb_run_options *o, const struct ucb_placement *pl, struc
 
 static int
 run_sweep (const struct ucb_run_options *o, const struct ucb_placement *pl, struct ucb_runtime *rt,
-           json_t *results, struct measured *m, ucb_error_t *err)
+           json_t *results, struct ucb_measured *m, ucb_error_t *err)
 {
   size_t total = ucb_sweep_size (&o->plan);
   uint64_t t_start = ucb_now_ns ();
@@ -369,7 +350,7 @@ run_sweep (const struct ucb_run_options *o, const struct ucb_placement *pl, stru
 static int
 auto_repeat (const struct ucb_run_options *o, const struct ucb_placement *pl,
              struct ucb_runtime *rt, struct ucb_repeat_auto *s, size_t k, json_t *runs,
-             struct measured *m, ucb_error_t *err)
+             struct ucb_measured *m, ucb_error_t *err)
 {
   const struct ucb_point *pt = &s->p[k].pt;
   double ops = NAN;
@@ -439,7 +420,7 @@ auto_summary (const struct ucb_repeat_auto *s, json_t *runs)
  * stderr, max_time_s what was used. */
 static int
 run_sweep_auto (struct ucb_run_options *o, const struct ucb_placement *pl, struct ucb_runtime *rt,
-                json_t *results, struct measured *m, json_t **precision, char **note,
+                json_t *results, struct ucb_measured *m, json_t **precision, char **note,
                 ucb_error_t *err)
 {
   __attribute__ ((cleanup (ucb_repeat_auto_free))) struct ucb_repeat_auto s = { 0 };
@@ -527,7 +508,7 @@ read_seccomp (struct ucb_run_options *o, struct ucb_seccomp_profile **p, ucb_err
 struct run_state
 {
   json_t *host, *results, *notes, *precision;
-  struct measured measured; /* beside results[] */
+  struct ucb_measured measured; /* beside results[] */
   char *busy, *starved, *auto_line;
   double t_real; /* CLOCK_REALTIME at the start */
   uint64_t t0;   /* ucb_now_ns() at the start */
@@ -540,23 +521,10 @@ run_state_free (struct run_state *st)
   json_decref (st->results);
   json_decref (st->notes);
   json_decref (st->precision);
-  free (st->measured.p);
-  free (st->measured.entry);
+  ucb_measured_free (&st->measured);
   free (st->busy);
   free (st->starved);
   free (st->auto_line);
-}
-
-static void
-fill_scalability (const struct measured *m)
-{
-  cleanup_free double *scal = xcalloc (m->n + 1, sizeof *scal);
-
-  ucb_scalability (m->p, m->n, scal);
-  for (size_t i = 0; i < m->n; i++)
-    if (isfinite (scal[i]))
-      ucb_json_set (json_object_get (m->entry[i], "summary"), "scalability",
-                    ucb_json_real (scal[i]));
 }
 
 /* run.interrupted: the sweep ended before its last point, by signal `sig` (0: by the error
@@ -589,7 +557,7 @@ finish (int argc, char **argv, const struct ucb_run_options *o, const struct ucb
   json_t *config, *run, *l3 = NULL, *contrast;
   size_t finished = json_array_size (st->results);
 
-  fill_scalability (&st->measured);
+  ucb_measured_scalability (&st->measured);
   if (o->plan.pin == UCB_PIN_L3)
     l3 = ucb_report_l3_table (st->results);
   st->busy = ucb_report_contention_note (st->results);

@@ -548,7 +548,7 @@ write_outputs (const struct vopts *o, int argc, char **argv, double t_real, uint
 int
 ucb_cmd_verify (int argc, char **argv, ucb_error_t *err)
 {
-  struct vopts o;
+  __attribute__ ((cleanup (vopts_free))) struct vopts o = { 0 };
   struct ucb_kernel k;
   cleanup_free struct ucb_vrun *v = NULL;
   size_t n = 0;
@@ -561,29 +561,21 @@ ucb_cmd_verify (int argc, char **argv, ucb_error_t *err)
   int r;
 
   if (parse (&o, argc, argv, err) < 0)
-    {
-      vopts_free (&o);
-      return -1;
-    }
+    return -1;
   if (o.help || o.list)
     {
       if (!o.help) /* which parse() has shown */
         print_list (&o);
-      vopts_free (&o);
       return 0;
     }
   /* A path that cannot be written is the user's to change (2), found before any case runs;
    * so are uids another ucbench holds (1) or that are not safe (2). */
   if ((o.output && ucb_report_check_output (o.output, err) < 0) || claim_uids (&o, err) < 0)
-    {
-      vopts_free (&o);
-      return -1;
-    }
+    return -1;
   if (ucb_kernel_probe (&k, err) < 0 || ucb_host_object (&host, err) < 0
       || ucb_become_subreaper (err) < 0)
     {
       json_decref (host);
-      vopts_free (&o);
       return -1;
     }
   ucb_install_interrupt_handlers ();
@@ -594,7 +586,6 @@ ucb_cmd_verify (int argc, char **argv, ucb_error_t *err)
   ucb_interrupts_defer (&saved);
   r = write_outputs (&o, argc, argv, t_real, t0, host, &k, v, n, sig, err);
   ucb_restore_interrupt_handlers ();
-  vopts_free (&o);
   if (ucb_interrupted_status (r, "", err) < 0)
     return -1;
   if (bad)

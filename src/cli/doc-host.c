@@ -124,6 +124,35 @@ libraries (const struct ucb_hostinfo *h)
   return o;
 }
 
+/* The most containers `run --owner shared` may have here now (depth 1, one task, the default
+ * --isolate), the bound that sets it, how to raise it, and what each bound alone allows. */
+static json_t *
+ceiling (void)
+{
+  struct ucb_ceiling_host h;
+  struct ucb_ceiling_shape s;
+  struct ucb_ceiling c;
+  json_t *o = ucb_json_obj (), *bounds = ucb_json_obj ();
+  cleanup_free char *why = NULL;
+  cleanup_free char *iso = ucb_isolate_name (UCB_ISOLATE_DEFAULT_FLAGS);
+  cleanup_free char *shape
+      = xasprintf ("--owner shared --depth 1 --tasks 1 --isolate user%s%s", *iso ? "," : "", iso);
+
+  ucb_ceiling_default (&h, &s, &c);
+  why = ucb_ceiling_why (&h, &s, c.limit, 0);
+  ucb_json_set (o, "containers", ucb_emit_limit_value (c.containers));
+  ucb_json_set (o, "limit", ucb_json_str (ucb_bound_name (c.limit)));
+  ucb_json_set (o, "why", ucb_json_str (why));
+  ucb_json_set (o, "shape", ucb_json_str (shape));
+  ucb_json_set (o, "task_bytes", ucb_json_int ((long long) h.task_bytes));
+  for (int b = 0; b < UCB_BOUNDS; b++) /* a bound that limits nothing here is left out */
+    if (c.allows[b] != UCB_CEIL_NONE)
+      ucb_json_set (bounds, ucb_bound_name ((enum ucb_bound) b),
+                    ucb_json_int ((long long) c.allows[b]));
+  ucb_json_set (o, "bounds", bounds);
+  return o;
+}
+
 json_t *
 ucb_emit_host (const struct ucb_hostinfo *h)
 {
@@ -160,36 +189,8 @@ ucb_emit_host (const struct ucb_hostinfo *h)
   ucb_json_set (features, "cgroup", ucb_json_str (h->feature_cgroup));
   ucb_json_set (host, "features", features);
   ucb_json_set (host, "perf", ucb_emit_perf_probe (&h->perf));
+  ucb_json_set (host, "ceiling", ceiling ());
   return host;
-}
-
-/* The most containers `run --owner shared` may have here now (depth 1, one task, the default
- * --isolate), the bound that sets it, how to raise it, and what each bound alone allows. */
-json_t *
-ucb_emit_ceiling (void)
-{
-  struct ucb_ceiling_host h;
-  struct ucb_ceiling_shape s;
-  struct ucb_ceiling c;
-  json_t *o = ucb_json_obj (), *bounds = ucb_json_obj ();
-  cleanup_free char *why = NULL;
-  cleanup_free char *iso = ucb_isolate_name (UCB_ISOLATE_DEFAULT_FLAGS);
-  cleanup_free char *shape
-      = xasprintf ("--owner shared --depth 1 --tasks 1 --isolate user%s%s", *iso ? "," : "", iso);
-
-  ucb_ceiling_default (&h, &s, &c);
-  why = ucb_ceiling_why (&h, &s, c.limit, 0);
-  ucb_json_set (o, "containers", ucb_emit_limit_value (c.containers));
-  ucb_json_set (o, "limit", ucb_json_str (ucb_bound_name (c.limit)));
-  ucb_json_set (o, "why", ucb_json_str (why));
-  ucb_json_set (o, "shape", ucb_json_str (shape));
-  ucb_json_set (o, "task_bytes", ucb_json_int ((long long) h.task_bytes));
-  for (int b = 0; b < UCB_BOUNDS; b++) /* a bound that limits nothing here is left out */
-    if (c.allows[b] != UCB_CEIL_NONE)
-      ucb_json_set (bounds, ucb_bound_name ((enum ucb_bound) b),
-                    ucb_json_int ((long long) c.allows[b]));
-  ucb_json_set (o, "bounds", bounds);
-  return o;
 }
 
 int
@@ -201,6 +202,5 @@ ucb_host_object (json_t **out, ucb_error_t *err)
   if (ucb_host_collect (&h, err) < 0)
     return -1;
   *out = ucb_emit_host (&h);
-  ucb_json_set (*out, "ceiling", ucb_emit_ceiling ());
   return 0;
 }

@@ -376,3 +376,31 @@ ucb_emit_point (const struct ucb_point_result *r, const struct ucb_placement *pl
   ucb_emit_canary (o, r);
   return o;
 }
+
+void
+ucb_measured_add (struct ucb_measured *m, const struct ucb_point *pt, double total, json_t *entry)
+{
+  m->p = xrealloc (m->p, (m->n + 1) * sizeof *m->p);
+  m->entry = xrealloc (m->entry, (m->n + 1) * sizeof *m->entry);
+  m->p[m->n] = (struct ucb_point_total){ .pt = *pt, .total = total };
+  m->entry[m->n++] = entry;
+}
+
+void
+ucb_measured_scalability (const struct ucb_measured *m)
+{
+  cleanup_free double *scal = xcalloc (m->n + 1, sizeof *scal);
+
+  ucb_scalability (m->p, m->n, scal);
+  for (size_t i = 0; i < m->n; i++)
+    if (isfinite (scal[i]))
+      ucb_json_set (json_object_get (m->entry[i], "summary"), "scalability",
+                    ucb_json_real (scal[i]));
+}
+
+void
+ucb_measured_free (struct ucb_measured *m)
+{
+  free (m->p);
+  free (m->entry);
+}

@@ -8,10 +8,25 @@
 #include <jansson.h>
 
 #include "cli/options.h"
+#include "engine/contention.h"
 #include "engine/runner.h"
 
 /* One results[] entry from a measured point (pure: no I/O). */
 json_t *ucb_emit_point (const struct ucb_point_result *r, const struct ucb_placement *pl);
+/* Each results[] entry (borrowed) beside its point and total: the figures drawn across points
+ * come from these C values (scalability), not from the document. */
+struct ucb_measured
+{
+  struct ucb_point_total *p;
+  json_t **entry;
+  size_t n;
+};
+/* `total`: ucb_point_total_ops(), NaN for a point never run. */
+void ucb_measured_add (struct ucb_measured *m, const struct ucb_point *pt, double total,
+                       json_t *entry);
+/* summary.scalability of every entry (engine/contention.h ucb_scalability); null stays null. */
+void ucb_measured_scalability (const struct ucb_measured *m);
+void ucb_measured_free (struct ucb_measured *m);
 /* A results[] entry for a point that was not run (an unsupported workload), with `reason`. */
 json_t *ucb_emit_skipped (const struct ucb_point *pt, const char *reason);
 /* `config`: every run option as resolved; `rt` (NULL: none) adds config.runtime. */
@@ -46,12 +61,11 @@ json_t *ucb_emit_topology (const struct ucb_placement *pl);
 void ucb_emit_task_topology (json_t *task, const struct ucb_placement *pl, int cpu);
 void ucb_emit_container_extras (json_t *o, const struct ucb_container_result *c, uint64_t ops);
 /* doc-host.c: the `host` object of `ucbench info` and of run and verify documents, from
- * host/hostinfo.h's struct; ucb_host_object() probes this host (ucb_host_collect) for it. */
+ * host/hostinfo.h's struct, its `ceiling` (engine/ceiling.h) read now; ucb_host_object() probes
+ * this host (ucb_host_collect) for it. */
 struct ucb_hostinfo;
 json_t *ucb_emit_host (const struct ucb_hostinfo *h);
 int ucb_host_object (json_t **out, ucb_error_t *err) __attribute__ ((warn_unused_result));
-/* host.ceiling: the most containers this host allows now (engine/ceiling.h), read here. */
-json_t *ucb_emit_ceiling (void);
 /* doc-canary.c: the entry's `canary` (engine/canary.h). */
 void ucb_emit_canary (json_t *o, const struct ucb_point_result *r);
 void ucb_emit_point_extras (json_t *o, json_t *sum, const struct ucb_point_result *r,

@@ -195,6 +195,14 @@ ucb_getopt_command (int argc, char **argv, const struct ucb_opt_table *t, ucb_op
   return help;
 }
 
+int
+ucb_opt_store_arg (void *ctx, int id, const char *arg, ucb_error_t *err)
+{
+  (void) id, (void) err;
+  *(const char **) ctx = arg;
+  return 0;
+}
+
 /* `text`'s lines, the first from column `at`, the others indented to `column`. */
 static void
 write_help (FILE *f, int at, int column, const char *text)

@@ -221,5 +221,8 @@ int ucb_getopt_each (int argc, char **argv, const struct ucb_opt_table *t, ucb_o
  * 0 with the operands from optind on, < 0 on a usage error. */
 int ucb_getopt_command (int argc, char **argv, const struct ucb_opt_table *t, ucb_opt_fn fn,
                         void *ctx, ucb_error_t *err) __attribute__ ((warn_unused_result));
+/* The ucb_opt_fn of a command whose one option besides --help takes a value: that value into
+ * the `const char *` that ctx points to. */
+int ucb_opt_store_arg (void *ctx, int id, const char *arg, ucb_error_t *err);
 
 #endif

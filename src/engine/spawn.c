@@ -118,7 +118,6 @@ ucb_task_wait_start (const struct ucb_task_env *env, ucb_error_t *err)
     }
 }
 
-/* Die with our parent; fail if it is already gone (it may have died before prctl). */
 /* Close every fd >= 3 except `keep`: siblings' sockets and the parent's files must not
  * leak into containers. */
 void

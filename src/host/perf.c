@@ -118,17 +118,11 @@ static int
 apply_format (const char *term, unsigned long long value, unsigned long long *config)
 {
   cleanup_free char *path = xasprintf (PMU_DIR "/format/%s", term);
-  cleanup_free char *fmt = NULL;
-  ucb_error_t err = NULL;
+  cleanup_free char *fmt = ucb_read_file_or_null (path);
   char *p;
   unsigned bit = 0;
 
-  if (ucb_read_file (path, &fmt, &err) < 0)
-    {
-      ucb_error_free (&err);
-      return -1;
-    }
-  if (strncmp (fmt, "config:", 7) != 0)
+  if (fmt == NULL || strncmp (fmt, "config:", 7) != 0)
     return -1;
   p = fmt + 7;
   while (*p)
@@ -166,7 +160,6 @@ find_hitm (struct ucb_perf_probe *p)
     {
       cleanup_free char *path = NULL, *spec = NULL, *lower = xstrdup (de->d_name);
       unsigned long long config = 0;
-      ucb_error_t err = NULL;
       bool ok = true;
       char *save = NULL;
 
@@ -175,11 +168,9 @@ find_hitm (struct ucb_perf_probe *p)
       if (strstr (lower, "hitm") == NULL)
         continue;
       path = xasprintf (PMU_DIR "/events/%s", de->d_name);
-      if (ucb_read_file (path, &spec, &err) < 0)
-        {
-          ucb_error_free (&err);
-          continue;
-        }
+      spec = ucb_read_file_or_null (path);
+      if (spec == NULL)
+        continue;
       for (char *t = strtok_r (spec, ",", &save); t && ok; t = strtok_r (NULL, ",", &save))
         {
           char *eq = strchr (t, '=');
@@ -193,12 +184,9 @@ find_hitm (struct ucb_perf_probe *p)
         }
       if (ok)
         {
-          cleanup_free char *type = NULL;
-          if (ucb_read_file (PMU_DIR "/type", &type, &err) < 0)
-            {
-              ucb_error_free (&err);
-              break;
-            }
+          cleanup_free char *type = ucb_read_file_or_null (PMU_DIR "/type");
+          if (type == NULL)
+            break;
           p->hitm_type = (unsigned) strtoul (type, NULL, 10);
           p->hitm_config = config;
           snprintf (p->hitm_alias, sizeof p->hitm_alias, "%.63s", de->d_name);
@@ -213,15 +201,11 @@ find_hitm (struct ucb_perf_probe *p)
 void
 ucb_perf_probe (struct ucb_perf_probe *p)
 {
-  cleanup_free char *par = NULL;
-  ucb_error_t err = NULL;
+  cleanup_free char *par = ucb_read_file_or_null ("/proc/sys/kernel/perf_event_paranoid");
   bool pmu = access (PMU_DIR, F_OK) == 0;
 
   memset (p, 0, sizeof *p);
-  p->paranoid = -99;
-  if (ucb_read_file ("/proc/sys/kernel/perf_event_paranoid", &par, &err) == 0)
-    p->paranoid = atoi (par);
-  ucb_error_free (&err);
+  p->paranoid = par ? atoi (par) : -99;
   for (int e = 0; e < UCB_PERF_NEVENTS; e++)
     {
       struct perf_event_attr a;

@@ -68,15 +68,9 @@ ucb_userns_probe (void)
 static bool
 setgroups_denied (void)
 {
-  cleanup_free char *v = NULL;
-  ucb_error_t err = NULL;
+  cleanup_free char *v = ucb_read_file_or_null ("/proc/self/setgroups");
 
-  if (ucb_read_file ("/proc/self/setgroups", &v, &err) < 0)
-    {
-      ucb_error_free (&err);
-      return false;
-    }
-  return strcmp (v, "deny") == 0;
+  return v != NULL && strcmp (v, "deny") == 0;
 }
 
 int

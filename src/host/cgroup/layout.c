@@ -124,15 +124,11 @@ char *
 ucb_cgroup_path_of (pid_t pid, const char *controller)
 {
   cleanup_free char *file = xasprintf ("/proc/%d/cgroup", (int) pid);
-  cleanup_free char *text = NULL;
-  ucb_error_t e = NULL;
+  cleanup_free char *text = ucb_read_file_or_null (file);
   char *path = NULL;
 
-  if (ucb_read_file (file, &text, &e) < 0)
-    {
-      ucb_error_free (&e);
-      return NULL;
-    }
+  if (text == NULL)
+    return NULL;
   return ucb_cg_find_line (text, controller, NULL, &path) ? path : NULL;
 }
 
@@ -142,15 +138,11 @@ ucb_cgroup_path_of (pid_t pid, const char *controller)
 bool
 ucb_cg_find_mount (const char *want_mp, const char *ctrl, char **mp, char **root)
 {
-  cleanup_free char *text = NULL;
-  ucb_error_t e = NULL;
+  cleanup_free char *text = ucb_read_file_or_null ("/proc/self/mountinfo");
   bool found = false, found_std = false;
 
-  if (ucb_read_file ("/proc/self/mountinfo", &text, &e) < 0)
-    {
-      ucb_error_free (&e);
-      return false;
-    }
+  if (text == NULL)
+    return false;
   for (char *save = NULL, *line = strtok_r (text, "\n", &save); line;
        line = strtok_r (NULL, "\n", &save))
     {

@@ -121,7 +121,6 @@ kill_tree_at (const char *dir, bool use_kill, int depth)
 {
   cleanup_free char *procs_path = xasprintf ("%s/cgroup.procs", dir);
   cleanup_free char *procs = NULL;
-  ucb_error_t e = NULL;
   size_t n = 0;
   DIR *d;
 
@@ -135,7 +134,8 @@ kill_tree_at (const char *dir, bool use_kill, int depth)
           /* fall back to the pids below */
         }
     }
-  if (ucb_read_file (procs_path, &procs, &e) == 0)
+  procs = ucb_read_file_or_null (procs_path);
+  if (procs != NULL)
     for (char *save = NULL, *t = strtok_r (procs, "\n", &save); t; t = strtok_r (NULL, "\n", &save))
       {
         uint64_t pid;
@@ -145,7 +145,6 @@ kill_tree_at (const char *dir, bool use_kill, int depth)
             n++;
           }
       }
-  ucb_error_free (&e);
   if (depth >= 16 || (d = opendir (dir)) == NULL)
     return n;
   for (struct dirent *de; (de = readdir (d)) != NULL;)
