@@ -37,13 +37,6 @@ enum
 
 #define MAX_USERNS "max_user_namespaces"
 
-/* The user namespaces, as fds of the case process: the frame F and the room R in it (-1:
- * none). */
-struct pin_room
-{
-  int frame, room;
-};
-
 /* The room maker, as U in F (its spec): F's maximum, then R made and its maximum, each
  * reported so that the case process opens it (/proc/PID/ns/user). */
 static int
@@ -77,8 +70,9 @@ ucb_vopen_userns (pid_t pid, int *fd, ucb_error_t *err)
   return 0;
 }
 
-static int
-room_open (struct ucb_vctx *ctx, struct pin_room *r, ucb_error_t *err)
+/* The frame F and the room R in it, as fds of the case process (cells.h). */
+int
+ucb_vroom_open (struct ucb_vctx *ctx, struct ucb_vroom *r, ucb_error_t *err)
 {
   struct ucb_probe_spec spec
       = { .what = "the room maker", .uid = ctx->uid_base, .userns = CLONE_NEWUSER };
@@ -268,7 +262,7 @@ phase (struct ucb_vctx *ctx, const struct ucb_rlops *ops, int room, int k, bool 
 
 /* The rounds; they stop at the first phase that left the room short.  True when none did. */
 static bool
-rounds (struct ucb_vctx *ctx, const struct ucb_rlops *ops, const struct pin_room *r,
+rounds (struct ucb_vctx *ctx, const struct ucb_rlops *ops, const struct ucb_vroom *r,
         ucb_error_t *err)
 {
   struct pin_tally t = { 0, 0, 0, 0 };
@@ -279,9 +273,9 @@ rounds (struct ucb_vctx *ctx, const struct ucb_rlops *ops, const struct pin_room
   if (n < 0)
     return false;
   /* Before any round nothing can be pinned in the fresh room: a count short is its bound's. */
-  ucb_vobserve_count (ctx->res, "user namespaces the room allows first", UCB_VITEM_ADMITTED,
-                      ROOM_ALLOWS, n, ROOM_ALLOWS + 1);
-  ucb_vobserve (ctx->res, "errno past the room's allowance", UCB_VITEM_ERRNO, ENOSPC, errnum);
+  ucb_vobserve_fill (ctx->res, "user namespaces the room allows first", UCB_VITEM_ADMITTED,
+                     ROOM_ALLOWS, n, ROOM_ALLOWS + 1, "errno past the room's allowance", ENOSPC,
+                     errnum);
   while (clean && k < ROUNDS)
     {
       struct pin_tally one = { 0, 0, 0, 0 };
@@ -313,8 +307,8 @@ rounds (struct ucb_vctx *ctx, const struct ucb_rlops *ops, const struct pin_room
 int
 ucb_vcell_p9 (struct ucb_vctx *ctx, const struct ucb_rlops *ops, ucb_error_t *err)
 {
-  struct pin_room r = { -1, -1 };
-  bool clean = room_open (ctx, &r, err) == 0 && rounds (ctx, ops, &r, err);
+  struct ucb_vroom r = { -1, -1 };
+  bool clean = ucb_vroom_open (ctx, &r, err) == 0 && rounds (ctx, ops, &r, err);
   int errnum;
   long n;
 
@@ -330,17 +324,6 @@ ucb_vcell_p9 (struct ucb_vctx *ctx, const struct ucb_rlops *ops, ucb_error_t *er
 }
 
 /* ---- the room for other cells (cells.h) ---- */
-
-int
-ucb_vroom_open (struct ucb_vctx *ctx, struct ucb_vroom *room, ucb_error_t *err)
-{
-  struct pin_room r = { -1, -1 };
-  int ret = room_open (ctx, &r, err);
-
-  room->frame = r.frame;
-  room->room = r.room;
-  return ret;
-}
 
 long
 ucb_vroom_allows (struct ucb_vctx *ctx, const struct ucb_vroom *room, ucb_error_t *err)

@@ -144,36 +144,21 @@ fork_uid1 (bool below)
 static long
 fill_release (const struct ucb_rlops *ops)
 {
-  cleanup_free struct ucb_rlheld *h = xcalloc (1, sizeof *h);
   int refused;
-  long n = ucb_rlops_fill (ops, h, ops->cap + 1, false, &refused);
 
-  ucb_rlops_release (ops, h, -1);
-  return n;
+  return ucb_rlops_count (ops, NULL, ops->cap + 1, &refused);
 }
 
 /* ---- SIGPENDING ---- */
 
-/* Queue signals to `to` (0: to our process), charged to that task (the thread whose tid it is),
- * until refused: how many.  They stay queued. */
+/* Queue signals to `to` until refused, up to the cap (ucb_rlops_send): how many.  Signals
+ * queued to our process are taken by ucb_rlops_take in the thread that calls it. */
 static long
 fill_to (const struct ucb_rlops *ops, pid_t to)
 {
-  cleanup_free struct ucb_rlheld *h = xcalloc (1, sizeof *h);
   int refused;
 
-  h->shape.sig_to = to;
-  return ucb_rlops_fill (ops, h, ops->cap + 1, false, &refused);
-}
-
-/* Take `n` signals queued to our process in this thread (ops->release: sigtimedwait). */
-static long
-take (const struct ucb_rlops *ops, long n)
-{
-  cleanup_free struct ucb_rlheld *h = xcalloc (1, sizeof *h);
-
-  h->n = n > 0 ? n : 0;
-  return ucb_rlops_release (ops, h, -1);
+  return ucb_rlops_send (ops, to, ops->cap + 1, &refused);
 }
 
 /* uid 1's thread: a thread of the agent that made only itself uid 1 (the raw syscall: glibc's
@@ -211,7 +196,7 @@ taker_main (void *arg)
     return NULL;
   while (read (t->order[0], &m, sizeof m) == sizeof m)
     {
-      r = m.op == TAKE ? take (t->ops, m.arg) : fill_to (t->ops, t->tid);
+      r = m.op == TAKE ? ucb_rlops_take (t->ops, m.arg) : fill_to (t->ops, t->tid);
       if (write (t->answer[1], &r, sizeof r) != sizeof r)
         break;
     }
@@ -277,7 +262,7 @@ sig_taken (const struct ucb_rlops *ops, struct taker *t, int64_t *v, ucb_error_t
   v[S_REFILL0] = fill_to (ops, 0);
   v[S_BESIDE1] = taker_call (t, FILL_OWN, 0, err);
   /* Each takes its own back: uid 0's were queued first, and a queue is taken in order. */
-  take (ops, v[S_REFILL0]);
+  ucb_rlops_take (ops, v[S_REFILL0]);
   taker_call (t, TAKE, v[S_BESIDE1], err);
 }
 
@@ -317,7 +302,7 @@ sig_reaped (const struct ucb_rlops *ops, struct taker *t, int64_t *v, ucb_error_
   v[S_Q0_REAPED] = ucb_vsigq (getpid ());
   v[S_Q1_REAPED] = ucb_vsigq (t->tid);
   v[S_REFILL0_REAPED] = fill_to (ops, 0);
-  take (ops, v[S_REFILL0_REAPED]);
+  ucb_rlops_take (ops, v[S_REFILL0_REAPED]);
   v[S_REFILL1_REAPED] = taker_call (t, FILL_OWN, 0, err);
   taker_call (t, TAKE, v[S_REFILL1_REAPED], err);
 }

@@ -103,13 +103,6 @@ ucb_vcell_check_refill (struct ucb_vresult *r, const char *name, struct ucb_vexp
   see (r, name, UCB_VITEM_READMITTED, e, fill->count, fill->tries);
 }
 
-void
-ucb_vcell_check_count_as (struct ucb_vresult *r, const char *name, enum ucb_vkind kind,
-                          struct ucb_vexpect e, long count, long tries)
-{
-  see (r, name, kind, e, count, tries);
-}
-
 struct ucb_rlplace
 ucb_vcell_place (const struct ucb_rlops *ops, enum ucb_vlevel level, long n)
 {
@@ -375,10 +368,8 @@ p3_rounds (struct ucb_vctx *ctx, struct ucb_rlagent *a, struct ucb_vexpect full,
     return;
   /* The most first: short in every round, the bound is (early denial); short in some, a
    * release did not return what was charged (a leak). */
-  ucb_vcell_check_count (ctx->res, "most admitted in 8 fill/release rounds", full, hi.count,
-                         hi.tries);
-  ucb_vcell_check_count_as (ctx->res, "fewest admitted in 8 fill/release rounds",
-                            UCB_VITEM_READMITTED, full, lo.count, lo.tries);
+  ucb_vcell_check_fill (ctx->res, "most admitted in 8 fill/release rounds", full, &hi);
+  ucb_vcell_check_refill (ctx->res, "fewest admitted in 8 fill/release rounds", full, &lo);
   ucb_vobserve (ctx->res, "rounds ended by the refusal", UCB_VITEM_REFUSED, CELL_R, refused);
 }
 

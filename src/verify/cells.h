@@ -51,12 +51,9 @@ void ucb_vcell_check_fill (struct ucb_vresult *r, const char *name, struct ucb_v
 /* The same for a count of at most `tries` attempts (a fill's, kept by the caller). */
 void ucb_vcell_check_count (struct ucb_vresult *r, const char *name, struct ucb_vexpect e,
                             long count, long tries);
-/* The same for a fill after a release (READMITTED: fewer is a leak), and for a count of at most
- * `tries` attempts of `kind`. */
+/* The same for a fill after a release (READMITTED: fewer is a leak). */
 void ucb_vcell_check_refill (struct ucb_vresult *r, const char *name, struct ucb_vexpect e,
                              const struct ucb_rlans *fill);
-void ucb_vcell_check_count_as (struct ucb_vresult *r, const char *name, enum ucb_vkind kind,
-                               struct ucb_vexpect e, long count, long tries);
 void ucb_vcell_check_reset (void);
 
 /* Whether the cell's counts differ between the intended kernel and a stock one (MEMLOCK's

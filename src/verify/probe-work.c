@@ -14,6 +14,16 @@
 #include "host/userns.h"
 #include "verify/probe-work.h"
 
+int
+ucb_vcount (void *arg, struct ucb_probe_out *o, ucb_error_t *err)
+{
+  const struct ucb_vcount *c = arg;
+
+  (void) err;
+  o->v[0] = ucb_rlops_count (c->ops, c->shape, c->tries, &o->errnum);
+  return 0;
+}
+
 long
 ucb_vsigq (pid_t pid)
 {

@@ -14,6 +14,7 @@
 
 #include "core/error.h"
 #include "verify/probe.h"
+#include "verify/rlimit-ops.h"
 
 /* True counts: a probe counts what the kernel admits up to a safety cap far above the
  * expectation (a kernel that never refuses must still let the case end).  It tries
@@ -21,6 +22,17 @@
  * true count; the expectation is kept, so the verdict is over-admission (docs/verify.md). */
 #define UCB_VCOUNT_CAP(expected) ((expected) + 256)
 #define UCB_VTRIES(expected) (UCB_VCOUNT_CAP (expected) + 1)
+
+/* A probe function (probe.h): charges of `ops` (each a `shape`; NULL: the unit) until
+ * refused, at most `tries`, then released (ucb_rlops_count): out->v[0] the count, out->errnum
+ * the refusal that ended it. */
+struct ucb_vcount
+{
+  const struct ucb_rlops *ops;
+  const struct ucb_rlshape *shape;
+  long tries;
+};
+int ucb_vcount (void *arg, struct ucb_probe_out *out, ucb_error_t *err);
 
 /* SigQ of a process: the level-0 SIGPENDING counter of its (user ns, uid); -1 if unreadable. */
 long ucb_vsigq (pid_t pid);

@@ -142,7 +142,6 @@ ucb_rlagent_start (struct ucb_rlagent *a, const struct ucb_rlops *ops, const cha
     .unshare = pl->depth == 0 && ops->ipc && pl->ipc <= 0 ? CLONE_NEWIPC : 0,
     .ipc = pl->ipc,
   };
-  struct ucb_probe_out ready;
 
   a->ops = ops;
   if (pl->pair)
@@ -156,14 +155,7 @@ ucb_rlagent_start (struct ucb_rlagent *a, const struct ucb_rlops *ops, const cha
       spec.resource = ucb_rl_resource (ops->rl);
       spec.soft = pl->snap[0] ? pl->snap[0] : UCB_PROBE_SOFT_0;
     }
-  if (ucb_probe_start (&a->p, &spec, agent_main, &arg, err) < 0)
-    return -1;
-  if (ucb_probe_next (&a->p, &ready, err) < 0)
-    {
-      ucb_probe_kill (&a->p);
-      return -1;
-    }
-  return 0;
+  return ucb_probe_start_report (&a->p, &spec, agent_main, &arg, NULL, err);
 }
 
 /* An order, sent; its answer is collected apart (the race sends to every agent first). */
@@ -318,18 +310,10 @@ ucb_rlagent_exit_holding (struct ucb_rlagent *a, ucb_error_t *err)
 int
 ucb_rlagent_stop (struct ucb_rlagent *a, ucb_error_t *err)
 {
-  struct ucb_probe_out o;
-
   if (a->p.fd < 0)
     return 0; /* never started, or already gone */
-  if (*err)
-    {
-      ucb_probe_kill (&a->p);
-      return -1;
-    }
-  memset (&o, 0, sizeof o);
-  o.v[OP] = 'q';
-  if (ucb_probe_order (&a->p, &o, err) < 0)
+  /* With `err` already set order_send sends nothing: just kill it. */
+  if (order_send (a, 'q', 0, 0, err) < 0)
     {
       ucb_probe_kill (&a->p);
       return -1;

@@ -388,6 +388,22 @@ ucb_rlops_count (const struct ucb_rlops *ops, const struct ucb_rlshape *shape, l
   return n;
 }
 
+long
+ucb_rlops_send (const struct ucb_rlops *ops, pid_t to, long max, int *refused)
+{
+  struct ucb_rlheld h = { .shape = { .sig_to = to } };
+
+  return ucb_rlops_fill (ops, &h, max, false, refused);
+}
+
+long
+ucb_rlops_take (const struct ucb_rlops *ops, long n)
+{
+  struct ucb_rlheld h = { .n = n > 0 ? n : 0 };
+
+  return ucb_rlops_release (ops, &h, -1);
+}
+
 const char *
 ucb_rlops_unsupported (const struct ucb_rlops *ops)
 {

@@ -98,6 +98,12 @@ long ucb_rlops_release (const struct ucb_rlops *ops, struct ucb_rlheld *h, long 
  * then release them.  How many; the refusal's errno in *refused. */
 long ucb_rlops_count (const struct ucb_rlops *ops, const struct ucb_rlshape *shape, long max,
                       int *refused);
+/* SIGPENDING between processes: queue SIGRTMIN to `to` (0: our process; a tid: that thread),
+ * charged to it, until refused or `max`: how many, the refusal's errno in *refused; they stay
+ * queued, the receiver's to take.  Take `n` queued to us (SIGPENDING holds a count only): how
+ * many were taken. */
+long ucb_rlops_send (const struct ucb_rlops *ops, pid_t to, long max, int *refused);
+long ucb_rlops_take (const struct ucb_rlops *ops, long n);
 
 /* Whether the unit sizes are known here ("" when they are), else why not. */
 const char *ucb_rlops_unsupported (const struct ucb_rlops *ops);

@@ -7,17 +7,6 @@
 #include "verify/rlagent.h"
 #include "verify/script.h"
 
-void
-ucb_vobserve_fill (struct ucb_vresult *r, const char *name, enum ucb_vkind kind, long long expected,
-                   long long count, long long tries, const char *errno_name,
-                   long long errno_expected, long long errnum)
-{
-  if (name)
-    ucb_vobserve_count (r, name, kind, expected, count, tries);
-  if (errno_name)
-    ucb_vobserve (r, errno_name, UCB_VITEM_ERRNO, errno_expected, errnum);
-}
-
 /* An agent at depth 0 with its own soft limit, or in a container created with it (the
  * creator's snapshot) and raised inside to the hard limit. */
 static int

@@ -71,10 +71,4 @@ int ucb_vscript (struct ucb_vctx *ctx, const struct ucb_vactor *actors, size_t n
     return ucb_vscript (ctx, actors, UCB_ARRAY_SIZE (actors), steps, UCB_ARRAY_SIZE (steps), err); \
   }
 
-/* Record a count made with at most `tries` attempts (0: not a capped count) and the errno that
- * ended it ("fill then check errno"); a NULL name records nothing for it. */
-void ucb_vobserve_fill (struct ucb_vresult *r, const char *name, enum ucb_vkind kind,
-                        long long expected, long long count, long long tries,
-                        const char *errno_name, long long errno_expected, long long errnum);
-
 #endif

@@ -50,9 +50,7 @@ void
 ucb_vobserve (struct ucb_vresult *r, const char *name, enum ucb_vkind kind, long long expected,
               long long observed)
 {
-  struct ucb_vitem it = item (name, kind, expected, observed, 0);
-
-  add_item (r, &it);
+  ucb_vobserve_count (r, name, kind, expected, observed, 0);
 }
 
 void
@@ -62,6 +60,17 @@ ucb_vobserve_count (struct ucb_vresult *r, const char *name, enum ucb_vkind kind
   struct ucb_vitem it = item (name, kind, expected, observed, tries);
 
   add_item (r, &it);
+}
+
+void
+ucb_vobserve_fill (struct ucb_vresult *r, const char *name, enum ucb_vkind kind, long long expected,
+                   long long count, long long tries, const char *errno_name,
+                   long long errno_expected, long long errnum)
+{
+  if (name)
+    ucb_vobserve_count (r, name, kind, expected, count, tries);
+  if (errno_name)
+    ucb_vobserve (r, errno_name, UCB_VITEM_ERRNO, errno_expected, errnum);
 }
 
 bool

@@ -111,7 +111,6 @@ enum ucb_vlevel
   UCB_VLEVEL_PARENT,      /* level 1: bound by the snapshot of the namespace below it */
   UCB_VLEVEL_GRANDPARENT, /* level >= 2 */
 };
-#define UCB_VLEVELS 4
 
 enum ucb_vprop
 {
@@ -180,6 +179,11 @@ void ucb_vobserve (struct ucb_vresult *r, const char *name, enum ucb_vkind kind,
 /* A count of admissions made with at most `tries` attempts (see ucb_vitem.tries). */
 void ucb_vobserve_count (struct ucb_vresult *r, const char *name, enum ucb_vkind kind,
                          long long expected, long long observed, long long tries);
+/* Record a count made with at most `tries` attempts (0: not a capped count) and the errno that
+ * ended it ("fill then check errno"); a NULL name records nothing for it. */
+void ucb_vobserve_fill (struct ucb_vresult *r, const char *name, enum ucb_vkind kind,
+                        long long expected, long long count, long long tries,
+                        const char *errno_name, long long errno_expected, long long errnum);
 /* Whether `it` is a count that reached its cap: its observed value then means "> cap". */
 bool ucb_vitem_capped (const struct ucb_vitem *it);
 /* "260" or "> 260 (the harness's cap)" (a capped count), for messages. */

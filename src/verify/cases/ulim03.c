@@ -32,7 +32,7 @@ static int
 nest_and_fill (void *arg, struct ucb_probe_out *o, ucb_error_t *err)
 {
   size_t v = *(const size_t *) arg;
-  int refused;
+  struct ucb_vcount fill = { &ucb_rlops[UCB_RL_SIGPENDING], NULL, UCB_VTRIES (variants[v].expect) };
 
   for (int level = 0; level < 3; level++)
     if (ucb_vsoft (RLIMIT_SIGPENDING, variants[v].soft[level], err) < 0
@@ -40,10 +40,7 @@ nest_and_fill (void *arg, struct ucb_probe_out *o, ucb_error_t *err)
       return ucb_error_wrap (err, "nesting level %d", level + 1);
   if (ucb_vsoft (RLIMIT_SIGPENDING, variants[v].soft[3], err) < 0)
     return -1;
-  o->v[0] = ucb_rlops_count (&ucb_rlops[UCB_RL_SIGPENDING], NULL, UCB_VTRIES (variants[v].expect),
-                             &refused);
-  o->errnum = refused;
-  return 0;
+  return ucb_vcount (&fill, o, err);
 }
 
 static int
@@ -51,7 +48,7 @@ ulim03_run (struct ucb_vctx *ctx, ucb_error_t *err)
 {
   for (size_t v = 0; v < sizeof variants / sizeof variants[0]; v++)
     {
-      char name[UCB_VNAME_MAX], what[32];
+      char name[UCB_VNAME_MAX], errno_name[UCB_VNAME_MAX], what[32];
       /* SIGRTMIN blocked: what it queues to itself stays pending. */
       struct ucb_probe_spec spec
           = { .what = what, .uid = ctx->uid_base + (uid_t) v, .block_rt = true };
@@ -63,10 +60,9 @@ ulim03_run (struct ucb_vctx *ctx, ucb_error_t *err)
       snprintf (name, sizeof name, "queued at depth 3 (%lu,%lu,%lu,%lu)",
                 (unsigned long) variants[v].soft[0], (unsigned long) variants[v].soft[1],
                 (unsigned long) variants[v].soft[2], (unsigned long) variants[v].soft[3]);
-      ucb_vobserve_count (ctx->res, name, UCB_VITEM_ADMITTED, variants[v].expect, o.v[0],
-                          UCB_VTRIES (variants[v].expect));
-      snprintf (name, sizeof name, "errno at the bound, variant %zu", v + 1);
-      ucb_vobserve (ctx->res, name, UCB_VITEM_ERRNO, EAGAIN, o.errnum);
+      snprintf (errno_name, sizeof errno_name, "errno at the bound, variant %zu", v + 1);
+      ucb_vobserve_fill (ctx->res, name, UCB_VITEM_ADMITTED, variants[v].expect, o.v[0],
+                         UCB_VTRIES (variants[v].expect), errno_name, EAGAIN, o.errnum);
     }
   return 0;
 }

@@ -180,9 +180,8 @@ observe_matrix (struct ucb_vresult *r, const struct ucb_probe_out *o)
 {
   const int64_t *v = o->v;
 
-  ucb_vobserve_count (r, "RT signals queued at soft 5", UCB_VITEM_ADMITTED, 5, v[QUEUED],
-                      UCB_VTRIES (5));
-  ucb_vobserve (r, "errno of the 6th sigqueue(RT)", UCB_VITEM_ERRNO, EAGAIN, v[REFUSED]);
+  ucb_vobserve_fill (r, "RT signals queued at soft 5", UCB_VITEM_ADMITTED, 5, v[QUEUED],
+                     UCB_VTRIES (5), "errno of the 6th sigqueue(RT)", EAGAIN, v[REFUSED]);
   ucb_vobserve (r, "kill(SIGUSR1) at the limit", UCB_VITEM_ERRNO, 0, v[R_KILL]);
   /* SigQ counts what the sends were charged: the admissions, over the fill's tries and a send
    * each (a fill to the cap makes them "> cap"). */

@@ -28,17 +28,9 @@ static const struct ucb_rlops *const sigs = &ucb_rlops[UCB_RL_SIGPENDING];
 
 #define MAX_TIMERS UCB_VTRIES (5) /* the timers count, up to the safety cap */
 
-/* Take what the senders queued to us: at most their tries (SIGPENDING holds a count only). */
-static long
-take_sent (void)
-{
-  struct ucb_rlheld h = { .n = UCB_VTRIES (3) };
-
-  return ucb_rlops_release (sigs, &h, -1);
-}
-
-/* The receiver (SIGRTMIN blocked): reports ready; on each order drains, reads its SigQ and
- * reports again.  Its values: drained and SigQ after each of the two orders. */
+/* The receiver (SIGRTMIN blocked): reports ready; on each order drains (what the senders
+ * queued to it: at most their tries), reads its SigQ and reports again.  Its values: drained and
+ * SigQ after each of the two orders. */
 static int
 receiver (void *arg, struct ucb_probe_out *o, ucb_error_t *err)
 {
@@ -49,7 +41,7 @@ receiver (void *arg, struct ucb_probe_out *o, ucb_error_t *err)
     {
       if (ucb_probe_await (NULL, err) < 0)
         return -1;
-      o->v[2 * i] = take_sent ();
+      o->v[2 * i] = ucb_rlops_take (sigs, UCB_VTRIES (3));
       o->v[2 * i + 1] = ucb_vsigq (getpid ());
       if (ucb_probe_report (o, err) < 0)
         return -1;
@@ -57,26 +49,17 @@ receiver (void *arg, struct ucb_probe_out *o, ucb_error_t *err)
   return 0;
 }
 
-/* Queue SIGRTMIN to `pid` until refused (the receiver takes them). */
-static long
-send_until_refused (pid_t pid, int *errnum)
-{
-  struct ucb_rlheld h = { .shape = { .sig_to = pid } };
-
-  return ucb_rlops_fill (sigs, &h, UCB_VTRIES (3), false, errnum);
-}
-
 /* The second sender (the spec: ruid U2, euid 0, soft 1) sends to *arg. */
 static int
 sender_u2 (void *arg, struct ucb_probe_out *o, ucb_error_t *err)
 {
   (void) err;
-  o->v[0] = send_until_refused (*(const pid_t *) arg, &o->errnum);
+  o->v[0] = ucb_rlops_send (sigs, *(const pid_t *) arg, UCB_VTRIES (3), &o->errnum);
   o->v[1] = ucb_vsigq (getpid ());
   return 0;
 }
 
-/* Root, then U2 sends to R; R drains after each. */
+/* Root, then U2 sends to R (ready); R drains after each. */
 static int
 sends (struct ucb_vctx *ctx, struct ucb_probe *rcv, ucb_error_t *err)
 {
@@ -85,24 +68,20 @@ sends (struct ucb_vctx *ctx, struct ucb_probe *rcv, ucb_error_t *err)
                                  .resource = RLIMIT_SIGPENDING,
                                  .soft = 1 };
   struct ucb_vresult *r = ctx->res;
-  struct ucb_probe_out o, u2;
+  struct ucb_probe_out o = { 0 }, u2;
   int refused;
-  long n;
+  long n = ucb_rlops_send (sigs, rcv->pid, UCB_VTRIES (3), &refused);
 
-  if (ucb_probe_next (rcv, &o, err) < 0)
-    return -1;
-  n = send_until_refused (rcv->pid, &refused);
-  ucb_vobserve_count (r, "queued by root to R (soft 3)", UCB_VITEM_ADMITTED, 3, n, UCB_VTRIES (3));
-  ucb_vobserve (r, "errno of root's 4th sigqueue", UCB_VITEM_ERRNO, EAGAIN, refused);
+  ucb_vobserve_fill (r, "queued by root to R (soft 3)", UCB_VITEM_ADMITTED, 3, n, UCB_VTRIES (3),
+                     "errno of root's 4th sigqueue", EAGAIN, refused);
   ucb_vobserve (r, "R SigQ after root's sends", UCB_VITEM_COUNTER, 3, ucb_vsigq (rcv->pid));
   if (ucb_probe_order (rcv, &o, err) < 0 || ucb_probe_next (rcv, &o, err) < 0
       || ucb_probe_run (&spec, sender_u2, &rcv->pid, &u2, err) < 0)
     return -1;
   ucb_vobserve (r, "R drained after root's sends", UCB_VITEM_EXACT, 3, o.v[0]);
   ucb_vobserve (r, "R SigQ after that drain", UCB_VITEM_COUNTER, 0, o.v[1]);
-  ucb_vobserve_count (r, "queued to R by ruid U2/euid 0, soft 1", UCB_VITEM_ADMITTED, 3, u2.v[0],
-                      UCB_VTRIES (3));
-  ucb_vobserve (r, "errno of its 4th sigqueue", UCB_VITEM_ERRNO, EAGAIN, u2.errnum);
+  ucb_vobserve_fill (r, "queued to R by ruid U2/euid 0, soft 1", UCB_VITEM_ADMITTED, 3, u2.v[0],
+                     UCB_VTRIES (3), "errno of its 4th sigqueue", EAGAIN, u2.errnum);
   ucb_vobserve (r, "SigQ of that sender (U2's counter)", UCB_VITEM_COUNTER, 0, u2.v[1]);
   ucb_vobserve (r, "R SigQ after U2's sends", UCB_VITEM_COUNTER, 3, ucb_vsigq (rcv->pid));
   if (ucb_probe_order (rcv, &o, err) < 0 || ucb_probe_finish (rcv, &o, err) < 0)
@@ -122,7 +101,7 @@ receiver_part (struct ucb_vctx *ctx, ucb_error_t *err)
                                  .soft = 3 };
   struct ucb_probe rcv = UCB_PROBE_NONE;
 
-  if (ucb_probe_start (&rcv, &spec, receiver, NULL, err) < 0)
+  if (ucb_probe_start_report (&rcv, &spec, receiver, NULL, NULL, err) < 0)
     return -1;
   if (sends (ctx, &rcv, err) < 0)
     {
@@ -204,9 +183,8 @@ ulim09_run (struct ucb_vctx *ctx, ucb_error_t *err)
 
   if (receiver_part (ctx, err) < 0 || ucb_probe_run (&spec, timers, NULL, &o, err) < 0)
     return -1;
-  ucb_vobserve_count (r, "timers created at soft 5", UCB_VITEM_ADMITTED, 5, o.v[TIMERS],
-                      MAX_TIMERS);
-  ucb_vobserve (r, "errno of the 6th timer_create", UCB_VITEM_ERRNO, EAGAIN, o.errnum);
+  ucb_vobserve_fill (r, "timers created at soft 5", UCB_VITEM_ADMITTED, 5, o.v[TIMERS], MAX_TIMERS,
+                     "errno of the 6th timer_create", EAGAIN, o.errnum);
   ucb_vobserve (r, "SigQ with 5 timers", UCB_VITEM_COUNTER, 5, o.v[Q5]);
   ucb_vobserve (r, "SIGRTMIN pending with 5 timers", UCB_VITEM_EXACT, 0, o.v[PENDING5]);
   ucb_vobserve (r, "an expiry pending within 2 s", UCB_VITEM_EXACT, 1, o.v[FIRED]);

@@ -145,9 +145,9 @@ ulim10_run (struct ucb_vctx *ctx, ucb_error_t *err)
     return -1;
   noise = (long) o.v[NOISE];
   ucb_vobserve (r, "root container: root SigQ = host + queued", UCB_VITEM_EXACT, 1, o.v[STEADY]);
-  ucb_vobserve_count (r, "root container: queued = 5 - host-root", UCB_VITEM_ADMITTED,
-                      root_room (noise), o.v[C_QUEUED], UCB_VTRIES (ROOT_SOFT));
-  ucb_vobserve (r, "root container: errno at the bound", UCB_VITEM_ERRNO, EAGAIN, o.errnum);
+  ucb_vobserve_fill (r, "root container: queued = 5 - host-root", UCB_VITEM_ADMITTED,
+                     root_room (noise), o.v[C_QUEUED], UCB_VTRIES (ROOT_SOFT),
+                     "root container: errno at the bound", EAGAIN, o.errnum);
   ucb_vobserve (r, "root container: SigQ inside = queued", UCB_VITEM_COUNTER, o.v[C_QUEUED],
                 o.v[C_SIGQ]);
   ucb_vobserve (r, "root container: SigQ inside after drain", UCB_VITEM_COUNTER, 0,

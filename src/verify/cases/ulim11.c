@@ -22,7 +22,6 @@
 #include "verify/verify.h"
 #include "verify/probe-work.h"
 #include "verify/rlimit-ops.h"
-#include "verify/script.h"
 
 static void *
 noop (void *p)

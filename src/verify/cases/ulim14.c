@@ -31,7 +31,6 @@
 #include "verify/verify.h"
 #include "verify/probe-work.h"
 #include "verify/rlimit-ops.h"
-#include "verify/script.h"
 
 #define MAP_FIRST 10 /* the range container maps 0.. inside to uid_base + 10 .. */
 #define MAP_WIDTH 50
@@ -52,31 +51,22 @@ drop_effective_caps (void)
   return (int) syscall (SYS_capset, &hdr, data);
 }
 
-/* (a) ruid 0, soft = hard = 1, no effective capability: 20 forks. */
+/* (a) ruid 0, soft = hard = 1, no effective capability: the forks of *arg (20). */
 static int
 sub_root (void *arg, struct ucb_probe_out *o, ucb_error_t *err)
 {
   struct rlimit one = { 1, 1 };
 
-  (void) arg;
   if (setrlimit (RLIMIT_NPROC, &one) < 0)
     return ucb_make_error (err, errno, "setrlimit(NPROC, 1, 1)");
   if (drop_effective_caps () < 0)
     return ucb_make_error (err, errno, "capset (drop the effective set)");
-  o->v[0] = ucb_rlops_count (nproc, NULL, 20, &o->errnum);
-  return 0;
+  return ucb_vcount (arg, o, err);
 }
 
-/* (b) root's own container, map `0 0 1`, soft 1 (the spec); (d) a container root, soft 2:
- * up to *arg forks (at most UCB_VTRIES (1), within the held table). */
+/* (b) root's own container, map `0 0 1`, soft 1 (the spec), forks 20; (d) a container root,
+ * soft 2, forks up to UCB_VTRIES (1) (within the held table): ucb_vcount. */
 _Static_assert(UCB_VTRIES (1) <= UCB_RL_HELD_MAX, "(d)'s children fit the held table");
-static int
-sub_count (void *arg, struct ucb_probe_out *o, ucb_error_t *err)
-{
-  (void) err;
-  o->v[0] = ucb_rlops_count (nproc, NULL, *(const long *) arg, &o->errnum);
-  return 0;
-}
 
 /* (c) ruid U / euid 0 with soft 2 (the spec): CAP_SYS_ADMIN exempts, until the euid is
  * dropped. */
@@ -108,16 +98,16 @@ ulim14_run (struct ucb_vctx *ctx, ucb_error_t *err)
   struct ucb_probe_spec spec = { .what = "the probe (a) ruid 0" };
   struct ucb_vresult *r = ctx->res;
   struct ucb_probe_out o;
-  long twenty = 20, all = UCB_VTRIES (1);
+  struct ucb_vcount twenty = { nproc, NULL, 20 }, all = { nproc, NULL, UCB_VTRIES (1) };
 
-  if (ucb_probe_run (&spec, sub_root, NULL, &o, err) < 0)
+  if (ucb_probe_run (&spec, sub_root, &twenty, &o, err) < 0)
     return -1;
   ucb_vobserve (r, "(a) ruid 0, soft=hard 1: forks of 20", UCB_VITEM_ADMITTED, 20, o.v[0]);
   spec = (struct ucb_probe_spec){ .what = "the probe (b) root container",
                                   .resource = RLIMIT_NPROC,
                                   .soft = 1,
                                   .userns = CLONE_NEWUSER };
-  if (ucb_probe_run (&spec, sub_count, &twenty, &o, err) < 0)
+  if (ucb_probe_run (&spec, ucb_vcount, &twenty, &o, err) < 0)
     return -1;
   ucb_vobserve (r, "(b) root container, soft 1: forks of 20", UCB_VITEM_ADMITTED, 20, o.v[0]);
   spec = (struct ucb_probe_spec){ .what = "the probe (c) ruid U/euid 0",
@@ -136,10 +126,10 @@ ulim14_run (struct ucb_vctx *ctx, ucb_error_t *err)
                                   .map_first = ctx->uid_base + MAP_FIRST,
                                   .map_width = MAP_WIDTH,
                                   .soft_inside = 2 };
-  if (ucb_probe_run (&spec, sub_count, &all, &o, err) < 0)
+  if (ucb_probe_run (&spec, ucb_vcount, &all, &o, err) < 0)
     return -1;
-  ucb_vobserve_fill (r, "(d) container root kuid U, soft 2", UCB_VITEM_ADMITTED, 1, o.v[0], all,
-                     "(d) errno of the 2nd fork", EAGAIN, o.errnum);
+  ucb_vobserve_fill (r, "(d) container root kuid U, soft 2", UCB_VITEM_ADMITTED, 1, o.v[0],
+                     all.tries, "(d) errno of the 2nd fork", EAGAIN, o.errnum);
   return 0;
 }
 

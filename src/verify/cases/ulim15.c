@@ -25,7 +25,6 @@
 #include "verify/verify.h"
 #include "verify/probe-work.h"
 #include "verify/rlimit-ops.h"
-#include "verify/script.h"
 
 #define MAP_FIRST 10 /* the range container maps 0.. inside to uid_base + 10 .. */
 #define MAP_WIDTH 50
@@ -102,13 +101,6 @@ out:
 
 /* (a): fork until refused (its tries fit the held table). */
 _Static_assert(UCB_VTRIES (49) <= UCB_RL_HELD_MAX, "(a)'s children fit the held table");
-static int
-count_forks (void *arg, struct ucb_probe_out *o, ucb_error_t *err)
-{
-  (void) arg, (void) err;
-  o->v[0] = ucb_rlops_count (&ucb_rlops[UCB_RL_NPROC], NULL, UCB_VTRIES (49), &o->errnum);
-  return 0;
-}
 
 static int
 ulim15_run (struct ucb_vctx *ctx, ucb_error_t *err)
@@ -120,6 +112,7 @@ ulim15_run (struct ucb_vctx *ctx, ucb_error_t *err)
                                  .map_first = ctx->uid_base + MAP_FIRST,
                                  .map_width = MAP_WIDTH,
                                  .soft_inside = 50 };
+  struct ucb_vcount forks = { &ucb_rlops[UCB_RL_NPROC], NULL, UCB_VTRIES (49) };
   struct ucb_probe_out o;
 
   if (access (TRUE_PATH, X_OK) < 0)
@@ -129,7 +122,7 @@ ulim15_run (struct ucb_vctx *ctx, ucb_error_t *err)
     }
 
   /* (a) root-created container, creator soft 3, own soft 50 as kuid U */
-  if (ucb_probe_run (&spec, count_forks, NULL, &o, err) < 0)
+  if (ucb_probe_run (&spec, ucb_vcount, &forks, &o, err) < 0)
     return -1;
   ucb_vobserve_fill (ctx->res, "(a) root-created ns (creator soft 3), own 50", UCB_VITEM_ADMITTED,
                      49, o.v[0], UCB_VTRIES (49), "(a) errno at the own limit", EAGAIN, o.errnum);

@@ -11,8 +11,6 @@
 #include <errno.h>
 #include <sched.h>
 #include <stdio.h>
-#include <string.h>
-#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "verify/verify.h"
@@ -33,27 +31,11 @@ cost (long maxmsg, long msgsize)
 }
 
 _Static_assert(UCB_VTRIES (2) <= UCB_RL_HELD_MAX, "the queues fit the held table");
-static int
-fill_shape (void *arg, struct ucb_probe_out *o, ucb_error_t *err)
-{
-  size_t sh = *(const size_t *) arg;
-  struct ucb_rlshape shape = { .mq_maxmsg = shapes[sh].maxmsg,
-                               .mq_msgsize = shapes[sh].msgsize,
-                               .mq_defaults = shapes[sh].maxmsg == 0 };
-  int refused;
-
-  (void) err;
-  o->v[0] = ucb_rlops_count (&ucb_rlops[UCB_RL_MSGQUEUE], &shape, UCB_VTRIES (2), &refused);
-  o->errnum = refused;
-  return 0;
-}
 
 static int
 ulim16_run (struct ucb_vctx *ctx, ucb_error_t *err)
 {
-  struct utsname u;
-
-  if (uname (&u) == 0 && strcmp (u.machine, "x86_64") != 0)
+  if (*ucb_rlops_unsupported (&ucb_rlops[UCB_RL_MSGQUEUE]))
     {
       ucb_vskip (ctx->res, "the queue cost formula is known for x86_64 only (struct sizes)");
       return 0;
@@ -62,24 +44,27 @@ ulim16_run (struct ucb_vctx *ctx, ucb_error_t *err)
     for (int minus = 0; minus < 2; minus++)
       {
         long c = cost (shapes[s].maxmsg, shapes[s].msgsize);
-        char name[UCB_VNAME_MAX], what[32];
+        char name[UCB_VNAME_MAX], errno_name[UCB_VNAME_MAX], what[32];
         struct ucb_probe_spec spec = { .what = what,
                                        .uid = ctx->uid_base + (uid_t) (s * 2 + (size_t) minus),
                                        .resource = RLIMIT_MSGQUEUE,
                                        .soft = (rlim_t) (2 * c - minus),
                                        .userns = CLONE_NEWUSER | CLONE_NEWIPC };
+        struct ucb_rlshape shape = { .mq_maxmsg = shapes[s].maxmsg,
+                                     .mq_msgsize = shapes[s].msgsize,
+                                     .mq_defaults = shapes[s].maxmsg == 0 };
+        struct ucb_vcount queues = { &ucb_rlops[UCB_RL_MSGQUEUE], &shape, UCB_VTRIES (2) };
         struct ucb_probe_out o;
 
         snprintf (what, sizeof what, "the probe of shape %zu", s + 1);
-        if (ucb_probe_run (&spec, fill_shape, &s, &o, err) < 0)
+        if (ucb_probe_run (&spec, ucb_vcount, &queues, &o, err) < 0)
           return -1;
         snprintf (name, sizeof name, "%ldx%ld queues at %ld B", shapes[s].maxmsg ?: 10,
                   shapes[s].msgsize ?: 8192, 2 * c - minus);
-        ucb_vobserve_count (ctx->res, name, UCB_VITEM_ADMITTED, minus ? 1 : 2, o.v[0],
-                            UCB_VTRIES (2));
-        snprintf (name, sizeof name, "errno after %ldx%ld queues at %ld B", shapes[s].maxmsg ?: 10,
-                  shapes[s].msgsize ?: 8192, 2 * c - minus);
-        ucb_vobserve (ctx->res, name, UCB_VITEM_ERRNO, EMFILE, o.errnum);
+        snprintf (errno_name, sizeof errno_name, "errno after %ldx%ld queues at %ld B",
+                  shapes[s].maxmsg ?: 10, shapes[s].msgsize ?: 8192, 2 * c - minus);
+        ucb_vobserve_fill (ctx->res, name, UCB_VITEM_ADMITTED, minus ? 1 : 2, o.v[0], queues.tries,
+                           errno_name, EMFILE, o.errnum);
       }
   return 0;
 }

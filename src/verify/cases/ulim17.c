@@ -26,8 +26,6 @@
 #include <mqueue.h>
 #include <sched.h>
 #include <stdio.h>
-#include <string.h>
-#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "verify/verify.h"
@@ -57,16 +55,15 @@ container (const char *what, uid_t uid, rlim_t creator_soft, rlim_t inside)
 static int
 part_a (void *arg, struct ucb_probe_out *o, ucb_error_t *err)
 {
-  int refused, refused2;
-  long n, again;
+  int refused;
 
   (void) arg, (void) err;
-  n = ucb_rlops_count (mq, NULL, UCB_VTRIES (2), &refused);
-  again = ucb_rlops_count (mq, NULL, UCB_VTRIES (2), &refused2);
-  o->v[0] = n;
-  o->v[1] = refused;
-  o->v[2] = again;
-  o->v[3] = refused2;
+  /* The count, then the same again once its queues are gone: v[0], v[1] and v[2], v[3]. */
+  for (int i = 0; i < 2; i++)
+    {
+      o->v[2 * i] = ucb_rlops_count (mq, NULL, UCB_VTRIES (2), &refused);
+      o->v[2 * i + 1] = refused;
+    }
   return 0;
 }
 
@@ -91,19 +88,12 @@ holder (void *arg, struct ucb_probe_out *o, ucb_error_t *err)
   return r;
 }
 
-/* Container B of (b)/(d): fill while A holds its queues. */
-static int
-sibling (void *arg, struct ucb_probe_out *o, ucb_error_t *err)
-{
-  (void) arg, (void) err;
-  o->v[0] = ucb_rlops_count (mq, NULL, UCB_VTRIES (1), &o->errnum);
-  return 0;
-}
-
-/* Run A (holding 2) and then B of `part`, both as `uid` created with `creator_soft`. */
+/* Run A (holding 2) and then B of `part` (it fills while A holds its queues), both as `uid`
+ * created with `creator_soft`. */
 static int
 run_pair (struct pair *p, const char *part, uid_t uid, rlim_t creator_soft, ucb_error_t *err)
 {
+  struct ucb_vcount sibling = { mq, NULL, UCB_VTRIES (1) };
   char a_what[32], b_what[32];
   struct ucb_probe_spec spec = container (a_what, uid, creator_soft, RLIM_INFINITY);
   struct ucb_probe a = UCB_PROBE_NONE;
@@ -114,8 +104,8 @@ run_pair (struct pair *p, const char *part, uid_t uid, rlim_t creator_soft, ucb_
   if (ucb_probe_start_report (&a, &spec, holder, NULL, &oa, err) < 0)
     return -1;
   spec.what = b_what;
-  if (ucb_probe_run (&spec, sibling, NULL, &ob, err) < 0 || ucb_probe_order (&a, &oa, err) < 0
-      || ucb_probe_finish (&a, NULL, err) < 0)
+  if (ucb_probe_run (&spec, ucb_vcount, &sibling, &ob, err) < 0
+      || ucb_probe_order (&a, &oa, err) < 0 || ucb_probe_finish (&a, NULL, err) < 0)
     {
       ucb_probe_kill (&a);
       return -1;
@@ -274,9 +264,8 @@ part_d (struct ucb_vresult *r, rlim_t hard, ucb_error_t *err)
       return 0;
     }
   ucb_vobserve (r, "(d) queues held by root-owned A", UCB_VITEM_ADMITTED, 2, p.a);
-  ucb_vobserve_count (r, "(d) queues in root-owned B while A holds 2", UCB_VITEM_ADMITTED, 1, p.b,
-                      UCB_VTRIES (1));
-  ucb_vobserve (r, "(d) errno of B's refused mq_open", UCB_VITEM_ERRNO, EMFILE, p.b_err);
+  ucb_vobserve_fill (r, "(d) queues in root-owned B while A holds 2", UCB_VITEM_ADMITTED, 1, p.b,
+                     UCB_VTRIES (1), "(d) errno of B's refused mq_open", EMFILE, p.b_err);
   ucb_vobserve (r, "(d) root's MSGQUEUE bytes, after - before", UCB_VITEM_COUNTER, 0,
                 after - before);
   return 0;
@@ -292,18 +281,15 @@ parts_abc (struct ucb_vctx *ctx, ucb_error_t *err)
 
   if (ucb_probe_run (&spec, part_a, NULL, &o, err) < 0)
     return -1;
-  ucb_vobserve_count (r, "(a) queues under a 2240-B parent bound", UCB_VITEM_ADMITTED, 2, o.v[0],
-                      UCB_VTRIES (2));
-  ucb_vobserve (r, "(a) errno of the 3rd mq_open", UCB_VITEM_ERRNO, EMFILE, o.v[1]);
-  ucb_vobserve_count (r, "(a) queues again after unlinking", UCB_VITEM_READMITTED, 2, o.v[2],
-                      UCB_VTRIES (2));
-  ucb_vobserve (r, "(a) errno of the 3rd mq_open again", UCB_VITEM_ERRNO, EMFILE, o.v[3]);
+  ucb_vobserve_fill (r, "(a) queues under a 2240-B parent bound", UCB_VITEM_ADMITTED, 2, o.v[0],
+                     UCB_VTRIES (2), "(a) errno of the 3rd mq_open", EMFILE, o.v[1]);
+  ucb_vobserve_fill (r, "(a) queues again after unlinking", UCB_VITEM_READMITTED, 2, o.v[2],
+                     UCB_VTRIES (2), "(a) errno of the 3rd mq_open again", EMFILE, o.v[3]);
   if (run_pair (&p, "(b)", ctx->uid_base + 1, 3 * COST, err) < 0)
     return -1;
   ucb_vobserve (r, "(b) queues held by A (same owner)", UCB_VITEM_ADMITTED, 2, p.a);
-  ucb_vobserve_count (r, "(b) queues in B while A holds 2", UCB_VITEM_ADMITTED, 1, p.b,
-                      UCB_VTRIES (1));
-  ucb_vobserve (r, "(b) errno of B's refused mq_open", UCB_VITEM_ERRNO, EMFILE, p.b_err);
+  ucb_vobserve_fill (r, "(b) queues in B while A holds 2", UCB_VITEM_ADMITTED, 1, p.b,
+                     UCB_VTRIES (1), "(b) errno of B's refused mq_open", EMFILE, p.b_err);
   spec = container ("(c)", ctx->uid_base + 2, COST, COST);
   if (ucb_probe_run (&spec, part_c, NULL, &o, err) < 0)
     return -1;
@@ -321,10 +307,9 @@ static int
 ulim17_run (struct ucb_vctx *ctx, ucb_error_t *err)
 {
   struct ucb_vresult *r = ctx->res;
-  struct utsname u;
   struct rlimit rl;
 
-  if (uname (&u) == 0 && strcmp (u.machine, "x86_64") != 0)
+  if (*ucb_rlops_unsupported (mq))
     {
       ucb_vskip (r, "the queue cost formula is known for x86_64 only (struct sizes)");
       return 0;

@@ -180,9 +180,8 @@ observe_own (struct ucb_vresult *r, const struct ucb_probe_out *o, long page)
   const int64_t *v = o->v;
   char name[UCB_VNAME_MAX];
 
-  ucb_vobserve_count (r, "1-page SHM_LOCKs at soft 2 pages", UCB_VITEM_ADMITTED, 2, v[N],
-                      UCB_VTRIES (2));
-  ucb_vobserve (r, "errno of the 3rd SHM_LOCK", UCB_VITEM_ERRNO, ENOMEM, v[REFUSED]);
+  ucb_vobserve_fill (r, "1-page SHM_LOCKs at soft 2 pages", UCB_VITEM_ADMITTED, 2, v[N],
+                     UCB_VTRIES (2), "errno of the 3rd SHM_LOCK", ENOMEM, v[REFUSED]);
   ucb_vobserve (r, "SHM_LOCK after SHM_UNLOCK of one", UCB_VITEM_ERRNO_RELEASED, 0,
                 v[AFTER_UNLOCK]);
   ucb_vobserve (r, "SHM_LOCK when full again", UCB_VITEM_ERRNO, ENOMEM, v[FULL]);

@@ -23,19 +23,6 @@
 
 _Static_assert(LOCKS <= UCB_RL_HELD_MAX, "the locks fit the held table");
 
-/* The ops' unit: a one-page segment made and SHM_LOCKed, removed at the release. */
-static int
-lock_pages (void *arg, struct ucb_probe_out *o, ucb_error_t *err)
-{
-  (void) arg, (void) err;
-  /* Removed at once (the count's release): the IPC namespace would destroy them too, but
-   * asynchronously, and until then their pages stay charged to U, which a repeat of the case
-   * reuses.  IPC_RMID of a locked, unattached segment destroys it at once (shm_destroy unlocks
-   * it). */
-  o->v[0] = ucb_rlops_count (&ucb_rlops[UCB_RL_MEMLOCK], NULL, LOCKS, &o->errnum);
-  return 0;
-}
-
 static int
 ulim19_run (struct ucb_vctx *ctx, ucb_error_t *err)
 {
@@ -45,9 +32,14 @@ ulim19_run (struct ucb_vctx *ctx, ucb_error_t *err)
                                  .soft = SOFT_BYTES,
                                  .userns = CLONE_NEWUSER | CLONE_NEWIPC,
                                  .soft_inside = RLIM_INFINITY };
+  /* The ops' unit: a one-page segment made and SHM_LOCKed, removed at once (the count's
+   * release): the IPC namespace would destroy them too, but asynchronously, and until then
+   * their pages stay charged to U, which a repeat of the case reuses.  IPC_RMID of a locked,
+   * unattached segment destroys it at once (shm_destroy unlocks it). */
+  struct ucb_vcount locks = { &ucb_rlops[UCB_RL_MEMLOCK], NULL, LOCKS };
   struct ucb_probe_out o;
 
-  if (ucb_probe_run (&spec, lock_pages, NULL, &o, err) < 0)
+  if (ucb_probe_run (&spec, ucb_vcount, &locks, &o, err) < 0)
     return -1;
   ucb_vobserve_bug_count (ctx->res, UCB_VBUG_MEMLOCK_UNITS,
                           "one-page SHM_LOCKs under a 16-byte parent bound", UCB_VITEM_ADMITTED,
