@@ -4,6 +4,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/json-util.h"
@@ -228,4 +229,78 @@ ucb_cmp_ratio_cell (const json_t *o, bool contended, char *buf, size_t n)
 {
   ucb_cmp_ratio_text (ucb_json_num (o, "ratio"), ucb_json_num (o, "ci_low"),
                       ucb_json_num (o, "ci_high"), contended, buf, n);
+}
+
+/* ---- the repeats of a side ------------------------------------------------------------------ */
+
+void
+ucb_cmp_gather_init (struct ucb_cmp_gathered *g, size_t cap, bool all)
+{
+  *g = (struct ucb_cmp_gathered){ .all = all };
+  g->ops = xcalloc (cap, sizeof *g->ops);
+  g->cpu = xcalloc (cap, sizeof *g->cpu);
+  g->ops_doc = xcalloc (cap, sizeof *g->ops_doc);
+  g->cpu_doc = xcalloc (cap, sizeof *g->cpu_doc);
+  g->raw_ops = xcalloc (cap, sizeof *g->raw_ops);
+  g->raw_cpu = xcalloc (cap, sizeof *g->raw_cpu);
+}
+
+/* A side's repeats of one document's group: contended ones left out (unless g->all), counted. */
+void
+ucb_cmp_gather_doc (const struct ucb_doc *d, const struct ucb_doc_group *grp, bool canary,
+                    struct ucb_cmp_gathered *g)
+{
+  double so = 0, sc = 0, sl = 0;
+  size_t no = 0, nc = 0;
+
+  for (size_t i = 0; i < d->n_points; i++)
+    {
+      const struct ucb_doc_point *p = &d->points[i];
+      double v = p->sum.per_container_ops, c = p->sum.cpu_ns_per_op;
+
+      if (!p->measured || &d->groups[p->group] != grp)
+        continue;
+      ucb_flags_add (&g->flags, p);
+      if (ucb_point_cpu_doubtful (p) && !g->all)
+        {
+          g->left_out++;
+          continue;
+        }
+      g->used++;
+      /* --normalize canary: ops/s per canary loop/s, CPU ns/op times it (loops per op); the
+       * raw values stay for the medians.  compare's open_side() made sure of the rates. */
+      double ln = canary ? log (ucb_doc_canary_rate (&p->canary)) : 0;
+      if (v > 0)
+        {
+          g->raw_ops[g->n_ops] = v;
+          g->ops[g->n_ops++] = log (v) - ln;
+          so += log (v) - ln, no++;
+          sl += ln;
+        }
+      if (isfinite (c) && c > 0)
+        {
+          g->raw_cpu[g->n_cpu] = c;
+          g->cpu[g->n_cpu++] = log (c) + ln;
+          sc += log (c) + ln, nc++;
+        }
+    }
+  if (no)
+    {
+      g->ops_doc[g->n_ops_doc++] = so / (double) no;
+      g->lcan_doc += sl / (double) no;
+    }
+  g->lcan += sl;
+  if (nc)
+    g->cpu_doc[g->n_cpu_doc++] = sc / (double) nc;
+}
+
+void
+ucb_cmp_gathered_free (struct ucb_cmp_gathered *g)
+{
+  free (g->ops);
+  free (g->cpu);
+  free (g->ops_doc);
+  free (g->cpu_doc);
+  free (g->raw_ops);
+  free (g->raw_cpu);
 }

@@ -10,6 +10,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "report/flags.h"
+#include "report/model.h"
+
 #define UCB_COMPARE_ALPHA 0.05
 #define UCB_COMPARE_MAX_NEEDED 1000
 
@@ -78,6 +81,30 @@ void ucb_cmp_family (const struct ucb_cmp_test *t, size_t n, double thr, double 
  * shrink it: the units are then documents of as many repeats as now, each of variance
  * drift^2 + s^2 / n. */
 size_t ucb_cmp_needed (const struct ucb_cmp_est *e, double thr, double alpha_point);
+
+/* One side of one point, gathered over its documents (compare) or from one (the owner
+ * contrast): the log of each usable repeat's value (per-container ops/s; CPU ns/op where
+ * known), the mean of those logs per document, and the raw values for the medians; contended
+ * repeats left out unless `all`.  `flags`: the ucb_point_flags() of its repeats, each once.
+ * `lcan`, `lcan_doc`: the sums of the log canary rates that --normalize canary took out of
+ * `ops` (0 without it), per repeat and per document (each the mean of its repeats'). */
+struct ucb_cmp_gathered
+{
+  double *ops, *cpu, *ops_doc, *cpu_doc, *raw_ops, *raw_cpu;
+  double lcan, lcan_doc;
+  size_t n_ops, n_cpu, n_ops_doc, n_cpu_doc;
+  size_t used, left_out;
+  bool all;
+  struct ucb_flags flags;
+};
+
+/* An empty side with room for `cap` repeats. */
+void ucb_cmp_gather_init (struct ucb_cmp_gathered *g, size_t cap, bool all);
+/* Add the repeats of group `grp` of document `d`; with `canary`, each normalised by its host
+ * speed (every repeat must have a canary rate). */
+void ucb_cmp_gather_doc (const struct ucb_doc *d, const struct ucb_doc_group *grp, bool canary,
+                         struct ucb_cmp_gathered *g);
+void ucb_cmp_gathered_free (struct ucb_cmp_gathered *g);
 
 /* The JSON both `compare` and the owner contrast write: a side's medians, spread, repeats used
  * and left out, and its flags (a comma-separated list, as an array); an estimate's ratio and

@@ -72,61 +72,18 @@ ucb_contrast_verdict_name (enum ucb_cmp_verdict v)
 
 /* ---- the pairs of a document ---------------------------------------------------------------- */
 
-/* One owner mode's repeats of one point: the logs (and raw values, for the medians) of the
- * usable ones, contended ones left out unless `all`. */
-struct gathered
-{
-  double *ops, *cpu, *raw_ops, *raw_cpu;
-  size_t n_ops, n_cpu, used, left_out;
-  struct ucb_flags flags;
-};
-
+/* One owner mode's repeats of one point (one document's group), contended ones left out
+ * unless `all`. */
 static void
-gather (const struct ucb_doc *d, const struct ucb_doc_group *grp, bool all, struct gathered *g)
+gather (const struct ucb_doc *d, const struct ucb_doc_group *grp, bool all,
+        struct ucb_cmp_gathered *g)
 {
-  *g = (struct gathered){ 0 };
-  g->ops = xcalloc (d->n_points + 1, sizeof *g->ops);
-  g->cpu = xcalloc (d->n_points + 1, sizeof *g->cpu);
-  g->raw_ops = xcalloc (d->n_points + 1, sizeof *g->raw_ops);
-  g->raw_cpu = xcalloc (d->n_points + 1, sizeof *g->raw_cpu);
-  for (size_t i = 0; i < d->n_points; i++)
-    {
-      const struct ucb_doc_point *p = &d->points[i];
-      double v = p->sum.per_container_ops, c = p->sum.cpu_ns_per_op;
-
-      if (!p->measured || &d->groups[p->group] != grp)
-        continue;
-      ucb_flags_add (&g->flags, p);
-      if (ucb_point_cpu_doubtful (p) && !all)
-        {
-          g->left_out++;
-          continue;
-        }
-      g->used++;
-      if (v > 0)
-        {
-          g->raw_ops[g->n_ops] = v;
-          g->ops[g->n_ops++] = log (v);
-        }
-      if (isfinite (c) && c > 0)
-        {
-          g->raw_cpu[g->n_cpu] = c;
-          g->cpu[g->n_cpu++] = log (c);
-        }
-    }
-}
-
-static void
-gathered_free (struct gathered *g)
-{
-  free (g->ops);
-  free (g->cpu);
-  free (g->raw_ops);
-  free (g->raw_cpu);
+  ucb_cmp_gather_init (g, d->n_points + 1, all);
+  ucb_cmp_gather_doc (d, grp, false, g);
 }
 
 static struct ucb_contrast_side
-side_of (const struct gathered *g)
+side_of (const struct ucb_cmp_gathered *g)
 {
   return (struct ucb_contrast_side){ g->ops, g->cpu, g->n_ops, g->n_cpu };
 }
@@ -137,7 +94,7 @@ struct row
 {
   const struct ucb_doc_point *pt;
   struct ucb_cmp_test est;
-  struct gathered s, d;                  /* the repeats the estimate is of */
+  struct ucb_cmp_gathered s, d;          /* the repeats the estimate is of */
   size_t used_s, used_d, left_s, left_d; /* with contended repeats left out */
 };
 
@@ -145,7 +102,7 @@ static void
 make_row (const struct ucb_doc *d, const struct ucb_doc_point *pt, const struct ucb_doc_group *gs,
           const struct ucb_doc_group *gd, struct row *w)
 {
-  struct gathered as, ad;
+  struct ucb_cmp_gathered as, ad;
 
   *w = (struct row){ .pt = pt };
   gather (d, gs, false, &w->s);
@@ -164,18 +121,18 @@ make_row (const struct ucb_doc *d, const struct ucb_doc_point *pt, const struct 
   if (w->est.from_contended)
     {
       /* the medians and spreads shown are of the repeats the ratio is of */
-      gathered_free (&w->s);
-      gathered_free (&w->d);
+      ucb_cmp_gathered_free (&w->s);
+      ucb_cmp_gathered_free (&w->d);
       w->s = as;
       w->d = ad;
       return;
     }
-  gathered_free (&as);
-  gathered_free (&ad);
+  ucb_cmp_gathered_free (&as);
+  ucb_cmp_gathered_free (&ad);
 }
 
 static json_t *
-side_json (const struct gathered *g, size_t used, size_t left)
+side_json (const struct ucb_cmp_gathered *g, size_t used, size_t left)
 {
   struct ucb_stats st;
 
@@ -274,8 +231,8 @@ ucb_contrast_json (const struct ucb_doc *d)
   for (size_t i = 0; i < n; i++)
     {
       ucb_json_push (arr, row_json (&rows[i], ab[i], ai[i], v[i], need[i]));
-      gathered_free (&rows[i].s);
-      gathered_free (&rows[i].d);
+      ucb_cmp_gathered_free (&rows[i].s);
+      ucb_cmp_gathered_free (&rows[i].d);
     }
   return arr;
 }

@@ -7,6 +7,7 @@
 
 #include <math.h>
 #include <stdbool.h>
+#include <stddef.h>
 
 #include <jansson.h>
 
@@ -48,23 +49,37 @@ enum ucb_jtype
 int ucb_field (const struct ucb_loc *l, json_t *o, const char *key, enum ucb_jtype t, bool optional,
                json_t **out, ucb_error_t *err);
 
-/* Required fields. */
-int ucb_req_str (const struct ucb_loc *l, json_t *o, const char *key, const char **out,
-                 ucb_error_t *err);
-int ucb_req_int (const struct ucb_loc *l, json_t *o, const char *key, long long *out,
-                 ucb_error_t *err);
-/* A number, or NaN for null when `nullable`. */
-int ucb_req_num (const struct ucb_loc *l, json_t *o, const char *key, bool nullable, double *out,
-                 ucb_error_t *err);
+/* One member of an object that a loader reads (ucb_fields): `key`, of type `type`, required
+ * unless `optional`, into the member at `offset` of the structure being filled, as its type
+ * reads in C: a string (const char *; NULL for null), an integer (long long; `dflt` for null), a
+ * number (double; NaN for null), true or false (bool), an array or an object (json_t *,
+ * borrowed; when `raw`, any type is).  An object with `sub` has its own rows, read into the same
+ * structure after the other rows. */
+struct ucb_field_row
+{
+  const char *key; /* NULL ends a table */
+  enum ucb_jtype type;
+  bool optional;
+  size_t offset;
+  bool raw;
+  long long dflt;
+  const struct ucb_field_row *sub;
+};
 
-/* Optional fields (null allowed): absent or null is NULL, NaN, `dflt`, false. */
-int ucb_opt_str (const struct ucb_loc *l, json_t *o, const char *key, const char **out,
-                 ucb_error_t *err);
-int ucb_opt_num (const struct ucb_loc *l, json_t *o, const char *key, double *out,
-                 ucb_error_t *err);
-int ucb_opt_int (const struct ucb_loc *l, json_t *o, const char *key, long long dflt,
-                 long long *out, ucb_error_t *err);
-int ucb_opt_bool (const struct ucb_loc *l, json_t *o, const char *key, bool *out, ucb_error_t *err);
+/* The row of member `m` of structure `T`; `...`: .raw or .dflt where one is needed. */
+#define UCB_ROW(T, m, key, type, optional, ...)                                                    \
+  {                                                                                                \
+    key, type, optional, offsetof (T, m), __VA_ARGS__                                              \
+  }
+/* The same, its key the member's name. */
+#define UCB_REQ(T, m, type, ...) UCB_ROW (T, m, #m, type, false, __VA_ARGS__)
+#define UCB_OPT(T, m, type, ...) UCB_ROW (T, m, #m, type, true, __VA_ARGS__)
+
+/* The rows of object `o` (member `at` of the object at l, l then at it; NULL: l itself), in
+ * order, then each object with `sub`; the first broken one a schema error.  `o` NULL (an
+ * optional object absent): every member reads as absent. */
+int ucb_fields (struct ucb_loc *l, const char *at, json_t *o, const struct ucb_field_row *rows,
+                void *out, ucb_error_t *err);
 
 /* The schema's range of a number (`v`, NaN for null: always in range): below `lo` (or at it when
  * `lo_open`, the schema's exclusiveMinimum) or above `hi` is a schema error naming the field,

@@ -100,13 +100,54 @@ ucb_field (const struct ucb_loc *l, json_t *o, const char *key, enum ucb_jtype t
   return 0;
 }
 
-int
-ucb_req_str (const struct ucb_loc *l, json_t *o, const char *key, const char **out,
-             ucb_error_t *err)
+/* v (of f's type, or NULL) into the member of `out` that f names. */
+static void
+store (const struct ucb_field_row *f, json_t *v, void *out)
 {
+  void *m = (char *) out + f->offset;
+
+  switch (f->raw ? UCB_J_OBJECT : f->type)
+    {
+    case UCB_J_STRING:
+    case UCB_J_STRING_OR_NULL:
+      *(const char **) m = json_string_value (v);
+      break;
+    case UCB_J_INTEGER:
+    case UCB_J_INTEGER_OR_NULL:
+      *(long long *) m = json_is_integer (v) ? json_integer_value (v) : f->dflt;
+      break;
+    case UCB_J_NUMBER:
+    case UCB_J_NUMBER_OR_NULL:
+      *(double *) m = json_is_number (v) ? json_number_value (v) : NAN;
+      break;
+    case UCB_J_BOOLEAN:
+      *(bool *) m = json_is_true (v);
+      break;
+    case UCB_J_ARRAY:
+    case UCB_J_OBJECT:
+    default:
+      *(json_t **) m = v;
+    }
+}
+
+int
+ucb_fields (struct ucb_loc *l, const char *at, json_t *o, const struct ucb_field_row *rows,
+            void *out, ucb_error_t *err)
+{
+  size_t was = at ? ucb_loc_push (l, "%s%s", l->at[0] ? "." : "", at) : strlen (l->at);
+  int r = 0;
   json_t *v;
-  int r = ucb_field (l, o, key, UCB_J_STRING, false, &v, err);
-  *out = json_string_value (v);
+
+  for (const struct ucb_field_row *f = rows; f->key && r == 0; f++)
+    {
+      r = ucb_field (l, o, f->key, f->type, f->optional || o == NULL, &v, err);
+      if (r == 0 && f->sub == NULL)
+        store (f, v, out);
+    }
+  for (const struct ucb_field_row *f = rows; f->key && r == 0; f++)
+    if (f->sub)
+      r = ucb_fields (l, f->key, json_object_get (o, f->key), f->sub, out, err);
+  ucb_loc_pop (l, was);
   return r;
 }
 
@@ -225,65 +266,10 @@ ucb_pattern (const struct ucb_loc *l, const char *key, const char *v, const char
     return ucb_schema_error (l, err,
                              "the member name \"%.*s%s\" does not match the schema's pattern %s",
                              cut, v, more, pattern);
-  return ucb_schema_error (l, err, "\"%s\" is \"%.*s%s\", which does not match the schema's "
-                           "pattern %s", key, cut, v, more, pattern);
-}
-
-int
-ucb_req_int (const struct ucb_loc *l, json_t *o, const char *key, long long *out, ucb_error_t *err)
-{
-  json_t *v;
-  int r = ucb_field (l, o, key, UCB_J_INTEGER, false, &v, err);
-  *out = json_integer_value (v);
-  return r;
-}
-
-int
-ucb_req_num (const struct ucb_loc *l, json_t *o, const char *key, bool nullable, double *out,
-             ucb_error_t *err)
-{
-  json_t *v;
-  int r = ucb_field (l, o, key, nullable ? UCB_J_NUMBER_OR_NULL : UCB_J_NUMBER, false, &v, err);
-  *out = json_is_number (v) ? json_number_value (v) : NAN;
-  return r;
-}
-
-int
-ucb_opt_str (const struct ucb_loc *l, json_t *o, const char *key, const char **out,
-             ucb_error_t *err)
-{
-  json_t *v;
-  int r = ucb_field (l, o, key, UCB_J_STRING_OR_NULL, true, &v, err);
-  *out = json_string_value (v);
-  return r;
-}
-
-int
-ucb_opt_num (const struct ucb_loc *l, json_t *o, const char *key, double *out, ucb_error_t *err)
-{
-  json_t *v;
-  int r = ucb_field (l, o, key, UCB_J_NUMBER_OR_NULL, true, &v, err);
-  *out = json_is_number (v) ? json_number_value (v) : NAN;
-  return r;
-}
-
-int
-ucb_opt_int (const struct ucb_loc *l, json_t *o, const char *key, long long dflt, long long *out,
-             ucb_error_t *err)
-{
-  json_t *v;
-  int r = ucb_field (l, o, key, UCB_J_INTEGER_OR_NULL, true, &v, err);
-  *out = json_is_integer (v) ? json_integer_value (v) : dflt;
-  return r;
-}
-
-int
-ucb_opt_bool (const struct ucb_loc *l, json_t *o, const char *key, bool *out, ucb_error_t *err)
-{
-  json_t *v;
-  int r = ucb_field (l, o, key, UCB_J_BOOLEAN, true, &v, err);
-  *out = json_is_true (v);
-  return r;
+  return ucb_schema_error (l, err,
+                           "\"%s\" is \"%.*s%s\", which does not match the schema's "
+                           "pattern %s",
+                           key, cut, v, more, pattern);
 }
 
 /* ---- the top level: kind, host, config, run ------------------------------------------------- */
@@ -294,44 +280,58 @@ ucb_doc_kind_name (enum ucb_doc_kind k)
   return k == UCB_DOC_VERIFY ? "`ucbench verify`" : "`ucbench run`";
 }
 
-static int
-load_host (struct ucb_loc *l, json_t *h, struct ucb_doc_host *out, ucb_error_t *err)
-{
-  json_t *k;
-  size_t at = ucb_loc_push (l, "host");
-  int r = ucb_opt_str (l, h, "hostname", &out->hostname, err) < 0
-                  || ucb_field (l, h, "kernel", UCB_J_OBJECT, true, &k, err) < 0
-                  || ucb_opt_str (l, h, "cpu_model", &out->cpu_model, err) < 0
-                  || ucb_opt_str (l, h, "virtualization", &out->virtualization, err) < 0
-                  || ucb_opt_int (l, h, "cpus_online", -1, &out->cpus_online, err) < 0
-                  || ucb_opt_int (l, h, "cpus_allowed", -1, &out->cpus_allowed, err) < 0
-              ? -1
-              : 0;
+static const struct ucb_field_row kernel_rows[] = {
+  UCB_ROW (struct ucb_doc_host, kernel_release, "release", UCB_J_STRING_OR_NULL, true),
+  { NULL },
+};
 
-  if (r == 0)
-    {
-      ucb_loc_push (l, ".kernel");
-      r = ucb_opt_str (l, k, "release", &out->kernel_release, err);
-    }
-  ucb_loc_pop (l, at);
-  return r;
-}
+static const struct ucb_field_row host_rows[] = {
+  UCB_OPT (struct ucb_doc_host, hostname, UCB_J_STRING_OR_NULL),
+  { "kernel", UCB_J_OBJECT, true, .sub = kernel_rows },
+  UCB_OPT (struct ucb_doc_host, cpu_model, UCB_J_STRING_OR_NULL),
+  UCB_OPT (struct ucb_doc_host, virtualization, UCB_J_STRING_OR_NULL),
+  UCB_OPT (struct ucb_doc_host, cpus_online, UCB_J_INTEGER_OR_NULL, .dflt = -1),
+  UCB_OPT (struct ucb_doc_host, cpus_allowed, UCB_J_INTEGER_OR_NULL, .dflt = -1),
+  { NULL },
+};
+
+static const struct ucb_field_row config_rows[] = {
+  UCB_OPT (struct ucb_doc_config, duration_s, UCB_J_NUMBER_OR_NULL),
+  UCB_OPT (struct ucb_doc_config, warmup_s, UCB_J_NUMBER_OR_NULL),
+  UCB_OPT (struct ucb_doc_config, interval_s, UCB_J_NUMBER_OR_NULL),
+  UCB_OPT (struct ucb_doc_config, workloads, UCB_J_ARRAY),
+  UCB_OPT (struct ucb_doc_config, containers, UCB_J_ARRAY),
+  UCB_OPT (struct ucb_doc_config, owners, UCB_J_ARRAY),
+  UCB_OPT (struct ucb_doc_config, depths, UCB_J_ARRAY),
+  UCB_OPT (struct ucb_doc_config, tasks, UCB_J_ARRAY),
+  { NULL },
+};
+
+static const struct ucb_field_row run_rows[] = {
+  UCB_OPT (struct ucb_doc, start_time, UCB_J_STRING_OR_NULL),
+  { NULL },
+};
+
+static const struct ucb_field_row interrupted_rows[] = {
+  UCB_ROW (struct ucb_doc, interrupted_reason, "reason", UCB_J_STRING_OR_NULL, true),
+  UCB_ROW (struct ucb_doc, interrupted_signal, "signal", UCB_J_INTEGER_OR_NULL, true),
+  UCB_OPT (struct ucb_doc, points_finished, UCB_J_INTEGER_OR_NULL, .dflt = -1),
+  UCB_OPT (struct ucb_doc, points_planned, UCB_J_INTEGER_OR_NULL, .dflt = -1),
+  { NULL },
+};
+
+static const struct ucb_field_row kernel_matrix_rows[] = {
+  UCB_OPT (struct ucb_doc, emulated_timing, UCB_J_BOOLEAN),
+  UCB_ROW (struct ucb_doc, emulated_where, "where", UCB_J_STRING_OR_NULL, true),
+  { NULL },
+};
 
 static int
 load_config (struct ucb_loc *l, json_t *c, struct ucb_doc_config *out, ucb_error_t *err)
 {
   json_t *rep = json_object_get (c, "repeat");
   size_t at = ucb_loc_push (l, "config");
-  int r = ucb_opt_num (l, c, "duration_s", &out->duration_s, err) < 0
-                  || ucb_opt_num (l, c, "warmup_s", &out->warmup_s, err) < 0
-                  || ucb_opt_num (l, c, "interval_s", &out->interval_s, err) < 0
-                  || ucb_field (l, c, "workloads", UCB_J_ARRAY, true, &out->workloads, err) < 0
-                  || ucb_field (l, c, "containers", UCB_J_ARRAY, true, &out->containers, err) < 0
-                  || ucb_field (l, c, "owners", UCB_J_ARRAY, true, &out->owners, err) < 0
-                  || ucb_field (l, c, "depths", UCB_J_ARRAY, true, &out->depths, err) < 0
-                  || ucb_field (l, c, "tasks", UCB_J_ARRAY, true, &out->tasks, err) < 0
-              ? -1
-              : 0;
+  int r = ucb_fields (l, NULL, c, config_rows, out, err);
 
   /* An integer, or "auto" (--repeat auto: its repeats are in the points). */
   out->repeat = json_is_integer (rep) ? json_integer_value (rep) : 1;
@@ -343,27 +343,22 @@ load_config (struct ucb_loc *l, json_t *c, struct ucb_doc_config *out, ucb_error
 }
 
 /* The optional top-level objects a reader uses, each checked where present. */
-/* run.interrupted, when the sweep ended before its last point. */
+/* run.interrupted, when the sweep ended before its last point (absent: points_* -1). */
 static int
 load_interrupted (struct ucb_loc *l, json_t *run, struct ucb_doc *d, ucb_error_t *err)
 {
   json_t *in;
   size_t at;
 
-  d->points_finished = d->points_planned = -1;
   if (ucb_field (l, run, "interrupted", UCB_J_OBJECT, true, &in, err) < 0)
     return -1;
-  if (in == NULL)
-    return 0;
+  /* Pushed as it always was: "runinterrupted" (no dot), as messages have said. */
   at = ucb_loc_push (l, "interrupted");
-  if (ucb_opt_str (l, in, "reason", &d->interrupted_reason, err) < 0
-      || ucb_opt_int (l, in, "signal", 0, &d->interrupted_signal, err) < 0
-      || ucb_opt_int (l, in, "points_finished", -1, &d->points_finished, err) < 0
-      || ucb_opt_int (l, in, "points_planned", -1, &d->points_planned, err) < 0)
+  if (ucb_fields (l, NULL, in, interrupted_rows, d, err) < 0)
     return -1;
-  if (d->interrupted_reason == NULL)
-    d->interrupted_reason = "interrupted";
   ucb_loc_pop (l, at);
+  if (in && d->interrupted_reason == NULL)
+    d->interrupted_reason = "interrupted";
   return 0;
 }
 
@@ -379,20 +374,14 @@ load_context (struct ucb_doc *d, struct ucb_loc *l, ucb_error_t *err)
       || ucb_field (l, d->json, "run", UCB_J_OBJECT, true, &run, err) < 0
       || ucb_field (l, d->json, "kernel_matrix", UCB_J_OBJECT, true, &km, err) < 0)
     return -1;
-  if (load_host (l, json_is_null (h) ? NULL : h, &d->host, err) < 0
+  if (ucb_fields (l, "host", json_is_null (h) ? NULL : h, host_rows, &d->host, err) < 0
       || load_config (l, c, &d->config, err) < 0)
     return -1;
   at = ucb_loc_push (l, "run");
-  if (ucb_opt_str (l, run, "start_time", &d->start_time, err) < 0
-      || load_interrupted (l, run, d, err) < 0)
+  if (ucb_fields (l, NULL, run, run_rows, d, err) < 0 || load_interrupted (l, run, d, err) < 0)
     return -1;
   ucb_loc_pop (l, at);
-  at = ucb_loc_push (l, "kernel_matrix");
-  if (ucb_opt_bool (l, km, "emulated_timing", &d->emulated_timing, err) < 0
-      || ucb_opt_str (l, km, "where", &d->emulated_where, err) < 0)
-    return -1;
-  ucb_loc_pop (l, at);
-  return 0;
+  return ucb_fields (l, "kernel_matrix", km, kernel_matrix_rows, d, err);
 }
 
 int
@@ -424,15 +413,33 @@ ucb_doc_load_top (struct ucb_doc *d, unsigned kinds, json_t **results, json_t **
 static int
 load_unjudged (struct ucb_loc *l, json_t *c, struct ucb_doc_contention *out, ucb_error_t *err)
 {
-  long long samples = 0;
+  json_t *v;
 
   if (json_object_get (c, "unjudged") != NULL)
-    return ucb_opt_bool (l, c, "unjudged", &out->unjudged, err);
-  if (ucb_opt_int (l, c, "samples", 0, &samples, err) < 0)
+    {
+      if (ucb_field (l, c, "unjudged", UCB_J_BOOLEAN, true, &v, err) < 0)
+        return -1;
+      out->unjudged = json_is_true (v);
+      return 0;
+    }
+  if (ucb_field (l, c, "samples", UCB_J_INTEGER_OR_NULL, true, &v, err) < 0)
     return -1;
-  out->unjudged = samples > 0 && isnan (out->cpu_share_median);
+  out->unjudged = json_integer_value (v) > 0 && isnan (out->cpu_share_median);
   return 0;
 }
+
+static const struct ucb_field_row contention_rows[] = {
+  UCB_OPT (struct ucb_doc_contention, contended, UCB_J_BOOLEAN),
+  UCB_OPT (struct ucb_doc_contention, owns_cpu, UCB_J_BOOLEAN),
+  UCB_OPT (struct ucb_doc_contention, cpu_share_median, UCB_J_NUMBER_OR_NULL),
+  UCB_OPT (struct ucb_doc_contention, steal_pct_max, UCB_J_NUMBER_OR_NULL),
+  UCB_OPT (struct ucb_doc_contention, idle_pct_min, UCB_J_NUMBER_OR_NULL),
+  UCB_OPT (struct ucb_doc_contention, starved, UCB_J_BOOLEAN),
+  UCB_OPT (struct ucb_doc_contention, starved_containers, UCB_J_INTEGER_OR_NULL),
+  UCB_OPT (struct ucb_doc_contention, fair_share, UCB_J_NUMBER_OR_NULL),
+  UCB_OPT (struct ucb_doc_contention, window_needed_s, UCB_J_NUMBER_OR_NULL),
+  { NULL },
+};
 
 int
 ucb_doc_load_contention (struct ucb_loc *l, json_t *r, struct ucb_doc_contention *out,
@@ -447,38 +454,29 @@ ucb_doc_load_contention (struct ucb_loc *l, json_t *r, struct ucb_doc_contention
     return -1;
   out->known = c != NULL;
   at = ucb_loc_push (l, ".contention");
-  ret = ucb_opt_bool (l, c, "contended", &out->contended, err) < 0
-                || ucb_opt_bool (l, c, "owns_cpu", &out->owns_cpu, err) < 0
-                || ucb_opt_num (l, c, "cpu_share_median", &out->cpu_share_median, err) < 0
-                || ucb_opt_num (l, c, "steal_pct_max", &out->steal_pct_max, err) < 0
-                || ucb_opt_num (l, c, "idle_pct_min", &out->idle_pct_min, err) < 0
-                || ucb_opt_bool (l, c, "starved", &out->starved, err) < 0
-                || ucb_opt_int (l, c, "starved_containers", 0, &out->starved_containers, err) < 0
-                || ucb_opt_num (l, c, "fair_share", &out->fair_share, err) < 0
-                || ucb_opt_num (l, c, "window_needed_s", &out->window_needed_s, err) < 0
-                || load_unjudged (l, c, out, err) < 0
+  ret = ucb_fields (l, NULL, c, contention_rows, out, err) < 0 || load_unjudged (l, c, out, err) < 0
             ? -1
             : 0;
   ucb_loc_pop (l, at);
   return ret;
 }
 
+static const struct ucb_field_row placement_rows[] = {
+  UCB_OPT (struct ucb_doc_point, l3_domains, UCB_J_INTEGER_OR_NULL, .raw = true),
+  UCB_OPT (struct ucb_doc_point, cores, UCB_J_INTEGER_OR_NULL, .raw = true),
+  UCB_OPT (struct ucb_doc_point, cpus, UCB_J_INTEGER, .raw = true),
+  { NULL },
+};
+
 int
 ucb_doc_load_placement (struct ucb_loc *l, json_t *r, struct ucb_doc_point *p, ucb_error_t *err)
 {
   json_t *pl;
-  size_t at;
   int ret;
 
   if (ucb_field (l, r, "placement", UCB_J_OBJECT, true, &pl, err) < 0)
     return -1;
-  at = ucb_loc_push (l, ".placement");
-  ret = ucb_field (l, pl, "l3_domains", UCB_J_INTEGER_OR_NULL, true, &p->l3_domains, err) < 0
-                || ucb_field (l, pl, "cores", UCB_J_INTEGER_OR_NULL, true, &p->cores, err) < 0
-                || ucb_field (l, pl, "cpus", UCB_J_INTEGER, true, &p->cpus, err) < 0
-            ? -1
-            : 0;
-  ucb_loc_pop (l, at);
+  ret = ucb_fields (l, "placement", pl, placement_rows, p, err);
   /* --pin l3: the points with an integer l3_domains. */
   p->l3 = ret == 0 && json_is_integer (p->l3_domains);
   if (!p->l3)
@@ -486,24 +484,22 @@ ucb_doc_load_placement (struct ucb_loc *l, json_t *r, struct ucb_doc_point *p, u
   return ret;
 }
 
+static const struct ucb_field_row canary_rows[] = {
+  UCB_OPT (struct ucb_doc_canary, before, UCB_J_NUMBER_OR_NULL),
+  UCB_OPT (struct ucb_doc_canary, after, UCB_J_NUMBER_OR_NULL),
+  UCB_OPT (struct ucb_doc_canary, change_pct, UCB_J_NUMBER_OR_NULL),
+  UCB_OPT (struct ucb_doc_canary, moved, UCB_J_BOOLEAN),
+  { NULL },
+};
+
 int
 ucb_doc_load_canary (struct ucb_loc *l, json_t *r, struct ucb_doc_canary *out, ucb_error_t *err)
 {
   json_t *c;
-  size_t at;
-  int ret;
 
   /* Optional: documents before the canary lack it. */
   if (ucb_field (l, r, "canary", UCB_J_OBJECT, true, &c, err) < 0)
     return -1;
   out->known = c != NULL;
-  at = ucb_loc_push (l, ".canary");
-  ret = ucb_opt_num (l, c, "before", &out->before, err) < 0
-                || ucb_opt_num (l, c, "after", &out->after, err) < 0
-                || ucb_opt_num (l, c, "change_pct", &out->change_pct, err) < 0
-                || ucb_opt_bool (l, c, "moved", &out->moved, err) < 0
-            ? -1
-            : 0;
-  ucb_loc_pop (l, at);
-  return ret;
+  return ucb_fields (l, "canary", c, canary_rows, out, err);
 }

@@ -18,25 +18,33 @@
 
 /* ---- results[] ------------------------------------------------------------------------------ */
 
+static const struct ucb_field_row container_rows[] = {
+  UCB_REQ (struct ucb_doc_container, ops, UCB_J_INTEGER),
+  UCB_REQ (struct ucb_doc_container, rate_ops_per_s, UCB_J_NUMBER),
+  UCB_REQ (struct ucb_doc_container, cpu_ns_per_op, UCB_J_NUMBER_OR_NULL),
+  { NULL },
+};
+
+static const struct ucb_field_row stats_rows[] = {
+  UCB_ROW (struct ucb_doc_container, ops_per_s_stddev, "stddev", UCB_J_NUMBER_OR_NULL, false),
+  { NULL },
+};
+
 /* Container `c`; `rates` gets samples[].ops_per_s (NaN for null), `n_rates` entries. */
 static int
 load_container (struct ucb_loc *l, json_t *c, struct ucb_doc_container *out, double **rates,
                 ucb_error_t *err)
 {
-  json_t *stats, *samples, *s;
+  json_t *stats, *samples, *s, *v;
   size_t j;
   int at = (int) strlen (l->at);
 
   if (!json_is_object (c))
     return ucb_schema_error (l, err, "not an object");
-  if (ucb_req_int (l, c, "ops", &out->ops, err) < 0
-      || ucb_req_num (l, c, "rate_ops_per_s", false, &out->rate_ops_per_s, err) < 0
-      || ucb_req_num (l, c, "cpu_ns_per_op", true, &out->cpu_ns_per_op, err) < 0
+  if (ucb_fields (l, NULL, c, container_rows, out, err) < 0
       || ucb_field (l, c, "ops_per_s", UCB_J_OBJECT, false, &stats, err) < 0
-      || ucb_field (l, c, "samples", UCB_J_ARRAY, false, &samples, err) < 0)
-    return -1;
-  snprintf (l->at + at, sizeof l->at - (size_t) at, ".ops_per_s");
-  if (ucb_req_num (l, stats, "stddev", true, &out->ops_per_s_stddev, err) < 0)
+      || ucb_field (l, c, "samples", UCB_J_ARRAY, false, &samples, err) < 0
+      || ucb_fields (l, "ops_per_s", stats, stats_rows, out, err) < 0)
     return -1;
   out->n_samples = json_array_size (samples);
   *rates = xcalloc (out->n_samples + 1, sizeof **rates);
@@ -45,8 +53,9 @@ load_container (struct ucb_loc *l, json_t *c, struct ucb_doc_container *out, dou
     snprintf (l->at + at, sizeof l->at - (size_t) at, ".samples[%zu]", j);
     if (!json_is_object (s))
       return ucb_schema_error (l, err, "not an object");
-    if (ucb_req_num (l, s, "ops_per_s", true, &(*rates)[j], err) < 0)
+    if (ucb_field (l, s, "ops_per_s", UCB_J_NUMBER_OR_NULL, false, &v, err) < 0)
       return -1;
+    (*rates)[j] = json_is_number (v) ? json_number_value (v) : NAN;
   }
   l->at[at] = '\0';
   return 0;
@@ -88,47 +97,47 @@ load_containers (struct ucb_loc *l, json_t *arr, struct ucb_doc_point *p, ucb_er
   return ret;
 }
 
-static int
-load_summary (const struct ucb_loc *l, json_t *s, struct ucb_doc_summary *out, ucb_error_t *err)
-{
-  if (ucb_req_num (l, s, "total_ops_per_s", true, &out->total_ops_per_s, err) < 0
-      || ucb_req_num (l, s, "per_container_ops", true, &out->per_container_ops, err) < 0
-      || ucb_req_num (l, s, "scalability", true, &out->scalability, err) < 0
-      || ucb_req_num (l, s, "fairness", true, &out->fairness, err) < 0
-      || ucb_req_num (l, s, "cv", true, &out->cv, err) < 0
-      || ucb_req_num (l, s, "cpu_ns_per_op", true, &out->cpu_ns_per_op, err) < 0
-      || ucb_req_int (l, s, "failed_ops", &out->failed_ops, err) < 0)
-    return -1;
-  return 0;
-}
+static const struct ucb_field_row summary_rows[] = {
+  UCB_REQ (struct ucb_doc_summary, total_ops_per_s, UCB_J_NUMBER_OR_NULL),
+  UCB_REQ (struct ucb_doc_summary, per_container_ops, UCB_J_NUMBER_OR_NULL),
+  UCB_REQ (struct ucb_doc_summary, scalability, UCB_J_NUMBER_OR_NULL),
+  UCB_REQ (struct ucb_doc_summary, fairness, UCB_J_NUMBER_OR_NULL),
+  UCB_REQ (struct ucb_doc_summary, cv, UCB_J_NUMBER_OR_NULL),
+  UCB_REQ (struct ucb_doc_summary, cpu_ns_per_op, UCB_J_NUMBER_OR_NULL),
+  UCB_REQ (struct ucb_doc_summary, failed_ops, UCB_J_INTEGER),
+  { NULL },
+};
+
+/* A point's identity and status. */
+static const struct ucb_field_row point_rows[] = {
+  UCB_REQ (struct ucb_doc_point, workload, UCB_J_STRING),
+  UCB_REQ (struct ucb_doc_point, containers, UCB_J_INTEGER),
+  UCB_REQ (struct ucb_doc_point, owner, UCB_J_STRING),
+  UCB_REQ (struct ucb_doc_point, depth, UCB_J_INTEGER),
+  UCB_REQ (struct ucb_doc_point, tasks, UCB_J_INTEGER),
+  UCB_REQ (struct ucb_doc_point, mode, UCB_J_STRING),
+  UCB_REQ (struct ucb_doc_point, repeat, UCB_J_INTEGER),
+  UCB_REQ (struct ucb_doc_point, status, UCB_J_STRING),
+  { NULL },
+};
 
 static int
 load_point (struct ucb_loc *l, json_t *r, struct ucb_doc_point *p, ucb_error_t *err)
 {
-  json_t *pcs, *sum;
-  int at = (int) strlen (l->at);
+  json_t *pcs, *sum, *reason;
 
   p->json = r;
   if (!json_is_object (r))
     return ucb_schema_error (l, err, "not an object");
-  if (ucb_req_str (l, r, "workload", &p->workload, err) < 0
-      || ucb_req_int (l, r, "containers", &p->containers, err) < 0
-      || ucb_req_str (l, r, "owner", &p->owner, err) < 0
-      || ucb_req_int (l, r, "depth", &p->depth, err) < 0
-      || ucb_req_int (l, r, "tasks", &p->tasks, err) < 0
-      || ucb_req_str (l, r, "mode", &p->mode, err) < 0
-      || ucb_req_int (l, r, "repeat", &p->repeat, err) < 0
-      || ucb_req_str (l, r, "status", &p->status, err) < 0
+  if (ucb_fields (l, NULL, r, point_rows, p, err) < 0
       || ucb_field (l, r, "per_container", UCB_J_ARRAY, false, &pcs, err) < 0
-      || ucb_field (l, r, "summary", UCB_J_OBJECT, false, &sum, err) < 0)
+      || ucb_field (l, r, "summary", UCB_J_OBJECT, false, &sum, err) < 0
+      || ucb_field (l, r, "reason", UCB_J_STRING_OR_NULL, true, &reason, err) < 0)
     return -1;
-  if (ucb_opt_str (l, r, "reason", &p->reason, err) < 0 || load_containers (l, pcs, p, err) < 0)
-    return -1;
-  snprintf (l->at + at, sizeof l->at - (size_t) at, ".summary");
-  if (load_summary (l, sum, &p->sum, err) < 0)
-    return -1;
-  l->at[at] = '\0';
-  if (ucb_doc_load_contention (l, r, &p->contention, err) < 0
+  p->reason = json_string_value (reason);
+  if (load_containers (l, pcs, p, err) < 0
+      || ucb_fields (l, "summary", sum, summary_rows, &p->sum, err) < 0
+      || ucb_doc_load_contention (l, r, &p->contention, err) < 0
       || ucb_doc_load_canary (l, r, &p->canary, err) < 0
       || ucb_doc_load_placement (l, r, p, err) < 0)
     return -1;
@@ -396,9 +405,8 @@ index_cases (struct ucb_doc *d)
         bool none_ran = true;
         for (size_t j = start; j <= i; j++)
           {
-            best = rank (d->cases[d->by_id[j]].status) < best
-                       ? rank (d->cases[d->by_id[j]].status)
-                       : best;
+            best = rank (d->cases[d->by_id[j]].status) < best ? rank (d->cases[d->by_id[j]].status)
+                                                              : best;
             none_ran = none_ran && d->cases[d->by_id[j]].not_run;
           }
         for (size_t j = start; j <= i; j++)
@@ -414,27 +422,26 @@ index_cases (struct ucb_doc *d)
 
 /* known_bug {id, title, reference, url}: absent but for a known-bug case of a document that
  * names its bug. */
-static int
-load_known_bug (struct ucb_loc *l, json_t *v, struct ucb_doc_case *c, ucb_error_t *err)
-{
-  json_t *kb = NULL;
-  size_t at;
-  int r;
+static const struct ucb_field_row known_bug_rows[] = {
+  UCB_ROW (struct ucb_doc_case, bug_id, "id", UCB_J_STRING, false),
+  UCB_ROW (struct ucb_doc_case, bug_title, "title", UCB_J_STRING, false),
+  UCB_ROW (struct ucb_doc_case, bug_reference, "reference", UCB_J_STRING, false),
+  UCB_ROW (struct ucb_doc_case, bug_url, "url", UCB_J_STRING_OR_NULL, true),
+  { NULL },
+};
 
-  if (ucb_field (l, v, "known_bug", UCB_J_OBJECT, true, &kb, err) < 0)
-    return -1;
-  if (kb == NULL)
-    return 0;
-  at = ucb_loc_push (l, ".known_bug");
-  r = ucb_req_str (l, kb, "id", &c->bug_id, err) < 0
-              || ucb_req_str (l, kb, "title", &c->bug_title, err) < 0
-              || ucb_req_str (l, kb, "reference", &c->bug_reference, err) < 0
-              || ucb_opt_str (l, kb, "url", &c->bug_url, err) < 0
-          ? -1
-          : 0;
-  ucb_loc_pop (l, at);
-  return r;
-}
+static const struct ucb_field_row case_rows[] = {
+  UCB_REQ (struct ucb_doc_case, id, UCB_J_STRING),
+  UCB_REQ (struct ucb_doc_case, status, UCB_J_STRING),
+  UCB_OPT (struct ucb_doc_case, name, UCB_J_STRING_OR_NULL),
+  UCB_OPT (struct ucb_doc_case, rlimit, UCB_J_STRING_OR_NULL),
+  UCB_OPT (struct ucb_doc_case, detail, UCB_J_STRING_OR_NULL),
+  UCB_OPT (struct ucb_doc_case, checks, UCB_J_STRING_OR_NULL),
+  UCB_OPT (struct ucb_doc_case, duration_s, UCB_J_NUMBER_OR_NULL),
+  UCB_OPT (struct ucb_doc_case, not_run, UCB_J_BOOLEAN),
+  { "known_bug", UCB_J_OBJECT, true, .sub = known_bug_rows },
+  { NULL },
+};
 
 static int
 load_cases (struct ucb_doc *d, json_t *arr, ucb_error_t *err)
@@ -452,16 +459,7 @@ load_cases (struct ucb_doc *d, json_t *arr, ucb_error_t *err)
     snprintf (l.at, sizeof l.at, "verify[%zu]", i);
     if (!json_is_object (v))
       return ucb_schema_error (&l, err, "not an object");
-    if (ucb_req_str (&l, v, "id", &c->id, err) < 0
-        || ucb_req_str (&l, v, "status", &c->status, err) < 0)
-      return -1;
-    if (ucb_opt_str (&l, v, "name", &c->name, err) < 0
-        || ucb_opt_str (&l, v, "rlimit", &c->rlimit, err) < 0
-        || ucb_opt_str (&l, v, "detail", &c->detail, err) < 0
-        || ucb_opt_str (&l, v, "checks", &c->checks, err) < 0
-        || ucb_opt_num (&l, v, "duration_s", &c->duration_s, err) < 0
-        || ucb_opt_bool (&l, v, "not_run", &c->not_run, err) < 0
-        || load_known_bug (&l, v, c, err) < 0)
+    if (ucb_fields (&l, NULL, v, case_rows, c, err) < 0)
       return -1;
     /* Only a skip can be "not run": a document cannot turn a verdict into none. */
     if (c->not_run && strcmp (c->status, "skip") != 0)

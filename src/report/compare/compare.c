@@ -18,6 +18,7 @@
 #include "report/compare-stats.h"
 #include "report/compare/compare.h"
 #include "report/doc-file.h"
+#include "report/flags.h"
 #include "report/model.h"
 
 /* The documents of one side. */
@@ -26,22 +27,6 @@ struct side
   struct ucb_doc *docs;
   size_t n;
   bool canary; /* --normalize canary: each repeat's values divided by its host speed */
-};
-
-/* One side of one point, gathered over its documents: the log of each usable repeat's value
- * (per-container ops/s; CPU ns/op where known), the mean of those logs per document, and the
- * raw values for the medians; contended repeats left out unless `all`.  `flags`: the
- * ucb_point_flags() of its repeats, each once.  `lcan`, `lcan_doc`: the sums of the log canary
- * rates that --normalize canary took out of `ops` (0 without it), per repeat and per document
- * (each the mean of its repeats'). */
-struct gathered
-{
-  double *ops, *cpu, *ops_doc, *cpu_doc, *raw_ops, *raw_cpu;
-  double lcan, lcan_doc;
-  size_t n_ops, n_cpu, n_ops_doc, n_cpu_doc;
-  size_t used, left_out;
-  bool all;
-  char flags[2 * UCB_POINT_FLAGS_MAX];
 };
 
 /* The threshold and the assumed between-invocation SD, as fractions (log scale for drift). */
@@ -53,115 +38,18 @@ struct params
 };
 
 static void
-gathered_free (struct gathered *g)
-{
-  free (g->ops);
-  free (g->cpu);
-  free (g->ops_doc);
-  free (g->cpu_doc);
-  free (g->raw_ops);
-  free (g->raw_cpu);
-}
-
-/* Whether the comma-separated `list` has `flag`. */
-static bool
-has_flag (const char *list, const char *flag)
-{
-  size_t n = strlen (flag);
-
-  for (const char *q = list; *q; q += strcspn (q, ","))
-    {
-      q += *q == ',';
-      if (strncmp (q, flag, n) == 0 && (q[n] == ',' || q[n] == '\0'))
-        return true;
-    }
-  return false;
-}
-
-/* Add the flags of `p` (ucb_point_flags(), the one test of every output) that `into` lacks. */
-static void
-add_flags (char *into, size_t len, const struct ucb_doc_point *p)
-{
-  char buf[UCB_POINT_FLAGS_MAX], *save = NULL;
-
-  if (!ucb_point_flags (p, buf, sizeof buf))
-    return;
-  for (char *f = strtok_r (buf, ",", &save); f; f = strtok_r (NULL, ",", &save))
-    if (!has_flag (into, f))
-      {
-        size_t at = strlen (into);
-        snprintf (into + at, len > at ? len - at : 0, "%s%s", at ? "," : "", f);
-      }
-}
-
-/* A side's repeats of one document's group: contended ones left out (unless g->all), counted. */
-static void
-gather_doc (const struct ucb_doc *d, const struct ucb_doc_group *grp, bool canary,
-            struct gathered *g)
-{
-  double so = 0, sc = 0, sl = 0;
-  size_t no = 0, nc = 0;
-
-  for (size_t i = 0; i < d->n_points; i++)
-    {
-      const struct ucb_doc_point *p = &d->points[i];
-      double v = p->sum.per_container_ops, c = p->sum.cpu_ns_per_op;
-
-      if (!p->measured || &d->groups[p->group] != grp)
-        continue;
-      add_flags (g->flags, sizeof g->flags, p);
-      if (ucb_point_cpu_doubtful (p) && !g->all)
-        {
-          g->left_out++;
-          continue;
-        }
-      g->used++;
-      /* --normalize canary: ops/s per canary loop/s, CPU ns/op times it (loops per op); the
-       * raw values stay for the medians.  open_side() made sure every repeat has a rate. */
-      double ln = canary ? log (ucb_doc_canary_rate (&p->canary)) : 0;
-      if (v > 0)
-        {
-          g->raw_ops[g->n_ops] = v;
-          g->ops[g->n_ops++] = log (v) - ln;
-          so += log (v) - ln, no++;
-          sl += ln;
-        }
-      if (isfinite (c) && c > 0)
-        {
-          g->raw_cpu[g->n_cpu] = c;
-          g->cpu[g->n_cpu++] = log (c) + ln;
-          sc += log (c) + ln, nc++;
-        }
-    }
-  if (no)
-    {
-      g->ops_doc[g->n_ops_doc++] = so / (double) no;
-      g->lcan_doc += sl / (double) no;
-    }
-  g->lcan += sl;
-  if (nc)
-    g->cpu_doc[g->n_cpu_doc++] = sc / (double) nc;
-}
-
-static void
-gather (const struct side *s, const struct ucb_doc_point *r, bool all, struct gathered *g)
+gather (const struct side *s, const struct ucb_doc_point *r, bool all, struct ucb_cmp_gathered *g)
 {
   size_t cap = 1;
 
   for (size_t k = 0; k < s->n; k++)
     cap += s->docs[k].n_points;
-  *g = (struct gathered){ .all = all };
-  g->ops = xcalloc (cap, sizeof *g->ops);
-  g->cpu = xcalloc (cap, sizeof *g->cpu);
-  g->ops_doc = xcalloc (cap, sizeof *g->ops_doc);
-  g->cpu_doc = xcalloc (cap, sizeof *g->cpu_doc);
-  g->raw_ops = xcalloc (cap, sizeof *g->raw_ops);
-  g->raw_cpu = xcalloc (cap, sizeof *g->raw_cpu);
+  ucb_cmp_gather_init (g, cap, all);
   for (size_t k = 0; k < s->n; k++)
     {
       const struct ucb_doc_group *grp = ucb_doc_find_group (&s->docs[k], r);
       if (grp)
-        gather_doc (&s->docs[k], grp, s->canary, g);
+        ucb_cmp_gather_doc (&s->docs[k], grp, s->canary, g);
     }
 }
 
@@ -189,7 +77,7 @@ geomean (const double *l, size_t n, double shift)
  * both sides are scaled back by base's mean log canary, which keeps them in ops/s: base's is
  * then its own geometric mean as measured, head's its ops/s at base's host speed. */
 static void
-geomeans (const struct gathered *b, const struct gathered *h, bool invocation,
+geomeans (const struct ucb_cmp_gathered *b, const struct ucb_cmp_gathered *h, bool invocation,
           struct ucb_cmp_row *w)
 {
   double shift;
@@ -211,8 +99,8 @@ geomeans (const struct gathered *b, const struct gathered *h, bool invocation,
 /* The estimates and medians of row `w` from sides `b` and `h`: the unit is the document when
  * both sides have at least two with a usable repeat of it, else the repeat. */
 static void
-estimate (const struct gathered *b, const struct gathered *h, const struct params *pa,
-          struct ucb_cmp_row *w)
+estimate (const struct ucb_cmp_gathered *b, const struct ucb_cmp_gathered *h,
+          const struct params *pa, struct ucb_cmp_row *w)
 {
   w->invocation = b->n_ops_doc >= 2 && h->n_ops_doc >= 2;
   if (w->invocation)
@@ -243,7 +131,7 @@ static void
 make_row (const struct side *base, const struct side *head, const struct ucb_doc_point *r,
           const struct params *pa, struct ucb_cmp_row *w)
 {
-  struct gathered b, h;
+  struct ucb_cmp_gathered b, h;
 
   gather (base, r, false, &b);
   gather (head, r, false, &h);
@@ -254,10 +142,10 @@ make_row (const struct side *base, const struct side *head, const struct ucb_doc
   w->left_b = b.left_out;
   w->used_h = h.used;
   w->left_h = h.left_out;
-  snprintf (w->flags_b, sizeof w->flags_b, "%s", b.flags);
-  snprintf (w->flags_h, sizeof w->flags_h, "%s", h.flags);
-  gathered_free (&b);
-  gathered_free (&h);
+  snprintf (w->flags_b, sizeof w->flags_b, "%s", b.flags.list);
+  snprintf (w->flags_h, sizeof w->flags_h, "%s", h.flags.list);
+  ucb_cmp_gathered_free (&b);
+  ucb_cmp_gathered_free (&h);
   if (w->t.ops.ok || !w->t.contended)
     return;
   gather (base, r, true, &b);
@@ -265,8 +153,8 @@ make_row (const struct side *base, const struct side *head, const struct ucb_doc
   estimate (&b, &h, pa, w);
   w->t.from_contended = true;
   w->t.ops.p_beyond = w->t.ops.p_inside = NAN;
-  gathered_free (&b);
-  gathered_free (&h);
+  ucb_cmp_gathered_free (&b);
+  ucb_cmp_gathered_free (&h);
 }
 
 /* The key of a point in only_in[]: workload|containers|owner|depth|tasks|mode. */

@@ -78,46 +78,17 @@ str (const json_t *o, const char *k)
   return s ? s : "";
 }
 
-static void
-cat (char **s, const char *add)
-{
-  char *n = xasprintf ("%s%s", *s, add);
-  free (*s);
-  *s = n;
-}
-
-/* "shared: contended; distinct: starved,speed-moved", and that the ratio is of contended
- * repeats too; NULL when the pair is clean. */
+/* "shared: contended; distinct: starved,speed-moved" (report/contrast.h), and that the ratio is
+ * of contended repeats too; NULL when the pair is clean. */
 static char *
 flags_of (const json_t *x)
 {
-  static const char *const sides[] = { "shared", "distinct" };
-  char *s = xstrdup ("");
+  char buf[4 * UCB_POINT_FLAGS_MAX];
 
-  for (size_t k = 0; k < 2; k++)
-    {
-      json_t *arr = json_object_get (json_object_get (x, sides[k]), "flags"), *f;
-      size_t i;
-      json_array_foreach (arr, i, f)
-      {
-        if (i == 0)
-          {
-            cat (&s, *s ? "; " : "");
-            cat (&s, sides[k]);
-            cat (&s, ": ");
-          }
-        else
-          cat (&s, ",");
-        cat (&s, json_string_value (f) ?: "?");
-      }
-    }
+  ucb_contrast_flags (x, ",", buf, sizeof buf);
   if (json_is_true (json_object_get (x, "ratio_from_contended")))
-    cat (&s, *s ? "; the ratio of every repeat, contended ones too"
-                : "the ratio of every repeat, contended ones too");
-  if (*s)
-    return s;
-  free (s);
-  return NULL;
+    return xasprintf ("%s%sthe ratio of every repeat, contended ones too", buf, *buf ? "; " : "");
+  return *buf ? xstrdup (buf) : NULL;
 }
 
 static int
