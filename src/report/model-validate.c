@@ -352,8 +352,7 @@ load_interrupted (struct ucb_loc *l, json_t *run, struct ucb_doc *d, ucb_error_t
 
   if (ucb_field (l, run, "interrupted", UCB_J_OBJECT, true, &in, err) < 0)
     return -1;
-  /* Pushed as it always was: "runinterrupted" (no dot), as messages have said. */
-  at = ucb_loc_push (l, "interrupted");
+  at = ucb_loc_push (l, ".interrupted");
   if (ucb_fields (l, NULL, in, interrupted_rows, d, err) < 0)
     return -1;
   ucb_loc_pop (l, at);

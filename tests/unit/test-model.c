@@ -147,6 +147,10 @@ test_schema_errors (void)
   p = point ("signal", 1, 1, "process", 1, "ok", 100);
   json_object_set_new (p, "mode", json_integer (1));
   check_error (document (json_pack ("[o]", p)), "`t.json`: results[0]: \"mode\" is not a string");
+  /* a nested object's location keeps its dot (run.interrupted, once written "runinterrupted") */
+  check_error (json_pack ("{s:s, s:[], s:{s:{s:s}}}", "schema", "ucbench-result/1", "results",
+                          "run", "interrupted", "signal", "x"),
+               "`t.json`: run.interrupted: \"signal\" is not an integer or null");
   p = point ("signal", 1, 1, "process", 1, "ok", 100);
   json_object_del (p, "tasks");
   check_error (document (json_pack ("[o]", p)),
