@@ -269,7 +269,9 @@ ucb_rlagent_soft (struct ucb_rlagent *a, rlim_t soft, struct ucb_rlans *ans, ucb
   return order (a, 's', (long) soft, 0, ans, err);
 }
 
-/* Reap `n` children of ours that are not probes we know (the orphans of a killed agent). */
+/* Reap `n` children of ours that are not probes we know (the orphans of a killed agent), until
+ * `ns` pass with none reaped: hundreds of them (a kernel that over-admits, up to the cap) on a
+ * busy host take longer than any fixed time, while one that never goes still ends the wait. */
 static long
 reap_orphans (long n, uint64_t ns)
 {
@@ -282,7 +284,10 @@ reap_orphans (long n, uint64_t ns)
       struct timespec ts = { 0, 500000 };
 
       if (r > 0)
-        got++;
+        {
+          got++;
+          deadline = ucb_now_ns () + ns;
+        }
       else if (r < 0 && errno != EINTR)
         break;
       else
@@ -302,8 +307,9 @@ ucb_rlagent_exit_holding (struct ucb_rlagent *a, ucb_error_t *err)
   children = a->ops->self ? ans.held : 0;
   ucb_probe_kill (&a->p);
   if (reap_orphans (children, 2000000000ull) < children)
-    return ucb_make_error (err, 0, "the %ld children of %s were not all reaped within 2 s",
-                           children, a->p.name);
+    return ucb_make_error (
+        err, 0, "the %ld children of %s were not all reaped (2 s passed with none reaped)",
+        children, a->p.name);
   return 0;
 }
 
