@@ -15,6 +15,7 @@
 #include "cli/options.h"
 #include "core/lists.h"
 #include "core/util.h"
+#include "engine/owner.h"
 #include "engine/workload.h"
 
 /* A comma list of distinct values: `parse` turns each item into the next `size`-byte element
@@ -141,8 +142,7 @@ parse_owner_item (char *it, void *elem, const void *ctx, ucb_error_t *err)
 static bool
 same_owner (const void *a, const void *b)
 {
-  const struct ucb_owner_mode *x = a, *y = b;
-  return x->kind == y->kind && x->lo == y->lo && x->hi == y->hi;
+  return ucb_owner_same (a, b);
 }
 
 int

@@ -9,6 +9,7 @@
 #include "core/stats.h"
 #include "core/util.h"
 #include "engine/contention.h"
+#include "engine/owner.h"
 #include "engine/runner.h"
 #include "engine/workload.h"
 
@@ -48,9 +49,8 @@ ucb_point_total_ops (const struct ucb_point_result *r)
 static bool
 same_series (const struct ucb_point *a, const struct ucb_point *b)
 {
-  return a->workload == b->workload && a->owner.kind == b->owner.kind && a->owner.lo == b->owner.lo
-         && a->owner.hi == b->owner.hi && a->depth == b->depth && a->tasks == b->tasks
-         && a->threads == b->threads;
+  return a->workload == b->workload && ucb_owner_same (&a->owner, &b->owner) && a->depth == b->depth
+         && a->tasks == b->tasks && a->threads == b->threads;
 }
 
 void

@@ -42,6 +42,12 @@ ucb_owner_uid (const struct ucb_owner_mode *m, uint32_t base, unsigned index)
 }
 
 bool
+ucb_owner_same (const struct ucb_owner_mode *a, const struct ucb_owner_mode *b)
+{
+  return a->kind == b->kind && a->lo == b->lo && a->hi == b->hi;
+}
+
+bool
 ucb_owner_is_default_range (const struct ucb_owner_mode *m)
 {
   return m->kind == UCB_OWNER_SHARED || m->kind == UCB_OWNER_DISTINCT;

@@ -14,6 +14,8 @@
 uid_t ucb_owner_uid (const struct ucb_owner_mode *m, uint32_t base, unsigned index);
 /* Whether the mode draws from ucbench's default range (and so must be unused). */
 bool ucb_owner_is_default_range (const struct ucb_owner_mode *m);
+/* The same mode: kind and uids. */
+bool ucb_owner_same (const struct ucb_owner_mode *a, const struct ucb_owner_mode *b);
 
 /* Every owner uid a run with these options may use, sorted and unique; `strict` gets the
  * subset that must be unused (the default range). */
