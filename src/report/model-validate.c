@@ -348,14 +348,10 @@ static int
 load_interrupted (struct ucb_loc *l, json_t *run, struct ucb_doc *d, ucb_error_t *err)
 {
   json_t *in;
-  size_t at;
 
-  if (ucb_field (l, run, "interrupted", UCB_J_OBJECT, true, &in, err) < 0)
+  if (ucb_field (l, run, "interrupted", UCB_J_OBJECT, true, &in, err) < 0
+      || ucb_fields (l, "interrupted", in, interrupted_rows, d, err) < 0)
     return -1;
-  at = ucb_loc_push (l, ".interrupted");
-  if (ucb_fields (l, NULL, in, interrupted_rows, d, err) < 0)
-    return -1;
-  ucb_loc_pop (l, at);
   if (in && d->interrupted_reason == NULL)
     d->interrupted_reason = "interrupted";
   return 0;
