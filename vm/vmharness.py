@@ -390,6 +390,29 @@ class Progress:
             sys.stderr.write("\r\033[K")
 
 
+# The first lines of a kernel's oops or panic: what a CI log that keeps only our output needs
+# to tell a kernel bug met by ucbench from an emulator's artifact, without the serial log.
+OOPS_START = re.compile(r"Kernel panic - not syncing|BUG:|Oops:|general protection fault|"
+                        r"kernel BUG at|Unable to handle|WARNING: CPU:|int3:")
+OOPS_KEEP = re.compile(r"Kernel panic|BUG:|Oops:|general protection|kernel BUG|Unable to|"
+                       r"WARNING:|int3|CPU: \d+ .*Comm:|RIP: 0010:|Call Trace|^ ?[a-z_0-9.]+\+0x")
+
+
+def oops_excerpt(log, most=14):
+    """The telling lines of the first oops or panic in `log` (its head, CPU/Comm, RIP, the
+    first frames, the panic line), at most `most`; [] when there is none."""
+    lines = [ln.strip("\r").strip() for ln in log.splitlines()]
+    lines = [re.sub(r"^\[\s*\d+\.\d+\]\s*", "", ln) for ln in lines]
+    start = next((i for i, ln in enumerate(lines) if OOPS_START.search(ln)), None)
+    if start is None:
+        return []
+    keep = [ln for ln in lines[start:] if OOPS_KEEP.search(ln)][:most - 1]
+    panic = next((ln for ln in lines[start:] if "Kernel panic" in ln), None)
+    if panic and panic not in keep:
+        keep.append(panic)
+    return keep
+
+
 def run_qemu(cmd, timeout, logpath, progress):
     """Run QEMU, its console written to `logpath` as it comes; (log, why it ended) where why is
     "exited", "timeout" or "interrupted" (Ctrl-C: the guest is stopped, what came back kept)."""
@@ -453,7 +476,7 @@ def boot(kernel, name, out, ucbench, commands, *, accel="tcg", timeout=900, smp=
     kernel_matrix) and OUT/NAME.serial.log.  Returns a dict: verdict ("ok", "panic", "timeout",
     "interrupted", "bad-checksum", "no-output", "command-failed: …"), rcs {cmd: exit status},
     docs {cmd: path}, log, wall, release, guest_config (the options from /proc/config.gz, or
-    None)."""
+    None), oops (oops_excerpt of the log: [] when the kernel neither oopsed nor panicked)."""
     identity = identity or {}
     os.makedirs(out, exist_ok=True)
     initrd, interp = build_initramfs(ucbench, commands)
@@ -532,7 +555,8 @@ def boot(kernel, name, out, ucbench, commands, *, accel="tcg", timeout=900, smp=
               for n, (t, ok) in errs.items()}
     stderr = {n: t for n, t in stderr.items() if t}
     return {"verdict": verdict, "rcs": rcs, "docs": saved, "log": logpath, "wall": wall,
-            "release": release, "guest_config": guest_config, "stderr": stderr}
+            "release": release, "guest_config": guest_config, "stderr": stderr,
+            "oops": oops_excerpt(log)}
 
 
 def kernel_identity(image, config, command_is_verify, check):

@@ -49,6 +49,8 @@ def main():
                   timeout=a.timeout, memory=a.memory, identity=ident, quiet=True)
     for n, text in res["stderr"].items():
         sys.stderr.write(f"{a.name}: ucbench {n} stderr: {text[:500]}\n")
+    for ln in res["oops"]:
+        sys.stderr.write(f"{a.name}: kernel: {ln}\n")
     rcs = " ".join(f"{n}={rc}" for n, rc in res["rcs"].items())
     if res["verdict"] == "ok":
         print(f"{a.name}: ok ({res['wall']:.1f} s; exit status {rcs})")

@@ -124,6 +124,8 @@ for s in $SERIES; do
     ok "stock kernel $line"
   else
     notok "stock kernel $line"
+    # what the kernel and ucbench said: CI logs keep this output, not the serial log
+    head -30 "$OUT/$name.stderr" 2>/dev/null | sed 's/^/# /'
   fi
 done
 

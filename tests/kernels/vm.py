@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-or-later
 """vm.py - ucbench-vm end to end, TAP: a config without CONFIG_USER_NS refused before any boot;
-one Debian cloud kernel; two (6.1 and 6.12: both verify documents and the difference, exit 0);
+a panic's own lines said; one Debian cloud kernel; two (6.1 and 6.12: both verify documents and the difference, exit 0);
 `--rounds 2` with run documents (booted alternately, marked emulated, compare refuses them);
 with --mutant, the mutation score's baseline against a mutant (exit 1, the broken cells named).
 
@@ -75,6 +75,41 @@ def config_refusal(t, k61):
              p.stderr)
         t.ok(not os.path.exists(mark) and not glob.glob(os.path.join(d, "*.serial.log")),
              "... and no boot was attempted")
+
+
+PANIC = """[    1.2] UCB-BOOT 6.1.0-fake
+[    3.301] BUG: kernel NULL pointer dereference, address: 0000000000000008
+[    3.302] Oops: 0002 [#1] PREEMPT SMP NOPTI
+[    3.303] CPU: 1 PID: 77 Comm: ucbench Not tainted 6.1.0-fake #1
+[    3.304] RIP: 0010:inc_rlimit_ucounts+0x2a/0x90
+[    3.305] Call Trace:
+[    3.306]  <TASK>
+[    3.307]  __sigqueue_alloc+0x9c/0x160
+[    3.308] Kernel panic - not syncing: Fatal exception
+"""
+
+
+def panic_said(t, k61):
+    """A kernel that panics (a QEMU first on PATH that prints one, then exits 0 as QEMU does
+    with panic=-1): exit 3, the verdict, and the oops's own lines said, since a CI log keeps
+    ucbench-vm's output and not the serial log."""
+    with tempfile.TemporaryDirectory() as d:
+        fake = os.path.join(d, "bin", "qemu-system-x86_64")
+        os.makedirs(os.path.dirname(fake))
+        with open(fake, "w") as f:
+            f.write(f"#!/bin/sh\ncat <<'EOF'\n{PANIC}EOF\nexit 0\n")
+        os.chmod(fake, 0o755)
+        env = dict(os.environ, PATH=os.path.dirname(fake) + ":" + os.environ["PATH"])
+        p, _ = vm(["--kernel", k61[0], "--accel", "tcg", "--", "verify", "ULIM-01"], d, env)
+        said = [x.split(": kernel: ", 1)[1] for x in p.stderr.splitlines() if ": kernel: " in x]
+        t.ok(p.returncode == 3 and any(": panic after " in x for x in p.stderr.splitlines())
+             and said == ["BUG: kernel NULL pointer dereference, address: 0000000000000008",
+                          "Oops: 0002 [#1] PREEMPT SMP NOPTI",
+                          "CPU: 1 PID: 77 Comm: ucbench Not tainted 6.1.0-fake #1",
+                          "RIP: 0010:inc_rlimit_ucounts+0x2a/0x90", "Call Trace:",
+                          "__sigqueue_alloc+0x9c/0x160", "Kernel panic - not syncing: Fatal exception"],
+             "a panicking kernel: exit 3, 'panic', and the oops's lines (Comm, RIP, frames) said",
+             p.stderr)
 
 
 def one_kernel(t, k61):
@@ -180,6 +215,7 @@ def main():
         t.skip("ucbench-vm on Debian's cloud kernels", f"none in {CACHE}/x (matrix.sh fetches them)")
         t.done()
     config_refusal(t, k61)
+    panic_said(t, k61)
     one_kernel(t, k61)
     if k612:
         two_kernels(t, k61, k612)
