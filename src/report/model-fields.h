@@ -66,10 +66,31 @@ struct ucb_field_row
   const struct ucb_field_row *sub;
 };
 
-/* The row of member `m` of structure `T`; `...`: .raw or .dflt where one is needed. */
+/* The C type a row of `type` stores (1 string, 2 integer, 3 number, 4 boolean, 5 JSON value),
+ * and the one member `m` of T has (a JSON value fits any row: .raw). */
+#define UCB_ROW_CTYPE(type)                                                                        \
+  ((type) <= UCB_J_STRING_OR_NULL    ? 1                                                           \
+   : (type) <= UCB_J_INTEGER_OR_NULL ? 2                                                           \
+   : (type) <= UCB_J_NUMBER_OR_NULL  ? 3                                                           \
+   : (type) == UCB_J_BOOLEAN         ? 4                                                           \
+                                     : 5)
+#define UCB_MEMBER_CTYPE(T, m)                                                                     \
+  _Generic(((T *) 0)->m, const char * : 1, long long : 2, double : 3, bool : 4, json_t * : 5,      \
+           default : 0)
+
+/* The row of member `m` of structure `T`; `...`: .raw or .dflt where one is needed.  A member
+ * whose C type is not the row's fails to compile: the loader stores through the offset. */
 #define UCB_ROW(T, m, key, type, optional, ...)                                                    \
   {                                                                                                \
-    key, type, optional, offsetof (T, m), __VA_ARGS__                                              \
+    key, type, optional,                                                                           \
+        offsetof (T, m)                                                                            \
+            + 0 * sizeof (struct {                                                                 \
+                int ucb_row_;                                                                      \
+                _Static_assert(UCB_MEMBER_CTYPE (T, m) == UCB_ROW_CTYPE (type)                     \
+                                   || UCB_MEMBER_CTYPE (T, m) == 5,                                \
+                               "ucb_fields row: the member's C type is not the row's");            \
+              }),                                                                                  \
+        __VA_ARGS__                                                                                \
   }
 /* The same, its key the member's name. */
 #define UCB_REQ(T, m, type, ...) UCB_ROW (T, m, #m, type, false, __VA_ARGS__)
