@@ -110,9 +110,10 @@ for s in $SERIES; do
               --timeout "${UCB_BOOT_TIMEOUT:-900}" 2>"$OUT/$name.stderr"; }
   line=$(boot); brc=$?
   # A stock kernel that oopses in a task of its own (not ucbench's nor a probe's), or on an int3
-  # trap in any task (TCG's cross-CPU code patching, seen at load 300 in rcu_preempt: a stock
-  # kernel has no int3 of its own to hit), is booted once more; the first log is kept and the
-  # line says why.  Any other oops in one of ours is the verdict, as is a second oops.
+  # trap no handler claimed in any task, is booted once more; the first log is kept and the line
+  # says why.  Such an int3 is TCG's: a vCPU runs a stale translation of code the other just
+  # patched (text_poke_bp's int3, after the patch was done; seen at load 300 in rcu_preempt).
+  # Any other oops in one of ours is the verdict, as is a second oops.
   slog=$OUT/$name.serial.log
   comm=$(grep -m1 -o 'Comm: [^ ]*' "$slog" 2>/dev/null | cut -d' ' -f2)
   why=
