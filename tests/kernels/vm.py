@@ -53,6 +53,17 @@ def show(t, p):
     t.diag(f"exit status {p.returncode}\n{p.stdout[-3000:]}\n{p.stderr[-3000:]}")
 
 
+def fake_qemu(d, body):
+    """The environment with a qemu-system-x86_64 first on PATH that runs `body` (sh) and exits
+    0, as QEMU does after a panic with panic=-1."""
+    fake = os.path.join(d, "bin", "qemu-system-x86_64")
+    os.makedirs(os.path.dirname(fake))
+    with open(fake, "w") as f:
+        f.write(f"#!/bin/sh\n{body}\nexit 0\n")
+    os.chmod(fake, 0o755)
+    return dict(os.environ, PATH=os.path.dirname(fake) + ":" + os.environ["PATH"])
+
+
 def config_refusal(t, k61):
     """A config without CONFIG_USER_NS: one line naming it, exit 2, and QEMU never started (a
     qemu-system-x86_64 first on PATH that leaves a mark)."""
@@ -62,12 +73,7 @@ def config_refusal(t, k61):
         with open(cfg) as f, open(bad, "w") as g:
             g.writelines(line for line in f if "CONFIG_USER_NS" not in line)
         mark = os.path.join(d, "qemu-started")
-        fake = os.path.join(d, "bin", "qemu-system-x86_64")
-        os.makedirs(os.path.dirname(fake))
-        with open(fake, "w") as f:
-            f.write(f"#!/bin/sh\ntouch {mark}\nexit 0\n")
-        os.chmod(fake, 0o755)
-        env = dict(os.environ, PATH=os.path.dirname(fake) + ":" + os.environ["PATH"])
+        env = fake_qemu(d, f"touch {mark}")
         p, _ = vm(["--kernel", img, "--config", bad], d, env)
         lines = [x for x in p.stderr.splitlines() if "CONFIG_USER_NS" in x]
         t.ok(p.returncode == 2 and len(lines) == 1 and "scripts/config -e USER_NS" in lines[0],
@@ -94,12 +100,7 @@ def panic_said(t, k61):
     with panic=-1): exit 3, the verdict, and the oops's own lines said, since a CI log keeps
     ucbench-vm's output and not the serial log."""
     with tempfile.TemporaryDirectory() as d:
-        fake = os.path.join(d, "bin", "qemu-system-x86_64")
-        os.makedirs(os.path.dirname(fake))
-        with open(fake, "w") as f:
-            f.write(f"#!/bin/sh\ncat <<'EOF'\n{PANIC}EOF\nexit 0\n")
-        os.chmod(fake, 0o755)
-        env = dict(os.environ, PATH=os.path.dirname(fake) + ":" + os.environ["PATH"])
+        env = fake_qemu(d, f"cat <<'EOF'\n{PANIC}EOF")
         p, _ = vm(["--kernel", k61[0], "--accel", "tcg", "--", "verify", "ULIM-01"], d, env)
         said = [x.split(": kernel: ", 1)[1] for x in p.stderr.splitlines() if ": kernel: " in x]
         t.ok(p.returncode == 3 and any(": panic after " in x for x in p.stderr.splitlines())
