@@ -572,8 +572,7 @@ ucb_cmd_verify (int argc, char **argv, ucb_error_t *err)
    * so are uids another ucbench holds (1) or that are not safe (2). */
   if ((o.output && ucb_report_check_output (o.output, err) < 0) || claim_uids (&o, err) < 0)
     return -1;
-  if (ucb_kernel_probe (&k, err) < 0 || ucb_host_object (&host, err) < 0
-      || ucb_become_subreaper (err) < 0)
+  if (ucb_kernel_probe (&k, err) < 0 || ucb_host_object (&host, err) < 0)
     {
       json_decref (host);
       return -1;

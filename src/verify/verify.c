@@ -414,6 +414,15 @@ ucb_verify_run (const struct ucb_vcase *c, uid_t base, const struct ucb_kernel *
                 (unsigned) base, (unsigned) base + 99, who);
       goto judge;
     }
+  /* What outlives the case process (its killed group, orphans as it ends) comes back to us,
+   * to be reaped and known as ours: given to pid 1 it would be a process of the case's uids
+   * that is not ours (look_for_foreign), an error on a busy host. */
+  if (prctl (PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0)
+    {
+      snprintf (res->error, sizeof res->error, "prctl(PR_SET_CHILD_SUBREAPER): %s",
+                strerror (errno));
+      goto judge;
+    }
   fflush (NULL);
   pid = fork ();
   if (pid == 0)

@@ -244,7 +244,7 @@ struct ucb_vrun
 /* Run case `c` with the fresh uids `uid_base` .. `uid_base` + 99 (checked unused) in a
  * forked child of its own process group, with a timeout; anything it leaves behind (a
  * process of its group, a SysV IPC object of its uids) is an error of the case.  Needs
- * root. */
+ * root; makes the caller a child subreaper. */
 void ucb_verify_run (const struct ucb_vcase *c, uid_t uid_base, const struct ucb_kernel *k,
                      struct ucb_vrun *out);
 /* A case's time: it is stopped after ucb_vcase_idle_s (30) without progress, or ucb_vcase_limit_s
