@@ -32,8 +32,8 @@ enum
   RACE_MIN_CHURNS = 1000, /* per churner: updates a race needs to be judged */
   RACE_ALONE_MS = 500,    /* churners race on alone after the chargers' race */
   /* The rounds at the bound: at least ROUNDS_MS, on until in ROUNDS_MET rounds two charges
-   * were in the kernel at once (they met), never past ROUNDS_MAX_MS; fewer than ROUNDS_MIN_MET
-   * met is a skip.  Here (2 CPUs) 300 ms run 1 200-37 000 rounds, over 90 % of them met.
+   * were in the kernel at once (they met, neither charger preempted meanwhile), never past
+   * ROUNDS_MAX_MS; fewer than ROUNDS_MIN_MET met is a skip.  Here (2 CPUs) 300 ms run 1 200-37 000 rounds, over 90 % of them met.
    * Under QEMU TCG -smp 2 with both vCPUs running, 2 000 SIGPENDING rounds ran in 300 ms, but
    * an NPROC round (two forks) takes some 20 ms: ROUNDS_MET keeps those going for ~3 s. */
   ROUNDS_MS = 300,
@@ -293,8 +293,10 @@ rounds_judge_size (struct ucb_vctx *ctx, const struct ucb_rlrounds *w, long c)
     return;
   ucb_vskip (ctx->res,
              "the rounds at the bound were too few to judge: in %ld of %ld rounds (%.0f ms, %ld "
-             "chargers) two charges were in the kernel at once%s (at least %d needed)",
-             w->met, w->rounds, ms, c, w->stalled ? ", and a charger stalled" : "", ROUNDS_MIN_MET);
+             "chargers) two charges were in the kernel at once, no charger preempted meanwhile "
+             "(in %ld more, one was)%s (at least %d needed)",
+             w->met, w->rounds, ms, c, w->met_preempted,
+             w->stalled ? ", and a charger stalled" : "", ROUNDS_MIN_MET);
 }
 
 static void

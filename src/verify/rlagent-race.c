@@ -8,6 +8,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -234,14 +235,17 @@ ucb_rlagent_do_race (const struct agent_arg *a, struct ucb_rlheld *h, struct ucb
 static struct ucb_rlrounds *rounds_on;
 
 long
-ucb_rlagent_others_charging (void)
+ucb_rlagent_others_charging (long *ended)
 {
   struct ucb_rlrounds *w = rounds_on;
+  long started;
 
+  *ended = 0;
   if (!w)
     return 0;
-  return __atomic_load_n (&w->started, __ATOMIC_SEQ_CST)
-         - __atomic_load_n (&w->ended, __ATOMIC_SEQ_CST) - 1;
+  started = __atomic_load_n (&w->started, __ATOMIC_SEQ_CST);
+  *ended = __atomic_load_n (&w->ended, __ATOMIC_SEQ_CST);
+  return started - *ended - 1;
 }
 
 /* Spin until *at is at least `want`: false once the rounds are over (the gen -1) or stalled
@@ -271,20 +275,28 @@ rounds_wait (struct ucb_rlrounds *w, const long *at, long want, uint64_t until)
 }
 
 /* The round's one charge, after the pause; it met another when, as it ends, another charger
- * has begun its charge and not ended it. */
+ * has begun its charge and not ended it.  A charger preempted between its start and its end
+ * (an involuntary context switch of its thread) may have let the other run its whole charge
+ * meanwhile on the same CPU: on a busy host, mostly as the syscall returns.  Such a round's
+ * meeting is not counted (rounds_close). */
 static int
 rounds_charge (const struct ucb_rlops *ops, struct ucb_rlheld *h, struct ucb_rlrounds *w,
                uint32_t *x)
 {
+  struct rusage r0, r1;
   long started;
+  bool timed;
   int e;
 
   random_pause (x);
+  timed = getrusage (RUSAGE_THREAD, &r0) == 0;
   __atomic_add_fetch (&w->started, 1, __ATOMIC_SEQ_CST);
   e = ops->charge (h, false);
   started = __atomic_load_n (&w->started, __ATOMIC_SEQ_CST);
   if (started > __atomic_add_fetch (&w->ended, 1, __ATOMIC_SEQ_CST))
     __atomic_store_n (&w->met_now, 1, __ATOMIC_SEQ_CST);
+  if (!timed || getrusage (RUSAGE_THREAD, &r1) != 0 || r1.ru_nivcsw != r0.ru_nivcsw)
+    __atomic_store_n (&w->preempted_now, 1, __ATOMIC_SEQ_CST);
   return e;
 }
 
@@ -310,8 +322,14 @@ rounds_close (const struct ucb_rlops *ops, struct ucb_rlheld *h, struct ucb_rlro
     }
   w->most = now > w->most ? now : w->most;
   w->one += counted == 1;
-  w->met += __atomic_load_n (&w->met_now, __ATOMIC_SEQ_CST);
+  if (__atomic_load_n (&w->met_now, __ATOMIC_SEQ_CST))
+    {
+      bool preempted = __atomic_load_n (&w->preempted_now, __ATOMIC_SEQ_CST);
+      w->met += !preempted;
+      w->met_preempted += preempted;
+    }
   w->met_now = 0;
+  w->preempted_now = 0;
   w->admitted_now = 0;
   w->rounds = r;
   w->end_ns = end;

@@ -124,10 +124,14 @@ struct ucb_rlrounds
   long settled;      /* chargers done with their round (released what was admitted) */
   long admitted_now; /* admitted in the round being run */
   long met_now;      /* 1: in the round being run a charge ended while another was inside */
+  long preempted_now; /* 1: ... and a charger was preempted meanwhile (the two may have taken
+                       * turns on one CPU: their meeting proves nothing) */
   long rounds;       /* rounds run */
   long most;         /* the most admitted at once in one round */
   long one;          /* rounds with exactly one admitted (at once, or by the retry alone) */
-  long met;          /* rounds in which two charges were inside the kernel at once */
+  long met;          /* rounds in which two charges were inside the kernel at once, neither
+                      * charger preempted meanwhile */
+  long met_preempted; /* rounds that met only with a charger preempted: not counted as met */
   bool stalled;      /* a charger waited past max_ms + 2 s for the others (a busy host) */
   uint64_t start_ns, end_ns;
 };
@@ -183,8 +187,8 @@ int ucb_rlagent_rounds_send (struct ucb_rlagent *a, struct ucb_rlrace *race, ucb
  * operations go wrong under the race alone, as a kernel's lost update would. */
 extern bool ucb_rlagent_racing;
 /* In an agent in the rounds at the bound: how many other chargers are inside their charge now
- * (begun, not ended); 0 elsewhere.  For the tests only (a check-before-add kernel admits both
- * of two charges made at once). */
-long ucb_rlagent_others_charging (void);
+ * (begun, not ended), and in *ended the charges ended so far; 0 elsewhere.  For the tests only
+ * (a check-before-add kernel admits both of two charges made at once). */
+long ucb_rlagent_others_charging (long *ended);
 
 #endif
