@@ -128,16 +128,23 @@ charge_passes_bound_racing (struct ucb_rlheld *h, bool big)
   return e;
 }
 
-/* In the rounds at the bound (P8), a refusal while another charger is inside its charge,
- * turned into an admission: a kernel that reads the level's count, compares it with the bound
- * and only then adds (check-before-add) admits both of two charges made at once at bound - 1.
- * One charge at a time, and in the free race, the bound holds. */
+/* In the rounds at the bound (P8), a refusal that overlapped another charger's charge (the
+ * other inside as it began or as it ended, or ending meanwhile: inside it whole), turned into
+ * an admission: a kernel that reads the level's count, compares it with the bound and only
+ * then adds (check-before-add) admits both of two charges made at once at bound - 1.  One
+ * charge at a time, and in the free race, the bound holds.  Overlap is what makes a round met
+ * (rlagent-race.c): a charger ended while another was inside.  Checked at the end alone, a
+ * refusal longer than the admission (the grandparent level's, which undoes two levels) that
+ * began first escaped it: CI saw the cell pass on this sabotage three runs in a row. */
 static int
 charge_checks_before_add (struct ucb_rlheld *h, bool big)
 {
+  long ended0, ended1;
+  long inside0 = ucb_rlagent_others_charging (&ended0);
   int e = real->charge (h, big);
+  long inside1 = ucb_rlagent_others_charging (&ended1);
 
-  if (e == EAGAIN && ucb_rlagent_others_charging () > 0)
+  if (e == EAGAIN && (inside0 > 0 || inside1 > 0 || ended1 > ended0))
     {
       h->n++; /* nothing queued: the release finds nothing to take */
       return 0;
