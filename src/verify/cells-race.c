@@ -33,7 +33,8 @@ enum
   RACE_ALONE_MS = 500,    /* churners race on alone after the chargers' race */
   /* The rounds at the bound: at least ROUNDS_MS, on until in ROUNDS_MET rounds two charges
    * were in the kernel at once (they met, neither charger preempted meanwhile), never past
-   * ROUNDS_MAX_MS; fewer than ROUNDS_MIN_MET met is a skip.  Here (2 CPUs) 300 ms run 1 200-37 000 rounds, over 90 % of them met.
+   * ROUNDS_MAX_MS; fewer than ROUNDS_MIN_MET met is a skip.  Here (2 CPUs) 300 ms run
+   * 1 200-37 000 rounds, over 90 % of them met.
    * Under QEMU TCG -smp 2 with both vCPUs running, 2 000 SIGPENDING rounds ran in 300 ms, but
    * an NPROC round (two forks) takes some 20 ms: ROUNDS_MET keeps those going for ~3 s. */
   ROUNDS_MS = 300,

@@ -117,22 +117,22 @@ struct ucb_rlrounds
                      * alone, and that counts as the round's one (NPROC: fork adds before it
                      * checks, so two forks at once may both be refused) */
   /* Kept by the chargers. */
-  long in;           /* chargers that have their order: the i-th is pinned to the i-th CPU */
-  long gen;          /* the round that may start (0: none yet; -1: the rounds are over) */
-  long started;      /* over all rounds: charges begun (after the pause), */
-  long ended;        /* charges ended, */
-  long settled;      /* chargers done with their round (released what was admitted) */
-  long admitted_now; /* admitted in the round being run */
-  long met_now;      /* 1: in the round being run a charge ended while another was inside */
-  long preempted_now; /* 1: ... and a charger was preempted meanwhile (the two may have taken
-                       * turns on one CPU: their meeting proves nothing) */
-  long rounds;       /* rounds run */
-  long most;         /* the most admitted at once in one round */
-  long one;          /* rounds with exactly one admitted (at once, or by the retry alone) */
-  long met;          /* rounds in which two charges were inside the kernel at once, neither
-                      * charger preempted meanwhile */
+  long in;            /* chargers that have their order: the i-th is pinned to the i-th CPU */
+  long gen;           /* the round that may start (0: none yet; -1: the rounds are over) */
+  long started;       /* over all rounds: charges begun (after the pause), */
+  long ended;         /* charges ended, */
+  long settled;       /* chargers done with their round (released what was admitted) */
+  long admitted_now;  /* admitted in the round being run */
+  long met_now;       /* 1: in the round being run a charge ended while another was inside */
+  long preempted_now; /* 1: a charger of that round was preempted during its charge (two may
+                       * have taken turns on one CPU: their meeting proves nothing) */
+  long rounds;        /* rounds run */
+  long most;          /* the most admitted at once in one round */
+  long one;           /* rounds with exactly one admitted (at once, or by the retry alone) */
+  long met;           /* rounds in which two charges were inside the kernel at once, neither
+                       * charger preempted meanwhile */
   long met_preempted; /* rounds that met only with a charger preempted: not counted as met */
-  bool stalled;      /* a charger waited past max_ms + 2 s for the others (a busy host) */
+  bool stalled;       /* a charger waited past max_ms + 2 s for the others (a busy host) */
   uint64_t start_ns, end_ns;
 };
 
