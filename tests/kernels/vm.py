@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-or-later
 """vm.py - ucbench-vm end to end, TAP: a config without CONFIG_USER_NS refused before any boot;
-a panic's own lines said; one Debian cloud kernel; two (6.1 and 6.12: both verify documents and the difference, exit 0);
+a panic's own lines said; TCG's stale int3 booted again; one Debian cloud kernel; two (6.1
+and 6.12: both verify documents and the difference, exit 0);
 `--rounds 2` with run documents (booted alternately, marked emulated, compare refuses them);
 with --mutant, the mutation score's baseline against a mutant (exit 1, the broken cells named).
 
@@ -13,6 +14,7 @@ mutant-03-nproc-allows-limit-plus-one)."""
 import glob
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -98,12 +100,13 @@ PANIC = """[    1.2] UCB-BOOT 6.1.0-fake
 def panic_said(t, k61):
     """A kernel that panics (a QEMU first on PATH that prints one, then exits 0 as QEMU does
     with panic=-1): exit 3, the verdict, and the oops's own lines said, since a CI log keeps
-    ucbench-vm's output and not the serial log."""
+    ucbench-vm's output and not the serial log; booted once, as this oops is no emulator's."""
     with tempfile.TemporaryDirectory() as d:
-        env = fake_qemu(d, f"cat <<'EOF'\n{PANIC}EOF")
+        env = fake_qemu(d, f"echo >> {d}/boots\ncat <<'EOF'\n{PANIC}EOF")
         p, _ = vm(["--kernel", k61[0], "--accel", "tcg", "--", "verify", "ULIM-01"], d, env)
         said = [x.split(": kernel: ", 1)[1] for x in p.stderr.splitlines() if ": kernel: " in x]
         t.ok(p.returncode == 3 and any(": panic after " in x for x in p.stderr.splitlines())
+             and boots(d) == 1
              and said == ["BUG: kernel NULL pointer dereference, address: 0000000000000008",
                           "Oops: 0002 [#1] PREEMPT SMP NOPTI",
                           "CPU: 1 PID: 77 Comm: ucbench Not tainted 6.1.0-fake #1",
@@ -111,6 +114,60 @@ def panic_said(t, k61):
                           "__sigqueue_alloc+0x9c/0x160", "Kernel panic - not syncing: Fatal exception"],
              "a panicking kernel: exit 3, 'panic', and the oops's lines (Comm, RIP, frames) said",
              p.stderr)
+
+
+INT3 = """[    1.2] UCB-BOOT 6.12.0-fake
+[    1.484678] Oops: int3: 0000 [#1] PREEMPT SMP NOPTI
+[    1.484679] CPU: 0 UID: 0 PID: 0 Comm: swapper/0 Not tainted 6.12.0-fake #1
+[    1.484680] RIP: 0010:sched_clock_cpu+0x9/0x190
+[    1.484681] Call Trace:
+[    1.484682]  <TASK>
+[    1.484683]  update_rq_clock+0x35/0x1a0
+[    1.484690] Kernel panic - not syncing: Fatal exception in interrupt
+"""
+
+
+def boots(d):
+    """How many times the fake QEMU in `d` started."""
+    try:
+        with open(os.path.join(d, "boots")) as f:
+            return len(f.read())
+    except OSError:
+        return 0
+
+
+def stale_int3(t, k61):
+    """TCG's stale int3 (an int3 trap no handler claimed: a vCPU ran a translation of kernel
+    text patched back since) is the emulator's: booted again, said, recorded in the documents;
+    a third one is the verdict.  A QEMU first on PATH prints the oops, then runs the real QEMU
+    for the second boot."""
+    real = shutil.which("qemu-system-x86_64")
+    rel = os.path.basename(k61[0])[len("vmlinuz-"):]
+    with tempfile.TemporaryDirectory() as d:
+        again = f'[ $(wc -c < {d}/boots) -gt 1 ] && exec {real} "$@"'
+        env = fake_qemu(d, f'echo >> {d}/boots\necho "$@" > {d}/args\n{again}\n'
+                           f"cat <<'EOF'\n{INT3}EOF")
+        p, _ = vm(["--kernel", k61[0], "--accel", "tcg", "--", "verify", "ULIM-01"], d, env)
+        path = os.path.join(d, f"{rel}.verify.json")
+        km = load(path).get("kernel_matrix", {}) if os.path.exists(path) else {}
+        kept = os.path.join(d, f"{rel}.boot1.serial.log")
+        t.ok(p.returncode == 0 and boots(d) == 2 and "booted again" in p.stderr
+             and ": kernel (boot 1): Oops: int3: 0000 [#1]" in p.stderr
+             and os.path.exists(kept) and "sched_clock_cpu" in open(kept).read(),
+             "an int3 trap no handler claimed (TCG's): booted again, exit 0, the oops said and "
+             "its serial log kept", p.stderr)
+        t.ok(km.get("boots") == 2 and len(km.get("stale_int3_oops", [])) == 1
+             and km["stale_int3_oops"][0][0].startswith("Oops: int3"),
+             "... the document records it: kernel_matrix.boots 2, stale_int3_oops",
+             json.dumps(km, indent=1))
+        with open(os.path.join(d, "args")) as f:
+            t.ok(" tsc=reliable" in f.read(), "... the TCG guest booted with tsc=reliable")
+    with tempfile.TemporaryDirectory() as d:
+        env = fake_qemu(d, f"echo >> {d}/boots\ncat <<'EOF'\n{INT3}EOF")
+        p, _ = vm(["--kernel", k61[0], "--accel", "tcg", "--", "verify", "ULIM-01"], d, env)
+        t.ok(p.returncode == 3 and boots(d) == 3 and ": panic after " in p.stderr
+             and os.path.exists(os.path.join(d, f"{rel}.boot2.serial.log")),
+             "a third stale int3 is the verdict: exit 3, 'panic', three boots", p.stderr)
 
 
 def one_kernel(t, k61):
@@ -217,6 +274,7 @@ def main():
         t.done()
     config_refusal(t, k61)
     panic_said(t, k61)
+    stale_int3(t, k61)
     one_kernel(t, k61)
     if k612:
         two_kernels(t, k61, k612)
