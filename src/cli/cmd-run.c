@@ -637,8 +637,7 @@ ucb_cmd_run (int argc, char **argv, ucb_error_t *err)
     }
   st.results = ucb_json_arr ();
   if (o.plan.repeat_auto)
-    r = run_sweep_auto (&o, &pl, &rt, st.results, &st.measured, &st.precision, &st.auto_line,
-                        err);
+    r = run_sweep_auto (&o, &pl, &rt, st.results, &st.measured, &st.precision, &st.auto_line, err);
   else
     r = run_sweep (&o, &pl, &rt, st.results, &st.measured, err);
   /* Every container is gone now.  A signal from here on is only noted (a second one ends us

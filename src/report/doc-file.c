@@ -163,8 +163,8 @@ input_error (const char *path, const struct doc_in *in, ucb_error_t *err)
       return ucb_usage_error (err, "`%s`: more than %llu bytes, larger than any ucbench document",
                               path, MAX_DOC_BYTES);
     case IN_NO_WRITER:
-      return ucb_usage_error (err, "`%s`: a FIFO that no process opened for writing in %d s",
-                              path, FIFO_WRITER_WAIT_MS / 1000);
+      return ucb_usage_error (err, "`%s`: a FIFO that no process opened for writing in %d s", path,
+                              FIFO_WRITER_WAIT_MS / 1000);
     case IN_INTERRUPTED:
       return ucb_make_error (err, EINTR, "`%s`: interrupted by signal %d while reading", path,
                              ucb_interrupted ());

@@ -21,8 +21,8 @@ int ucb_doc_read (const char *path, json_t **out, ucb_error_t *err)
 int ucb_doc_read_text (const char *path, char **text, size_t *len, ucb_error_t *err)
     __attribute__ ((warn_unused_result));
 /* ucb_doc_read()'s checks of bytes already read: JSON, a ucbench-result/1 document. */
-int ucb_doc_parse (const char *path, const char *text, size_t len, json_t **out,
-                   ucb_error_t *err) __attribute__ ((warn_unused_result));
+int ucb_doc_parse (const char *path, const char *text, size_t len, json_t **out, ucb_error_t *err)
+    __attribute__ ((warn_unused_result));
 /* ucb_doc_read(), then ucb_doc_load() into `d` (schema errors name the file and the field; a
  * document of a kind not in `kinds`, enum ucb_doc_kind, is one too); ucb_doc_free() it after
  * success. */

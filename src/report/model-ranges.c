@@ -399,8 +399,8 @@ static const struct rule run_config[] = {
 
 /* ---- verify[], host, run, the tables of --pin l3, --repeat auto, owner contrast ------------- */
 
-static const struct rule cell[] = { ONE_OF ("level", level_words), MATCHES ("property", P_PROPERTY),
-                                    END };
+static const struct rule cell[]
+    = { ONE_OF ("level", level_words), MATCHES ("property", P_PROPERTY), END };
 static const struct rule known_bug[] = { MATCHES ("id", P_KEBAB), MATCHES ("url", P_URL), END };
 static const struct rule capped[] = { AT_LEAST ("*", 0), END };
 

@@ -228,8 +228,8 @@ check_figures (const struct ucb_point_result *r, const struct ucb_placement *pl,
 /* cpu[t], cpu_s[k][t]: task t's (container-major) CPU and its CPU time at reading k; host rows:
  * 20% idle then 0%, steal 5% then 10%. */
 static json_t *
-hand_point (struct hand *h, size_t n, size_t T, const int *cpu,
-            const double cpu_s[3][HAND_MAX], double threshold)
+hand_point (struct hand *h, size_t n, size_t T, const int *cpu, const double cpu_s[3][HAND_MAX],
+            double threshold)
 {
   static const struct ucb_jiffies host[3]
       = { { true, 1000, 500, 0 }, { true, 1100, 520, 5 }, { true, 1200, 520, 15 } };
@@ -366,8 +366,8 @@ test_container_min (void)
   tap_check (json_is_false (at (o, "per_container.0.tasks.1.samples.0.contended")));
   json_decref (o);
   /* two tasks of 1.0 and 0.95: the lowest, not contended */
-  o = hand_point (&h, 1, 2, pinned, (const double[3][HAND_MAX]){ { 1, 1 }, { 1.5, 1.475 }, { 2, 2 } },
-                  0.9);
+  o = hand_point (&h, 1, 2, pinned,
+                  (const double[3][HAND_MAX]){ { 1, 1 }, { 1.5, 1.475 }, { 2, 2 } }, 0.9);
   tap_check_near (num (o, "per_container.0.samples.0.cpu_share"), 0.95, 1e-9);
   tap_check (json_is_false (at (o, "per_container.0.samples.0.contended")));
   tap_check_near (num (o, "per_container.0.samples.1.cpu_share"), 1.0, 1e-9); /* 1.0 and 1.05 */
@@ -379,8 +379,10 @@ test_fair (void)
 {
   static const int unpinned[] = { -1, -1 }, crowded[] = { 0, 1, 0 };
   static const double three[3][HAND_MAX] = { { 1, 1, 1 }, { 1.1, 1.5, 1.1 }, { 1.2, 2.0, 1.2 } };
-  static const double halves[3][HAND_MAX] = { { 1, 1, 1 }, { 1.25, 1.5, 1.25 }, { 1.49, 2.0, 1.5 } };
-  static const double unequal[3][HAND_MAX] = { { 1, 1, 1 }, { 1.14, 1.5, 1.36 }, { 1.28, 2.0, 1.72 } };
+  static const double halves[3][HAND_MAX]
+      = { { 1, 1, 1 }, { 1.25, 1.5, 1.25 }, { 1.49, 2.0, 1.5 } };
+  static const double unequal[3][HAND_MAX]
+      = { { 1, 1, 1 }, { 1.14, 1.5, 1.36 }, { 1.28, 2.0, 1.72 } };
   struct hand h;
   json_t *o = hand_point (&h, 2, 1, unpinned, two, 0.9);
 

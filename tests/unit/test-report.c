@@ -175,13 +175,13 @@ test_scalability (void)
   fake_point (&r2, &p2, 2, 1.0); /* 2 containers: 300 ops/s total */
   p[0] = (struct ucb_point_total){ r1.pt, ucb_point_total_ops (&r1) };
   p[1] = (struct ucb_point_total){ r2.pt, ucb_point_total_ops (&r2) };
-  p[2] = (struct ucb_point_total){ r1.pt, 600 };   /* B = median (200, 600) = 400 */
-  p[3] = (struct ucb_point_total){ r2.pt, NAN };   /* never run */
-  p[4] = (struct ucb_point_total){ r2.pt, 1000 };  /* another depth, no 1-container point */
+  p[2] = (struct ucb_point_total){ r1.pt, 600 };  /* B = median (200, 600) = 400 */
+  p[3] = (struct ucb_point_total){ r2.pt, NAN };  /* never run */
+  p[4] = (struct ucb_point_total){ r2.pt, 1000 }; /* another depth, no 1-container point */
   p[4].pt.depth = 2;
-  p[5] = (struct ucb_point_total){ r1.pt, 50 };    /* threads: a series of their own */
+  p[5] = (struct ucb_point_total){ r1.pt, 50 }; /* threads: a series of their own */
   p[5].pt.threads = true;
-  p[6] = (struct ucb_point_total){ r2.pt, 800 };   /* another owner: none */
+  p[6] = (struct ucb_point_total){ r2.pt, 800 }; /* another owner: none */
   p[6].pt.owner.kind = UCB_OWNER_DISTINCT;
   ucb_scalability (p, 7, s);
   tap_check_near (p[0].total, 200, 1e-9);
