@@ -26,7 +26,7 @@ os.makedirs(tests)
 exe = shutil.copy(shutil.which(UCBENCH) or UCBENCH, os.path.join(build, "ucbench"))
 helper = shutil.copy(shutil.which(HELPER) or HELPER, os.path.join(build, "tests", "ucb-helper"))
 here = os.path.dirname(os.path.abspath(__file__))
-for name in TESTS + ("taplib.py",):
+for name in TESTS + ("taplib.py", "hostload.py", "hoststate.py"):
     shutil.copy(os.path.join(here, name), tests)
 
 # Plain setuid then exec (setpriv would keep its capabilities until the exec, and get in).

@@ -16,6 +16,12 @@ UCBENCH = os.environ.get("UCBENCH", "ucbench")
 HELPER = os.environ.get("UCB_HELPER", "ucb-helper")
 SRCDIR = os.environ.get("top_srcdir", os.path.join(os.path.dirname(__file__), "..", ".."))
 
+# Its rooms, one import for the tests: a busy host (hostload), what a run may leave (hoststate).
+from hostload import BUSY_SHARE, HostLoad, busy_reason, loadavg  # noqa: E402,F401
+from hoststate import (all_userns_inodes, cgroup_groups_of, cgroup_layout,  # noqa: E402,F401
+                       cgroup_mounts, mqueues_of, own_cgroup_dirs, read_text, shm_of,
+                       sysv_objects, userns_held, write_text)
+
 
 class Tap:
     """Collects results; the plan is printed at the end, from what actually ran."""
@@ -177,164 +183,6 @@ def wait_for(pred, timeout=DEADLINE, step=0.05):
             return v
         time.sleep(step)
     return pred()
-
-
-# ---- a busy host: a test that cannot decide says so (SKIP), it never fails on timing alone ----
-# The rule for every check that depends on time or CPU (a rate, a precision reached within a
-# time budget, a deadline): when it fails, look for a measurement that the host was too busy;
-# with one, skip with it (Tap.busy); without one (a quiet host), fail.  Never skip a check that
-# held, and never on the load average alone: it counts what waits, not what ran.
-
-def loadavg():
-    """/proc/loadavg's 1-minute figure and runnable/total ("3.48 (5 of 180 runnable)"), for a
-    diagnostic only (it counts what waits, not what ran); '?' when unreadable."""
-    try:
-        with open("/proc/loadavg") as f:
-            la = f.read().split()
-        return f"{la[0]} ({la[3].replace('/', ' of ')} runnable)"
-    except (OSError, IndexError):
-        return "?"
-
-
-def _median(xs):
-    xs = sorted(xs)
-    return xs[len(xs) // 2] if xs else None
-
-
-def _task_samples(p):
-    """Per interval k, the cpu_share of every task of point `p` (None where one is unknown);
-    [] for --threads tasks, whose share counts their own thread only (below 1 on a quiet host:
-    it says nothing of the host)."""
-    if p.get("mode") == "thread":
-        return []
-    tasks = [tk for c in p.get("per_container") or [] for tk in c.get("tasks") or []]
-    n = min((len(tk.get("samples") or []) for tk in tasks), default=0)
-    out = []
-    for k in range(n):
-        shares = [tk["samples"][k].get("cpu_share") for tk in tasks]
-        out.append(None if None in shares else sum(shares))
-    return out
-
-
-def _fair_cpus(doc, p):
-    """The CPUs a point's tasks can use when nothing else runs: the distinct CPUs they are
-    pinned to, or the allowed set unpinned, and no more than there are tasks."""
-    ntasks = sum(len(c.get("tasks") or [c]) for c in p.get("per_container") or [])
-    pl = p.get("placement") or {}
-    if pl.get("pinned") and pl.get("cpus"):
-        cpus = pl["cpus"]
-    else:
-        cpus = len(((doc.get("config") or {}).get("pin") or {}).get("allowed") or []) or (
-            os.cpu_count() or 1)
-    return min(ntasks, cpus)
-
-
-def _cpus_got(doc, p):
-    """The CPUs a point's tasks used together (the sum of their cpu_share) as a fraction of
-    _fair_cpus, in the median interval: about 1 on a quiet host whatever the number of tasks
-    (taking turns moves time between tasks, not out of the point).  None when unknown."""
-    fair = _fair_cpus(doc, p)
-    return _median(x / fair for x in _task_samples(p) if x is not None) if fair else None
-
-
-def _others_cpus(doc, p):
-    """The CPUs the rest of the host used during point `p`, in its median interval: the host's
-    busy CPUs (host_samples[k].idle_pct) less what the point's tasks used (their cpu_share).
-    None when unknown."""
-    ncpu = (doc.get("host") or {}).get("cpus_online") or os.cpu_count() or 1
-    used = _task_samples(p)
-    host = p.get("host_samples") or []
-    return _median((100 - h["idle_pct"]) / 100 * ncpu - u for h, u in zip(host, used)
-                   if h.get("idle_pct") is not None and u is not None)
-
-
-BUSY_SHARE = 0.25  # the rest of the host used at least a quarter of its CPUs: busy
-
-
-def busy_reason(doc, load=None):
-    """Did the run of `doc` (a ucbench-result/1 document) measure that it did not get its CPUs?
-    A short measured reason ("host busy: 4 of 6 points short of CPU ...") or None.
-    The evidence is the document's own: points whose tasks were short of CPU (ucbench's
-    contention.contended, or the CPUs they used together below config.contention_threshold of
-    what they could use: _cpus_got, which also covers oversubscribed and unpinned points)
-    while the rest of the host used at least BUSY_SHARE of its CPUs (_others_cpus: the host's
-    busy time less the tasks' own, so a point that fills the CPUs itself is no evidence, nor
-    is a check of the contended flag circular); late readings (ucbench itself waited);
-    steal_pct_max >= 10 %; and, with `load` (a HostLoad started before the run), the CPU time
-    other processes used meanwhile.  contention.starved is no evidence: few ops may be the
-    workload's doing, not the host's."""
-    why = []
-    doc = doc or {}
-    pts = [p for p in doc.get("results") or [] if p.get("contention")]
-    th = (doc.get("config") or {}).get("contention_threshold") or 0.9
-    ncpu = (doc.get("host") or {}).get("cpus_online") or os.cpu_count() or 1
-    short = []
-    for p in pts:
-        got, others = _cpus_got(doc, p), _others_cpus(doc, p)
-        if (p["contention"].get("contended") or (got is not None and got < th)) and (
-                others is not None and others >= BUSY_SHARE * ncpu):
-            short.append((got, others))
-    if short:
-        gots = sorted(g for g, _ in short if g is not None)
-        span = (f", got {gots[0]:.2f}" + (f"-{gots[-1]:.2f}" if len(gots) > 1 else "")
-                + " of their CPUs") if gots else ""
-        most = max(o for _, o in short)
-        why.append(f"{len(short)} of {len(pts)} points short of CPU{span}, the rest of the host "
-                   f"used up to {most:.1f} of {ncpu} CPUs")
-    late = sum(p["contention"].get("late_readings") or 0 for p in pts)
-    if late:
-        why.append(f"{late} late readings")
-    steal = max((p["contention"].get("steal_pct_max") or 0 for p in pts), default=0)
-    if steal >= 10:
-        why.append(f"steal up to {steal:.0f} %")
-    other = load.reason() if load is not None else None
-    if other:
-        why.append(other[len("host busy: "):])
-    return "host busy: " + "; ".join(why) if why else None
-
-
-class HostLoad:
-    """The CPU time the rest of the machine used from start() (the constructor) to reason():
-    /proc/stat's busy time (all but idle and iowait; steal counts: the hypervisor ran someone
-    else) less this process's and its reaped children's.  A process of the run that was not
-    reaped by a process of ours counts as "other": the reason errs towards busy, which only
-    matters for a check that failed."""
-
-    def __init__(self):
-        self.start()
-
-    @staticmethod
-    def _read():
-        try:
-            with open("/proc/stat") as f:
-                v = [int(x) for x in f.readline().split()[1:9]]
-        except (OSError, ValueError):
-            return None
-        tm = os.times()
-        hz = os.sysconf("SC_CLK_TCK")
-        busy = (sum(v) - v[3] - v[4]) / hz
-        return time.monotonic(), busy, tm.user + tm.system + tm.children_user + tm.children_system
-
-    def start(self):
-        self.t0 = self._read()
-        return self
-
-    def others(self):
-        """(CPUs other processes used on average, seconds) since start(), or None."""
-        t1 = self._read()
-        if self.t0 is None or t1 is None or t1[0] <= self.t0[0]:
-            return None
-        wall = t1[0] - self.t0[0]
-        return max(0.0, (t1[1] - self.t0[1]) - (t1[2] - self.t0[2])) / wall, wall
-
-    def reason(self):
-        """'host busy: other processes used 1.6 of 2 CPUs over 12.3 s (...)' or None."""
-        o = self.others()
-        ncpu = os.cpu_count() or 1
-        if o is None or o[0] < BUSY_SHARE * ncpu:
-            return None
-        return (f"host busy: other processes used {o[0]:.1f} of {ncpu} CPUs over {o[1]:.1f} s"
-                f", load average {loadavg()}")
 
 
 def proc_stat(pid):
@@ -553,31 +401,6 @@ class RunProcs:
         return wait_for(lambda: not self.left(), timeout)
 
 
-# What one run left: its objects, made by its processes or owned by its owner uids, not "more
-# than before" (other tests may make and remove their own meanwhile).
-def shm_of(pids, uids):
-    """SysV segments whose creator is one of `pids` or whose owner or creator uid is in `uids`."""
-    with open("/proc/sysvipc/shm") as f:
-        rows = [line.split() for line in f.readlines()[1:]]
-    return {r[1] for r in rows if int(r[4]) in pids or int(r[7]) in uids or int(r[9]) in uids}
-
-
-def mqueues_of(uids):
-    """POSIX message queues (of the host's /dev/mqueue) owned by a uid in `uids`."""
-    try:
-        names = os.listdir("/dev/mqueue")
-    except OSError:
-        return set()
-    out = set()
-    for n in names:
-        try:
-            if os.stat(os.path.join("/dev/mqueue", n)).st_uid in uids:
-                out.add(n)
-        except OSError:
-            pass
-    return out
-
-
 # The cgroup hierarchy is the host's: the tests that change a cgroup.subtree_control and check
 # that it is back (runtime.py, tests/integration/test-cgroup-{fs,janitor}, which use the same
 # path) take this lock, so that none sees another's change as its own leftover.
@@ -643,17 +466,6 @@ def nsinfo(pid):
     if r.returncode != 0:
         return None
     return json.loads(r.stdout)
-
-
-def all_userns_inodes():
-    s = set()
-    for d in os.listdir("/proc"):
-        if d.isdigit():
-            try:
-                s.add(os.stat(f"/proc/{d}/ns/user").st_ino)
-            except OSError:
-                pass
-    return s
 
 
 def scratch_dir(prefix):
@@ -724,119 +536,3 @@ def scaled(doc, factor):
             for s in c["samples"]:
                 s["ops_per_s"] *= factor
     return doc
-
-
-# What a run may leave in the kernel, found wherever it can be (kill-trials.py checks all of it
-# after every trial).
-def cgroup_mounts():
-    """Mount points of every cgroup (v1) and cgroup2 hierarchy mounted here."""
-    out = []
-    with open("/proc/self/mountinfo") as f:
-        for line in f:
-            fields = line.split()
-            fstype = fields[fields.index("-") + 1]
-            if fstype in ("cgroup", "cgroup2"):
-                out.append(fields[4].replace("\\040", " "))
-    return out
-
-
-def cgroup_layout():
-    """(name, the unified hierarchy's mount or None) as ucbench sees /sys/fs/cgroup: unified,
-    hybrid (v1 controllers and cgroup2 at /sys/fs/cgroup/unified), legacy or none."""
-    mounts = cgroup_mounts()
-    with open("/proc/self/mountinfo") as f:
-        types = {ln.split(" - ")[0].split()[4]: ln.split(" - ")[1].split()[0] for ln in f}
-    if types.get("/sys/fs/cgroup") == "cgroup2":
-        return "unified", "/sys/fs/cgroup"
-    if types.get("/sys/fs/cgroup/unified") == "cgroup2":
-        return "hybrid", "/sys/fs/cgroup/unified"
-    return ("legacy" if any(m.startswith("/sys/fs/cgroup/") for m in mounts) else "none"), None
-
-
-def read_text(path):
-    """A (kernel) file's text, stripped, or None when it cannot be read."""
-    try:
-        with open(path) as f:
-            return f.read().strip()
-    except OSError:
-        return None
-
-
-def write_text(path, text):
-    """Write `text` to a (kernel) file: whether it took it."""
-    try:
-        with open(path, "w") as f:
-            f.write(text)
-        return True
-    except OSError:
-        return False
-
-def cgroup_groups_of(pids, roots=None):
-    """The cgroups of these ucbench runs in every hierarchy (or below `roots`), at any depth:
-    ucbench-PID and its ucbench-PID-* leaves (the name is ucbench's pid), whatever other runs
-    have made."""
-    names = {f"ucbench-{q}" for q in pids}
-    found = []
-    for m in roots if roots is not None else cgroup_mounts():
-        for root, dirs, _ in os.walk(m):
-            for d in dirs:
-                if d in names or d.rpartition("-")[0] in names:
-                    found.append(os.path.join(root, d))
-    return sorted(found)
-
-
-def sysv_objects():
-    """Every SysV shm segment, message queue and semaphore set of this IPC namespace."""
-    out = []
-    for kind in ("shm", "msg", "sem"):
-        with open(f"/proc/sysvipc/{kind}") as f:
-            out += [f"{kind} {' '.join(line.split()[:3])}" for line in f.readlines()[1:]]
-    return out
-
-
-def userns_held():
-    """The inode of every user namespace a process is in or holds open (an fd), or that is
-    bind-mounted here: what keeps a user namespace alive (lsns -t user, and its fd and mount
-    holders)."""
-    s = set()
-    for d in os.listdir("/proc"):
-        if not d.isdigit():
-            continue
-        links = [f"/proc/{d}/ns/user"]
-        try:
-            links += [f"/proc/{d}/fd/{n}" for n in os.listdir(f"/proc/{d}/fd")]
-        except OSError:
-            pass
-        for link in links:
-            try:
-                target = os.readlink(link)
-            except OSError:
-                continue
-            if target.startswith("user:["):
-                s.add(int(target[6:-1]))
-    with open("/proc/self/mountinfo") as f:
-        for line in f:
-            fields = line.split()
-            if fields[fields.index("-") + 1] == "nsfs" and fields[3].startswith("user:["):
-                s.add(int(fields[3][6:-1]))
-    return s
-
-
-def own_cgroup_dirs(pid="self"):
-    """mount point -> the directory of the cgroup `pid` is in, for every cgroup hierarchy
-    mounted here (v1: the one whose controllers or name= match; v2: the 0:: line)."""
-    with open(f"/proc/{pid}/cgroup") as f:
-        lines = [line.rstrip("\n").split(":", 2) for line in f]
-    out = {}
-    with open("/proc/self/mountinfo") as f:
-        for line in f:
-            fields = line.split()
-            sep = fields.index("-")
-            fstype, root, mnt = fields[sep + 1], fields[3], fields[4].replace("\\040", " ")
-            opts = set(fields[sep + 3].split(","))
-            for _, ctrls, path in lines:
-                if (fstype == "cgroup2" and ctrls == "") or (
-                        fstype == "cgroup" and ctrls and set(ctrls.split(",")) <= opts):
-                    rel = path[len(root):] if path.startswith(root) and root != "/" else path
-                    out[mnt] = os.path.normpath(mnt + "/" + rel.lstrip("/"))
-    return out
