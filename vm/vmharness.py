@@ -479,7 +479,7 @@ def qemu_command(kernel, initrd, accel, smp, memory, want_config):
 # host's clock), and in rcu_preempt; never under KVM.  It says nothing of the kernel's ucounts, so
 # such a boot is booted again, at most STALE_INT3_BOOTS in all, and said.
 TCG_STALE_INT3 = re.compile(r"Oops: int3: 0000 ")
-STALE_INT3_BOOTS = 3
+STALE_INT3_BOOTS = 4  # CI met it in about 1 boot of 6.12 in 4: four in a row, 1 in 256
 
 
 def boot(kernel, name, out, ucbench, commands, *, accel="tcg", timeout=900, smp=2,

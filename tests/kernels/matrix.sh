@@ -111,7 +111,7 @@ for s in $SERIES; do
   line=$(boot); brc=$?
   # A stock kernel that oopses in a task of its own (not ucbench's nor a probe's) is booted once
   # more; the first log is kept and the line says why.  (TCG's stale int3, in any task, the
-  # harness boots again itself, and its third is the verdict.)  Any other oops in one of ours is
+  # harness boots again itself, and its fourth is the verdict.)  Any other oops in one of ours is
   # the verdict, as is a second oops.
   slog=$OUT/$name.serial.log
   comm=$(grep -m1 -o 'Comm: [^ ]*' "$slog" 2>/dev/null | cut -d' ' -f2)

@@ -139,7 +139,7 @@ def boots(d):
 def stale_int3(t, k61):
     """TCG's stale int3 (an int3 trap no handler claimed: a vCPU ran a translation of kernel
     text patched back since) is the emulator's: booted again, said, recorded in the documents;
-    a third one is the verdict.  A QEMU first on PATH prints the oops, then runs the real QEMU
+    a fourth one is the verdict.  A QEMU first on PATH prints the oops, then runs the real QEMU
     for the second boot."""
     real = shutil.which("qemu-system-x86_64")
     rel = os.path.basename(k61[0])[len("vmlinuz-"):]
@@ -165,9 +165,9 @@ def stale_int3(t, k61):
     with tempfile.TemporaryDirectory() as d:
         env = fake_qemu(d, f"echo >> {d}/boots\ncat <<'EOF'\n{INT3}EOF")
         p, _ = vm(["--kernel", k61[0], "--accel", "tcg", "--", "verify", "ULIM-01"], d, env)
-        t.ok(p.returncode == 3 and boots(d) == 3 and ": panic after " in p.stderr
-             and os.path.exists(os.path.join(d, f"{rel}.boot2.serial.log")),
-             "a third stale int3 is the verdict: exit 3, 'panic', three boots", p.stderr)
+        t.ok(p.returncode == 3 and boots(d) == 4 and ": panic after " in p.stderr
+             and os.path.exists(os.path.join(d, f"{rel}.boot3.serial.log")),
+             "a fourth stale int3 is the verdict: exit 3, 'panic', four boots", p.stderr)
 
 
 def one_kernel(t, k61):
