@@ -504,6 +504,16 @@ def boot(kernel, name, out, ucbench, commands, *, accel="tcg", timeout=900, smp=
         stale = stale + [{"log": kept, "oops": res["oops"]}]
 
 
+def oops_said(res):
+    """(tag, line) for the kernel's oops lines of every boot of a boot() result: tagged
+    'kernel (boot N)' for those TCG's stale int3 ended, 'kernel' for the last."""
+    for i, b in enumerate(res["stale_int3"], 1):
+        for ln in b["oops"]:
+            yield f"kernel (boot {i})", ln
+    for ln in res["oops"]:
+        yield "kernel", ln
+
+
 def boot_once(kernel, name, out, ucbench, commands, accel, timeout, smp, memory, identity, quiet,
               log_name, plan, stale):
     """One boot of boot(); `stale` (the boots before it that TCG's stale int3 ended) is

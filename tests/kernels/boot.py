@@ -49,14 +49,11 @@ def main():
                   timeout=a.timeout, memory=a.memory, identity=ident, quiet=True)
     for n, text in res["stderr"].items():
         sys.stderr.write(f"{a.name}: ucbench {n} stderr: {text[:500]}\n")
-    again = ""
-    for i, b in enumerate(res["stale_int3"], 1):
-        for ln in b["oops"]:
-            sys.stderr.write(f"{a.name}: kernel (boot {i}): {ln}\n")
-        again += f"{'; ' if again else ''}boot {i} hit TCG's stale int3, see {b['log']}"
-    again = f" (booted {len(res['stale_int3']) + 1} times: {again})" if again else ""
-    for ln in res["oops"]:
-        sys.stderr.write(f"{a.name}: kernel: {ln}\n")
+    for tag, ln in vm.oops_said(res):
+        sys.stderr.write(f"{a.name}: {tag}: {ln}\n")
+    stale = [f"boot {i} hit TCG's stale int3, see {b['log']}"
+             for i, b in enumerate(res["stale_int3"], 1)]
+    again = f" (booted {len(stale) + 1} times: {'; '.join(stale)})" if stale else ""
     rcs = " ".join(f"{n}={rc}" for n, rc in res["rcs"].items())
     if res["verdict"] == "ok":
         print(f"{a.name}: ok ({res['wall']:.1f} s; exit status {rcs}){again}")
